@@ -1,0 +1,7 @@
+/* x86 feature checks: CPUID for the instructions, XCR0 for the operating
+ * system's promise to save the wider registers. Defined in dispatch.c. */
+#ifndef SB_CPU_X86_H
+#define SB_CPU_X86_H
+int sb_cpu_has_avx2_fma(void);
+int sb_cpu_has_avx512f(void);
+#endif

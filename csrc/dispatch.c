@@ -1,0 +1,103 @@
+/* CPU detection and the table of paths, best last. */
+#include <stdio.h>
+#include "samebits.h"
+#include "sb_internal.h"
+#include "cpu_x86.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static unsigned long long read_xcr0(void)
+{
+    unsigned int lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+/* AVX state usable: OSXSAVE set and XCR0 enables XMM and YMM state. */
+static int os_saves_ymm(unsigned int ecx1)
+{
+    return (ecx1 & bit_OSXSAVE) && (read_xcr0() & 0x6) == 0x6;
+}
+
+int sb_cpu_has_avx2_fma(void)
+{
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!(c & bit_AVX) || !(c & bit_FMA) || !os_saves_ymm(c)) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b & bit_AVX2) != 0;
+}
+
+int sb_cpu_has_avx512f(void)
+{
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!(c & bit_FMA) || !os_saves_ymm(c)) return 0;
+    /* opmask, upper ZMM0-15 and ZMM16-31 state (XCR0 bits 5, 6, 7) */
+    if ((read_xcr0() & 0xE6) != 0xE6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b & bit_AVX512F) != 0;
+}
+#else
+int sb_cpu_has_avx2_fma(void) { return 0; }
+int sb_cpu_has_avx512f(void) { return 0; }
+#endif
+
+/* Index order is part of the ABI with the Python binding (it asks for names). */
+static const sb_path_desc *const all_paths[] = {
+    &sb_path_scalar, &sb_path_vec4, &sb_path_avx2, &sb_path_avx512, &sb_path_neon,
+};
+#define PATH_COUNT ((int)(sizeof all_paths / sizeof all_paths[0]))
+
+const sb_path_desc *sb_path_get(int path)
+{
+    if (path < 0 || path >= PATH_COUNT) return NULL;
+    return all_paths[path];
+}
+
+int sb_path_count(void) { return PATH_COUNT; }
+
+const char *sb_path_name(int path)
+{
+    const sb_path_desc *d = sb_path_get(path);
+    return d ? d->name : NULL;
+}
+
+int sb_path_built(int path)
+{
+    const sb_path_desc *d = sb_path_get(path);
+    return d && d->exact != NULL;
+}
+
+int sb_path_supported(int path)
+{
+    return sb_path_built(path) && all_paths[path]->supported();
+}
+
+/* The table is ordered slowest to fastest among the paths of one target. */
+int sb_path_best(void)
+{
+    for (int p = PATH_COUNT - 1; p >= 0; --p)
+        if (sb_path_supported(p)) return p;
+    return 0;
+}
+
+int sb_path_tile_rows(int path) { return sb_path_built(path) ? all_paths[path]->mr : 0; }
+int sb_path_tile_cols(int path) { return sb_path_built(path) ? all_paths[path]->nr : 0; }
+int sb_path_fused(int path) { return sb_path_built(path) ? all_paths[path]->fused : 0; }
+
+const char *sb_build_info(void)
+{
+    static char info[160];
+    if (!info[0]) {
+#if defined(__clang__)
+        snprintf(info, sizeof info, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+        snprintf(info, sizeof info, "gcc %s", __VERSION__);
+#else
+        snprintf(info, sizeof info, "unknown compiler");
+#endif
+    }
+    return info;
+}

@@ -1,0 +1,66 @@
+/* samebits public C API: the only header the Python binding reads.
+ *
+ * Matrices are fp32 and addressed through element strides, so a row-padded or
+ * transposed operand needs no copy: element (i, p) of A lives at
+ * a[i * a_row + p * a_col]. C is written with unit column stride and row
+ * stride ldc. Every call is synchronous and thread-safe. */
+#ifndef SAMEBITS_H
+#define SAMEBITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SB_VERSION "0.1.0"
+
+enum sb_mode { SB_MODE_FAST = 0, SB_MODE_EXACT = 1 };
+
+enum sb_status {
+    SB_OK = 0,
+    SB_ERR_ARGUMENT = -1,    /* a null pointer with a nonzero size, bad mode or thread count */
+    SB_ERR_PATH = -2,        /* path not built into this library or not runnable on this CPU */
+    SB_ERR_NO_MEMORY = -3,   /* a scratch or packing buffer could not be allocated */
+};
+
+/* ISA paths. Every index names the same path in every build; a path that the
+ * build target cannot hold reports sb_path_built() == 0. */
+int sb_path_count(void);
+const char *sb_path_name(int path);
+int sb_path_built(int path);
+int sb_path_supported(int path);     /* built and runnable on this CPU */
+int sb_path_best(void);              /* the fastest supported path */
+int sb_path_tile_rows(int path);     /* MR */
+int sb_path_tile_cols(int path);     /* NR */
+int sb_path_fused(int path);         /* fast mode uses fused multiply-add */
+
+int sb_threading_available(void);    /* 0 where the build has no threads (WebAssembly) */
+int sb_cpu_count(void);              /* processors online, as the C runtime sees them */
+const char *sb_build_info(void);     /* compiler and target, for samebits.info() */
+
+/* C = A * B, A m x k, B k x n, in the given mode on the given path, with at
+ * most max_threads threads (the work estimate may use fewer). */
+int sb_sgemm(int path, int mode, int max_threads,
+             size_t m, size_t n, size_t k,
+             const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+             const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+             float *c, ptrdiff_t ldc);
+
+/* The exact-mode definition as a plain triple loop: the reference the tests
+ * compare every path against. Slow on purpose. */
+int sb_sgemm_naive(size_t m, size_t n, size_t k,
+                   const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                   const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                   float *c, ptrdiff_t ldc);
+
+/* Fills dst[0..count) with the portable test values of docs/test-values.md:
+ * the values depend on (seed, index) only; nspecial special values (NaN,
+ * infinities, signed zeros, subnormals) are placed at positions derived from
+ * the seed. */
+void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
+
+/* Sets or clears flush-to-zero and denormals-are-zero on the calling thread
+ * (MXCSR on x86, FPCR on arm64); returns 1 where the CPU has such modes.
+ * For tests that check exact mode under a caller's flush-to-zero. */
+int sb_set_flush_to_zero(int on);
+int sb_get_flush_to_zero(void);
+
+#endif

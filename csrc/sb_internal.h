@@ -1,0 +1,50 @@
+/* Internal interfaces shared by the framework, the paths and the pool. */
+#ifndef SB_INTERNAL_H
+#define SB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Microkernel contract. ap is an MR-row strip of packed A (element (p, r) at
+ * p*MR + r) and bp an NR-column strip of packed B (element (p, j) at p*NR + j),
+ * both kc deep. The kernel updates the full MR x NR tile at c (row stride
+ * ldc): it starts from +0 when accumulate is 0, else from the values in c,
+ * and adds the kc products of each output in increasing p. */
+typedef void (*sb_ukernel_fn)(size_t kc, const float *ap, const float *bp,
+                              float *c, ptrdiff_t ldc, int accumulate);
+
+/* One ISA path: the only thing the framework knows about it. */
+typedef struct {
+    const char *name;
+    int mr, nr;              /* register tile */
+    int mc, nc;              /* cache tile: one chunk of compute work */
+    int fused;               /* fast mode uses fused multiply-add */
+    sb_ukernel_fn exact;     /* null when the path is not built */
+    sb_ukernel_fn fast;
+    int (*supported)(void);  /* can this CPU run it */
+} sb_path_desc;
+
+extern const sb_path_desc sb_path_scalar, sb_path_vec4, sb_path_avx2,
+    sb_path_avx512, sb_path_neon;
+const sb_path_desc *sb_path_get(int path);
+
+/* Floating-point environment for kernels: round to nearest, no flush-to-zero,
+ * no denormals-are-zero. Saved and restored by every thread that runs chunks. */
+typedef struct { uint64_t saved; } sb_fpenv;
+void sb_fpenv_enter(sb_fpenv *env);
+void sb_fpenv_leave(const sb_fpenv *env);
+
+/* Fixed-chunk parallel-for. A chunk's work never depends on which thread or
+ * how many threads run it; thread_index only picks a scratch buffer. */
+typedef void (*sb_chunk_fn)(void *ctx, size_t chunk, int thread_index);
+/* Threads worth waking for est_ns of single-thread work: one per 80 us. */
+int sb_pool_threads_for(int max_threads, double est_ns, size_t nchunks);
+void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx);
+
+void *sb_alloc_aligned(size_t bytes);
+void sb_free_aligned(void *p);
+
+#define SB_KC 256            /* k-block depth of packed B and A */
+#define SB_PACK_STRIPS 8     /* B strips per packing chunk */
+
+#endif

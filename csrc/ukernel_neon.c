@@ -1,0 +1,31 @@
+/* neon path (arm64): 8 x 12 tile of 4-lane vectors, FMLA in fast mode.
+ * Register budget: 24 accumulators + 3 B + 1 A broadcast = 28 of 32 v-regs. */
+#include "sb_internal.h"
+
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
+
+typedef float32x4_t vec_t;
+#define UKR_MR 8
+#define UKR_NR 12
+#define UKR_LANES 4
+#define vec_load(p) vld1q_f32(p)
+#define vec_store(p, v) vst1q_f32((p), (v))
+#define vec_splat(x) vdupq_n_f32(x)
+#define vec_zero() vdupq_n_f32(0.0f)
+#define vec_add(a, b) vaddq_f32((a), (b))
+#define vec_mul(a, b) vmulq_f32((a), (b))
+#define vec_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
+#include "ukernel_template.h"
+
+UKR_DEFINE(neon, 1)
+
+static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
+
+const sb_path_desc sb_path_neon = {
+    "neon", UKR_MR, UKR_NR, 96, 252, 1,
+    sb_ukr_neon_exact, sb_ukr_neon_fast, neon_supported,
+};
+#else
+const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0};
+#endif

@@ -1,0 +1,55 @@
+/* A 4-lane float vector over SSE2 (x86-64), NEON (arm64) or SIMD128 (wasm).
+ * VEC4_AVAILABLE is 0 on targets with none of them. VEC4_FUSED says whether
+ * vec4_fma is a true fused multiply-add (NEON only: SSE2 and plain SIMD128
+ * have none). */
+#ifndef SB_VEC4_H
+#define SB_VEC4_H
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define VEC4_AVAILABLE 1
+#define VEC4_FUSED 0
+#define VEC4_TARGET "wasm-simd128"
+typedef v128_t vec4;
+#define vec4_load(p) wasm_v128_load(p)
+#define vec4_store(p, v) wasm_v128_store((p), (v))
+#define vec4_splat(x) wasm_f32x4_splat(x)
+#define vec4_zero() wasm_f32x4_splat(0.0f)
+#define vec4_add(a, b) wasm_f32x4_add((a), (b))
+#define vec4_mul(a, b) wasm_f32x4_mul((a), (b))
+#define vec4_fma(acc, a, b) wasm_f32x4_add((acc), wasm_f32x4_mul((a), (b)))
+
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
+#define VEC4_AVAILABLE 1
+#define VEC4_FUSED 1
+#define VEC4_TARGET "neon"
+typedef float32x4_t vec4;
+#define vec4_load(p) vld1q_f32(p)
+#define vec4_store(p, v) vst1q_f32((p), (v))
+#define vec4_splat(x) vdupq_n_f32(x)
+#define vec4_zero() vdupq_n_f32(0.0f)
+#define vec4_add(a, b) vaddq_f32((a), (b))
+#define vec4_mul(a, b) vmulq_f32((a), (b))
+#define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
+
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define VEC4_AVAILABLE 1
+#define VEC4_FUSED 0
+#define VEC4_TARGET "sse2"
+typedef __m128 vec4;
+#define vec4_load(p) _mm_loadu_ps(p)
+#define vec4_store(p, v) _mm_storeu_ps((p), (v))
+#define vec4_splat(x) _mm_set1_ps(x)
+#define vec4_zero() _mm_setzero_ps()
+#define vec4_add(a, b) _mm_add_ps((a), (b))
+#define vec4_mul(a, b) _mm_mul_ps((a), (b))
+#define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
+
+#else
+#define VEC4_AVAILABLE 0
+#define VEC4_FUSED 0
+#endif
+
+#endif

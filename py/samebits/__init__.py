@@ -1,0 +1,14 @@
+"""samebits: fp32 matrix products with the same bits everywhere in exact mode.
+
+>>> import numpy as np, samebits
+>>> a = np.ones((2, 3), np.float32); b = np.ones((3, 4), np.float32)
+>>> samebits.matmul(a, b, mode="exact").tolist()[0]
+[3.0, 3.0, 3.0, 3.0]
+"""
+from __future__ import annotations
+
+from ._info import __version__, info
+from ._matmul import matmul
+from ._paths import path, paths, use_path
+
+__all__ = ["__version__", "info", "matmul", "path", "paths", "use_path"]

@@ -1,0 +1,106 @@
+"""Loads the samebits shared library and declares its C functions for ctypes.
+
+The same code serves CPython (over the native shared library) and Pyodide
+(over the emscripten side module). ctypes releases the GIL for the length of
+every call into the library.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from importlib import resources
+
+_LIBRARY_NAMES = {
+    "win32": ("samebits.dll", "libsamebits.dll"),
+    "darwin": ("libsamebits.dylib",),
+}
+
+
+def _library_path() -> str:
+    override = os.environ.get("SAMEBITS_LIBRARY")
+    if override:
+        if not os.path.isfile(override):
+            raise ImportError(f"SAMEBITS_LIBRARY={override!r} is not a file")
+        return override
+    names = _LIBRARY_NAMES.get(sys.platform, ("libsamebits.so",))
+    package = resources.files("samebits")
+    for name in names:
+        candidate = package / name
+        if candidate.is_file():
+            return str(candidate)
+    raise ImportError(
+        f"samebits: no shared library {' or '.join(names)} in {package}; "
+        "install the package with 'pip install .' (or set SAMEBITS_LIBRARY)"
+    )
+
+
+def _load() -> ctypes.CDLL:
+    path = _library_path()
+    if sys.platform == "emscripten":
+        # Pyodide: the side module is already loaded by pyodide.loadPackage or
+        # loadDynlib; opening it globally again just returns its handle.
+        return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    return ctypes.CDLL(path)
+
+
+lib = _load()
+LIBRARY_PATH = _library_path()
+
+_p = ctypes.c_void_p
+_size = ctypes.c_size_t
+_diff = ctypes.c_ssize_t
+_int = ctypes.c_int
+
+
+def _declare(name: str, argtypes: list, restype) -> None:
+    fn = getattr(lib, name)
+    fn.argtypes = argtypes
+    fn.restype = restype
+
+
+# int sb_path_count(void); const char *sb_path_name(int); int sb_path_built(int); ...
+_declare("sb_path_count", [], _int)
+_declare("sb_path_name", [_int], ctypes.c_char_p)
+_declare("sb_path_built", [_int], _int)
+_declare("sb_path_supported", [_int], _int)
+_declare("sb_path_best", [], _int)
+_declare("sb_path_tile_rows", [_int], _int)
+_declare("sb_path_tile_cols", [_int], _int)
+_declare("sb_path_fused", [_int], _int)
+# int sb_threading_available(void); int sb_cpu_count(void); const char *sb_build_info(void);
+_declare("sb_threading_available", [], _int)
+_declare("sb_cpu_count", [], _int)
+_declare("sb_build_info", [], ctypes.c_char_p)
+# int sb_sgemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+#              const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+#              const float *b, ptrdiff_t b_row, ptrdiff_t b_col, float *c, ptrdiff_t ldc);
+_declare("sb_sgemm", [_int, _int, _int, _size, _size, _size,
+                      _p, _diff, _diff, _p, _diff, _diff, _p, _diff], _int)
+# int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
+#                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+#                    float *c, ptrdiff_t ldc);
+_declare("sb_sgemm_naive", [_size, _size, _size, _p, _diff, _diff, _p, _diff, _diff, _p, _diff],
+         _int)
+# void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
+_declare("sb_fill_test_values", [_p, _size, ctypes.c_uint32, ctypes.c_uint32], None)
+# int sb_set_flush_to_zero(int on); int sb_get_flush_to_zero(void);
+_declare("sb_set_flush_to_zero", [_int], _int)
+_declare("sb_get_flush_to_zero", [], _int)
+
+MODE_FAST = 0
+MODE_EXACT = 1
+STATUS_ARGUMENT = -1
+STATUS_PATH = -2
+STATUS_NO_MEMORY = -3
+
+
+def check_status(status: int, what: str) -> None:
+    """Turns a C status code into the Python exception a user should see."""
+    if status == 0:
+        return
+    if status == STATUS_NO_MEMORY:
+        raise MemoryError(f"{what}: the C library could not allocate its packing buffers")
+    if status == STATUS_PATH:
+        raise ValueError(f"{what}: the selected path cannot run on this CPU")
+    raise ValueError(f"{what}: the C library rejected its arguments (status {status})")

@@ -1,0 +1,64 @@
+"""samebits.matmul: the fp32 matrix product."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import _lib, _operands, _paths, _threads
+
+MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
+
+
+def mode_code(mode: str) -> int:
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ValueError(f"mode must be 'fast' or 'exact', got {mode!r}")
+    return MODES[mode]
+
+
+def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+           threads: int | None = None) -> Any:
+    """The float32 product ``a @ b`` of an (m, k) and a (k, n) matrix.
+
+    Parameters
+    ----------
+    a, b
+        float32 matrices: numpy arrays with any strides (row-padded and
+        transposed views are read in place; other layouts may be copied), or,
+        without numpy, 2-D buffer-protocol objects of format 'f'.
+    mode
+        ``"exact"``: every output is the sum of its k products in increasing
+        order from +0, each product and sum rounded to float32, no fused
+        multiply-add, NaN stored as 0x7FC00000; the same bits on every
+        machine, path, thread count and runtime. ``"fast"`` (default): the same
+        order with fused multiply-add where the path has it; repeatable on one
+        machine and path.
+    out
+        Optional writable float32 (m, n) array, not overlapping a or b,
+        filled in place and returned.
+    threads
+        Maximum number of threads (default: every core, capped by
+        SAMEBITS_THREADS). Small products stay on the calling thread. The
+        result never depends on it.
+
+    Returns
+    -------
+    The (m, n) product: ``out`` if given; else a numpy array when a or b is
+    one, or a memoryview of format 'f' and shape (m, n) otherwise.
+    """
+    code = mode_code(mode)
+    nthreads = _threads.resolve_threads(threads)
+    path = _paths.active_path_index()
+    ma = _operands.as_input(a, "a")
+    mb = _operands.as_input(b, "b")
+    if ma.cols != mb.rows:
+        raise ValueError(f"matmul: shapes {ma.shape} and {mb.shape} are not aligned "
+                         f"(a has {ma.cols} columns, b has {mb.rows} rows)")
+    m, n, k = ma.rows, mb.cols, ma.cols
+    numpy_result = _operands.is_numpy(a) or _operands.is_numpy(b)
+    output = _operands.Output(out, m, n, numpy_result, [(a, ma), (b, mb)], "matmul")
+    mc = output.matrix
+    status = _lib.lib.sb_sgemm(path, code, nthreads, m, n, k,
+                               ma.ptr, ma.row_stride, ma.col_stride,
+                               mb.ptr, mb.row_stride, mb.col_stride,
+                               mc.ptr, mc.row_stride)
+    _lib.check_status(status, "matmul")
+    return output.finish()

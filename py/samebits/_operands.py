@@ -1,0 +1,175 @@
+"""Turns user arrays into pointers and element strides for the C library.
+
+Two kinds of operand are accepted: numpy arrays (when numpy is importable)
+and, without numpy, any object with the buffer protocol, format 'f' and two
+dimensions (a memoryview cast to a shape, a 2-D ctypes array, ...).
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+try:
+    import numpy as np
+except ImportError:  # Pyodide without numpy loaded
+    np = None
+
+_TOO_HARD = getattr(getattr(np, "exceptions", np), "TooHardError", Exception) if np else Exception
+FLOAT_FORMATS = {"f", "=f", "@f", "<f" if sys.byteorder == "little" else ">f"}
+ITEM = 4
+
+
+@dataclass
+class Matrix:
+    """A 2-D float32 operand as the C library sees it."""
+
+    ptr: int
+    rows: int
+    cols: int
+    row_stride: int   # in elements
+    col_stride: int   # in elements
+    keep: Any         # the object that owns the memory, kept alive for the call
+    zero_copy: bool   # ptr points into the caller's memory
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    def byte_span(self) -> tuple[int, int]:
+        """[lo, hi) of the bytes the matrix can touch; empty when it has no element."""
+        if self.rows == 0 or self.cols == 0:
+            return (0, 0)
+        lo = hi = self.ptr
+        for extent, stride in ((self.rows, self.row_stride), (self.cols, self.col_stride)):
+            reach = (extent - 1) * stride * ITEM
+            lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+        return (lo, hi + ITEM)
+
+
+def is_numpy(x: Any) -> bool:
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
+    if x.dtype != np.float32:
+        raise TypeError(f"{name} must have dtype float32, got {x.dtype}")
+    if x.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {x.shape}")
+    rows, cols = x.shape
+    if x.strides[0] % ITEM or x.strides[1] % ITEM or not x.flags.aligned:
+        x = np.ascontiguousarray(x)   # strides the C side cannot express
+        return Matrix(x.ctypes.data, rows, cols, cols, 1, x, False)
+    return Matrix(x.ctypes.data, rows, cols, x.strides[0] // ITEM, x.strides[1] // ITEM, x, True)
+
+
+def _float_view(x: Any, name: str) -> memoryview:
+    try:
+        view = memoryview(x)
+    except TypeError:
+        kinds = "a float32 numpy array or " if np is not None else ""
+        raise TypeError(f"{name} must be {kinds}an object with the buffer protocol "
+                        f"(format 'f'), got {type(x).__name__}") from None
+    if view.format not in FLOAT_FORMATS:
+        raise TypeError(f"{name} must hold float32 (buffer format 'f'), got format {view.format!r}")
+    if view.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {view.shape}")
+    return view
+
+
+def _address(view: memoryview) -> int:
+    """Address of a writable C-contiguous buffer's first byte."""
+    if view.nbytes == 0:
+        return 0
+    return ctypes.addressof((ctypes.c_char * view.nbytes).from_buffer(view))
+
+
+def _from_buffer(x: Any, name: str) -> Matrix:
+    view = _float_view(x, name)
+    rows, cols = view.shape
+    if view.c_contiguous and not view.readonly:
+        return Matrix(_address(view), rows, cols, cols, 1, view, True)
+    # Read-only or strided buffers: one C-contiguous copy of the logical elements.
+    copy = (ctypes.c_float * max(rows * cols, 1))()
+    ctypes.memmove(copy, view.tobytes(), rows * cols * ITEM)
+    return Matrix(ctypes.addressof(copy), rows, cols, cols, 1, copy, False)
+
+
+def as_input(x: Any, name: str) -> Matrix:
+    """A read-only operand: zero-copy where the C side can address it."""
+    if is_numpy(x):
+        return _from_numpy(x, name)
+    return _from_buffer(x, name)
+
+
+def _overlaps(out: Any, out_m: Matrix, inputs: list[tuple[Any, Matrix]]) -> bool:
+    for obj, mat in inputs:
+        if not mat.zero_copy:
+            continue
+        if is_numpy(out) and is_numpy(obj):
+            if not np.may_share_memory(out, obj):
+                continue
+            try:
+                if np.shares_memory(out, obj, max_work=100_000):
+                    return True
+            except _TOO_HARD:   # undecided within the work limit: refuse
+                return True
+            continue
+        lo, hi = out_m.byte_span()
+        ilo, ihi = mat.byte_span()
+        if lo < ihi and ilo < hi:
+            return True
+    return False
+
+
+class Output:
+    """Where the C library writes an (m, n) result, and what the caller gets back."""
+
+    def __init__(self, out: Any, m: int, n: int, numpy_result: bool,
+                 inputs: list[tuple[Any, Matrix]], what: str) -> None:
+        self._copy_back = None
+        if out is None:
+            if numpy_result:
+                self.result = np.empty((m, n), dtype=np.float32)
+                self.matrix = Matrix(self.result.ctypes.data, m, n, n, 1, self.result, True)
+            else:
+                storage = (ctypes.c_float * n * m)()
+                view = memoryview(storage)
+                self.result = view.cast("B").cast("f", (m, n)) if m and n else view
+                self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+            return
+        self.result = out
+        if is_numpy(out):
+            if out.dtype != np.float32:
+                raise TypeError(f"{what}: out must have dtype float32, got {out.dtype}")
+            if out.shape != (m, n):
+                raise ValueError(f"{what}: out has shape {out.shape}, the result has shape {(m, n)}")
+            if not out.flags.writeable:
+                raise ValueError(f"{what}: out is read-only")
+            direct = out.strides[1] == ITEM and out.strides[0] % ITEM == 0 and out.flags.aligned
+            if direct or m * n == 0:
+                self.matrix = Matrix(out.ctypes.data, m, n,
+                                     out.strides[0] // ITEM if direct else n, 1, out, True)
+            else:  # the kernels write unit-stride rows: go through a temporary
+                temp = np.empty((m, n), dtype=np.float32)
+                self.matrix = Matrix(temp.ctypes.data, m, n, n, 1, temp, True)
+                self._copy_back = lambda: np.copyto(out, temp)
+        else:
+            view = _float_view(out, f"{what}: out")
+            if tuple(view.shape) != (m, n):
+                raise ValueError(f"{what}: out has shape {tuple(view.shape)}, "
+                                 f"the result has shape {(m, n)}")
+            if view.readonly:
+                raise ValueError(f"{what}: out is read-only")
+            if not view.c_contiguous:
+                raise ValueError(f"{what}: an out buffer that is not a numpy array must be "
+                                 "C-contiguous")
+            self.matrix = Matrix(_address(view), m, n, n, 1, view, True)
+        if _overlaps(out, self.matrix, inputs):
+            raise ValueError(f"{what}: out overlaps an input; pass a separate array")
+
+    def finish(self) -> Any:
+        if self._copy_back is not None:
+            self._copy_back()
+        return self.result

@@ -1,0 +1,75 @@
+"""ISA path selection: the SAMEBITS_PATH variable, use_path() and the default."""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from typing import Iterator
+
+from ._lib import lib
+
+ALL_PATHS: tuple[str, ...] = tuple(
+    lib.sb_path_name(i).decode() for i in range(lib.sb_path_count())
+)
+_forced: contextvars.ContextVar[str | None] = contextvars.ContextVar("samebits_path", default=None)
+
+
+def paths() -> list[str]:
+    """The ISA paths this machine can run, slowest first."""
+    return [name for i, name in enumerate(ALL_PATHS) if lib.sb_path_supported(i)]
+
+
+def built_paths() -> list[str]:
+    """The ISA paths compiled into this build, whether or not this CPU runs them."""
+    return [name for i, name in enumerate(ALL_PATHS) if lib.sb_path_built(i)]
+
+
+def path_index(name: str) -> int:
+    """The library's index for path `name`; ValueError if it cannot run here."""
+    if name not in ALL_PATHS:
+        raise ValueError(f"unknown path {name!r}; the paths are {', '.join(ALL_PATHS)}")
+    index = ALL_PATHS.index(name)
+    if not lib.sb_path_built(index):
+        raise ValueError(f"path {name!r} is not built into this library "
+                         f"(built: {', '.join(built_paths())})")
+    if not lib.sb_path_supported(index):
+        raise ValueError(f"path {name!r} is built but this CPU cannot run it "
+                         f"(this CPU runs: {', '.join(paths())})")
+    return index
+
+
+def _env_path() -> str | None:
+    value = os.environ.get("SAMEBITS_PATH", "").strip()
+    if not value:
+        return None
+    try:
+        path_index(value)
+    except ValueError as err:
+        raise ValueError(f"SAMEBITS_PATH={value!r}: {err}") from None
+    return value
+
+
+def path() -> str:
+    """The active path: use_path(), else SAMEBITS_PATH, else the fastest one."""
+    forced = _forced.get()
+    if forced is not None:
+        return forced
+    return _env_path() or ALL_PATHS[lib.sb_path_best()]
+
+
+def active_path_index() -> int:
+    return path_index(path())
+
+
+@contextlib.contextmanager
+def use_path(name: str) -> Iterator[str]:
+    """Runs the body with path `name` forced (per thread and asyncio task).
+
+    Raises ValueError on entry if this machine cannot run the path.
+    """
+    path_index(name)
+    token = _forced.set(name)
+    try:
+        yield name
+    finally:
+        _forced.reset(token)

@@ -1,0 +1,42 @@
+"""How many threads a call may use."""
+from __future__ import annotations
+
+import os
+
+from ._lib import lib
+
+
+def cpu_count() -> int:
+    """Processors this process may run on (its affinity mask where there is one)."""
+    if not lib.sb_threading_available():
+        return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or lib.sb_cpu_count())
+
+
+def default_threads() -> int:
+    """Every core, capped by SAMEBITS_THREADS when it is set."""
+    cores = cpu_count()
+    cap = os.environ.get("SAMEBITS_THREADS", "").strip()
+    if not cap:
+        return cores
+    try:
+        value = int(cap)
+    except ValueError:
+        raise ValueError(f"SAMEBITS_THREADS={cap!r} is not an integer") from None
+    if value < 1:
+        raise ValueError(f"SAMEBITS_THREADS={cap!r} must be at least 1")
+    return min(value, cores)
+
+
+def resolve_threads(threads: int | None) -> int:
+    """The thread cap for one call. Results never depend on it."""
+    if threads is None:
+        return default_threads()
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    return min(threads, 1024)
