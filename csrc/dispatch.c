@@ -70,9 +70,18 @@ int sb_path_built(int path)
     return d && d->exact != NULL;
 }
 
+/* CPUID and XGETBV can trap to the hypervisor in a VM: ask once per path. */
+static _Atomic int supported_cache[PATH_COUNT]; /* 0 unknown, 1 no, 2 yes */
+
 int sb_path_supported(int path)
 {
-    return sb_path_built(path) && all_paths[path]->supported();
+    if (!sb_path_built(path)) return 0;
+    int known = supported_cache[path];
+    if (!known) {
+        known = all_paths[path]->supported() ? 2 : 1;
+        supported_cache[path] = known;
+    }
+    return known == 2;
 }
 
 /* The table is ordered slowest to fastest among the paths of one target. */

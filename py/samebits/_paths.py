@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import contextvars
 import os
 from typing import Iterator
@@ -16,12 +17,17 @@ _forced: contextvars.ContextVar[str | None] = contextvars.ContextVar("samebits_p
 
 def paths() -> list[str]:
     """The ISA paths this machine can run, slowest first."""
-    return [name for i, name in enumerate(ALL_PATHS) if lib.sb_path_supported(i)]
+    return [name for i, name in enumerate(ALL_PATHS) if _supported(i)]
 
 
 def built_paths() -> list[str]:
     """The ISA paths compiled into this build, whether or not this CPU runs them."""
     return [name for i, name in enumerate(ALL_PATHS) if lib.sb_path_built(i)]
+
+
+@functools.lru_cache(maxsize=None)
+def _supported(index: int) -> bool:
+    return bool(lib.sb_path_supported(index))
 
 
 def path_index(name: str) -> int:
@@ -32,7 +38,7 @@ def path_index(name: str) -> int:
     if not lib.sb_path_built(index):
         raise ValueError(f"path {name!r} is not built into this library "
                          f"(built: {', '.join(built_paths())})")
-    if not lib.sb_path_supported(index):
+    if not _supported(index):
         raise ValueError(f"path {name!r} is built but this CPU cannot run it "
                          f"(this CPU runs: {', '.join(paths())})")
     return index

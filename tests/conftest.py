@@ -1,0 +1,109 @@
+"""Shared fixtures: the paths to test, the oracle, raw calls into the library."""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _lib, _paths
+
+lib = _lib.lib
+
+
+def path_params() -> list:
+    """Every path samebits knows; those this machine cannot run are skipped, with the reason."""
+    params = []
+    for name in _paths.ALL_PATHS:
+        try:
+            _paths.path_index(name)
+            marks = []
+        except ValueError as err:
+            marks = [pytest.mark.skip(reason=str(err))]
+        params.append(pytest.param(name, marks=marks, id=name))
+    return params
+
+
+@pytest.fixture(params=path_params())
+def path(request) -> str:
+    return request.param
+
+
+def exact_oracle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The exact-mode definition written in numpy float32: one accumulator per
+    output from +0, products added in increasing k, each operation rounded to
+    float32 on its own, NaN stored as 0x7FC00000."""
+    m, k = a.shape
+    n = b.shape[1]
+    acc = np.zeros((m, n), dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for p in range(k):
+            prod = np.multiply(a[:, p:p + 1], b[p:p + 1, :], dtype=np.float32)
+            acc = np.add(acc, prod, dtype=np.float32)
+    bits = acc.view(np.uint32)
+    bits[np.isnan(acc)] = 0x7FC00000
+    return acc
+
+
+def bits(x) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+
+
+def assert_same_bits(got, want, what: str) -> None:
+    g, w = bits(got), bits(want)
+    if g.shape != w.shape:
+        raise AssertionError(f"{what}: shape {g.shape} != {w.shape}")
+    diff = np.argwhere(g != w)
+    if diff.size:
+        i, j = diff[0]
+        raise AssertionError(
+            f"{what}: {len(diff)} outputs differ; first at ({i}, {j}): "
+            f"got 0x{int(g[i, j]):08x} want 0x{int(w[i, j]):08x}")
+
+
+def test_values(shape, seed: int, nspecial: int = 0) -> np.ndarray:
+    """The portable test values (tiny magnitudes and specials included) as an array."""
+    count = int(np.prod(shape))
+    buf = np.empty(max(count, 1), dtype=np.float32)
+    lib.sb_fill_test_values(buf.ctypes.data, count, seed & 0xFFFFFFFF, nspecial)
+    return buf[:count].reshape(shape)
+
+
+test_values.__test__ = False  # a helper, not a test
+
+
+def raw_sgemm(path_name: str, mode: str, threads: int, a: np.ndarray, b: np.ndarray,
+              out: np.ndarray) -> None:
+    """sb_sgemm on numpy views, skipping the Python layer (for sweeps of many calls)."""
+    code = samebits._matmul.mode_code(mode)
+    status = lib.sb_sgemm(_paths.path_index(path_name), code, threads,
+                          a.shape[0], b.shape[1], a.shape[1],
+                          a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4,
+                          b.ctypes.data, b.strides[0] // 4, b.strides[1] // 4,
+                          out.ctypes.data, out.strides[0] // 4)
+    assert status == 0, status
+
+
+def naive(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The C reference loop (sb_sgemm_naive)."""
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), dtype=np.float32)
+    status = lib.sb_sgemm_naive(m, n, k, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4,
+                                b.ctypes.data, b.strides[0] // 4, b.strides[1] // 4,
+                                out.ctypes.data, n)
+    assert status == 0
+    return out
+
+
+@pytest.fixture
+def flush_to_zero():
+    """Sets flush-to-zero and denormals-are-zero on this thread for the test's body."""
+    if not lib.sb_set_flush_to_zero(0):
+        pytest.skip("this CPU has no flush-to-zero mode (WebAssembly or an unknown target)")
+    lib.sb_set_flush_to_zero(1)
+    try:
+        yield
+    finally:
+        lib.sb_set_flush_to_zero(0)

@@ -1,0 +1,242 @@
+"""The Python API: arguments, errors, out=, buffers without numpy, paths, info."""
+from __future__ import annotations
+
+import array
+import ctypes
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import samebits
+from conftest import assert_same_bits, exact_oracle, test_values
+
+
+def _ab(m=4, k=3, n=5):
+    return test_values((m, k), 1), test_values((k, n), 2)
+
+
+def test_returns_float32_product():
+    a, b = _ab()
+    c = samebits.matmul(a, b)
+    assert isinstance(c, np.ndarray) and c.dtype == np.float32 and c.shape == (4, 5)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, ">f4"])
+def test_wrong_dtype_is_type_error_naming_it(dtype):
+    a, b = _ab()
+    with pytest.raises(TypeError, match=str(np.dtype(dtype))):
+        samebits.matmul(a.astype(dtype), b)
+    with pytest.raises(TypeError, match="dtype"):
+        samebits.matmul(a, b.astype(dtype))
+
+
+def test_non_array_input_is_type_error():
+    with pytest.raises(TypeError, match="buffer"):
+        samebits.matmul([[1.0]], np.ones((1, 1), np.float32))
+    with pytest.raises(TypeError):
+        samebits.matmul(None, np.ones((1, 1), np.float32))
+
+
+@pytest.mark.parametrize("shape_a,shape_b", [((3,), (3, 2)), ((2, 3), (3,)), ((1, 2, 3), (3, 2))])
+def test_wrong_ndim_is_value_error_naming_shape(shape_a, shape_b):
+    with pytest.raises(ValueError, match=r"2-D, got shape"):
+        samebits.matmul(np.ones(shape_a, np.float32), np.ones(shape_b, np.float32))
+
+
+def test_mismatched_shapes_name_both():
+    with pytest.raises(ValueError, match=r"\(4, 3\) and \(2, 5\)"):
+        samebits.matmul(np.ones((4, 3), np.float32), np.ones((2, 5), np.float32))
+
+
+def test_out_is_filled_and_returned():
+    a, b = _ab()
+    out = np.full((4, 5), np.nan, np.float32)
+    assert samebits.matmul(a, b, mode="exact", out=out) is out
+    assert_same_bits(out, exact_oracle(a, b), "out")
+
+
+def test_out_with_padded_rows_and_strided_columns():
+    a, b = _ab(6, 7, 9)
+    want = exact_oracle(a, b)
+    padded = np.zeros((6, 12), np.float32)
+    samebits.matmul(a, b, mode="exact", out=padded[:, 1:10])
+    assert_same_bits(padded[:, 1:10], want, "padded out")
+    assert (padded[:, 0] == 0).all() and (padded[:, 10:] == 0).all()
+    strided = np.zeros((9, 6), np.float32).T     # column stride != 1: written through a copy
+    samebits.matmul(a, b, mode="exact", out=strided)
+    assert_same_bits(strided, want, "transposed out")
+
+
+@pytest.mark.parametrize("bad,err,msg", [
+    (np.zeros((4, 5), np.float64), TypeError, "float32"),
+    (np.zeros((5, 4), np.float32), ValueError, r"shape \(5, 4\)"),
+    (np.zeros(20, np.float32), ValueError, "shape"),
+])
+def test_bad_out(bad, err, msg):
+    a, b = _ab()
+    with pytest.raises(err, match=msg):
+        samebits.matmul(a, b, out=bad)
+
+
+def test_read_only_out():
+    a, b = _ab()
+    out = np.zeros((4, 5), np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        samebits.matmul(a, b, out=out)
+
+
+def test_out_overlapping_an_input():
+    x = np.ones((4, 4), np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.matmul(x, x, out=x)
+    big = np.ones((4, 8), np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.matmul(big[:, :4], np.ones((4, 4), np.float32), out=big[:, 2:6])
+    # Interleaved columns of one array do not overlap: allowed.
+    samebits.matmul(big[:, 0::2], np.ones((4, 4), np.float32), out=big[:, 1::2])
+
+
+@pytest.mark.parametrize("mode", ["", "EXACT", "fused", None, 1])
+def test_unknown_mode(mode):
+    a, b = _ab()
+    with pytest.raises(ValueError, match="mode"):
+        samebits.matmul(a, b, mode=mode)
+
+
+@pytest.mark.parametrize("threads,err", [(0, ValueError), (-3, ValueError), (1.5, TypeError),
+                                          (True, TypeError), ("2", TypeError)])
+def test_bad_threads(threads, err):
+    a, b = _ab()
+    with pytest.raises(err, match="threads"):
+        samebits.matmul(a, b, threads=threads)
+
+
+def test_empty_dimensions():
+    for m, k, n in [(0, 3, 4), (3, 0, 4), (3, 4, 0), (0, 0, 0)]:
+        c = samebits.matmul(np.ones((m, k), np.float32), np.ones((k, n), np.float32), mode="exact")
+        assert c.shape == (m, n) and (c.view(np.uint32) == 0).all()
+
+
+def test_unusual_strides_are_copied_not_misread():
+    raw = np.frombuffer(bytearray(4 * 64 + 1), dtype=np.uint8)[1:].view(np.float32)  # unaligned
+    a = raw[:12].reshape(3, 4)
+    a[:] = test_values((3, 4), 9)
+    b = test_values((4, 2), 10)
+    assert_same_bits(samebits.matmul(a, b, mode="exact"), exact_oracle(np.array(a), b), "unaligned")
+    bcast = np.broadcast_to(np.float32(2.0), (4, 3))    # zero strides
+    assert_same_bits(samebits.matmul(a, bcast, mode="exact"),
+                     exact_oracle(np.array(a), np.array(bcast)), "broadcast")
+
+
+def test_buffer_protocol_without_numpy_arrays():
+    a_np, b_np = _ab(3, 4, 2)
+    a = memoryview(array.array("f", a_np.ravel().tolist())).cast("B").cast("f", (3, 4))
+    b = (ctypes.c_float * 2 * 4)()
+    memoryview(b).cast("B")[:] = b_np.tobytes()
+    c = samebits.matmul(a, b, mode="exact")
+    assert isinstance(c, memoryview) and c.format == "f" and c.shape == (3, 2)
+    assert_same_bits(np.array(c.tolist(), np.float32), exact_oracle(a_np, b_np), "buffers")
+    out = memoryview(bytearray(24)).cast("f", (3, 2))
+    assert samebits.matmul(a, b, mode="exact", out=out) is out
+    assert out.tolist() == c.tolist()
+    ro = memoryview(bytes(a_np.tobytes())).cast("f", (3, 4))    # read-only input: copied
+    assert samebits.matmul(ro, b, mode="exact").tolist() == c.tolist()
+    with pytest.raises(ValueError, match="read-only"):
+        samebits.matmul(a, b, out=memoryview(bytes(24)).cast("f", (3, 2)))
+    with pytest.raises(TypeError, match="format"):
+        samebits.matmul(memoryview(bytearray(24)).cast("d", (3, 1)), b)
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.matmul(a, memoryview(a.obj).cast("B").cast("f", (4, 3)),
+                        out=memoryview(a.obj).cast("B")[:36].cast("f", (3, 3)))
+
+
+def test_paths_and_use_path():
+    assert "scalar" in samebits.paths()
+    assert samebits.path() in samebits.paths()
+    with samebits.use_path("scalar"):
+        assert samebits.path() == "scalar"
+    with pytest.raises(ValueError, match="unknown path"):
+        with samebits.use_path("sse9"):
+            pass
+    for name in ("avx512", "neon", "avx2"):
+        if name not in samebits.paths():
+            with pytest.raises(ValueError, match=name):
+                with samebits.use_path(name):
+                    pass
+
+
+def test_use_path_is_per_thread():
+    seen, default = [], samebits.path()
+    with samebits.use_path("scalar"):
+        t = threading.Thread(target=lambda: seen.append(samebits.path()))
+        t.start()
+        t.join()
+    assert seen == [default]
+
+
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **env}
+    return subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_env_path_forces_and_rejects():
+    r = _run("import samebits; print(samebits.path())", SAMEBITS_PATH="scalar")
+    assert r.returncode == 0 and r.stdout.strip() == "scalar"
+    r = _run("import samebits, numpy as np; samebits.matmul(np.ones((1,1),np.float32),"
+             "np.ones((1,1),np.float32))", SAMEBITS_PATH="nope")
+    assert r.returncode != 0 and "SAMEBITS_PATH='nope'" in r.stderr
+
+
+def test_env_threads():
+    r = _run("import samebits; print(samebits.info()['threads'])", SAMEBITS_THREADS="1")
+    assert r.stdout.strip() == "1"
+    r = _run("import samebits; samebits.info()", SAMEBITS_THREADS="zero")
+    assert r.returncode != 0 and "SAMEBITS_THREADS" in r.stderr
+
+
+def test_info():
+    i = samebits.info()
+    assert i["version"] == samebits.__version__
+    assert set(i["paths"]) <= set(i["built_paths"])
+    assert i["threads"] >= 1 and i["path"] in i["paths"]
+
+
+def test_concurrent_callers_get_correct_results():
+    # A busy pool runs a second caller's chunks on that caller: same bits.
+    a = test_values((300, 300), 21)
+    b = test_values((300, 300), 22)
+    want = exact_oracle(a, b)
+    errors = []
+
+    def work():
+        for _ in range(5):
+            got = samebits.matmul(a, b, mode="exact")
+            if not np.array_equal(got.view(np.uint32), want.view(np.uint32)):
+                errors.append("mismatch")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_fork_after_pool_started():
+    code = ("import os, samebits, numpy as np\n"
+            "a = np.ones((400, 400), np.float32)\n"
+            "samebits.matmul(a, a)\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    c = samebits.matmul(a, a, threads=2)\n"
+            "    os._exit(0 if c[0, 0] == 400 else 1)\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "raise SystemExit(os.waitstatus_to_exitcode(status))\n")
+    assert _run(code).returncode == 0

@@ -1,0 +1,44 @@
+"""No fused multiply-add outside fast-mode kernels, checked in the machine code."""
+from __future__ import annotations
+
+import platform
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from samebits import _lib
+
+FUSED = {
+    "x86_64": re.compile(r"\bv?f(n)?m(add|sub)\w*\b"),
+    "aarch64": re.compile(r"\b(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub)\b"),
+}
+
+
+def _functions_with_fused_ops(disassembly: str, pattern: re.Pattern) -> dict[str, int]:
+    found: dict[str, int] = {}
+    current = None
+    for line in disassembly.splitlines():
+        header = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if header:
+            current = header.group(1)
+        elif current and "\t" in line and pattern.search(line.split("\t")[-1]):
+            found[current] = found.get(current, 0) + 1
+    return found
+
+
+def test_fused_instructions_only_in_fast_kernels():
+    machine = platform.machine()
+    if machine not in FUSED:
+        pytest.skip(f"no fused-instruction pattern for {machine}")
+    objdump = shutil.which("objdump")
+    if not objdump:
+        pytest.skip("objdump (binutils) is not installed")
+    text = subprocess.run([objdump, "-d", "--no-show-raw-insn", _lib.LIBRARY_PATH],
+                          capture_output=True, text=True, check=True).stdout
+    found = _functions_with_fused_ops(text, FUSED[machine])
+    assert all(name.endswith("_fast") for name in found), found
+    if "avx2" in _lib.lib.sb_path_name(2).decode():
+        # The fast kernels of fused paths must really fuse (else the check proves nothing).
+        assert "sb_ukr_avx2_fast" in found

@@ -1,0 +1,277 @@
+"""Packages py/samebits and the emscripten side module into a Pyodide wheel.
+
+    python3 wasm/make_wheel.py --library wasm/out/libsamebits.so --out wasm/out
+
+The wheel is what pyodide-build would make for this package: the Python files
+under samebits/, the side module as samebits/libsamebits.so (Pyodide's
+loadPackage loads every such .so of a wheel as a dynamic library before the
+package is imported), and a .dist-info with METADATA, WHEEL, entry_points.txt
+and RECORD. Its tags follow the Pyodide runtime it is meant for: by default
+the one pinned in web/package.json, read from the installed
+web/node_modules/pyodide/pyodide-lock.json when present. The archive is
+reproducible: sorted entries, fixed timestamps (SOURCE_DATE_EPOCH if set).
+
+Writes wasm/out/<wheel> and wasm/out/wheel.json ({"wheel": name, ...}), which
+the web page and the tests read to find the wheel. Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = ROOT / "py" / "samebits"
+LOCK_FILE = ROOT / "web" / "node_modules" / "pyodide" / "pyodide-lock.json"
+LIBRARY_NAME = "libsamebits.so"
+
+# The runtime of the pyodide version pinned in web/package.json (314.0.7):
+# Python 3.14, ABI 2026_0. Used when node_modules is not installed.
+DEFAULT_PYTHON = "3.14"
+DEFAULT_ABI = "2026_0"
+
+NATIVE_SUFFIXES = (".so", ".dylib", ".dll", ".pyd", ".pyc")
+
+
+# ---------------------------------------------------------------- wasm check
+
+def _leb(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def _name(data: bytes, pos: int) -> tuple[str, int]:
+    size, pos = _leb(data, pos)
+    return data[pos:pos + size].decode("utf-8"), pos + size
+
+
+def side_module_facts(data: bytes) -> dict:
+    """What wheel building must know of a wasm module: whether it is a dynamic
+    library (dylink section), its imports and whether its memory is shared."""
+    if data[:4] != b"\0asm":
+        raise ValueError("not a WebAssembly module (no \\0asm magic)")
+    facts = {"dylink": False, "imports": [], "shared_memory": False, "exports": []}
+    pos = 8
+    while pos < len(data):
+        section, pos = data[pos], pos + 1
+        size, pos = _leb(data, pos)
+        end = pos + size
+        if section == 0:
+            name, _ = _name(data, pos)
+            facts["dylink"] |= name in ("dylink", "dylink.0")
+        elif section == 2:  # imports
+            count, p = _leb(data, pos)
+            for _ in range(count):
+                module, p = _name(data, p)
+                field, p = _name(data, p)
+                kind, p = data[p], p + 1
+                facts["imports"].append(f"{module}.{field}")
+                if kind == 0:            # function: type index
+                    _, p = _leb(data, p)
+                elif kind == 1:          # table: reftype + limits
+                    p += 1
+                    flags, p = _leb(data, p)
+                    _, p = _leb(data, p)
+                    if flags & 1:
+                        _, p = _leb(data, p)
+                elif kind == 2:          # memory: limits
+                    flags, p = _leb(data, p)
+                    facts["shared_memory"] |= bool(flags & 2)
+                    _, p = _leb(data, p)
+                    if flags & 1:
+                        _, p = _leb(data, p)
+                elif kind == 3:          # global: valtype + mutability
+                    p += 2
+                else:
+                    raise ValueError(f"unknown import kind {kind}")
+        elif section == 7:  # exports
+            count, p = _leb(data, pos)
+            for _ in range(count):
+                field, p = _name(data, p)
+                p += 1
+                _, p = _leb(data, p)
+                facts["exports"].append(field)
+        pos = end
+    return facts
+
+
+def check_side_module(path: Path) -> dict:
+    facts = side_module_facts(path.read_bytes())
+    problems = []
+    if not facts["dylink"]:
+        problems.append("it has no dylink section (build with -sSIDE_MODULE=1)")
+    if facts["shared_memory"]:
+        problems.append("it imports shared memory (built with -pthread?); Pyodide cannot load it")
+    if "sb_sgemm" not in facts["exports"]:
+        problems.append("it does not export sb_sgemm")
+    legalized = [e for e in facts["exports"] if e.startswith(("orig$", "legalstub$"))]
+    if legalized:
+        problems.append(f"it has legalized i64 exports {legalized[:3]} (link with -sWASM_BIGINT)")
+    if problems:
+        raise SystemExit(f"make_wheel.py: {path} is not a usable Pyodide side module: "
+                         + "; ".join(problems))
+    return facts
+
+
+# ------------------------------------------------------------------- metadata
+
+def project_metadata() -> dict:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    try:
+        import tomllib
+        project = tomllib.loads(text)["project"]
+    except ImportError:  # Python < 3.11: the few plain string keys we need
+        project = {}
+        block = text.split("[project]", 1)[1].split("\n[", 1)[0]
+        for key in ("name", "version", "description", "requires-python"):
+            m = re.search(rf'^{key}\s*=\s*"([^"]*)"', block, re.M)
+            if m:
+                project[key] = m.group(1)
+        m = re.search(r'^license\s*=\s*\{\s*text\s*=\s*"([^"]*)"', block, re.M)
+        if m:
+            project["license"] = {"text": m.group(1)}
+        scripts = text.split("[project.scripts]", 1)
+        if len(scripts) == 2:
+            project["scripts"] = dict(re.findall(r'^(\S+)\s*=\s*"([^"]*)"',
+                                                 scripts[1].split("\n[", 1)[0], re.M))
+    return project
+
+
+def runtime_tags(python: str | None, abi: str | None) -> tuple[str, str, str, str]:
+    """(python tag, abi tag, platform tag, where they came from)."""
+    source = "defaults for pyodide 314.0.7"
+    if (python is None or abi is None) and LOCK_FILE.is_file():
+        info = json.loads(LOCK_FILE.read_text(encoding="utf-8")).get("info", {})
+        python = python or info.get("python")
+        abi = abi or info.get("abi_version")
+        source = str(LOCK_FILE.relative_to(ROOT))
+    python = python or DEFAULT_PYTHON
+    abi = abi or DEFAULT_ABI
+    major, minor = python.split(".")[:2]
+    cp = f"cp{major}{minor}"
+    year = int(abi.split("_")[0])
+    # PEP 783 names the platform pyemscripten_<abi>_wasm32 from the 2026 ABI
+    # (Pyodide 314) on; earlier Pyodide releases used pyodide_<abi>_wasm32.
+    series = "pyemscripten" if year >= 2026 else "pyodide"
+    return cp, cp, f"{series}_{abi}_wasm32", source
+
+
+def metadata_text(project: dict) -> str:
+    lines = ["Metadata-Version: 2.1", f"Name: {project['name']}",
+             f"Version: {project['version']}"]
+    if project.get("description"):
+        lines.append(f"Summary: {project['description']}")
+    license_text = (project.get("license") or {}).get("text")
+    if license_text:
+        lines.append(f"License: {license_text}")
+    if project.get("requires-python"):
+        lines.append(f"Requires-Python: {project['requires-python']}")
+    for extra, requirements in (project.get("optional-dependencies") or {}).items():
+        lines.append(f"Provides-Extra: {extra}")
+        for req in requirements:
+            lines.append(f'Requires-Dist: {req}; extra == "{extra}"')
+    readme = ROOT / "README.md"
+    body = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    if body:
+        lines.append("Description-Content-Type: text/markdown")
+    return "\n".join(lines) + "\n\n" + body
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode("ascii")
+
+
+def package_files() -> list[tuple[str, bytes]]:
+    files = []
+    for path in sorted(PACKAGE_DIR.rglob("*")):
+        rel = path.relative_to(PACKAGE_DIR)
+        if not path.is_file() or "__pycache__" in rel.parts or path.name.endswith(NATIVE_SUFFIXES):
+            continue  # a native libsamebits.so from an in-place build must never ship here
+        files.append((f"samebits/{rel.as_posix()}", path.read_bytes()))
+    if not any(name == "samebits/__init__.py" for name, _ in files):
+        raise SystemExit(f"make_wheel.py: no samebits/__init__.py under {PACKAGE_DIR}")
+    return files
+
+
+def build_wheel(library: Path, out: Path, python: str | None = None,
+                abi: str | None = None) -> Path:
+    facts = check_side_module(library)
+    project = project_metadata()
+    name, version = project["name"], project["version"]
+    py_tag, abi_tag, plat_tag, tag_source = runtime_tags(python, abi)
+    tag = f"{py_tag}-{abi_tag}-{plat_tag}"
+    dist = re.sub(r"[-_.]+", "_", name).lower()
+    dist_info = f"{dist}-{version}.dist-info"
+    wheel_name = f"{dist}-{version}-{tag}.whl"
+
+    entries = package_files()
+    entries.append((f"samebits/{LIBRARY_NAME}", library.read_bytes()))
+    entries.append((f"{dist_info}/METADATA", metadata_text(project).encode("utf-8")))
+    entries.append((f"{dist_info}/WHEEL", (
+        "Wheel-Version: 1.0\n"
+        "Generator: samebits wasm/make_wheel.py\n"
+        "Root-Is-Purelib: false\n"
+        f"Tag: {tag}\n").encode("ascii")))
+    scripts = project.get("scripts") or {}
+    if scripts:
+        text = "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())
+        entries.append((f"{dist_info}/entry_points.txt", text.encode("utf-8")))
+    record = "".join(f"{n},{_record_hash(d)},{len(d)}\n" for n, d in entries)
+    record += f"{dist_info}/RECORD,,\n"
+    entries.append((f"{dist_info}/RECORD", record.encode("utf-8")))
+
+    epoch = max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800)
+    stamp = time.gmtime(epoch)[:6]
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob(f"{dist}-*.whl"):
+        old.unlink()
+    target = out / wheel_name
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for arcname, data in entries:  # the dist-info last, RECORD the very last
+            info = zipfile.ZipInfo(arcname, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+
+    manifest = {"wheel": wheel_name, "tag": tag, "tag_source": tag_source,
+                "library": f"samebits/{LIBRARY_NAME}", "library_bytes": library.stat().st_size,
+                "library_sha256": hashlib.sha256(library.read_bytes()).hexdigest(),
+                "imports": facts["imports"]}
+    (out / "wheel.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    print(f"make_wheel.py: {target} ({target.stat().st_size} bytes; tags from {tag_source})")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--library", type=Path, default=ROOT / "wasm" / "out" / LIBRARY_NAME,
+                        help="the emscripten side module (default wasm/out/libsamebits.so)")
+    parser.add_argument("--out", type=Path, default=ROOT / "wasm" / "out",
+                        help="folder for the wheel and wheel.json (default wasm/out)")
+    parser.add_argument("--python", help="runtime Python version, e.g. 3.14 (default: "
+                        "pyodide-lock.json, else 3.14)")
+    parser.add_argument("--abi", help="Pyodide ABI version, e.g. 2026_0 (default: "
+                        "pyodide-lock.json, else 2026_0)")
+    args = parser.parse_args(argv)
+    if not args.library.is_file():
+        parser.error(f"{args.library} does not exist; run wasm/build.sh")
+    build_wheel(args.library, args.out, args.python, args.abi)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+// Runs the samebits hash suite in WebAssembly under Node, through the Pyodide
+// runtime installed from npm (web/node_modules/pyodide) and the wheel built by
+// wasm/build.sh. Prints the same lines as `python -m samebits hashes`, so a
+// wasm fault shows up without a browser.
+//
+//   node wasm/node_hashes.mjs [--modes exact,fast] [--paths vec4] [--threads 1]
+//                             [--groups sweep,random,models] [--flip BIT]
+//                             [--wheel FILE] [--indexURL DIR]
+//
+// Exit status: 0 when every line was computed, 1 on any error.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+function parseArgs(argv) {
+  const opts = {
+    modes: "exact", paths: "vec4", threads: "1", groups: "sweep,random,models",
+    flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([A-Za-z]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!m || !(m[1] in opts)) throw new Error(`unknown argument ${argv[i]}`);
+    opts[m[1]] = m[2] !== undefined ? m[2] : argv[++i];
+    if (opts[m[1]] === undefined) throw new Error(`--${m[1]} needs a value`);
+  }
+  return opts;
+}
+
+function wheelPath(opts) {
+  if (opts.wheel) return isAbsolute(opts.wheel) ? opts.wheel : resolve(opts.wheel);
+  const manifest = join(root, "wasm", "out", "wheel.json");
+  if (!existsSync(manifest)) throw new Error(`${manifest} is missing: run bash wasm/build.sh`);
+  return join(root, "wasm", "out", JSON.parse(readFileSync(manifest, "utf8")).wheel);
+}
+
+const list = (s) => s.split(",").filter(Boolean);
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const wheel = wheelPath(opts);
+  if (!existsSync(wheel)) throw new Error(`${wheel} is missing: run bash wasm/build.sh`);
+  const entry = join(opts.indexURL, "pyodide.mjs");
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm ci in web/`);
+
+  const t0 = performance.now();
+  const { loadPyodide } = await import(pathToFileURL(entry).href);
+  const pyodide = await loadPyodide({ indexURL: opts.indexURL + "/", stdout: () => {} });
+  // loadPackage reads a local path under Node, unpacks the wheel into
+  // site-packages and loads samebits/libsamebits.so as a dynamic library.
+  await pyodide.loadPackage(wheel, { messageCallback: () => {} });
+  const tLoad = performance.now();
+
+  pyodide.globals.set("opts_json", JSON.stringify({
+    modes: list(opts.modes), paths: list(opts.paths),
+    threads: list(opts.threads).map(Number), groups: list(opts.groups),
+    flip: opts.flip === null ? null : Number(opts.flip),
+  }));
+  const ns = pyodide.runPython(`
+import json, samebits, samebits.hashes as H
+opts = json.loads(opts_json)
+def line_for(mode):
+    return H.hash_lines(modes=[mode], paths=opts["paths"], threads=opts["threads"],
+                        groups=opts["groups"], flip_bit=opts["flip"])
+(H.header(opts["groups"]), samebits.info()["compiler"])
+`).toJs();
+  console.log(ns[0]);
+  console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
+  const lineFor = pyodide.globals.get("line_for");
+  for (const mode of list(opts.modes)) {
+    const t = performance.now();
+    const lines = lineFor(mode).toJs();
+    const secs = ((performance.now() - t) / 1000).toFixed(1);
+    for (const line of lines) console.log(line);
+    console.error(`# ${mode}: ${secs} s`);
+  }
+  lineFor.destroy();
+}
+
+main().catch((err) => {
+  console.error(`node_hashes.mjs: ${err && err.stack ? err.stack : err}`);
+  process.exit(1);
+});

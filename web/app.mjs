@@ -1,0 +1,188 @@
+// The page: starts the Pyodide worker, shows each browser hash line beside the
+// native one, and publishes everything on window.samebitsResult for tests.
+//
+// Query parameters (all optional):
+//   flip=BIT        negative control: flip that output bit before hashing
+//   modes=exact,fast   groups=sweep,random,models   paths=vec4   threads=1
+//   native=URL      the native lines (JSON: {"lines": [...]}); default out/native.json
+//   wheel=URL       the samebits wheel; default from ../wasm/out/wheel.json
+//   pyodide=URL     Pyodide's indexURL; default node_modules/pyodide/
+//   speed=N         size of the timed N x N x N products (default 512; 0: none)
+const params = new URLSearchParams(location.search);
+const list = (name, fallback) => (params.get(name) || fallback).split(",").filter(Boolean);
+const here = (url) => new URL(url, location.href).href;
+const $ = (id) => document.getElementById(id);
+
+const flipText = params.get("flip");
+const job = {
+  modes: list("modes", "exact,fast"),
+  groups: list("groups", "sweep,random,models"),
+  paths: list("paths", "vec4"),
+  threads: list("threads", "1").map(Number),
+  flip: flipText === null || flipText === "" ? null : Number(flipText),
+  speed: Number(params.get("speed") ?? 512),
+  indexURL: here(params.get("pyodide") || "node_modules/pyodide/"),
+  wheelURL: null,
+};
+
+const result = {
+  done: false, ok: false, lines: [], native: [], rows: [], header: null, nativeHeader: null,
+  speed: null, error: null, flip: job.flip, job, pyodide: null, blockedCdn: false,
+};
+window.samebitsResult = result;
+
+function parseLine(line) {
+  const [mode, path, threads, digest] = line.trim().split(/\s+/);
+  return { mode, path, threads: Number((threads || "").split("=")[1]),
+           digest: (digest || "").split("=")[1] || "" };
+}
+
+// Exact lines must equal every native exact line (they agree across paths and
+// threads); a fast line is compared with the native line of its own path and
+// thread count, and a difference there is allowed.
+function judge(line) {
+  const b = parseLine(line);
+  const natives = result.native.map((l) => ({ line: l, ...parseLine(l) }))
+                               .filter((n) => n.mode === b.mode);
+  const same = natives.find((n) => n.path === b.path && n.threads === b.threads);
+  if (b.mode === "exact") {
+    const ref = same || natives[0];
+    if (!ref) return { verdict: "alone", text: "no native exact line", nativeLine: null };
+    const match = natives.every((n) => n.digest === b.digest);
+    return { verdict: match ? "match" : "mismatch", text: match ? "same bits" : "DIFFERENT BITS",
+             nativeLine: ref.line };
+  }
+  if (!same) return { verdict: "alone", text: "no native line to compare", nativeLine: null };
+  const match = same.digest === b.digest;
+  return { verdict: match ? "match" : "differs",
+           text: match ? "same bits" : "differs (fast mode: allowed)", nativeLine: same.line };
+}
+
+function addRow(line, seconds) {
+  const j = judge(line);
+  const row = { line, native: j.nativeLine, mode: parseLine(line).mode, verdict: j.verdict,
+                match: j.verdict === "match", seconds };
+  result.rows.push(row);
+  result.lines.push(line);
+  const tr = document.createElement("tr");
+  tr.className = j.verdict;
+  const verdict = document.createElement("td");
+  verdict.className = "verdict";
+  verdict.textContent = j.text;
+  const lines = document.createElement("td");
+  lines.className = "mono";
+  for (const [label, text] of [["browser", line], ["native", j.nativeLine || "(none)"]]) {
+    const l = document.createElement("span");
+    l.className = "label";
+    l.textContent = label;
+    lines.append(l, document.createTextNode(text));
+  }
+  const secs = document.createElement("td");
+  secs.textContent = seconds.toFixed(1);
+  tr.append(verdict, lines, secs);
+  $("rows").append(tr);
+}
+
+function summarize(message) {
+  const s = $("summary");
+  const exact = result.rows.filter((r) => r.mode === "exact");
+  if (message) {
+    s.textContent = message;
+    s.className = "";
+    return;
+  }
+  const bad = exact.filter((r) => !r.match).length;
+  result.ok = !result.error && exact.length > 0 && bad === 0;
+  if (result.error) s.textContent = "Error: the suite did not finish";
+  else if (exact.length === 0) s.textContent = "No exact-mode line was compared";
+  else if (bad) s.textContent = `MISMATCH: ${bad} of ${exact.length} exact-mode lines differ from native`;
+  else s.textContent = `OK: all ${exact.length} exact-mode lines have the native bits`;
+  s.className = result.ok ? "ok" : "bad";
+}
+
+async function fetchJSON(url, what) {
+  const response = await fetch(url, { cache: "no-store" });
+  if (!response.ok) throw new Error(`${what}: ${url} answered ${response.status}`);
+  return response.json();
+}
+
+async function main() {
+  const started = performance.now();
+  if (job.flip !== null) {
+    $("control").hidden = false;
+    $("control").textContent = `Negative control: bit ${job.flip} of the first output is flipped `
+      + "before hashing, so every exact line must differ from native (red).";
+  }
+  try {
+    const native = await fetchJSON(here(params.get("native") || "out/native.json"), "native lines");
+    result.native = native.lines || [];
+    result.nativeHeader = native.header || null;
+  } catch (err) {
+    result.native = [];
+    $("error").textContent = `${err.message} (run python web/make_native.py)\n`;
+  }
+  if (params.get("wheel")) {
+    job.wheelURL = here(params.get("wheel"));
+  } else {
+    const manifestURL = here("../wasm/out/wheel.json");
+    const manifest = await fetchJSON(manifestURL, "wheel manifest (run bash wasm/build.sh)");
+    job.wheelURL = new URL(manifest.wheel, manifestURL).href;
+  }
+
+  const worker = new Worker(here("worker.mjs"), { type: "module" });
+  const expected = job.modes.length * job.paths.length * job.threads.length;
+  const tick = setInterval(() => {
+    if (!result.header) return;
+    const secs = ((performance.now() - started) / 1000).toFixed(0);
+    summarize(`Running the suite in WebAssembly: ${result.rows.length} of ${expected} lines `
+              + `done (${secs} s)…`);
+  }, 1000);
+  await new Promise((resolve) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === "ready") {
+        result.header = data.header;
+        result.pyodide = data.pyodide;
+        $("meta").textContent = `${data.header}. Pyodide ${data.pyodide} (booted in `
+          + `${data.bootSeconds.toFixed(1)} s, wheel ${data.loadSeconds.toFixed(1)} s), library built `
+          + `with ${data.compiler.trim()}; paths here: ${data.paths.join(", ")}. `
+          + `Native: ${result.nativeHeader || "no header"}, ${result.native.length} lines. `
+          + navigator.userAgent.replace(/^.*?(\S*Chrom\S*).*$/, "$1");
+        summarize("Pyodide and samebits loaded; running the suite…");
+      } else if (data.type === "speed") {
+        result.speed = data;
+        const part = (mode) => {
+          const s = data.seconds[mode];
+          return `${mode} ${(2 * data.n ** 3 / s / 1e9).toFixed(1)} GFLOP/s (${(s * 1e3).toFixed(1)} ms)`;
+        };
+        $("speed").textContent = `Speed, one ${data.n}×${data.n}×${data.n} product, ${data.path} `
+          + `path, 1 thread, best of 3: ${part("exact")}, ${part("fast")}`;
+      } else if (data.type === "line") {
+        addRow(data.line, data.seconds);
+      } else if (data.type === "error") {
+        result.error = data.message;
+        $("error").textContent += `Error: ${data.message}`;
+        resolve();
+      } else if (data.type === "done") {
+        resolve();
+      }
+    };
+    worker.onerror = (event) => {
+      result.error = `worker failed: ${event.message || "unknown error"}`;
+      $("error").textContent += result.error;
+      resolve();
+    };
+    worker.postMessage(job);
+  });
+  clearInterval(tick);
+  worker.terminate();
+  result.seconds = (performance.now() - started) / 1000;
+  summarize();
+  result.done = true;
+}
+
+main().catch((err) => {
+  result.error = String(err && err.message ? err.message : err);
+  $("error").textContent += `Error: ${result.error}`;
+  summarize();
+  result.done = true;
+});

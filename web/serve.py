@@ -1,0 +1,105 @@
+"""A small static server for the samebits page, on 127.0.0.1 only.
+
+    python web/serve.py [--port 8000]     # then open http://127.0.0.1:8000/web/index.html
+
+Serves the repository's web/ and wasm/out/ folders (nothing else), with the
+types Pyodide needs (.wasm as application/wasm, .mjs as JavaScript) and no
+caching, so a rebuilt wheel is always the one loaded. Tests use serve() in a
+thread, with a free port and optional in-memory files (e.g. native lines).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLOWED = ("/web/", "/wasm/out/")
+TYPES = {
+    ".wasm": "application/wasm",
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".json": "application/json",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".so": "application/wasm",
+    ".html": "text/html; charset=utf-8",
+    ".map": "application/json",
+}
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    extra: dict[str, tuple[bytes, str]] = {}
+
+    def __init__(self, *args, extra=None, **kwargs):
+        self.extra = extra or {}
+        super().__init__(*args, **kwargs)
+
+    def _route(self) -> bool:
+        """Answers in-memory files and refuses paths outside ALLOWED; True when handled."""
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if path in self.extra:
+            body, ctype = self.extra[path]
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            return True
+        if path == "/":
+            self.send_response(302)
+            self.send_header("Location", "/web/index.html")
+            self.end_headers()
+            return True
+        if not path.startswith(ALLOWED) or ".." in path:
+            self.send_error(404, "not served")
+            return True
+        return False
+
+    def do_GET(self):
+        if not self._route():
+            super().do_GET()
+
+    def do_HEAD(self):
+        if not self._route():
+            super().do_HEAD()
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # quiet: tests print what matters
+        pass
+
+
+def serve(port: int = 0, extra: dict[str, tuple[bytes, str]] | None = None,
+          root: Path = ROOT) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Starts the server in a daemon thread; returns (server, base URL).
+    Call server.shutdown() when done. port=0 picks a free port."""
+    handler = functools.partial(Handler, directory=str(root), extra=extra)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="samebits-serve", daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server, base = serve(args.port)
+    print(f"serving {ROOT}/web and wasm/out at {base}/web/index.html (Ctrl-C stops)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

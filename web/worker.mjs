@@ -1,0 +1,71 @@
+// The Pyodide side of the page, in a worker so that the page stays live while
+// the suite runs. It loads Pyodide from the local npm copy, installs the
+// samebits wheel, then reports: "ready", "speed", one "line" per hash line,
+// and "done" (or "error").
+const post = (type, data = {}) => self.postMessage({ type, ...data });
+
+const PYTHON = `
+import json, time, samebits, samebits.hashes as H
+from samebits import _testdata
+
+def sb_ready(groups):
+    info = samebits.info()
+    return json.dumps({"header": H.header(groups), "compiler": info["compiler"],
+                       "path": info["path"], "paths": info["paths"]})
+
+def _matrix(n, seed):
+    buf = _testdata.float_buffer(n * n, seed, 0)
+    return memoryview(buf).cast("B").cast("f", (n, n))
+
+def sb_speed(n, repeats=3):
+    """Best-of-repeats seconds of one n x n x n product per mode (1 thread)."""
+    a, b = _matrix(n, 11), _matrix(n, 12)
+    out = memoryview(bytearray(4 * n * n)).cast("f", (n, n))
+    result = {}
+    for mode in ("exact", "fast"):
+        samebits.matmul(a, b, mode=mode, out=out, threads=1)   # warm-up
+        best = float("inf")
+        for _ in range(repeats):
+            t = time.perf_counter()
+            samebits.matmul(a, b, mode=mode, out=out, threads=1)
+            best = min(best, time.perf_counter() - t)
+        result[mode] = best
+    return json.dumps({"n": n, "path": samebits.path(), "seconds": result})
+
+def sb_lines(mode, paths, threads, groups, flip):
+    return json.dumps(H.hash_lines(modes=[mode], paths=paths, threads=threads,
+                                   groups=groups, flip_bit=flip))
+`;
+
+self.onmessage = async (event) => {
+  const job = event.data;
+  try {
+    const t0 = performance.now();
+    const { loadPyodide } = await import(new URL("pyodide.mjs", job.indexURL).href);
+    const pyodide = await loadPyodide({ indexURL: job.indexURL });
+    const tBoot = performance.now();
+    // loadPackage fetches the wheel, unpacks it into site-packages and loads
+    // samebits/libsamebits.so as a dynamic library (compiled asynchronously);
+    // samebits/_lib.py then opens the same library through ctypes.
+    await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {} });
+    pyodide.runPython(PYTHON);
+    const g = (name) => pyodide.globals.get(name);
+    const groups = pyodide.toPy(job.groups);
+    const ready = JSON.parse(g("sb_ready")(groups));
+    post("ready", { ...ready, pyodide: pyodide.version,
+                    bootSeconds: (tBoot - t0) / 1000,
+                    loadSeconds: (performance.now() - tBoot) / 1000 });
+    if (job.speed > 0) post("speed", JSON.parse(g("sb_speed")(job.speed)));
+    const sbLines = g("sb_lines");
+    for (const mode of job.modes) {
+      const t = performance.now();
+      const lines = JSON.parse(sbLines(mode, pyodide.toPy(job.paths), pyodide.toPy(job.threads),
+                                       groups, job.flip));
+      const seconds = (performance.now() - t) / 1000 / Math.max(1, lines.length);
+      for (const line of lines) post("line", { line, seconds });
+    }
+    post("done");
+  } catch (err) {
+    post("error", { message: String(err && err.message ? err.message : err) });
+  }
+};
