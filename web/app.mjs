@@ -42,6 +42,10 @@ function parseLine(line) {
 // thread count, and a difference there is allowed.
 function judge(line) {
   const b = parseLine(line);
+  if (result.nativeHeader && result.header && result.nativeHeader !== result.header) {
+    return { verdict: "alone", nativeLine: null,
+             text: `not compared: the native lines are of another suite (${result.nativeHeader})` };
+  }
   const natives = result.native.map((l) => ({ line: l, ...parseLine(l) }))
                                .filter((n) => n.mode === b.mode);
   const same = natives.find((n) => n.path === b.path && n.threads === b.threads);
@@ -49,8 +53,9 @@ function judge(line) {
     const ref = same || natives[0];
     if (!ref) return { verdict: "alone", text: "no native exact line", nativeLine: null };
     const match = natives.every((n) => n.digest === b.digest);
-    return { verdict: match ? "match" : "mismatch", text: match ? "same bits" : "DIFFERENT BITS",
-             nativeLine: ref.line };
+    const where = natives.map((n) => `${n.path}/${n.threads}t`).join(", ");
+    return { verdict: match ? "match" : "mismatch", nativeLine: ref.line,
+             text: match ? `same bits (native ${where})` : `DIFFERENT BITS (native ${where})` };
   }
   if (!same) return { verdict: "alone", text: "no native line to compare", nativeLine: null };
   const match = same.digest === b.digest;
@@ -75,7 +80,10 @@ function addRow(line, seconds) {
     const l = document.createElement("span");
     l.className = "label";
     l.textContent = label;
-    lines.append(l, document.createTextNode(text));
+    const t = document.createElement("span");
+    t.className = "hashline";
+    t.textContent = text;
+    lines.append(l, t);
   }
   const secs = document.createElement("td");
   secs.textContent = seconds.toFixed(1);
@@ -95,8 +103,10 @@ function summarize(message) {
   result.ok = !result.error && exact.length > 0 && bad === 0;
   if (result.error) s.textContent = "Error: the suite did not finish";
   else if (exact.length === 0) s.textContent = "No exact-mode line was compared";
-  else if (bad) s.textContent = `MISMATCH: ${bad} of ${exact.length} exact-mode lines differ from native`;
-  else s.textContent = `OK: all ${exact.length} exact-mode lines have the native bits`;
+  else if (bad) s.textContent = `MISMATCH: ${bad} of ${exact.length} exact-mode `
+    + `line${exact.length > 1 ? "s differ" : " differs"} from native`;
+  else s.textContent = `OK: ${exact.length > 1 ? `all ${exact.length} exact-mode lines have`
+    : "the exact-mode line has"} the native bits`;
   s.className = result.ok ? "ok" : "bad";
 }
 
@@ -117,6 +127,7 @@ async function main() {
     const native = await fetchJSON(here(params.get("native") || "out/native.json"), "native lines");
     result.native = native.lines || [];
     result.nativeHeader = native.header || null;
+    result.nativePlatform = native.platform || null;
   } catch (err) {
     result.native = [];
     $("error").textContent = `${err.message} (run python web/make_native.py)\n`;
@@ -145,7 +156,7 @@ async function main() {
         $("meta").textContent = `${data.header}. Pyodide ${data.pyodide} (booted in `
           + `${data.bootSeconds.toFixed(1)} s, wheel ${data.loadSeconds.toFixed(1)} s), library built `
           + `with ${data.compiler.trim()}; paths here: ${data.paths.join(", ")}. `
-          + `Native: ${result.nativeHeader || "no header"}, ${result.native.length} lines. `
+          + `Native: ${result.native.length} lines${result.nativePlatform ? ` from ${result.nativePlatform}` : ""}. `
           + navigator.userAgent.replace(/^.*?(\S*Chrom\S*).*$/, "$1");
         summarize("Pyodide and samebits loaded; running the suite…");
       } else if (data.type === "speed") {

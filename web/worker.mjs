@@ -32,7 +32,9 @@ def sb_speed(n, repeats=3):
         result[mode] = best
     return json.dumps({"n": n, "path": samebits.path(), "seconds": result})
 
-def sb_lines(mode, paths, threads, groups, flip):
+def sb_lines(mode, paths, threads, groups, flip=None):
+    # JavaScript's undefined arrives as None (null would arrive as JsNull).
+    flip = flip if isinstance(flip, int) else None
     return json.dumps(H.hash_lines(modes=[mode], paths=paths, threads=threads,
                                    groups=groups, flip_bit=flip))
 `;
@@ -60,7 +62,7 @@ self.onmessage = async (event) => {
     for (const mode of job.modes) {
       const t = performance.now();
       const lines = JSON.parse(sbLines(mode, pyodide.toPy(job.paths), pyodide.toPy(job.threads),
-                                       groups, job.flip));
+                                       groups, job.flip ?? undefined));
       const seconds = (performance.now() - t) / 1000 / Math.max(1, lines.length);
       for (const line of lines) post("line", { line, seconds });
     }
