@@ -1,0 +1,64 @@
+# samebits: the two commands of the README are `make all` and `make test`.
+# Both install what is missing first (Debian packages, PyPI, npm), so they run
+# on a fresh Debian 12 machine as root.
+
+PYTHON ?= python3
+PIP := $(PYTHON) -m pip
+APT_PACKAGES := cmake ninja-build emscripten chromium nodejs npm binutils
+SANITIZE_DIR := build/sanitize
+
+.PHONY: all test check deps native wasm web-deps hashes browser speed sanitize clean
+
+# The main job: build native + wasm, print the hash table natively and in
+# Chromium (exact lines compared), then a short speed line.
+all: deps native wasm web-deps hashes browser speed
+
+# The whole test suite, browser and Node included.
+test: deps native wasm web-deps
+	$(PYTHON) -m pytest -q -m "" tests
+
+# The fast inner loop: native tests only.
+check: native
+	$(PYTHON) -m pytest -x -q tests
+
+deps:
+	@missing=""; \
+	for tool in cmake:cmake ninja:ninja-build emcc:emscripten chromium:chromium node:nodejs npm:npm objdump:binutils; do \
+	  command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright
+
+native:
+	$(PIP) install -q --disable-pip-version-check --no-build-isolation .
+
+wasm:
+	bash wasm/build.sh
+
+web-deps:
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+hashes:
+	$(PYTHON) -m samebits hashes --timing | tee web/out/native-hashes.txt
+
+browser:
+	$(PYTHON) web/run_browser.py
+
+speed:
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PYTHON) -m samebits bench --size 1024
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
+# under the native tests (the slow sweep included).
+sanitize:
+	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSB_SANITIZE=ON >/dev/null
+	cmake --build $(SANITIZE_DIR) -j2
+	SAMEBITS_LIBRARY=$(SANITIZE_DIR)/libsamebits.so \
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py
+
+clean:
+	rm -rf build dist wasm/out web/out
