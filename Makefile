@@ -4,7 +4,6 @@
 
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
-APT_PACKAGES := cmake ninja-build emscripten chromium nodejs npm binutils
 SANITIZE_DIR := build/sanitize
 
 .PHONY: all test check deps native wasm web-deps hashes browser speed sanitize clean
@@ -23,9 +22,11 @@ check: native
 
 deps:
 	@missing=""; \
-	for tool in cmake:cmake ninja:ninja-build emcc:emscripten chromium:chromium node:nodejs npm:npm objdump:binutils; do \
+	for tool in cmake:cmake ninja:ninja-build emcc:emscripten chromium:chromium node:nodejs npm:npm objdump:binutils \
+	    aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64:qemu-user; do \
 	  command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; \
 	done; \
+	[ -f /usr/aarch64-linux-gnu/include/stdio.h ] || missing="$$missing libc6-dev-arm64-cross"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \

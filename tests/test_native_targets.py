@@ -1,0 +1,76 @@
+"""The C-only path check, natively and for arm64 under qemu-user.
+
+The Python package cannot run under qemu-user here, so arm64's paths (scalar,
+vec4 over NEON, neon) are checked by tests/native/check_paths.c: exact mode
+bit-identical to the naive loop on every path, fast mode thread-independent,
+and one digest of all exact outputs that must equal the x86-64 one.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(glob.glob(str(ROOT / "csrc" / "*.c"))) + [str(ROOT / "tests/native/check_paths.c")]
+FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
+         "-pthread"]
+X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
+
+
+def _build(cc: str, out: Path, x86: bool) -> None:
+    objects = []
+    for src in SOURCES:
+        obj = out.parent / (Path(src).stem + f".{out.name}.o")
+        extra = X86_FILE_FLAGS.get(Path(src).name, []) if x86 else []
+        subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
+        objects.append(str(obj))
+    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
+
+
+def _run(cmd: list[str]) -> tuple[str, set[str]]:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    digest = re.search(r"exact-digest ([0-9a-f]{16}) paths", r.stdout).group(1)
+    paths = set(re.findall(r"^path (\w+) ", r.stdout, re.M))
+    return digest, paths
+
+
+def _require(tool: str) -> str:
+    found = shutil.which(tool)
+    if found:
+        return found
+    message = f"{tool} is not installed (make deps installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def host_digest(tmp_path_factory) -> str:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the cross-target comparison is written for an x86-64 host")
+    out = tmp_path_factory.mktemp("host") / "check_host"
+    _build(_require("cc"), out, x86=True)
+    digest, paths = _run([str(out)])
+    assert {"scalar", "vec4"} <= paths
+    return digest
+
+
+def test_host_paths_match_naive_loop(host_digest):
+    assert len(host_digest) == 16
+
+
+def test_arm64_paths_under_qemu_match_naive_loop_and_host(host_digest, tmp_path):
+    cc = _require("aarch64-linux-gnu-gcc")
+    qemu = _require("qemu-aarch64")
+    out = tmp_path / "check_arm64"
+    _build(cc, out, x86=False)
+    digest, paths = _run([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
+    assert paths == {"scalar", "vec4", "neon"}
+    assert digest == host_digest
