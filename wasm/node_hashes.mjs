@@ -5,7 +5,9 @@
 //
 //   node wasm/node_hashes.mjs [--modes exact,fast] [--paths vec4] [--threads 1]
 //                             [--groups sweep,random,models] [--flip BIT]
-//                             [--wheel FILE] [--indexURL DIR]
+//                             [--wheel FILE] [--indexURL DIR] [--info]
+//
+// --info prints samebits.info() as JSON on a "# info " line before the header.
 //
 // Exit status: 0 when every line was computed, 1 on any error.
 import { existsSync, readFileSync } from "node:fs";
@@ -18,10 +20,12 @@ function parseArgs(argv) {
   const opts = {
     modes: "exact", paths: "vec4", threads: "1", groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
+    info: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([A-Za-z]+)(?:=(.*))?$/.exec(argv[i]);
     if (!m || !(m[1] in opts)) throw new Error(`unknown argument ${argv[i]}`);
+    if (m[1] === "info") { opts.info = true; continue; }
     opts[m[1]] = m[2] !== undefined ? m[2] : argv[++i];
     if (opts[m[1]] === undefined) throw new Error(`--${m[1]} needs a value`);
   }
@@ -63,8 +67,9 @@ opts = json.loads(opts_json)
 def line_for(mode):
     return H.hash_lines(modes=[mode], paths=opts["paths"], threads=opts["threads"],
                         groups=opts["groups"], flip_bit=opts["flip"])
-(H.header(opts["groups"]), samebits.info()["compiler"])
+(H.header(opts["groups"]), samebits.info()["compiler"].strip(), json.dumps(samebits.info()))
 `).toJs();
+  if (opts.info) console.log(`# info ${ns[2]}`);
   console.log(ns[0]);
   console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
   const lineFor = pyodide.globals.get("line_for");

@@ -5,8 +5,9 @@
 Runs `python -m samebits hashes` with the installed native samebits (by
 default both modes, every path this CPU runs, one thread) and stores its
 header and lines as JSON: {"header": ..., "lines": [...], "command": [...],
-"platform": ...}. Extra arguments go to `samebits hashes` unchanged, e.g.
-`--groups sweep` or `--threads 1,2`.
+"platform": ...}, printing the lines as they come. Extra arguments go to
+`samebits hashes` unchanged, e.g. `--timing`, `--groups sweep` or
+`--threads 1,2`.
 """
 from __future__ import annotations
 
@@ -21,28 +22,34 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "web" / "out" / "native.json"
 
 
-def native_hashes(hash_args: list[str]) -> dict:
-    """Runs the native CLI in a fresh process and returns the JSON document."""
+def native_hashes(hash_args: list[str], echo: bool = False) -> dict:
+    """Runs the native CLI in a fresh process and returns the JSON document;
+    echo=True prints its lines as they come (timing comments included)."""
     args = list(hash_args)
     if not any(a.startswith("--modes") for a in args):
         args += ["--modes", "exact,fast"]
     if not any(a.startswith("--threads") for a in args):
         args += ["--threads", "1"]
     command = [sys.executable, "-m", "samebits", "hashes", *args]
-    # Run outside the repository so that only the installed package is found.
-    proc = subprocess.run(command, cwd=str(ROOT / "web"), capture_output=True, text=True)
+    # Run outside the repository root so that only the installed package is found.
+    out = []
+    with subprocess.Popen(command, cwd=str(ROOT / "web"), stdout=subprocess.PIPE,
+                          text=True) as proc:
+        for line in proc.stdout:
+            if echo:
+                print(line, end="", flush=True)
+            if line.strip():
+                out.append(line.rstrip("\n"))
     if proc.returncode != 0:
-        raise SystemExit(f"make_native.py: {' '.join(command)} failed "
-                         f"({proc.returncode}):\n{proc.stderr}")
-    out = [line for line in proc.stdout.splitlines() if line.strip()]
+        raise SystemExit(f"make_native.py: {' '.join(command)} failed ({proc.returncode})")
     return {"header": next((l for l in out if l.startswith("#")), None),
             "lines": [l.split("  #")[0].rstrip() for l in out if not l.startswith("#")],
             "command": ["python", "-m", "samebits", "hashes", *args],
             "platform": f"{sys.platform} {platform.machine()} python {platform.python_version()}"}
 
 
-def write_native(out: Path, hash_args: list[str]) -> dict:
-    doc = native_hashes(hash_args)
+def write_native(out: Path, hash_args: list[str], echo: bool = False) -> dict:
+    doc = native_hashes(hash_args, echo)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return doc
@@ -52,10 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args, hash_args = parser.parse_known_args(argv)
-    doc = write_native(args.out, hash_args)
-    print(doc["header"])
-    for line in doc["lines"]:
-        print(line)
+    write_native(args.out, hash_args, echo=True)
     print(f"make_native.py: wrote {args.out}", file=sys.stderr)
     return 0
 
