@@ -12,9 +12,10 @@ SANITIZE_DIR := build/sanitize
 # Chromium (exact lines compared), then a short speed line.
 all: deps native wasm web-deps hashes browser speed
 
-# The whole test suite, browser and Node included.
+# The whole test suite, browser and Node included, then the sanitizer run.
 test: deps native wasm web-deps
 	$(PYTHON) -m pytest -q -m "" tests
+	$(MAKE) sanitize
 
 # The fast inner loop: native tests only.
 check: native

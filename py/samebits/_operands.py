@@ -59,7 +59,7 @@ def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
         raise ValueError(f"{name} must be 2-D, got shape {x.shape}")
     rows, cols = x.shape
     if x.strides[0] % ITEM or x.strides[1] % ITEM or not x.flags.aligned:
-        x = np.ascontiguousarray(x)   # strides the C side cannot express
+        x = np.array(x, order="C", copy=True)   # a fresh, aligned copy the C side can read
         return Matrix(x.ctypes.data, rows, cols, cols, 1, x, False)
     return Matrix(x.ctypes.data, rows, cols, x.strides[0] // ITEM, x.strides[1] // ITEM, x, True)
 
