@@ -53,7 +53,12 @@ async function main() {
   const pyodide = await loadPyodide({ indexURL: opts.indexURL + "/", stdout: () => {} });
   // loadPackage reads a local path under Node, unpacks the wheel into
   // site-packages and loads samebits/libsamebits.so as a dynamic library.
-  await pyodide.loadPackage(wheel, { messageCallback: () => {} });
+  const problems = [];
+  await pyodide.loadPackage(wheel, { messageCallback: () => {},
+                                     errorCallback: (m) => problems.push(m) });
+  if (!pyodide.loadedPackages.samebits) {
+    throw new Error(`could not load the samebits wheel ${wheel}: ${problems.join(" ")}`);
+  }
   const tLoad = performance.now();
 
   pyodide.globals.set("opts_json", JSON.stringify({

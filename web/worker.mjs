@@ -49,7 +49,12 @@ self.onmessage = async (event) => {
     // loadPackage fetches the wheel, unpacks it into site-packages and loads
     // samebits/libsamebits.so as a dynamic library (compiled asynchronously);
     // samebits/_lib.py then opens the same library through ctypes.
-    await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {} });
+    const problems = [];
+    await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},
+                                              errorCallback: (m) => problems.push(m) });
+    if (!pyodide.loadedPackages.samebits) {
+      throw new Error(`could not load the samebits wheel ${job.wheelURL}: ${problems.join(" ")}`);
+    }
     pyodide.runPython(PYTHON);
     const g = (name) => pyodide.globals.get(name);
     const groups = pyodide.toPy(job.groups);
