@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow   # builds the library twice and runs under qemu
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(glob.glob(str(ROOT / "csrc" / "*.c"))) + [str(ROOT / "tests/native/check_paths.c")]
 FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
