@@ -184,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     bad = [r for r in exact if not r["match"]]
     if args.flip is not None:
         if exact and all(r["verdict"] == "mismatch" for r in exact) and not result["ok"]:
-            print(f"negative control: flipping bit {args.flip} made all {len(exact)} exact lines "
-                  "differ, as it must")
+            print(f"negative control: flipping bit {args.flip} made every exact line "
+                  f"({len(exact)}) differ from native, as it must")
             return 0
         print("run_browser.py: negative control FAILED: a flipped bit went unnoticed",
               file=sys.stderr)
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run_browser.py: {len(bad)} of {len(exact)} exact lines differ from native",
               file=sys.stderr)
         return 1
-    print(f"OK: {len(exact)} exact lines in Chromium equal the native lines")
+    print(f"OK: every exact line computed in Chromium ({len(exact)}) has the native bits")
     return 0
 
 
