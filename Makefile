@@ -43,8 +43,9 @@ wasm:
 web-deps:
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 
+# Native lines at 1 thread and every core, saved for the page to compare with.
 hashes:
-	$(PYTHON) -m samebits hashes --timing | tee web/out/native-hashes.txt
+	$(PYTHON) web/make_native.py --timing --threads 1,$$($(PYTHON) -c "import samebits; print(samebits.info()['threads'])")
 
 browser:
 	$(PYTHON) web/run_browser.py

@@ -1,5 +1,6 @@
 /* CPU detection and the table of paths, best last. */
 #include <stdio.h>
+#include <string.h>
 #include "samebits.h"
 #include "sb_internal.h"
 #include "cpu_x86.h"
@@ -102,6 +103,8 @@ const char *sb_build_info(void)
     if (!info[0]) {
 #if defined(__clang__)
         snprintf(info, sizeof info, "clang %s", __clang_version__);
+        size_t len = strlen(info);
+        while (len && info[len - 1] == ' ') info[--len] = 0;
 #elif defined(__GNUC__)
         snprintf(info, sizeof info, "gcc %s", __VERSION__);
 #else
