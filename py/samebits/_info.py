@@ -23,12 +23,13 @@ def info() -> dict[str, Any]:
         "paths": _paths.paths(),
         "built_paths": _paths.built_paths(),
         "tiles": tiles,
-        "fused_fast_mode": {name: bool(lib.sb_path_fused(i))
+        "fused_fast_mode": {name: bool(_lib.fast_lib.sb_path_fused(i))
                             for i, name in enumerate(_paths.ALL_PATHS) if lib.sb_path_built(i)},
         "threads": _threads.default_threads(),
         "threading": bool(lib.sb_threading_available()),
         "compiler": lib.sb_build_info().decode(),
         "library": _lib.LIBRARY_PATH,
+        "fast_library": _lib.FAST_LIBRARY_PATH,
         "platform": sys.platform,
         "machine": platform.machine(),
         "python": sys.version.split()[0],

@@ -46,6 +46,11 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 LIBRARY_PATH = _library_path()
+# The library fast mode calls. Natively it is `lib`. In WebAssembly it may be a
+# second side module built with relaxed SIMD (fused multiply-add), loaded
+# where the engine accepts it; exact mode always uses `lib`.
+fast_lib = lib
+FAST_LIBRARY_PATH = LIBRARY_PATH
 
 _p = ctypes.c_void_p
 _size = ctypes.c_size_t
@@ -54,9 +59,10 @@ _int = ctypes.c_int
 
 
 def _declare(name: str, argtypes: list, restype) -> None:
-    fn = getattr(lib, name)
-    fn.argtypes = argtypes
-    fn.restype = restype
+    for library in {id(lib): lib, id(fast_lib): fast_lib}.values():
+        fn = getattr(library, name)
+        fn.argtypes = argtypes
+        fn.restype = restype
 
 
 # int sb_path_count(void); const char *sb_path_name(int); int sb_path_built(int); ...

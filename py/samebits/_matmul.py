@@ -56,7 +56,8 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
     numpy_result = _operands.is_numpy(a) or _operands.is_numpy(b)
     output = _operands.Output(out, m, n, numpy_result, [(a, ma), (b, mb)], "matmul")
     mc = output.matrix
-    status = _lib.lib.sb_sgemm(path, code, nthreads, m, n, k,
+    library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
+    status = library.sb_sgemm(path, code, nthreads, m, n, k,
                                ma.ptr, ma.row_stride, ma.col_stride,
                                mb.ptr, mb.row_stride, mb.col_stride,
                                mc.ptr, mc.row_stride)

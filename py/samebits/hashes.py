@@ -80,7 +80,8 @@ def case_output(case: Case, index: int, mode: int, path: int, threads: int) -> b
     b = _operand(case.k, case.n, case.b_transposed, case.pad_b, 2 * index + 2)
     ldc = case.n + case.pad_c
     c = _testdata.float_buffer(case.m * ldc, 0x80000000 + index, 0)  # garbage to overwrite
-    status = _lib.lib.sb_sgemm(path, mode, threads, case.m, case.n, case.k,
+    library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
+    status = library.sb_sgemm(path, mode, threads, case.m, case.n, case.k,
                                ctypes.addressof(a.buffer), a.row, a.col,
                                ctypes.addressof(b.buffer), b.row, b.col,
                                ctypes.addressof(c), ldc)
