@@ -1,64 +1,88 @@
 /* The blocked matrix product (Goto and van de Geijn): packing, tiles, chunks.
  *
- * Phase 1 packs all of B, once per call: for each block of SB_KC rows, strips
- * of NR columns, each strip kc x NR (element (p, j) at p*NR + j), a ragged
- * last strip padded with +0. A packing chunk is SB_PACK_STRIPS strips of one
- * k-block.
- * Phase 2 cuts C into MC x NC tiles; a tile is one chunk. For each k-block the
- * tile packs its rows of A into MR-row strips, then runs the microkernel for
- * every (A strip, B strip) pair. Block kb > 0 continues from the values block
- * kb - 1 stored in C, so every output sums its k products in increasing order
- * from +0, whatever the tile sizes, the path or the threads.
+ * B is packed once per call (or once for many calls, by sb_pack_b): for each
+ * block of SB_KC rows, strips of NR columns, each strip kc x NR (element
+ * (p, j) at p*NR + j), ragged columns padded with +0, and the strip count
+ * padded with zero strips to a multiple of the path's row_strips so the row
+ * kernel always sees whole groups. A packing chunk is SB_PACK_STRIPS strips of
+ * one k-block. When B has unit column stride and C has a single tile row, the
+ * tiles read B in place instead: packing would buy no reuse.
  *
- * This file never learns which ISA runs: it reads MR, NR, MC, NC and the
- * microkernel from the path table. */
+ * C is cut into MC x NC tiles; a tile is one chunk. For each k-block the tile
+ * packs its rows of A into MR-row strips and runs the tile kernel for every
+ * (A strip, B strip) pair. A product with one row of A runs the row kernel
+ * over groups of strips instead, streaming B once. Block kb > 0 continues from
+ * the values block kb - 1 stored, so every output sums its k products in
+ * increasing order from +0, whatever the blocking, kernel, path or threads.
+ *
+ * This file never learns which ISA runs: it reads MR, NR, MC, NC, the row
+ * width and the kernels from the path table. */
 #include <string.h>
 #include "samebits.h"
 #include "sb_internal.h"
 
 #define NS_PER_MULADD (1.0 / 40.0)   /* single-thread estimate for tile work */
-#define NS_PER_PACKED 0.5            /* per element packed or copied */
+#define NS_PER_PACKED 0.5            /* per element packed, copied or streamed */
 
 typedef struct {
     const sb_path_desc *path;
     sb_ukernel_fn ukernel;
+    sb_row_kernel_fn row_kernel;
     int exact;
     size_t m, n, k;
     const float *a;
     ptrdiff_t a_row, a_col;
-    const float *b;
+    const float *b;              /* B as given: the packing source, or read in place */
     ptrdiff_t b_row, b_col;
     float *c;
     ptrdiff_t ldc;
-    float *packed_b;
-    size_t b_strips;             /* ceil(n / NR) */
-    size_t k_blocks;             /* ceil(k / KC) */
+    const float *packed_b;       /* null when the kernels read B in place */
+    size_t b_strips;             /* strips in the packed layout (padded to row groups) */
+    size_t k_blocks;
     size_t tiles_m, tiles_n;
-    float *scratch;              /* per thread: MC x KC packed A, then an MR x NR tile */
+    size_t nc;                   /* tile width for this shape (see tile_width) */
+    size_t row_cols;             /* outputs per row-kernel call: row_strips * NR */
+    float *scratch;              /* per thread; see scratch_layout() */
     size_t scratch_floats;
 } gemm_call;
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
-static size_t k_block_depth(const gemm_call *g, size_t kb)
+static size_t k_block_depth(size_t k, size_t kb) { return min_size(k - kb * SB_KC, SB_KC); }
+
+static size_t packed_strips(const sb_path_desc *path, size_t n)
 {
-    size_t left = g->k - kb * SB_KC;
-    return left < SB_KC ? left : SB_KC;
+    size_t group = (size_t)path->row_strips;
+    return ceil_div(ceil_div(n, (size_t)path->nr), group) * group;
 }
 
-/* Strips of NR columns of rows [p0, p0 + kc) of B, +0 beyond column n. */
+/* A row piece of a strip: constant sizes become a few vector moves. */
+static inline void copy_strip_row(float *dst, const float *src, size_t cols)
+{
+    switch (cols) {
+    case 4: memcpy(dst, src, 4 * sizeof(float)); return;
+    case 8: memcpy(dst, src, 8 * sizeof(float)); return;
+    case 12: memcpy(dst, src, 12 * sizeof(float)); return;
+    case 16: memcpy(dst, src, 16 * sizeof(float)); return;
+    case 32: memcpy(dst, src, 32 * sizeof(float)); return;
+    default: memcpy(dst, src, cols * sizeof(float)); return;
+    }
+}
+
+/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B, +0 past column n. */
 static void pack_b_strips(const gemm_call *g, size_t p0, size_t kc, size_t strip0,
                           size_t strip_end, float *dst)
 {
     const size_t nr = (size_t)g->path->nr;
     for (size_t s = strip0; s < strip_end; ++s) {
         size_t j0 = s * nr;
-        size_t cols = g->n - j0 < nr ? g->n - j0 : nr;
+        size_t cols = j0 < g->n ? min_size(g->n - j0, nr) : 0;
         for (size_t p = 0; p < kc; ++p) {
             const float *src = g->b + (ptrdiff_t)(p0 + p) * g->b_row + (ptrdiff_t)j0 * g->b_col;
             float *out = dst + p * nr;
             if (g->b_col == 1) {
-                memcpy(out, src, cols * sizeof(float));
+                copy_strip_row(out, src, cols);
             } else {
                 for (size_t j = 0; j < cols; ++j) out[j] = src[(ptrdiff_t)j * g->b_col];
             }
@@ -75,33 +99,44 @@ static void pack_a_strips(const gemm_call *g, size_t i0, size_t rows, size_t p0,
 {
     const size_t mr = (size_t)g->path->mr;
     for (size_t r0 = 0; r0 < rows; r0 += mr) {
-        size_t live = rows - r0 < mr ? rows - r0 : mr;
+        size_t live = min_size(rows - r0, mr);
         const float *src = g->a + (ptrdiff_t)(i0 + r0) * g->a_row + (ptrdiff_t)p0 * g->a_col;
-        for (size_t p = 0; p < kc; ++p) {
-            const float *col = src + (ptrdiff_t)p * g->a_col;
-            float *out = dst + p * mr;
-            for (size_t r = 0; r < live; ++r) out[r] = col[(ptrdiff_t)r * g->a_row];
-            for (size_t r = live; r < mr; ++r) out[r] = 0.0f;
+        if (g->a_col == 1) {
+            /* Row-major A: read each row in order, write it down the strip (in L1). */
+            for (size_t r = 0; r < live; ++r) {
+                const float *row = src + (ptrdiff_t)r * g->a_row;
+                for (size_t p = 0; p < kc; ++p) dst[p * mr + r] = row[p];
+            }
+            for (size_t r = live; r < mr; ++r)
+                for (size_t p = 0; p < kc; ++p) dst[p * mr + r] = 0.0f;
+        } else {
+            for (size_t p = 0; p < kc; ++p) {
+                const float *col = src + (ptrdiff_t)p * g->a_col;
+                float *out = dst + p * mr;
+                for (size_t r = 0; r < live; ++r) out[r] = col[(ptrdiff_t)r * g->a_row];
+                for (size_t r = live; r < mr; ++r) out[r] = 0.0f;
+            }
         }
         dst += kc * mr;
     }
 }
 
-static float *packed_b_block(const gemm_call *g, size_t kb)
+static size_t packed_block_offset(size_t b_strips, size_t nr, size_t kb)
 {
-    return g->packed_b + kb * SB_KC * g->b_strips * (size_t)g->path->nr;
+    return kb * SB_KC * b_strips * nr;
 }
 
 static void pack_b_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const gemm_call *g = ctx;
+    const size_t nr = (size_t)g->path->nr;
     size_t groups = ceil_div(g->b_strips, SB_PACK_STRIPS);
     size_t kb = chunk / groups;
     size_t strip0 = (chunk % groups) * SB_PACK_STRIPS;
-    size_t strip_end = strip0 + SB_PACK_STRIPS < g->b_strips ? strip0 + SB_PACK_STRIPS : g->b_strips;
-    size_t kc = k_block_depth(g, kb);
-    float *dst = packed_b_block(g, kb) + strip0 * kc * (size_t)g->path->nr;
+    size_t strip_end = min_size(strip0 + SB_PACK_STRIPS, g->b_strips);
+    size_t kc = k_block_depth(g->k, kb);
+    float *dst = (float *)g->packed_b + packed_block_offset(g->b_strips, nr, kb) + strip0 * kc * nr;
     pack_b_strips(g, kb * SB_KC, kc, strip0, strip_end, dst);
 }
 
@@ -110,11 +145,10 @@ static int is_nan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
 /* Exact mode stores one NaN: the quiet NaN 0x7FC00000. */
 static void canonicalize_nans(float *c, ptrdiff_t ldc, size_t rows, size_t cols)
 {
-    const uint32_t canonical = 0x7fc00000u;
     for (size_t i = 0; i < rows; ++i) {
         uint32_t *row = (uint32_t *)(void *)(c + (ptrdiff_t)i * ldc);
         for (size_t j = 0; j < cols; ++j)
-            if (is_nan_bits(row[j])) row[j] = canonical;
+            if (is_nan_bits(row[j])) row[j] = 0x7fc00000u;
     }
 }
 
@@ -125,43 +159,114 @@ static void copy_tile(const float *src, ptrdiff_t lds, float *dst, ptrdiff_t ldd
         memcpy(dst + (ptrdiff_t)i * ldd, src + (ptrdiff_t)i * lds, cols * sizeof(float));
 }
 
+/* Per-thread scratch: packed A block, a packed B edge (strips of B read in
+ * place that are too narrow), and an edge output buffer. */
+typedef struct { float *packed_a, *edge_b, *edge_c; } scratch_layout;
+
+static size_t edge_b_floats(const sb_path_desc *p) { return (size_t)SB_KC * p->row_strips * p->nr; }
+
+static size_t scratch_floats_for(const sb_path_desc *p)
+{
+    size_t floats = (size_t)p->mc * SB_KC + edge_b_floats(p) + (size_t)p->mr * p->nr +
+                    (size_t)p->row_strips * p->nr;
+    return (floats + 15) & ~(size_t)15;   /* keep each thread's part 64-byte aligned */
+}
+
+static scratch_layout scratch_for(const gemm_call *g, int thread_index)
+{
+    scratch_layout s;
+    s.packed_a = g->scratch + (size_t)thread_index * g->scratch_floats;
+    s.edge_b = s.packed_a + (size_t)g->path->mc * SB_KC;
+    s.edge_c = s.edge_b + edge_b_floats(g->path);
+    return s;
+}
+
 static void compute_tile(void *ctx, size_t chunk, int thread_index)
 {
     const gemm_call *g = ctx;
     const size_t mr = (size_t)g->path->mr, nr = (size_t)g->path->nr;
-    const size_t mc = (size_t)g->path->mc, nc = (size_t)g->path->nc;
+    const size_t mc = (size_t)g->path->mc, nc = g->nc;
     /* Tiles that share B columns are adjacent chunks, so concurrent threads
-     * read the same packed B strips. */
+     * read the same B strips. */
     size_t tile_n = chunk / g->tiles_m, tile_m = chunk % g->tiles_m;
-    size_t i0 = tile_m * mc, rows = g->m - i0 < mc ? g->m - i0 : mc;
-    size_t j0 = tile_n * nc, cols = g->n - j0 < nc ? g->n - j0 : nc;
-    float *packed_a = g->scratch + (size_t)thread_index * g->scratch_floats;
-    float *edge = packed_a + mc * SB_KC;
+    size_t i0 = tile_m * mc, rows = min_size(g->m - i0, mc);
+    size_t j0 = tile_n * nc, cols = min_size(g->n - j0, nc);
+    scratch_layout s = scratch_for(g, thread_index);
 
     for (size_t kb = 0; kb < g->k_blocks; ++kb) {
-        size_t kc = k_block_depth(g, kb);
+        size_t kc = k_block_depth(g->k, kb);
         int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
-        pack_a_strips(g, i0, rows, kb * SB_KC, kc, packed_a);
-        const float *b_block = packed_b_block(g, kb);
+        pack_a_strips(g, i0, rows, kb * SB_KC, kc, s.packed_a);
         for (size_t jj = 0; jj < cols; jj += nr) {
-            const float *bp = b_block + ((j0 + jj) / nr) * kc * nr;
-            size_t live_cols = cols - jj < nr ? cols - jj : nr;
+            size_t strip = (j0 + jj) / nr;
+            size_t live_cols = min_size(cols - jj, nr);
+            const float *bp;
+            ptrdiff_t b_step;
+            if (g->packed_b) {
+                bp = g->packed_b + packed_block_offset(g->b_strips, nr, kb) + strip * kc * nr;
+                b_step = (ptrdiff_t)nr;
+            } else if (live_cols == nr) {
+                bp = g->b + (ptrdiff_t)(kb * SB_KC) * g->b_row + (ptrdiff_t)(j0 + jj);
+                b_step = g->b_row;
+            } else {   /* the ragged last strip of B read in place: pack it */
+                pack_b_strips(g, kb * SB_KC, kc, strip, strip + 1, s.edge_b);
+                bp = s.edge_b;
+                b_step = (ptrdiff_t)nr;
+            }
             for (size_t ii = 0; ii < rows; ii += mr) {
-                const float *ap = packed_a + (ii / mr) * kc * mr;
-                size_t live_rows = rows - ii < mr ? rows - ii : mr;
+                const float *ap = s.packed_a + (ii / mr) * kc * mr;
+                size_t live_rows = min_size(rows - ii, mr);
                 float *cp = g->c + (ptrdiff_t)(i0 + ii) * g->ldc + (ptrdiff_t)(j0 + jj);
                 if (live_rows == mr && live_cols == nr) {
-                    g->ukernel(kc, ap, bp, cp, g->ldc, accumulate);
-                } else {
-                    /* Ragged edge: the full kernel on a scratch tile. */
-                    if (accumulate) copy_tile(cp, g->ldc, edge, (ptrdiff_t)nr, live_rows, live_cols);
-                    g->ukernel(kc, ap, bp, edge, (ptrdiff_t)nr, accumulate);
-                    copy_tile(edge, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
+                    g->ukernel(kc, ap, bp, b_step, cp, g->ldc, accumulate);
+                } else {   /* ragged edge: the full kernel on a scratch tile */
+                    if (accumulate) copy_tile(cp, g->ldc, s.edge_c, (ptrdiff_t)nr, live_rows, live_cols);
+                    g->ukernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
+                    copy_tile(s.edge_c, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
                 }
                 if (last && g->exact) canonicalize_nans(cp, g->ldc, live_rows, live_cols);
             }
         }
     }
+}
+
+/* One row of A: a chunk is ROW_GROUPS_PER_CHUNK groups of row_strips strips. */
+#define ROW_GROUPS_PER_CHUNK 4
+
+static void compute_row_group(const gemm_call *g, size_t j0, scratch_layout s)
+{
+    const size_t nr = (size_t)g->path->nr;
+    const size_t live = min_size(g->n - j0, g->row_cols);
+    float *out = live == g->row_cols ? g->c + j0 : s.edge_c;
+
+    if (!g->packed_b && live == g->row_cols) {   /* B in place, whole k at once */
+        g->row_kernel(g->k, g->a, g->a_col, g->b + j0, g->b_row, (ptrdiff_t)nr, out, 0);
+    } else {
+        for (size_t kb = 0; kb < g->k_blocks; ++kb) {
+            size_t kc = k_block_depth(g->k, kb);
+            const float *bp;
+            if (g->packed_b) {
+                bp = g->packed_b + packed_block_offset(g->b_strips, nr, kb) + (j0 / nr) * kc * nr;
+            } else {
+                pack_b_strips(g, kb * SB_KC, kc, j0 / nr, j0 / nr + (size_t)g->path->row_strips,
+                              s.edge_b);
+                bp = s.edge_b;
+            }
+            g->row_kernel(kc, g->a + (ptrdiff_t)(kb * SB_KC) * g->a_col, g->a_col, bp,
+                          (ptrdiff_t)nr, (ptrdiff_t)(kc * nr), out, kb > 0);
+        }
+        if (out == s.edge_c) memcpy(g->c + j0, s.edge_c, live * sizeof(float));
+    }
+    if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, live);
+}
+
+static void compute_row_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    const gemm_call *g = ctx;
+    scratch_layout s = scratch_for(g, thread_index);
+    size_t j_end = min_size(g->n, (chunk + 1) * ROW_GROUPS_PER_CHUNK * g->row_cols);
+    for (size_t j0 = chunk * ROW_GROUPS_PER_CHUNK * g->row_cols; j0 < j_end; j0 += g->row_cols)
+        compute_row_group(g, j0, s);
 }
 
 static void fill_zero(float *c, ptrdiff_t ldc, size_t m, size_t n)
@@ -176,62 +281,145 @@ static int mul_overflows(size_t a, size_t b, size_t *out)
     return 0;
 }
 
-int sb_sgemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
-             const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
-             const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
-             float *c, ptrdiff_t ldc)
+static int packed_bytes(const sb_path_desc *path, size_t k, size_t n, size_t *bytes)
+{
+    size_t floats;
+    if (mul_overflows(packed_strips(path, n) * (size_t)path->nr, k, &floats)) return 1;
+    return mul_overflows(floats, sizeof(float), bytes);
+}
+
+size_t sb_packed_b_bytes(int path, size_t k, size_t n)
+{
+    size_t bytes;
+    if (!sb_path_built(path) || packed_bytes(sb_path_get(path), k, n, &bytes)) return 0;
+    return bytes;
+}
+
+/* Tile width: the path's NC, narrowed when C has few tile rows so that the
+ * product still has MIN_TILE_CHUNKS chunks to share out. A function of the
+ * path and the shape only, never of the thread count. */
+#define MIN_TILE_CHUNKS 8
+
+static size_t tile_width(const sb_path_desc *path, size_t m, size_t n)
+{
+    const size_t nr = (size_t)path->nr, tiles_m = ceil_div(m, (size_t)path->mc);
+    if (tiles_m == 0 || tiles_m >= MIN_TILE_CHUNKS) return (size_t)path->nc;
+    size_t columns_wanted = ceil_div(MIN_TILE_CHUNKS, tiles_m);
+    size_t width = ceil_div(ceil_div(n, columns_wanted), nr) * nr;
+    if (width < 4 * nr) width = 4 * nr;
+    return width < (size_t)path->nc ? width : (size_t)path->nc;
+}
+
+static void init_call(gemm_call *g, int path, int mode, size_t m, size_t n, size_t k)
+{
+    memset(g, 0, sizeof *g);
+    g->path = sb_path_get(path);
+    g->exact = mode == SB_MODE_EXACT;
+    g->ukernel = g->exact ? g->path->exact : g->path->fast;
+    g->row_kernel = g->exact ? g->path->row_exact : g->path->row_fast;
+    g->m = m, g->n = n, g->k = k;
+    g->b_strips = packed_strips(g->path, n);
+    g->k_blocks = ceil_div(k, SB_KC);
+    g->tiles_m = ceil_div(m, (size_t)g->path->mc);
+    g->nc = tile_width(g->path, m, n);
+    g->tiles_n = ceil_div(n, g->nc);
+    g->row_cols = (size_t)g->path->row_strips * (size_t)g->path->nr;
+    g->scratch_floats = scratch_floats_for(g->path);
+}
+
+static void pack_b_parallel(gemm_call *g, int max_threads)
+{
+    size_t chunks = g->k_blocks * ceil_div(g->b_strips, SB_PACK_STRIPS);
+    double ns = (double)g->k * (double)g->b_strips * (double)g->path->nr * NS_PER_PACKED;
+    sb_parallel_run(sb_pool_threads_for(max_threads, ns, chunks), chunks, pack_b_chunk, g);
+}
+
+int sb_pack_b(int path, int max_threads, size_t k, size_t n, const float *b, ptrdiff_t b_row,
+              ptrdiff_t b_col, void *packed, size_t packed_size)
+{
+    if (max_threads < 1) return SB_ERR_ARGUMENT;
+    if (!sb_path_supported(path)) return SB_ERR_PATH;
+    if (packed_size < sb_packed_b_bytes(path, k, n)) return SB_ERR_ARGUMENT;
+    if (k == 0 || n == 0) return SB_OK;
+    if (!b || !packed) return SB_ERR_ARGUMENT;
+    gemm_call g;
+    init_call(&g, path, SB_MODE_FAST, 0, n, k);
+    g.b = b, g.b_row = b_row, g.b_col = b_col;
+    g.packed_b = packed;
+    pack_b_parallel(&g, max_threads);
+    return SB_OK;
+}
+
+static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                    const float *b, ptrdiff_t b_row, ptrdiff_t b_col, const void *prepacked,
+                    float *c, ptrdiff_t ldc)
 {
     if (mode != SB_MODE_FAST && mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
     if (max_threads < 1) return SB_ERR_ARGUMENT;
     if (!sb_path_supported(path)) return SB_ERR_PATH;
     if (m == 0 || n == 0) return SB_OK;
-    if (!c || (k > 0 && (!a || !b))) return SB_ERR_ARGUMENT;
+    if (!c || (k > 0 && (!a || (!b && !prepacked)))) return SB_ERR_ARGUMENT;
     if (k == 0) {
         fill_zero(c, ldc, m, n);
         return SB_OK;
     }
 
-    gemm_call g = {0};
-    g.path = sb_path_get(path);
-    g.exact = mode == SB_MODE_EXACT;
-    g.ukernel = g.exact ? g.path->exact : g.path->fast;
-    g.m = m, g.n = n, g.k = k;
+    gemm_call g;
+    init_call(&g, path, mode, m, n, k);
     g.a = a, g.a_row = a_row, g.a_col = a_col;
     g.b = b, g.b_row = b_row, g.b_col = b_col;
     g.c = c, g.ldc = ldc;
-    const size_t nr = (size_t)g.path->nr, mr = (size_t)g.path->mr;
-    g.b_strips = ceil_div(n, nr);
-    g.k_blocks = ceil_div(k, SB_KC);
-    g.tiles_m = ceil_div(m, (size_t)g.path->mc);
-    g.tiles_n = ceil_div(n, (size_t)g.path->nc);
-    g.scratch_floats = (size_t)g.path->mc * SB_KC + mr * nr + 16; /* 16 keeps 64-byte alignment */
 
-    size_t packed_floats, packed_bytes;
-    if (mul_overflows(g.b_strips * nr, k, &packed_floats) ||
-        mul_overflows(packed_floats, sizeof(float), &packed_bytes))
-        return SB_ERR_NO_MEMORY;
+    size_t b_bytes;
+    if (packed_bytes(g.path, k, n, &b_bytes)) return SB_ERR_NO_MEMORY;
+    int in_place = !prepacked && b_col == 1 && g.tiles_m == 1;
+    int single_row = m == 1;
 
-    size_t pack_chunks = g.k_blocks * ceil_div(g.b_strips, SB_PACK_STRIPS);
-    size_t tiles = g.tiles_m * g.tiles_n;
-    double pack_ns = (double)packed_floats * NS_PER_PACKED;
-    double tile_ns = (double)m * (double)n * (double)k * NS_PER_MULADD +
-                     (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED;
-    int pack_threads = sb_pool_threads_for(max_threads, pack_ns, pack_chunks);
-    int tile_threads = sb_pool_threads_for(max_threads, tile_ns, tiles);
+    size_t chunks = single_row ? ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols)
+                               : g.tiles_m * g.tiles_n;
+    double ns = single_row
+                    ? (double)n * (double)k * NS_PER_PACKED
+                    : (double)m * (double)n * (double)k * NS_PER_MULADD +
+                          (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED;
+    int threads = sb_pool_threads_for(max_threads, ns, chunks);
 
-    g.packed_b = sb_alloc_aligned(packed_bytes);
-    size_t scratch_bytes = (size_t)tile_threads * g.scratch_floats * sizeof(float);
-    g.scratch = sb_alloc_aligned(scratch_bytes);
-    if (!g.packed_b || !g.scratch) {
-        sb_free_aligned(g.packed_b);
-        sb_free_aligned(g.scratch);
+    float *own_packed = NULL;
+    if (prepacked) {
+        g.packed_b = prepacked;
+    } else if (!in_place) {
+        own_packed = sb_alloc_aligned(b_bytes);
+        if (!own_packed) return SB_ERR_NO_MEMORY;
+        g.packed_b = own_packed;
+    }
+    g.scratch = sb_alloc_aligned((size_t)threads * g.scratch_floats * sizeof(float));
+    if (!g.scratch) {
+        sb_free_aligned(own_packed);
         return SB_ERR_NO_MEMORY;
     }
 
-    sb_parallel_run(pack_threads, pack_chunks, pack_b_chunk, &g);
-    sb_parallel_run(tile_threads, tiles, compute_tile, &g);
+    if (own_packed) pack_b_parallel(&g, max_threads);
+    sb_parallel_run(threads, chunks, single_row ? compute_row_chunk : compute_tile, &g);
 
-    sb_free_aligned(g.packed_b);
+    sb_free_aligned(own_packed);
     sb_free_aligned(g.scratch);
     return SB_OK;
+}
+
+int sb_sgemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+             const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+             const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+             float *c, ptrdiff_t ldc)
+{
+    return run_gemm(path, mode, max_threads, m, n, k, a, a_row, a_col, b, b_row, b_col, NULL,
+                    c, ldc);
+}
+
+int sb_sgemm_packed(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const void *packed_b,
+                    float *c, ptrdiff_t ldc)
+{
+    if (!packed_b && k > 0 && m > 0 && n > 0) return SB_ERR_ARGUMENT;
+    return run_gemm(path, mode, max_threads, m, n, k, a, a_row, a_col, NULL, 0, 0, packed_b,
+                    c, ldc);
 }

@@ -44,6 +44,19 @@ int sb_sgemm(int path, int mode, int max_threads,
              const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
              float *c, ptrdiff_t ldc);
 
+/* Prepacked B (the weights of a linear layer): sb_pack_b writes B (k x n)
+ * in the packed layout of `path` into `packed` (at least sb_packed_b_bytes
+ * bytes, 64-byte aligned is best); sb_sgemm_packed then multiplies by it with
+ * the same bits as sb_sgemm on the unpacked B, on that path only. */
+size_t sb_packed_b_bytes(int path, size_t k, size_t n);  /* 0 if the path is not built */
+int sb_pack_b(int path, int max_threads, size_t k, size_t n,
+              const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+              void *packed, size_t packed_size);
+int sb_sgemm_packed(int path, int mode, int max_threads,
+                    size_t m, size_t n, size_t k,
+                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                    const void *packed_b, float *c, ptrdiff_t ldc);
+
 /* The exact-mode definition as a plain triple loop: the reference the tests
  * compare every path against. Slow on purpose. */
 int sb_sgemm_naive(size_t m, size_t n, size_t k,

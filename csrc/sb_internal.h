@@ -5,22 +5,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Microkernel contract. ap is an MR-row strip of packed A (element (p, r) at
- * p*MR + r) and bp an NR-column strip of packed B (element (p, j) at p*NR + j),
- * both kc deep. The kernel updates the full MR x NR tile at c (row stride
- * ldc): it starts from +0 when accumulate is 0, else from the values in c,
- * and adds the kc products of each output in increasing p. */
-typedef void (*sb_ukernel_fn)(size_t kc, const float *ap, const float *bp,
+/* Tile microkernel. ap is an MR-row strip of packed A (element (p, r) at
+ * p*MR + r); bp holds kc rows of NR values of B, row p at bp + p*b_step
+ * (b_step is NR for a packed strip, the row stride for B read in place). The
+ * kernel updates the full MR x NR tile at c (row stride ldc): it starts from
+ * +0 when accumulate is 0, else from the values in c, and adds the kc
+ * products of each output in increasing p. */
+typedef void (*sb_ukernel_fn)(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
                               float *c, ptrdiff_t ldc, int accumulate);
+
+/* Row microkernel for a product with one row of A (matrix-vector): the
+ * 1 x (ROW_STRIPS*NR) outputs at c (contiguous) of A values a[p*a_step] and
+ * ROW_STRIPS strips of B, strip s row p at bp + s*strip_step + p*b_step. Same
+ * accumulate rule and the same per-output order and operations as the tile
+ * kernel, hence the same bits. */
+typedef void (*sb_row_kernel_fn)(size_t kc, const float *a, ptrdiff_t a_step, const float *bp,
+                                 ptrdiff_t b_step, ptrdiff_t strip_step, float *c,
+                                 int accumulate);
 
 /* One ISA path: the only thing the framework knows about it. */
 typedef struct {
     const char *name;
     int mr, nr;              /* register tile */
     int mc, nc;              /* cache tile: one chunk of compute work */
+    int row_strips;          /* B strips per row-kernel call */
     int fused;               /* fast mode uses fused multiply-add */
     sb_ukernel_fn exact;     /* null when the path is not built */
     sb_ukernel_fn fast;
+    sb_row_kernel_fn row_exact;
+    sb_row_kernel_fn row_fast;
     int (*supported)(void);  /* can this CPU run it */
 } sb_path_desc;
 

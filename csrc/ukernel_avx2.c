@@ -10,6 +10,7 @@
 typedef __m256 vec_t;
 #define UKR_MR 6
 #define UKR_NR 16
+#define UKR_ROW_STRIPS 4
 #define UKR_LANES 8
 #define vec_load(p) _mm256_loadu_ps(p)
 #define vec_store(p, v) _mm256_storeu_ps((p), (v))
@@ -22,10 +23,7 @@ typedef __m256 vec_t;
 
 UKR_DEFINE(avx2, 1)
 
-const sb_path_desc sb_path_avx2 = {
-    "avx2", UKR_MR, UKR_NR, 96, 256, 1,
-    sb_ukr_avx2_exact, sb_ukr_avx2_fast, sb_cpu_has_avx2_fma,
-};
+const sb_path_desc sb_path_avx2 = UKR_PATH_ENTRY(avx2, 48, 1024, 1, sb_cpu_has_avx2_fma);
 #else
-const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

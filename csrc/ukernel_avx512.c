@@ -10,6 +10,7 @@
 typedef __m512 vec_t;
 #define UKR_MR 12
 #define UKR_NR 32
+#define UKR_ROW_STRIPS 4
 #define UKR_LANES 16
 #define vec_load(p) _mm512_loadu_ps(p)
 #define vec_store(p, v) _mm512_storeu_ps((p), (v))
@@ -22,10 +23,7 @@ typedef __m512 vec_t;
 
 UKR_DEFINE(avx512, 1)
 
-const sb_path_desc sb_path_avx512 = {
-    "avx512", UKR_MR, UKR_NR, 96, 256, 1,
-    sb_ukr_avx512_exact, sb_ukr_avx512_fast, sb_cpu_has_avx512f,
-};
+const sb_path_desc sb_path_avx512 = UKR_PATH_ENTRY(avx512, 96, 256, 1, sb_cpu_has_avx512f);
 #else
-const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

@@ -8,6 +8,7 @@
 typedef float32x4_t vec_t;
 #define UKR_MR 8
 #define UKR_NR 12
+#define UKR_ROW_STRIPS 2
 #define UKR_LANES 4
 #define vec_load(p) vld1q_f32(p)
 #define vec_store(p, v) vst1q_f32((p), (v))
@@ -22,10 +23,7 @@ UKR_DEFINE(neon, 1)
 
 static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
 
-const sb_path_desc sb_path_neon = {
-    "neon", UKR_MR, UKR_NR, 96, 252, 1,
-    sb_ukr_neon_exact, sb_ukr_neon_fast, neon_supported,
-};
+const sb_path_desc sb_path_neon = UKR_PATH_ENTRY(neon, 96, 252, 1, neon_supported);
 #else
-const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

@@ -9,6 +9,7 @@
 typedef float vec_t;
 #define UKR_MR 4
 #define UKR_NR 4
+#define UKR_ROW_STRIPS 2
 #define UKR_LANES 1
 #define vec_load(p) (*(p))
 #define vec_store(p, v) (*(p) = (v))
@@ -23,7 +24,4 @@ UKR_DEFINE(scalar, 0)
 
 static int scalar_supported(void) { return 1; }
 
-const sb_path_desc sb_path_scalar = {
-    "scalar", UKR_MR, UKR_NR, 64, 256, 0,
-    sb_ukr_scalar_exact, sb_ukr_scalar_fast, scalar_supported,
-};
+const sb_path_desc sb_path_scalar = UKR_PATH_ENTRY(scalar, 64, 256, 0, scalar_supported);

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._info import __version__, info
 from ._matmul import matmul
+from ._packed import PackedMatrix, pack
 from ._paths import path, paths, use_path
 
-__all__ = ["__version__", "info", "matmul", "path", "paths", "use_path"]
+__all__ = ["PackedMatrix", "__version__", "info", "matmul", "pack", "path", "paths", "use_path"]

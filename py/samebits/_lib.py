@@ -46,11 +46,47 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 LIBRARY_PATH = _library_path()
-# The library fast mode calls. Natively it is `lib`. In WebAssembly it may be a
-# second side module built with relaxed SIMD (fused multiply-add), loaded
-# where the engine accepts it; exact mode always uses `lib`.
-fast_lib = lib
-FAST_LIBRARY_PATH = LIBRARY_PATH
+
+# The relaxed-SIMD side module of the Pyodide wheel (see wasm/README.md). Its
+# name has no ".so" so that pyodide.loadPackage does not load it: an engine
+# without relaxed SIMD rejects the whole module.
+FAST_LIBRARY_NAME = "libsamebits-relaxed.wasm"
+
+
+def _load_fast() -> tuple[ctypes.CDLL, str, str | None]:
+    """(library for fast mode, its path, why it is the plain one or None).
+
+    Natively, and wherever the relaxed module cannot be used, fast mode runs
+    on `lib`. In WebAssembly the relaxed module is opened locally (RTLD_LOCAL:
+    its exports never shadow lib's). ctypes compiles it synchronously, which
+    Node and Web Workers always allow; a browser's main thread refuses only
+    large modules, and a page may also load it beforehand with
+    pyodide._api.loadDynlib(path, false). Any failure falls back to `lib`.
+    SAMEBITS_WASM_RELAXED=0 forces the fallback.
+    """
+    if sys.platform != "emscripten":
+        return lib, LIBRARY_PATH, None
+    if os.environ.get("SAMEBITS_WASM_RELAXED", "1").strip().lower() in ("0", "no", "off", "false"):
+        return lib, LIBRARY_PATH, "SAMEBITS_WASM_RELAXED=0"
+    path = os.path.join(os.path.dirname(LIBRARY_PATH), FAST_LIBRARY_NAME)
+    if not os.path.isfile(path):
+        return lib, LIBRARY_PATH, f"no {FAST_LIBRARY_NAME} beside {LIBRARY_PATH}"
+    try:
+        fast = ctypes.CDLL(path)
+        fast.sb_path_count.restype = ctypes.c_int
+        lib.sb_path_count.restype = ctypes.c_int
+        if fast.sb_path_count() != lib.sb_path_count():
+            return lib, LIBRARY_PATH, f"{FAST_LIBRARY_NAME} is of another build"
+    except Exception as exc:  # no relaxed SIMD in this engine, refused compile, ...
+        return lib, LIBRARY_PATH, f"{FAST_LIBRARY_NAME} did not load: {exc}"
+    return fast, path, None
+
+
+# The library fast mode calls: `lib` natively; in WebAssembly the relaxed-SIMD
+# module (fused multiply-add) where the engine accepts it. Exact mode always
+# uses `lib`. FAST_LIBRARY_NOTE says why fast mode fell back to `lib` (None
+# when it did not, and natively).
+fast_lib, FAST_LIBRARY_PATH, FAST_LIBRARY_NOTE = _load_fast()
 
 _p = ctypes.c_void_p
 _size = ctypes.c_size_t
@@ -83,6 +119,16 @@ _declare("sb_build_info", [], ctypes.c_char_p)
 #              const float *b, ptrdiff_t b_row, ptrdiff_t b_col, float *c, ptrdiff_t ldc);
 _declare("sb_sgemm", [_int, _int, _int, _size, _size, _size,
                       _p, _diff, _diff, _p, _diff, _diff, _p, _diff], _int)
+# size_t sb_packed_b_bytes(int path, size_t k, size_t n);
+_declare("sb_packed_b_bytes", [_int, _size, _size], _size)
+# int sb_pack_b(int path, int max_threads, size_t k, size_t n, const float *b, ptrdiff_t b_row,
+#               ptrdiff_t b_col, void *packed, size_t packed_size);
+_declare("sb_pack_b", [_int, _int, _size, _size, _p, _diff, _diff, _p, _size], _int)
+# int sb_sgemm_packed(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+#                     const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const void *packed_b,
+#                     float *c, ptrdiff_t ldc);
+_declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _diff, _p, _p,
+                             _diff], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);

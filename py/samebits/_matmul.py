@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _lib, _operands, _paths, _threads
+from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
 
@@ -23,7 +24,8 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
     a, b
         float32 matrices: numpy arrays with any strides (row-padded and
         transposed views are read in place; other layouts may be copied), or,
-        without numpy, 2-D buffer-protocol objects of format 'f'.
+        without numpy, 2-D buffer-protocol objects of format 'f'. ``b`` may
+        also be a PackedMatrix from ``samebits.pack`` (same bits).
     mode
         ``"exact"``: every output is the sum of its k products in increasing
         order from +0, each product and sum rounded to float32, no fused
@@ -48,18 +50,32 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
     nthreads = _threads.resolve_threads(threads)
     path = _paths.active_path_index()
     ma = _operands.as_input(a, "a")
-    mb = _operands.as_input(b, "b")
-    if ma.cols != mb.rows:
-        raise ValueError(f"matmul: shapes {ma.shape} and {mb.shape} are not aligned "
-                         f"(a has {ma.cols} columns, b has {mb.rows} rows)")
-    m, n, k = ma.rows, mb.cols, ma.cols
-    numpy_result = _operands.is_numpy(a) or _operands.is_numpy(b)
-    output = _operands.Output(out, m, n, numpy_result, [(a, ma), (b, mb)], "matmul")
+    packed = b if isinstance(b, PackedMatrix) else None
+    if packed is not None:
+        if packed.path != _paths.path():
+            raise ValueError(f"matmul: b was packed for path {packed.path!r} but the active "
+                             f"path is {_paths.path()!r}; pack it again under this path")
+        b_shape, b_inputs = packed.shape, []
+    else:
+        mb = _operands.as_input(b, "b")
+        b_shape, b_inputs = mb.shape, [(b, mb)]
+    if ma.cols != b_shape[0]:
+        raise ValueError(f"matmul: shapes {ma.shape} and {b_shape} are not aligned "
+                         f"(a has {ma.cols} columns, b has {b_shape[0]} rows)")
+    m, n, k = ma.rows, b_shape[1], ma.cols
+    numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
+                                             else packed._numpy_source)
+    output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")
     mc = output.matrix
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
-    status = library.sb_sgemm(path, code, nthreads, m, n, k,
-                               ma.ptr, ma.row_stride, ma.col_stride,
-                               mb.ptr, mb.row_stride, mb.col_stride,
-                               mc.ptr, mc.row_stride)
+    if packed is not None:
+        status = library.sb_sgemm_packed(path, code, nthreads, m, n, k,
+                                         ma.ptr, ma.row_stride, ma.col_stride,
+                                         packed.address, mc.ptr, mc.row_stride)
+    else:
+        status = library.sb_sgemm(path, code, nthreads, m, n, k,
+                                  ma.ptr, ma.row_stride, ma.col_stride,
+                                  mb.ptr, mb.row_stride, mb.col_stride,
+                                  mc.ptr, mc.row_stride)
     _lib.check_status(status, "matmul")
     return output.finish()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 try:
@@ -21,17 +20,20 @@ FLOAT_FORMATS = {"f", "=f", "@f", "<f" if sys.byteorder == "little" else ">f"}
 ITEM = 4
 
 
-@dataclass
 class Matrix:
     """A 2-D float32 operand as the C library sees it."""
 
-    ptr: int
-    rows: int
-    cols: int
-    row_stride: int   # in elements
-    col_stride: int   # in elements
-    keep: Any         # the object that owns the memory, kept alive for the call
-    zero_copy: bool   # ptr points into the caller's memory
+    __slots__ = ("ptr", "rows", "cols", "row_stride", "col_stride", "keep", "zero_copy")
+
+    def __init__(self, ptr: int, rows: int, cols: int, row_stride: int, col_stride: int,
+                 keep: Any, zero_copy: bool) -> None:
+        self.ptr = ptr                  # address of element (0, 0)
+        self.rows = rows
+        self.cols = cols
+        self.row_stride = row_stride    # in elements
+        self.col_stride = col_stride    # in elements
+        self.keep = keep                # the object that owns the memory, alive for the call
+        self.zero_copy = zero_copy      # ptr points into the caller's memory
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -48,20 +50,34 @@ class Matrix:
         return (lo, hi + ITEM)
 
 
+_FLOAT32 = np.dtype(np.float32) if np is not None else None
+_char_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
 def is_numpy(x: Any) -> bool:
     return np is not None and isinstance(x, np.ndarray)
 
 
+def numpy_address(x: "np.ndarray") -> int:
+    """Address of x's first element. ndarray.ctypes.data costs microseconds, so
+    writable C-contiguous arrays (the common case) go through ctypes.from_buffer."""
+    if x.flags.c_contiguous and x.flags.writeable and x.size:
+        return _addressof(_char_from_buffer(x))
+    return x.ctypes.data
+
+
 def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
-    if x.dtype != np.float32:
+    if x.dtype is not _FLOAT32 and x.dtype != _FLOAT32:
         raise TypeError(f"{name} must have dtype float32, got {x.dtype}")
     if x.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {x.shape}")
     rows, cols = x.shape
-    if x.strides[0] % ITEM or x.strides[1] % ITEM or not x.flags.aligned:
+    row_bytes, col_bytes = x.strides
+    if row_bytes % ITEM or col_bytes % ITEM or not x.flags.aligned:
         x = np.array(x, order="C", copy=True)   # a fresh, aligned copy the C side can read
-        return Matrix(x.ctypes.data, rows, cols, cols, 1, x, False)
-    return Matrix(x.ctypes.data, rows, cols, x.strides[0] // ITEM, x.strides[1] // ITEM, x, True)
+        return Matrix(numpy_address(x), rows, cols, cols, 1, x, False)
+    return Matrix(numpy_address(x), rows, cols, row_bytes // ITEM, col_bytes // ITEM, x, True)
 
 
 def _float_view(x: Any, name: str) -> memoryview:
@@ -132,7 +148,7 @@ class Output:
         if out is None:
             if numpy_result:
                 self.result = np.empty((m, n), dtype=np.float32)
-                self.matrix = Matrix(self.result.ctypes.data, m, n, n, 1, self.result, True)
+                self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result, True)
             else:
                 storage = (ctypes.c_float * n * m)()
                 view = memoryview(storage)
@@ -149,11 +165,11 @@ class Output:
                 raise ValueError(f"{what}: out is read-only")
             direct = out.strides[1] == ITEM and out.strides[0] % ITEM == 0 and out.flags.aligned
             if direct or m * n == 0:
-                self.matrix = Matrix(out.ctypes.data, m, n,
+                self.matrix = Matrix(numpy_address(out), m, n,
                                      out.strides[0] // ITEM if direct else n, 1, out, True)
             else:  # the kernels write unit-stride rows: go through a temporary
                 temp = np.empty((m, n), dtype=np.float32)
-                self.matrix = Matrix(temp.ctypes.data, m, n, n, 1, temp, True)
+                self.matrix = Matrix(numpy_address(temp), m, n, n, 1, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
         else:
             view = _float_view(out, f"{what}: out")

@@ -44,27 +44,35 @@ def path_index(name: str) -> int:
     return index
 
 
-def _env_path() -> str | None:
+def _default_path() -> tuple[str | None, str | None]:
+    """(path, error): SAMEBITS_PATH, read once at import, else the fastest path."""
     value = os.environ.get("SAMEBITS_PATH", "").strip()
     if not value:
-        return None
+        return ALL_PATHS[lib.sb_path_best()], None
     try:
         path_index(value)
     except ValueError as err:
-        raise ValueError(f"SAMEBITS_PATH={value!r}: {err}") from None
-    return value
+        return None, f"SAMEBITS_PATH={value!r}: {err}"
+    return value, None
+
+
+_DEFAULT, _DEFAULT_ERROR = _default_path()
+_INDEX = {name: i for i, name in enumerate(ALL_PATHS)}
 
 
 def path() -> str:
-    """The active path: use_path(), else SAMEBITS_PATH, else the fastest one."""
+    """The active path: use_path(), else SAMEBITS_PATH (read at import), else the fastest."""
     forced = _forced.get()
     if forced is not None:
         return forced
-    return _env_path() or ALL_PATHS[lib.sb_path_best()]
+    if _DEFAULT_ERROR:
+        raise ValueError(_DEFAULT_ERROR)
+    return _DEFAULT
 
 
 def active_path_index() -> int:
-    return path_index(path())
+    """Index of the active path; use_path and SAMEBITS_PATH were checked already."""
+    return _INDEX[path()]
 
 
 @contextlib.contextmanager

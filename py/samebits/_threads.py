@@ -16,19 +16,30 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or lib.sb_cpu_count())
 
 
-def default_threads() -> int:
-    """Every core, capped by SAMEBITS_THREADS when it is set."""
+def _read_default_threads() -> tuple[int, str | None]:
+    """(threads, error): every core, capped by SAMEBITS_THREADS when it is set."""
     cores = cpu_count()
     cap = os.environ.get("SAMEBITS_THREADS", "").strip()
     if not cap:
-        return cores
+        return cores, None
     try:
         value = int(cap)
     except ValueError:
-        raise ValueError(f"SAMEBITS_THREADS={cap!r} is not an integer") from None
+        return 0, f"SAMEBITS_THREADS={cap!r} is not an integer"
     if value < 1:
-        raise ValueError(f"SAMEBITS_THREADS={cap!r} must be at least 1")
-    return min(value, cores)
+        return 0, f"SAMEBITS_THREADS={cap!r} must be at least 1"
+    return min(value, cores), None
+
+
+# Read once, at import: a call should not pay for the environment lookup.
+_DEFAULT, _DEFAULT_ERROR = _read_default_threads()
+
+
+def default_threads() -> int:
+    """Every core this process may use, capped by SAMEBITS_THREADS (read at import)."""
+    if _DEFAULT_ERROR:
+        raise ValueError(_DEFAULT_ERROR)
+    return _DEFAULT
 
 
 def resolve_threads(threads: int | None) -> int:

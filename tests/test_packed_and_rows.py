@@ -1,0 +1,62 @@
+"""Prepacked B and the single-row / small-m strategies give the blocked bits."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import samebits
+from conftest import assert_same_bits, exact_oracle, test_values
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 6, 7, 13, 32, 96, 97, 200])
+@pytest.mark.parametrize("k,n", [(1, 1), (70, 65), (257, 63), (600, 131), (768, 768)])
+def test_packed_equals_unpacked_and_oracle(path, m, k, n):
+    a = test_values((m, k), m + k, 6)
+    b = test_values((k, n), n + k, 6)
+    with samebits.use_path(path):
+        packed = samebits.pack(b)
+        for mode in ("exact", "fast"):
+            plain = samebits.matmul(a, b, mode=mode)
+            assert_same_bits(samebits.matmul(a, packed, mode=mode), plain,
+                             f"path {path} {mode} m={m} k={k} n={n}")
+            bt = np.ascontiguousarray(b.T).T          # B with a column stride: packed per call
+            assert_same_bits(samebits.matmul(a, bt, mode=mode), plain, f"{mode} B^T view")
+        assert_same_bits(plain if mode == "exact" else samebits.matmul(a, b, mode="exact"),
+                         exact_oracle(a, b), f"path {path} exact m={m} k={k} n={n}")
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 1000])
+def test_single_row_matches_oracle_across_k_blocks(path, n):
+    for k in (3, 256, 257, 700):
+        a = test_values((1, k), k, 3)
+        b = test_values((k, n), n, 3)
+        with samebits.use_path(path):
+            got = samebits.matmul(a, b, mode="exact", threads=2)
+            assert_same_bits(got, exact_oracle(a, b), f"path {path} 1x{n}x{k}")
+            # a row taken from a column-major A: a column stride != 1
+            a_cm = np.asfortranarray(np.vstack([a, a]))[:1]
+            assert_same_bits(samebits.matmul(a_cm, b, mode="exact"), got, "strided row")
+
+
+def test_packed_errors():
+    b = test_values((8, 5), 1)
+    packed = samebits.pack(b)
+    assert packed.shape == (8, 5) and packed.nbytes > 0 and packed.path == samebits.path()
+    with pytest.raises(ValueError, match=r"\(3, 7\) and \(8, 5\)"):
+        samebits.matmul(test_values((3, 7), 2), packed)
+    other = next((p for p in samebits.paths() if p != packed.path), None)
+    if other:
+        with samebits.use_path(other):
+            with pytest.raises(ValueError, match="packed for path"):
+                samebits.matmul(test_values((3, 8), 2), packed)
+    with pytest.raises(TypeError, match="float32"):
+        samebits.pack(np.ones((3, 3)))
+
+
+def test_packed_is_a_copy():
+    b = test_values((40, 30), 3)
+    packed = samebits.pack(b)
+    a = test_values((10, 40), 4)
+    want = samebits.matmul(a, b, mode="exact")
+    b[:] = 0
+    assert_same_bits(samebits.matmul(a, packed, mode="exact"), want, "after changing b")
