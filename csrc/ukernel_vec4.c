@@ -9,6 +9,7 @@
 typedef vec4 vec_t;
 #define UKR_MR 6
 #define UKR_NR 8
+#define UKR_ROW_STRIPS 4
 #define UKR_LANES 4
 #define vec_load vec4_load
 #define vec_store vec4_store
@@ -23,10 +24,7 @@ UKR_DEFINE(vec4, VEC4_FUSED)
 
 static int vec4_supported(void) { return 1; }
 
-const sb_path_desc sb_path_vec4 = {
-    "vec4", UKR_MR, UKR_NR, 96, 256, VEC4_FUSED,
-    sb_ukr_vec4_exact, sb_ukr_vec4_fast, vec4_supported,
-};
+const sb_path_desc sb_path_vec4 = UKR_PATH_ENTRY(vec4, 96, 256, VEC4_FUSED, vec4_supported);
 #else
-const sb_path_desc sb_path_vec4 = {"vec4", 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_vec4 = {"vec4", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif
