@@ -1,15 +1,15 @@
 /* A 4-lane float vector over SSE2 (x86-64), NEON (arm64) or SIMD128 (wasm).
  * VEC4_AVAILABLE is 0 on targets with none of them. VEC4_FUSED says whether
- * vec4_fma is a true fused multiply-add (NEON only: SSE2 and plain SIMD128
- * have none). */
+ * vec4_fma is a fused multiply-add: on NEON, and in WebAssembly when the
+ * module is built with relaxed SIMD (-mrelaxed-simd: f32x4.relaxed_madd,
+ * which the engine runs as one fused instruction where the CPU has FMA).
+ * SSE2 and plain SIMD128 have none. vec4_fma is used by fast mode only. */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #define VEC4_AVAILABLE 1
-#define VEC4_FUSED 0
-#define VEC4_TARGET "wasm-simd128"
 typedef v128_t vec4;
 #define vec4_load(p) wasm_v128_load(p)
 #define vec4_store(p, v) wasm_v128_store((p), (v))
@@ -17,7 +17,17 @@ typedef v128_t vec4;
 #define vec4_zero() wasm_f32x4_splat(0.0f)
 #define vec4_add(a, b) wasm_f32x4_add((a), (b))
 #define vec4_mul(a, b) wasm_f32x4_mul((a), (b))
+#if defined(__wasm_relaxed_simd__)
+/* relaxed_madd(x, y, z) = x * y + z, fused or not at the engine's choice
+ * (fused on x86 with FMA3 and on arm64). */
+#define VEC4_FUSED 1
+#define VEC4_TARGET "wasm-simd128-relaxed"
+#define vec4_fma(acc, a, b) wasm_f32x4_relaxed_madd((a), (b), (acc))
+#else
+#define VEC4_FUSED 0
+#define VEC4_TARGET "wasm-simd128"
 #define vec4_fma(acc, a, b) wasm_f32x4_add((acc), wasm_f32x4_mul((a), (b)))
+#endif
 
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>

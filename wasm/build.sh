@@ -15,6 +15,22 @@
 #   PYTHON      the Python that runs wasm/make_wheel.py (default: python3)
 #   EMCFLAGS    extra compile flags, appended (for experiments; never -pthread)
 #   SAMEBITS_WASM_OUT   output folder (default: wasm/out)
+#   CLANG, WASM_LD      the compiler and linker of the relaxed-SIMD module
+#               (default: clang-19 and wasm-ld-19; Debian: apt-get install
+#               clang-19 lld-19)
+#   RELAXED     1 (default): also build the relaxed-SIMD module for fast mode;
+#               0: skip it (the wheel then runs fast mode unfused)
+#
+# The second module, libsamebits-relaxed.wasm, is the same csrc/ compiled by
+# clang with -mrelaxed-simd, so that vec4's fast-mode kernel uses
+# f32x4.relaxed_madd (fused multiply-add). emcc 3.1.6 (clang 14) cannot build
+# it, so it is compiled freestanding for wasm32-unknown-emscripten and linked
+# by wasm-ld as a position-independent side module that imports its few C
+# library functions (malloc, free, memcpy, memset, ...) from
+# Pyodide's main module; wasm/freestanding/ declares them. It is linked with
+# -Bsymbolic: its own functions and tables are bound inside it, never through
+# the global offset table that it would otherwise share with libsamebits.so
+# (same symbol names), so it cannot end up calling the plain kernels.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,12 +39,23 @@ out=${SAMEBITS_WASM_OUT:-$here/out}
 EMCC=${EMCC:-emcc}
 PYTHON=${PYTHON:-python3}
 read -r -a extra <<<"${EMCFLAGS:-}"
+CLANG=${CLANG:-clang-19}
+WASM_LD=${WASM_LD:-wasm-ld-19}
+RELAXED=${RELAXED:-1}
 
 die() { echo "wasm/build.sh: $*" >&2; exit 1; }
 
 command -v "$EMCC" >/dev/null 2>&1 ||
     die "'$EMCC' not found: install emscripten (Debian: apt-get install emscripten) or activate emsdk"
 command -v "$PYTHON" >/dev/null 2>&1 || die "'$PYTHON' not found (set PYTHON)"
+case $RELAXED in
+    0) ;;
+    1)  command -v "$CLANG" >/dev/null 2>&1 ||
+            die "'$CLANG' not found: install clang 16 or newer (Debian: apt-get install clang-19 lld-19), set CLANG, or build without the relaxed-SIMD module: RELAXED=0"
+        command -v "$WASM_LD" >/dev/null 2>&1 ||
+            die "'$WASM_LD' not found: install lld (Debian: apt-get install lld-19), set WASM_LD, or RELAXED=0" ;;
+    *) die "RELAXED=$RELAXED: use 1 (build the relaxed-SIMD module) or 0 (skip it)" ;;
+esac
 for flag in "${extra[@]+"${extra[@]}"}"; do
     case $flag in
         -pthread | -pthreads | -sUSE_PTHREADS* | -sSHARED_MEMORY*)
@@ -71,6 +98,37 @@ rm -f "$lib"
 "$EMCC" "${ldflags[@]}" "${objects[@]}" -o "$lib"
 echo "wasm/build.sh: $lib ($(wc -c <"$lib") bytes)"
 
-# The wheel: checks that the module is a side module without shared memory,
-# then packages it with py/samebits.
-"$PYTHON" "$here/make_wheel.py" --library "$lib" --out "$out"
+# The relaxed-SIMD module for fast mode (see the top of this file).
+fast=()
+if [ "$RELAXED" = 1 ]; then
+    echo "wasm/build.sh: $("$CLANG" --version | head -n 1) (relaxed-SIMD module)"
+    robj="$out/obj-relaxed"
+    rm -rf "$robj"
+    mkdir -p "$robj"
+    rflags=(--target=wasm32-unknown-emscripten -ffreestanding -fPIC -fvisibility=default
+            -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -fno-fast-math -fno-math-errno
+            -std=gnu11 -Wall -Wextra -isystem "$here/freestanding" -I"$root/csrc")
+    robjects=()
+    for src in "${sources[@]}"; do
+        name=$(basename "$src" .c)
+        fileflags=()
+        [ "$name" = ukernel_scalar ] && fileflags=(-fno-vectorize -fno-slp-vectorize)
+        echo "  $CLANG $name.c"
+        "$CLANG" "${rflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" -c "$src" -o "$robj/$name.o"
+        robjects+=("$robj/$name.o")
+    done
+    relaxed="$out/libsamebits-relaxed.wasm"
+    rm -f "$relaxed"
+    "$WASM_LD" --experimental-pic -shared --no-entry --export-dynamic -Bsymbolic \
+        --unresolved-symbols=import-dynamic "${robjects[@]}" -o "$relaxed"
+    echo "wasm/build.sh: $relaxed ($(wc -c <"$relaxed") bytes)"
+    fast=(--fast-library "$relaxed")
+else
+    rm -f "$out/libsamebits-relaxed.wasm"
+    echo "wasm/build.sh: RELAXED=0: no relaxed-SIMD module; fast mode in wasm stays unfused"
+fi
+
+# The wheel: checks that each module is a side module without shared memory
+# (and that the relaxed one imports only what Pyodide provides), then
+# packages them with py/samebits.
+"$PYTHON" "$here/make_wheel.py" --library "$lib" "${fast[@]+"${fast[@]}"}" --out "$out"

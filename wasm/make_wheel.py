@@ -1,12 +1,17 @@
 """Packages py/samebits and the emscripten side module into a Pyodide wheel.
 
-    python3 wasm/make_wheel.py --library wasm/out/libsamebits.so --out wasm/out
+    python3 wasm/make_wheel.py --library wasm/out/libsamebits.so \
+        [--fast-library wasm/out/libsamebits-relaxed.wasm] --out wasm/out
 
 The wheel is what pyodide-build would make for this package: the Python files
 under samebits/, the side module as samebits/libsamebits.so (Pyodide's
 loadPackage loads every such .so of a wheel as a dynamic library before the
 package is imported), and a .dist-info with METADATA, WHEEL, entry_points.txt
-and RECORD. Its tags follow the Pyodide runtime it is meant for: by default
+and RECORD. The optional relaxed-SIMD module goes in as
+samebits/libsamebits-relaxed.wasm: a name without ".so", so that loadPackage
+leaves it alone (an engine without relaxed SIMD rejects the whole module, and
+an auto-loaded module that fails breaks the package); samebits/_lib.py opens
+it itself where it can, for fast mode. Its tags follow the Pyodide runtime it is meant for: by default
 the one pinned in web/package.json, read from the installed
 web/node_modules/pyodide/pyodide-lock.json when present. The archive is
 reproducible: sorted entries, fixed timestamps (SOURCE_DATE_EPOCH if set).
@@ -31,13 +36,24 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = ROOT / "py" / "samebits"
 LOCK_FILE = ROOT / "web" / "node_modules" / "pyodide" / "pyodide-lock.json"
 LIBRARY_NAME = "libsamebits.so"
+FAST_LIBRARY_NAME = "libsamebits-relaxed.wasm"
+PYODIDE_MAIN = ROOT / "web" / "node_modules" / "pyodide" / "pyodide.asm.wasm"
+
+# What a side module imports from the loader rather than from C: memory, the
+# function table, the stack pointer and its relocation bases.
+LOADER_IMPORTS = {"env.memory", "env.__indirect_function_table", "env.__stack_pointer",
+                  "env.__memory_base", "env.__table_base"}
+# C library functions the freestanding relaxed module may import; used when
+# Pyodide's main module is not at hand to ask what it exports.
+LIBC_IMPORTS = {"malloc", "free", "calloc", "realloc", "memcpy", "memmove", "memset", "memcmp",
+                "strlen", "strcmp", "snprintf", "abort", "getenv", "clock_gettime"}
 
 # The runtime of the pyodide version pinned in web/package.json (314.0.7):
 # Python 3.14, ABI 2026_0. Used when node_modules is not installed.
 DEFAULT_PYTHON = "3.14"
 DEFAULT_ABI = "2026_0"
 
-NATIVE_SUFFIXES = (".so", ".dylib", ".dll", ".pyd", ".pyc")
+NATIVE_SUFFIXES = (".so", ".dylib", ".dll", ".pyd", ".pyc", ".wasm")
 
 
 # ---------------------------------------------------------------- wasm check
@@ -110,6 +126,44 @@ def side_module_facts(data: bytes) -> dict:
 
 def check_side_module(path: Path) -> dict:
     facts = side_module_facts(path.read_bytes())
+    problems = _side_module_problems(facts)
+    if problems:
+        raise SystemExit(f"make_wheel.py: {path} is not a usable Pyodide side module: "
+                         + "; ".join(problems))
+    return facts
+
+
+def check_fast_module(path: Path) -> dict:
+    """The relaxed-SIMD module: a side module like the plain one, which binds
+    its own symbols inside itself and imports nothing Pyodide lacks."""
+    facts = side_module_facts(path.read_bytes())
+    problems = _side_module_problems(facts)
+    exports = set(facts["exports"])
+    # GOT.func.X / GOT.mem.X imports are filled from one table shared by every
+    # loaded module: for a name the plain module also defines, the relaxed
+    # module would get the plain module's function or data (link with -Bsymbolic).
+    self_bound = [i for i in facts["imports"]
+                  if i.startswith(("GOT.func.", "GOT.mem.")) and i.split(".", 2)[2] in exports]
+    if self_bound:
+        problems.append(f"it reaches its own symbols through the global offset table "
+                        f"({', '.join(self_bound[:4])}...; link with -Bsymbolic)")
+    if PYODIDE_MAIN.is_file():
+        provided = set(side_module_facts(PYODIDE_MAIN.read_bytes())["exports"])
+        source = str(PYODIDE_MAIN.relative_to(ROOT))
+    else:
+        provided, source = LIBC_IMPORTS, "the C library functions make_wheel.py allows"
+    unresolved = [i for i in facts["imports"] if i not in LOADER_IMPORTS
+                  and not (i.startswith("env.") and i[4:] in provided)]
+    if unresolved:
+        problems.append(f"it imports {', '.join(unresolved)}, which {source} does not provide")
+    if problems:
+        raise SystemExit(f"make_wheel.py: {path} is not a usable relaxed-SIMD side module: "
+                         + "; ".join(problems))
+    facts["imports_checked_against"] = source
+    return facts
+
+
+def _side_module_problems(facts: dict) -> list[str]:
     problems = []
     if not facts["dylink"]:
         problems.append("it has no dylink section (build with -sSIDE_MODULE=1)")
@@ -120,10 +174,7 @@ def check_side_module(path: Path) -> dict:
     legalized = [e for e in facts["exports"] if e.startswith(("orig$", "legalstub$"))]
     if legalized:
         problems.append(f"it has legalized i64 exports {legalized[:3]} (link with -sWASM_BIGINT)")
-    if problems:
-        raise SystemExit(f"make_wheel.py: {path} is not a usable Pyodide side module: "
-                         + "; ".join(problems))
-    return facts
+    return problems
 
 
 # ------------------------------------------------------------------- metadata
@@ -208,8 +259,9 @@ def package_files() -> list[tuple[str, bytes]]:
 
 
 def build_wheel(library: Path, out: Path, python: str | None = None,
-                abi: str | None = None) -> Path:
+                abi: str | None = None, fast_library: Path | None = None) -> Path:
     facts = check_side_module(library)
+    fast_facts = check_fast_module(fast_library) if fast_library is not None else None
     project = project_metadata()
     name, version = project["name"], project["version"]
     py_tag, abi_tag, plat_tag, tag_source = runtime_tags(python, abi)
@@ -220,6 +272,8 @@ def build_wheel(library: Path, out: Path, python: str | None = None,
 
     entries = package_files()
     entries.append((f"samebits/{LIBRARY_NAME}", library.read_bytes()))
+    if fast_library is not None:
+        entries.append((f"samebits/{FAST_LIBRARY_NAME}", fast_library.read_bytes()))
     entries.append((f"{dist_info}/METADATA", metadata_text(project).encode("utf-8")))
     entries.append((f"{dist_info}/WHEEL", (
         "Wheel-Version: 1.0\n"
@@ -250,9 +304,18 @@ def build_wheel(library: Path, out: Path, python: str | None = None,
     manifest = {"wheel": wheel_name, "tag": tag, "tag_source": tag_source,
                 "library": f"samebits/{LIBRARY_NAME}", "library_bytes": library.stat().st_size,
                 "library_sha256": hashlib.sha256(library.read_bytes()).hexdigest(),
-                "imports": facts["imports"]}
+                "imports": facts["imports"], "fast_library": None}
+    if fast_library is not None:
+        manifest.update({
+            "fast_library": f"samebits/{FAST_LIBRARY_NAME}",
+            "fast_library_bytes": fast_library.stat().st_size,
+            "fast_library_sha256": hashlib.sha256(fast_library.read_bytes()).hexdigest(),
+            "fast_imports": fast_facts["imports"],
+            "fast_imports_checked_against": fast_facts["imports_checked_against"]})
     (out / "wheel.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    print(f"make_wheel.py: {target} ({target.stat().st_size} bytes; tags from {tag_source})")
+    with_fast = f", with {FAST_LIBRARY_NAME}" if fast_library is not None else ""
+    print(f"make_wheel.py: {target} ({target.stat().st_size} bytes{with_fast}; "
+          f"tags from {tag_source})")
     return target
 
 
@@ -260,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--library", type=Path, default=ROOT / "wasm" / "out" / LIBRARY_NAME,
                         help="the emscripten side module (default wasm/out/libsamebits.so)")
+    parser.add_argument("--fast-library", type=Path,
+                        help="the relaxed-SIMD side module for fast mode "
+                        "(wasm/out/libsamebits-relaxed.wasm); none by default")
     parser.add_argument("--out", type=Path, default=ROOT / "wasm" / "out",
                         help="folder for the wheel and wheel.json (default wasm/out)")
     parser.add_argument("--python", help="runtime Python version, e.g. 3.14 (default: "
@@ -269,7 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.library.is_file():
         parser.error(f"{args.library} does not exist; run wasm/build.sh")
-    build_wheel(args.library, args.out, args.python, args.abi)
+    if args.fast_library is not None and not args.fast_library.is_file():
+        parser.error(f"{args.fast_library} does not exist; run wasm/build.sh")
+    build_wheel(args.library, args.out, args.python, args.abi, args.fast_library)
     return 0
 
 
