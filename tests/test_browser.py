@@ -1,6 +1,8 @@
 """The WebAssembly build in Chromium: the page web/index.html runs the hash
 suite through Pyodide and the samebits wheel, and its exact lines must have
-the native bits; with ?flip= the page must report the flipped bit.
+the native bits; with ?flip= the page must report the flipped bit. Fast mode
+runs on the relaxed-SIMD module (fused multiply-add) and meets the fast-mode
+error bound; with ?relaxed=0 it falls back to the plain module.
 
 Needs `bash wasm/build.sh`, `npm ci` in web/, `pip install playwright` and
 Debian's /usr/bin/chromium; builds nothing itself. Where something is missing
@@ -22,6 +24,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 FLIP_BIT = 7
+RELAXED_NAME = "libsamebits-relaxed.wasm"
 
 
 def _load_runner():
@@ -66,6 +69,51 @@ def test_browser_exact_suite_matches_native(runner):
     assert all(row["verdict"] == "match" for row in result["rows"])
     assert result["ok"] is True
     assert result["speed"] and result["speed"]["seconds"]["exact"] > 0
+    # ... with the relaxed-SIMD module loaded beside the plain one
+    assert result["fastLibrary"].endswith(f"/samebits/{RELAXED_NAME}"), result["fastLibraryNote"]
+    assert result["library"].endswith("/samebits/libsamebits.so")
+
+
+def test_browser_fast_mode_uses_relaxed_simd(runner):
+    """Chromium has relaxed SIMD: fast mode runs on the relaxed module, says it
+    fuses, meets |c - ref64| <= k 2^-24 sum|a b| + 1e-30 on a few products, and
+    on a CPU with FMA gives the bits of the native FMA path."""
+    groups = ["sweep"]
+    native = {"header": hashes.header(groups),
+              "lines": hashes.hash_lines(modes=["fast"], paths=[samebits.path()], threads=[1],
+                                         groups=groups)}
+    result = runner.run_page({"modes": "fast", "groups": "sweep", "speed": 0}, native,
+                             timeout_s=300)
+    _check_clean(result)
+    assert result["fastLibrary"].endswith(f"/samebits/{RELAXED_NAME}"), result["fastLibraryNote"]
+    assert result["fused"]["vec4"] is True and result["fastLibraryNote"] is None
+    check = result["fastCheck"]
+    assert check and check["ok"], f"fast-mode error bound broken in Chromium: {check}"
+    assert check["fused"] is True and len(check["shapes"]) >= 3
+    if "avx2" in samebits.paths():  # x86 with FMA3: V8 runs relaxed_madd as vfmadd
+        from samebits import _selfcheck
+        fma = _selfcheck.fast_check(path="avx2")
+        assert [r["fast_sha256"] for r in check["shapes"]] == \
+            [r["fast_sha256"] for r in fma["shapes"]]
+        assert check["fast_differs"] > 0
+
+
+def test_browser_fast_mode_falls_back(runner):
+    """?relaxed=0 (SAMEBITS_WASM_RELAXED=0): fast mode on the plain module,
+    unfused and within the bound; exact lines keep the native bits."""
+    groups = ["sweep"]
+    native = {"header": hashes.header(groups),
+              "lines": hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
+                                         groups=groups)}
+    result = runner.run_page({"modes": "exact", "groups": "sweep", "speed": 0, "relaxed": "0"},
+                             native, timeout_s=300)
+    _check_clean(result)
+    assert result["ok"] is True and all(r["verdict"] == "match" for r in result["rows"])
+    assert result["fastLibrary"] == result["library"]
+    assert result["fused"]["vec4"] is False
+    assert result["fastLibraryNote"] == "SAMEBITS_WASM_RELAXED=0"
+    check = result["fastCheck"]
+    assert check["ok"] and check["fast_differs"] == 0 and check["fused"] is False
 
 
 def test_browser_notices_one_flipped_bit(runner):

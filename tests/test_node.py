@@ -1,5 +1,7 @@
 """The WebAssembly build under Node: Pyodide from npm, the samebits wheel, the
-exact hash suite, compared line by line with the native library.
+exact hash suite, compared line by line with the native library; the
+relaxed-SIMD module for fast mode (its imports, where its fused operations
+are, the fast-mode error bound, the fallback to the plain module).
 
 Needs `bash wasm/build.sh`, `npm ci` in web/ and node; builds nothing itself.
 Where something is missing the tests skip, except under CI (env CI set),
@@ -29,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 WHEEL_JSON = ROOT / "wasm" / "out" / "wheel.json"
 PYODIDE_DIR = ROOT / "web" / "node_modules" / "pyodide"
 SCRIPT = ROOT / "wasm" / "node_hashes.mjs"
+RELAXED_NAME = "libsamebits-relaxed.wasm"
+RELAXED_FLAG = "--experimental-wasm-relaxed-simd"
 
 
 def _missing() -> list[str]:
@@ -58,11 +62,55 @@ def _wheel() -> Path:
     return WHEEL_JSON.parent / json.loads(WHEEL_JSON.read_text())["wheel"]
 
 
-def _node(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    proc = subprocess.run(["node", str(SCRIPT), *args], cwd=str(ROOT), capture_output=True,
-                          text=True, timeout=timeout)
+def _manifest() -> dict:
+    return json.loads(WHEEL_JSON.read_text())
+
+
+def _relaxed_module() -> bytes:
+    manifest = _manifest()
+    assert manifest.get("fast_library") == f"samebits/{RELAXED_NAME}", (
+        "the wheel has no relaxed-SIMD module (was it built with RELAXED=0? "
+        "run: bash wasm/build.sh)")
+    with zipfile.ZipFile(_wheel()) as zf:
+        return zf.read(manifest["fast_library"])
+
+
+def _node_needs_flag() -> bool:
+    """Whether this node's V8 compiles relaxed SIMD only behind a flag (Node 20)."""
+    check = ("const fs = require('fs');"
+             f"process.exit(WebAssembly.validate(fs.readFileSync(process.argv[1])) ? 0 : 3)")
+    module = WHEEL_JSON.parent / RELAXED_NAME
+    proc = subprocess.run(["node", "-e", check, str(module)], capture_output=True, text=True)
+    if proc.returncode == 0:
+        return False
+    flagged = subprocess.run(["node", RELAXED_FLAG, "-e", check, str(module)],
+                             capture_output=True, text=True)
+    assert flagged.returncode == 0, (
+        f"node cannot compile {module.name} even with {RELAXED_FLAG}: {flagged.stderr}")
+    return True
+
+
+def _node(*args: str, timeout: float = 600, relaxed: bool = True,
+          env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs the Node runner; relaxed=True passes node's relaxed-SIMD flag where
+    this node needs it, so that the relaxed module loads."""
+    flags = [RELAXED_FLAG] if relaxed and _node_needs_flag() else []
+    proc = subprocess.run(["node", *flags, str(SCRIPT), *args], cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
     assert proc.returncode == 0, f"node {SCRIPT.name} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
+
+
+def _tagged(proc: subprocess.CompletedProcess, tag: str) -> dict:
+    prefix = f"# {tag} "
+    return json.loads(next(l for l in proc.stdout.splitlines()
+                           if l.startswith(prefix))[len(prefix):])
+
+
+def _native_fast_check(path: str) -> dict:
+    from samebits import _selfcheck
+    return _selfcheck.fast_check(path=path)
 
 
 def test_wheel_is_well_formed(prerequisites):
@@ -92,6 +140,11 @@ def test_wheel_is_well_formed(prerequisites):
             assert digest == "sha256=" + expected.decode() and int(size) == len(data), name
         library = zf.read("samebits/libsamebits.so")
         assert library[:4] == b"\0asm" and b"dylink" in library[:64]
+        # The relaxed-SIMD module: a side module too, under a name that
+        # pyodide.loadPackage does not load by itself (no ".so" in it).
+        relaxed = zf.read(f"samebits/{RELAXED_NAME}")
+        assert relaxed[:4] == b"\0asm" and b"dylink" in relaxed[:64]
+        assert [n for n in names if ".so" in n.rsplit("/", 1)[-1]] == ["samebits/libsamebits.so"]
         package = ROOT / "py" / "samebits"
         for source in package.glob("*.py"):
             name = f"samebits/{source.name}"
@@ -109,6 +162,8 @@ def test_node_exact_suite_matches_native(prerequisites):
     assert info["platform"] == "emscripten" and info["machine"] == "wasm32"
     assert "vec4" in info["paths"] and info["threading"] is False
     assert info["library"].endswith("site-packages/samebits/libsamebits.so")
+    # ... with the relaxed-SIMD module loaded beside it for fast mode
+    assert info["fast_library"].endswith(f"site-packages/samebits/{RELAXED_NAME}")
 
     header = next(l for l in out if l.startswith("# samebits"))
     wasm_lines = [l for l in out if l and not l.startswith("#")]
@@ -120,3 +175,106 @@ def test_node_exact_suite_matches_native(prerequisites):
     native_digest = hashes.parse_line(native_lines[0])[3]
     assert digest == native_digest, (
         f"wasm under Node: {wasm_lines[0]}\nnative:          {native_lines[0]}")
+
+
+def test_relaxed_module_imports_resolve(prerequisites):
+    """The relaxed module imports only the loader's globals and C library
+    functions that Pyodide's main module exports, and binds its own symbols
+    inside itself (no GOT.func/GOT.mem import of a name it defines: those
+    would resolve to the plain module's kernels)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_wheel", ROOT / "wasm" / "make_wheel.py")
+    make_wheel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_wheel)
+    facts = make_wheel.side_module_facts(_relaxed_module())
+    main = make_wheel.side_module_facts((PYODIDE_DIR / "pyodide.asm.wasm").read_bytes())
+    provided = set(main["exports"])
+    assert not facts["shared_memory"] and "sb_sgemm" in facts["exports"]
+    assert not [i for i in facts["imports"] if i.startswith("GOT.")]
+    functions = [i for i in facts["imports"] if i not in make_wheel.LOADER_IMPORTS]
+    assert {"env.malloc", "env.free"} <= set(functions)
+    for name in functions:
+        assert name.startswith("env.") and name[4:] in provided, (
+            f"{name} is not exported by Pyodide's main module")
+
+
+def _function_ops(disassembly: str) -> dict[str, list[str]]:
+    """wasm-objdump -d output -> {function name: its instruction lines}."""
+    functions, current = {}, None
+    for line in disassembly.splitlines():
+        if line.rstrip().endswith(">:") and "func[" in line:
+            current = line.split("<", 1)[1].rsplit(">", 1)[0]
+            functions[current] = []
+        elif current is not None and "|" in line:
+            functions[current].append(line.split("|", 1)[1].strip())
+    return functions
+
+
+def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
+    """f32x4.relaxed_madd (the fused multiply-add) is in vec4's fast kernels
+    and in no other function: exact-mode code is the plain one."""
+    tool = shutil.which("wasm-objdump")
+    if tool is None:
+        message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    module = tmp_path / RELAXED_NAME
+    module.write_bytes(_relaxed_module())
+    proc = subprocess.run([tool, "-d", str(module)], capture_output=True, text=True, check=True)
+    functions = _function_ops(proc.stdout)
+    assert "sb_sgemm" in functions and "sb_ukr_vec4_exact" in functions
+    relaxed = {name: sum("relaxed" in op for op in ops) for name, ops in functions.items()}
+    users = {name for name, count in relaxed.items() if count}
+    assert users and users <= {"sb_ukr_vec4_fast", "sb_row_vec4_fast"}, users
+    assert relaxed["sb_ukr_vec4_fast"] > 0
+    assert all("relaxed_madd" in op for ops in functions.values() for op in ops
+               if "relaxed" in op)
+
+
+def test_node_fast_mode_uses_relaxed_module(prerequisites):
+    """With relaxed SIMD, fast mode runs on the relaxed module, says it fuses,
+    and meets the fast-mode error bound; on a CPU with FMA its bits are those
+    of the native FMA path (same fused operations in the same order)."""
+    proc = _node("--modes", "fast", "--groups", "sweep", "--info", "--fastcheck")
+    info, check = _tagged(proc, "info"), _tagged(proc, "fastcheck")
+    assert info["fast_library"].endswith(f"site-packages/samebits/{RELAXED_NAME}")
+    assert info["library"].endswith("site-packages/samebits/libsamebits.so")
+    assert info["fused_fast_mode"]["vec4"] is True
+    assert check["fast_library_note"] is None and check["fused"] is True
+    assert check["ok"], f"fast-mode error bound broken: {check}"
+    if "avx2" in samebits.paths():  # x86 with FMA3: V8 fuses relaxed_madd
+        native = _native_fast_check("avx2")
+        assert [r["fast_sha256"] for r in check["shapes"]] == \
+            [r["fast_sha256"] for r in native["shapes"]]
+        assert check["fast_differs"] > 0
+
+
+def test_node_fast_mode_falls_back(prerequisites):
+    """SAMEBITS_WASM_RELAXED=0, or an engine that rejects relaxed SIMD: fast
+    mode runs on the plain module, unfused, and exact lines keep the native
+    bits."""
+    proc = _node("--modes", "exact", "--groups", "sweep", "--info", "--fastcheck",
+                 env={"SAMEBITS_WASM_RELAXED": "0"})
+    info, check = _tagged(proc, "info"), _tagged(proc, "fastcheck")
+    assert info["fast_library"] == info["library"]
+    assert info["fused_fast_mode"]["vec4"] is False
+    assert check["fast_library_note"] == "SAMEBITS_WASM_RELAXED=0"
+    assert check["ok"] and check["fast_differs"] == 0
+    if not samebits.info()["fused_fast_mode"]["vec4"]:  # native vec4 unfused too (SSE2)
+        native = _native_fast_check("vec4")
+        assert [r["fast_sha256"] for r in check["shapes"]] == \
+            [r["fast_sha256"] for r in native["shapes"]]
+    wasm_line = [l for l in proc.stdout.splitlines() if l and not l.startswith("#")]
+    native_line = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
+                                    groups=["sweep"])
+    assert [hashes.parse_line(l)[3] for l in wasm_line] == \
+        [hashes.parse_line(l)[3] for l in native_line]
+
+    if _node_needs_flag():  # this node's V8 refuses relaxed SIMD without the flag
+        proc = _node("--modes", "fast", "--groups", "sweep", "--info", "--fastcheck",
+                     relaxed=False)
+        check = _tagged(proc, "fastcheck")
+        assert check["fast_library"] == check["library"] and check["fused"] is False
+        assert check["fast_library_note"].startswith(f"{RELAXED_NAME} did not load")
+        assert check["ok"]

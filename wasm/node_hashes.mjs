@@ -5,9 +5,15 @@
 //
 //   node wasm/node_hashes.mjs [--modes exact,fast] [--paths vec4] [--threads 1]
 //                             [--groups sweep,random,models] [--flip BIT]
-//                             [--wheel FILE] [--indexURL DIR] [--info]
+//                             [--wheel FILE] [--indexURL DIR] [--info] [--fastcheck]
 //
 // --info prints samebits.info() as JSON on a "# info " line before the header.
+// --fastcheck prints samebits._selfcheck.fast_check() (the fast-mode error
+// bound on a few products) as JSON on a "# fastcheck " line.
+// SAMEBITS_WASM_RELAXED=0 in the environment is passed on to Python: fast mode
+// then runs on the plain module. Node builds whose V8 has relaxed SIMD only
+// behind a flag (Node 20) need --experimental-wasm-relaxed-simd for the
+// relaxed-SIMD module; without it samebits falls back to the plain module.
 //
 // Exit status: 0 when every line was computed, 1 on any error.
 import { existsSync, readFileSync } from "node:fs";
@@ -20,12 +26,12 @@ function parseArgs(argv) {
   const opts = {
     modes: "exact", paths: "vec4", threads: "1", groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
-    info: false,
+    info: false, fastcheck: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([A-Za-z]+)(?:=(.*))?$/.exec(argv[i]);
     if (!m || !(m[1] in opts)) throw new Error(`unknown argument ${argv[i]}`);
-    if (m[1] === "info") { opts.info = true; continue; }
+    if (m[1] === "info" || m[1] === "fastcheck") { opts[m[1]] = true; continue; }
     opts[m[1]] = m[2] !== undefined ? m[2] : argv[++i];
     if (opts[m[1]] === undefined) throw new Error(`--${m[1]} needs a value`);
   }
@@ -50,7 +56,11 @@ async function main() {
 
   const t0 = performance.now();
   const { loadPyodide } = await import(pathToFileURL(entry).href);
-  const pyodide = await loadPyodide({ indexURL: opts.indexURL + "/", stdout: () => {} });
+  const env = {};
+  if (process.env.SAMEBITS_WASM_RELAXED !== undefined) {
+    env.SAMEBITS_WASM_RELAXED = process.env.SAMEBITS_WASM_RELAXED;
+  }
+  const pyodide = await loadPyodide({ indexURL: opts.indexURL + "/", stdout: () => {}, env });
   // loadPackage reads a local path under Node, unpacks the wheel into
   // site-packages and loads samebits/libsamebits.so as a dynamic library.
   const problems = [];
@@ -75,6 +85,10 @@ def line_for(mode):
 (H.header(opts["groups"]), samebits.info()["compiler"].strip(), json.dumps(samebits.info()))
 `).toJs();
   if (opts.info) console.log(`# info ${ns[2]}`);
+  if (opts.fastcheck) {
+    console.log(`# fastcheck ${pyodide.runPython(
+      "import json; from samebits import _selfcheck; json.dumps(_selfcheck.fast_check())")}`);
+  }
   console.log(ns[0]);
   console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
   const lineFor = pyodide.globals.get("line_for");

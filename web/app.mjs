@@ -8,6 +8,8 @@
 //   wheel=URL       the samebits wheel; default from ../wasm/out/wheel.json
 //   pyodide=URL     Pyodide's indexURL; default node_modules/pyodide/
 //   speed=N         size of the timed N x N x N products (default 512; 0: none)
+//   fastcheck=0     skip the fast-mode error-bound check (default 1)
+//   relaxed=0       fast mode on the plain SIMD128 module, not the relaxed-SIMD one
 const params = new URLSearchParams(location.search);
 const list = (name, fallback) => (params.get(name) || fallback).split(",").filter(Boolean);
 const here = (url) => new URL(url, location.href).href;
@@ -21,6 +23,8 @@ const job = {
   threads: list("threads", "1").map(Number),
   flip: flipText === null || flipText === "" ? null : Number(flipText),
   speed: Number(params.get("speed") ?? 512),
+  fastcheck: (params.get("fastcheck") ?? "1") !== "0",
+  relaxed: params.get("relaxed") ?? "1",
   indexURL: here(params.get("pyodide") || "node_modules/pyodide/"),
   wheelURL: null,
 };
@@ -28,6 +32,7 @@ const job = {
 const result = {
   done: false, ok: false, lines: [], native: [], rows: [], header: null, nativeHeader: null,
   speed: null, error: null, flip: job.flip, job, pyodide: null, blockedCdn: false,
+  fused: null, fastLibrary: null, fastLibraryNote: null, fastCheck: null,
 };
 window.samebitsResult = result;
 
@@ -153,6 +158,15 @@ async function main() {
       if (data.type === "ready") {
         result.header = data.header;
         result.pyodide = data.pyodide;
+        result.fused = data.fused;
+        result.library = data.library;
+        result.fastLibrary = data.fastLibrary;
+        result.fastLibraryNote = data.fastLibraryNote;
+        const relaxed = data.fastLibrary !== data.library;
+        $("fastmode").textContent = relaxed
+          ? `Fast mode: relaxed-SIMD module (${data.fastLibrary.split("/").pop()}), `
+            + `fused multiply-add: ${data.fused.vec4 ? "yes" : "no"}.`
+          : `Fast mode: plain SIMD128 module, unfused (${data.fastLibraryNote}).`;
         $("meta").textContent = `${data.header}. Pyodide ${data.pyodide} (booted in `
           + `${data.bootSeconds.toFixed(1)} s, wheel ${data.loadSeconds.toFixed(1)} s), library built `
           + `with ${data.compiler.trim()}; paths here: ${data.paths.join(", ")}. `
@@ -167,6 +181,12 @@ async function main() {
         };
         $("speed").textContent = `Speed, one ${data.n}×${data.n}×${data.n} product, ${data.path} `
           + `path, 1 thread, best of 3: ${part("exact")}, ${part("fast")}`;
+      } else if (data.type === "fastcheck") {
+        result.fastCheck = data;
+        const worst = data.worst.toFixed(3);
+        $("fastmode").textContent += ` Error bound |c - ref64| <= k·2^-24·Σ|a·b| on `
+          + `${data.shapes.length} products: ${data.ok ? "holds" : "BROKEN"} (worst ${worst} of it; `
+          + `${data.fast_differs} outputs differ from exact mode).`;
       } else if (data.type === "line") {
         addRow(data.line, data.seconds);
       } else if (data.type === "error") {

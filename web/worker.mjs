@@ -1,17 +1,23 @@
 // The Pyodide side of the page, in a worker so that the page stays live while
 // the suite runs. It loads Pyodide from the local npm copy, installs the
-// samebits wheel, then reports: "ready", "speed", one "line" per hash line,
-// and "done" (or "error").
+// samebits wheel, then reports: "ready", "speed", "fastcheck", one "line" per
+// hash line, and "done" (or "error").
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const PYTHON = `
 import json, time, samebits, samebits.hashes as H
-from samebits import _testdata
+from samebits import _lib, _selfcheck, _testdata
 
 def sb_ready(groups):
     info = samebits.info()
     return json.dumps({"header": H.header(groups), "compiler": info["compiler"],
-                       "path": info["path"], "paths": info["paths"]})
+                       "path": info["path"], "paths": info["paths"],
+                       "fused": info["fused_fast_mode"], "library": info["library"],
+                       "fastLibrary": info["fast_library"],
+                       "fastLibraryNote": _lib.FAST_LIBRARY_NOTE})
+
+def sb_fast_check():
+    return json.dumps(_selfcheck.fast_check())
 
 def _matrix(n, seed):
     buf = _testdata.float_buffer(n * n, seed, 0)
@@ -44,11 +50,14 @@ self.onmessage = async (event) => {
   try {
     const t0 = performance.now();
     const { loadPyodide } = await import(new URL("pyodide.mjs", job.indexURL).href);
-    const pyodide = await loadPyodide({ indexURL: job.indexURL });
+    // relaxed=0 on the page: fast mode on the plain module (SAMEBITS_WASM_RELAXED=0).
+    const env = job.relaxed === "0" ? { SAMEBITS_WASM_RELAXED: "0" } : {};
+    const pyodide = await loadPyodide({ indexURL: job.indexURL, env });
     const tBoot = performance.now();
     // loadPackage fetches the wheel, unpacks it into site-packages and loads
     // samebits/libsamebits.so as a dynamic library (compiled asynchronously);
-    // samebits/_lib.py then opens the same library through ctypes.
+    // samebits/_lib.py then opens the same library through ctypes, and opens
+    // samebits/libsamebits-relaxed.wasm for fast mode where relaxed SIMD works.
     const problems = [];
     await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},
                                               errorCallback: (m) => problems.push(m) });
@@ -63,6 +72,7 @@ self.onmessage = async (event) => {
                     bootSeconds: (tBoot - t0) / 1000,
                     loadSeconds: (performance.now() - tBoot) / 1000 });
     if (job.speed > 0) post("speed", JSON.parse(g("sb_speed")(job.speed)));
+    if (job.fastcheck) post("fastcheck", JSON.parse(g("sb_fast_check")()));
     const sbLines = g("sb_lines");
     for (const mode of job.modes) {
       const t = performance.now();
