@@ -21,7 +21,6 @@
 #include "samebits.h"
 #include "sb_internal.h"
 
-#define NS_PER_MULADD (1.0 / 40.0)   /* single-thread estimate for tile work */
 #define NS_PER_PACKED 0.5            /* per element packed, copied or streamed */
 
 typedef struct {
@@ -380,7 +379,7 @@ static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, siz
                                : g.tiles_m * g.tiles_n;
     double ns = single_row
                     ? (double)n * (double)k * NS_PER_PACKED
-                    : (double)m * (double)n * (double)k * NS_PER_MULADD +
+                    : (double)m * (double)n * (double)k / g.path->muladds_per_ns +
                           (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED;
     int threads = sb_pool_threads_for(max_threads, ns, chunks);
 

@@ -7,6 +7,7 @@
  * thread that runs chunks sets the kernel floating-point environment first. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include "samebits.h"
 #include "sb_internal.h"
 
@@ -51,6 +52,7 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
 
 #else
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 typedef struct {
@@ -59,15 +61,35 @@ typedef struct {
     size_t nchunks;
     atomic_size_t next;
     int workers_wanted;      /* workers 0 .. workers_wanted-1 take part */
-    int workers_running;     /* participants not yet finished */
+    atomic_int workers_running;  /* participants not yet finished */
 } pool_job;
+
+/* Waking a sleeping thread costs 10-20 us on the machines measured
+ * (bench/results/threads-calibration.md), more than a small product. So a
+ * worker that finished a job, and a caller waiting for its workers, first
+ * spin for a while on an atomic before they sleep: the two jobs of one call
+ * (packing, then tiles) and back-to-back calls then skip the sleep. */
+#define SPIN_ROUNDS 1024
+
+/* One round of a spin: a pause, and every 64 rounds a yield so that a
+ * spinning thread cannot starve the thread it waits for when the cores are
+ * oversubscribed. */
+static inline void spin_round(int round)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+    if ((round & 63) == 63) sched_yield();
+}
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t job_posted = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t job_finished = PTHREAD_COND_INITIALIZER;
 static atomic_flag pool_busy = ATOMIC_FLAG_INIT;
 static pool_job job;
-static unsigned long job_generation;
+static atomic_ulong job_generation;
 static int workers_started;
 /* The generation each worker was created in: a worker must not miss the job
  * posted right after its creation, before it first took the lock. */
@@ -88,13 +110,19 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&pool_lock);
     unsigned long seen = worker_birth_generation[id];
     for (;;) {
+        if (job_generation == seen) {
+            pthread_mutex_unlock(&pool_lock);
+            for (int i = 0; i < SPIN_ROUNDS && atomic_load(&job_generation) == seen; ++i)
+                spin_round(i);
+            pthread_mutex_lock(&pool_lock);
+        }
         while (job_generation == seen) pthread_cond_wait(&job_posted, &pool_lock);
         seen = job_generation;
         if (id >= job.workers_wanted) continue;
         pthread_mutex_unlock(&pool_lock);
         run_chunks(&job.next, job.nchunks, job.fn, job.ctx, id + 1);
         pthread_mutex_lock(&pool_lock);
-        if (--job.workers_running == 0) pthread_cond_signal(&job_finished);
+        if (atomic_fetch_sub(&job.workers_running, 1) == 1) pthread_cond_signal(&job_finished);
     }
     return NULL;
 }
@@ -148,19 +176,39 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
     job.nchunks = nchunks;
     atomic_store(&job.next, 0);
     job.workers_wanted = workers;
-    job.workers_running = workers;
+    atomic_store(&job.workers_running, workers);
     ++job_generation;
     pthread_cond_broadcast(&job_posted);
     pthread_mutex_unlock(&pool_lock);
 
     run_chunks(&job.next, nchunks, fn, ctx, 0);
 
+    for (int i = 0; i < SPIN_ROUNDS && atomic_load(&job.workers_running) > 0; ++i) spin_round(i);
     pthread_mutex_lock(&pool_lock);
-    while (job.workers_running > 0) pthread_cond_wait(&job_finished, &pool_lock);
+    while (atomic_load(&job.workers_running) > 0) pthread_cond_wait(&job_finished, &pool_lock);
     pthread_mutex_unlock(&pool_lock);
     atomic_flag_clear(&pool_busy);
 }
 #endif
+
+static void empty_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)ctx, (void)chunk, (void)thread_index;
+}
+
+/* For calibrating NS_PER_THREAD: the cost of one parallel_run over nthreads
+ * empty chunks with nthreads threads woken, averaged over `repeats`. */
+double sb_pool_wake_ns(int nthreads, int repeats)
+{
+    struct timespec t0, t1;
+    if (repeats < 1) repeats = 1;
+    sb_parallel_run(nthreads, (size_t)nthreads, empty_chunk, NULL); /* start the workers */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < repeats; ++i)
+        sb_parallel_run(nthreads, (size_t)nthreads, empty_chunk, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / repeats;
+}
 
 /* Over-allocate and align by hand: plain malloc is all a wasm side module
  * is sure to import from its host. */

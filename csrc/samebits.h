@@ -74,6 +74,9 @@ void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspec
  * (MXCSR on x86, FPCR on arm64); returns 1 where the CPU has such modes.
  * For tests that check exact mode under a caller's flush-to-zero. */
 int sb_set_flush_to_zero(int on);
+/* Mean nanoseconds of one pool job of nthreads empty chunks on nthreads
+ * threads: the wake-up cost the thread estimate is calibrated against. */
+double sb_pool_wake_ns(int nthreads, int repeats);
 int sb_get_flush_to_zero(void);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct {
     int mr, nr;              /* register tile */
     int mc, nc;              /* cache tile: one chunk of compute work */
     int row_strips;          /* B strips per row-kernel call */
+    int muladds_per_ns;      /* one thread's tile rate: the work estimate's unit */
     int fused;               /* fast mode uses fused multiply-add */
     sb_ukernel_fn exact;     /* null when the path is not built */
     sb_ukernel_fn fast;

@@ -23,7 +23,7 @@ typedef __m256 vec_t;
 
 UKR_DEFINE(avx2, 1)
 
-const sb_path_desc sb_path_avx2 = UKR_PATH_ENTRY(avx2, 48, 1024, 1, sb_cpu_has_avx2_fma);
+const sb_path_desc sb_path_avx2 = UKR_PATH_ENTRY(avx2, 48, 1024, 40, 1, sb_cpu_has_avx2_fma);
 #else
-const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

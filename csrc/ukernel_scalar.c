@@ -24,4 +24,4 @@ UKR_DEFINE(scalar, 0)
 
 static int scalar_supported(void) { return 1; }
 
-const sb_path_desc sb_path_scalar = UKR_PATH_ENTRY(scalar, 64, 256, 0, scalar_supported);
+const sb_path_desc sb_path_scalar = UKR_PATH_ENTRY(scalar, 64, 256, 2, 0, scalar_supported);

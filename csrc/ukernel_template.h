@@ -107,7 +107,7 @@ ukr_row(size_t kc, const float *restrict a, ptrdiff_t a_step, const float *restr
     }
 
 /* The table entry every path file ends with. */
-#define UKR_PATH_ENTRY(path, mc, nc, fused_flag, supported_fn)                               \
-    {#path, UKR_MR, UKR_NR, mc, nc, UKR_ROW_STRIPS, fused_flag,                              \
+#define UKR_PATH_ENTRY(path, mc, nc, muladds_per_ns, fused_flag, supported_fn)               \
+    {#path, UKR_MR, UKR_NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,              \
      sb_ukr_##path##_exact, sb_ukr_##path##_fast,                                            \
      sb_row_##path##_exact, sb_row_##path##_fast, supported_fn}

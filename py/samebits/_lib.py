@@ -136,6 +136,8 @@ _declare("sb_sgemm_naive", [_size, _size, _size, _p, _diff, _diff, _p, _diff, _d
          _int)
 # void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
 _declare("sb_fill_test_values", [_p, _size, ctypes.c_uint32, ctypes.c_uint32], None)
+# double sb_pool_wake_ns(int nthreads, int repeats);
+_declare("sb_pool_wake_ns", [_int, _int], ctypes.c_double)
 # int sb_set_flush_to_zero(int on); int sb_get_flush_to_zero(void);
 _declare("sb_set_flush_to_zero", [_int], _int)
 _declare("sb_get_flush_to_zero", [], _int)
