@@ -61,7 +61,8 @@ sanitize:
 	SAMEBITS_LIBRARY=$(SANITIZE_DIR)/libsamebits.so \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py
+	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
+	    tests/test_packed_and_rows.py tests/test_properties.py
 
 clean:
 	rm -rf build dist wasm/out web/out
