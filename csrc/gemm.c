@@ -422,3 +422,20 @@ int sb_sgemm_packed(int path, int mode, int max_threads, size_t m, size_t n, siz
     return run_gemm(path, mode, max_threads, m, n, k, a, a_row, a_col, NULL, 0, 0, packed_b,
                     c, ldc);
 }
+
+int sb_sgemm_argv(const int64_t *args)
+{
+    if (!args) return SB_ERR_ARGUMENT;
+    const float *a = (const float *)(intptr_t)args[6];
+    const float *b = (const float *)(intptr_t)args[9];
+    float *c = (float *)(intptr_t)args[12];
+    for (int i = 3; i < 6; ++i)
+        if (args[i] < 0 || (uint64_t)args[i] > (uint64_t)SIZE_MAX) return SB_ERR_ARGUMENT;
+    if (args[14])
+        return sb_sgemm_packed((int)args[0], (int)args[1], (int)args[2], (size_t)args[3],
+                               (size_t)args[4], (size_t)args[5], a, (ptrdiff_t)args[7],
+                               (ptrdiff_t)args[8], b, c, (ptrdiff_t)args[13]);
+    return sb_sgemm((int)args[0], (int)args[1], (int)args[2], (size_t)args[3], (size_t)args[4],
+                    (size_t)args[5], a, (ptrdiff_t)args[7], (ptrdiff_t)args[8], b,
+                    (ptrdiff_t)args[10], (ptrdiff_t)args[11], c, (ptrdiff_t)args[13]);
+}

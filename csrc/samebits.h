@@ -57,6 +57,14 @@ int sb_sgemm_packed(int path, int mode, int max_threads,
                     const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
                     const void *packed_b, float *c, ptrdiff_t ldc);
 
+/* sb_sgemm with its 14 arguments in one array, in the order of sb_sgemm's
+ * parameters (pointers as integers), or, when args[13] ... see below. One
+ * argument is much cheaper to pass from ctypes than fourteen, which matters
+ * for small products. args[14] selects the packed form: when nonzero,
+ * args[9] is the packed B (as for sb_sgemm_packed) and args[10..11] are
+ * ignored. */
+int sb_sgemm_argv(const int64_t *args);
+
 /* The exact-mode definition as a plain triple loop: the reference the tests
  * compare every path against. Slow on purpose. */
 int sb_sgemm_naive(size_t m, size_t n, size_t k,

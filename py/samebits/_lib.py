@@ -129,6 +129,8 @@ _declare("sb_pack_b", [_int, _int, _size, _size, _p, _diff, _diff, _p, _size], _
 #                     float *c, ptrdiff_t ldc);
 _declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _diff, _p, _p,
                              _diff], _int)
+# int sb_sgemm_argv(const int64_t *args);   (15 integers: see samebits.h)
+_declare("sb_sgemm_argv", [_p], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);

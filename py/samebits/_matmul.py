@@ -1,12 +1,15 @@
 """samebits.matmul: the fp32 matrix product."""
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 from . import _lib, _operands, _paths, _threads
 from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
+_ARGV = ctypes.c_int64 * 15
+_addressof = ctypes.addressof
 
 
 def mode_code(mode: str) -> int:
@@ -65,17 +68,20 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
     m, n, k = ma.rows, b_shape[1], ma.cols
     numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
                                              else packed._numpy_source)
-    output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")
-    mc = output.matrix
+    if out is None and numpy_result:   # the common case, kept short for small products
+        result = _operands.np.empty((m, n), dtype=_operands.np.float32)
+        c_ptr, ldc, output = _operands.numpy_address(result), n, None
+    else:
+        output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")
+        c_ptr, ldc = output.matrix.ptr, output.matrix.row_stride
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
     if packed is not None:
-        status = library.sb_sgemm_packed(path, code, nthreads, m, n, k,
-                                         ma.ptr, ma.row_stride, ma.col_stride,
-                                         packed.address, mc.ptr, mc.row_stride)
+        b_ptr, b_row, b_col, is_packed = packed.address, 0, 0, 1
     else:
-        status = library.sb_sgemm(path, code, nthreads, m, n, k,
-                                  ma.ptr, ma.row_stride, ma.col_stride,
-                                  mb.ptr, mb.row_stride, mb.col_stride,
-                                  mc.ptr, mc.row_stride)
+        b_ptr, b_row, b_col, is_packed = mb.ptr, mb.row_stride, mb.col_stride, 0
+    args = _ARGV()   # one array argument: far cheaper through ctypes than fifteen
+    args[:] = (path, code, nthreads, m, n, k, ma.ptr, ma.row_stride, ma.col_stride,
+               b_ptr, b_row, b_col, c_ptr, ldc, is_packed)
+    status = library.sb_sgemm_argv(_addressof(args))
     _lib.check_status(status, "matmul")
-    return output.finish()
+    return result if output is None else output.finish()

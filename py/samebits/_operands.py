@@ -61,10 +61,12 @@ def is_numpy(x: Any) -> bool:
 
 def numpy_address(x: "np.ndarray") -> int:
     """Address of x's first element. ndarray.ctypes.data costs microseconds, so
-    writable C-contiguous arrays (the common case) go through ctypes.from_buffer."""
-    if x.flags.c_contiguous and x.flags.writeable and x.size:
+    writable C-contiguous arrays (the common case) go through ctypes.from_buffer,
+    which refuses the others (read-only, strided, empty)."""
+    try:
         return _addressof(_char_from_buffer(x))
-    return x.ctypes.data
+    except (TypeError, ValueError, BufferError):
+        return x.ctypes.data
 
 
 def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
@@ -74,10 +76,11 @@ def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
         raise ValueError(f"{name} must be 2-D, got shape {x.shape}")
     rows, cols = x.shape
     row_bytes, col_bytes = x.strides
-    if row_bytes % ITEM or col_bytes % ITEM or not x.flags.aligned:
+    address = numpy_address(x)
+    if row_bytes % ITEM or col_bytes % ITEM or address % ITEM:
         x = np.array(x, order="C", copy=True)   # a fresh, aligned copy the C side can read
         return Matrix(numpy_address(x), rows, cols, cols, 1, x, False)
-    return Matrix(numpy_address(x), rows, cols, row_bytes // ITEM, col_bytes // ITEM, x, True)
+    return Matrix(address, rows, cols, row_bytes // ITEM, col_bytes // ITEM, x, True)
 
 
 def _float_view(x: Any, name: str) -> memoryview:
