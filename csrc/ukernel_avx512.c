@@ -23,7 +23,7 @@ typedef __m512 vec_t;
 
 UKR_DEFINE(avx512, 1)
 
-const sb_path_desc sb_path_avx512 = UKR_PATH_ENTRY(avx512, 96, 256, 64, 1, sb_cpu_has_avx512f);
+const sb_path_desc sb_path_avx512 = UKR_PATH_ENTRY(avx512, 96, 1024, 64, 1, sb_cpu_has_avx512f);
 #else
 const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif
