@@ -1,13 +1,25 @@
-/* vec4 path: 6 x 8 tile over the 4-lane vectors of vec4.h (SSE2, NEON,
- * wasm SIMD128). Register budget: 12 accumulators + 2 B + 1 A = 15 of the
- * 16 xmm registers of x86-64 (V8 maps wasm SIMD128 onto the same file).
- * Fast mode is fused only on NEON. */
+/* vec4 path over the 4-lane vectors of vec4.h (SSE2, NEON, wasm SIMD128).
+ *
+ * Natively the tile is 6 x 8: 12 accumulators + 2 B + 1 A = 15 of the 16 xmm
+ * registers of x86-64. In WebAssembly it is 4 x 8: V8 keeps xmm15 as its
+ * scratch register, so only 15 are allocatable, and it loads every broadcast
+ * A value of a step before the step's multiply-adds; at 6 x 8 it spills about
+ * five accumulators to the stack on every step (seen in V8's code for the
+ * kernel) and runs at about 20 GFLOP/s in Chromium; at 4 x 8 (8 + 2 + 4 = 14)
+ * the loop is spill-free and whole products run about 1.3-1.8x faster in
+ * both modes (bench/results/browser-*.md). The tile cannot change a result.
+ * Fast mode fuses on NEON and, in the relaxed-SIMD wasm module, through
+ * f32x4.relaxed_madd (vec4.h). */
 #include "sb_internal.h"
 #include "vec4.h"
 
 #if VEC4_AVAILABLE
 typedef vec4 vec_t;
+#if defined(__wasm_simd128__)
+#define UKR_MR 4
+#else
 #define UKR_MR 6
+#endif
 #define UKR_NR 8
 #define UKR_ROW_STRIPS 4
 #define UKR_LANES 4
