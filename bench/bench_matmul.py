@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -80,22 +81,21 @@ class Baselines:
             self.ort = self.onnx = None
         self._sessions: dict = {}
 
+    def threads(self, threads: int):
+        """Thread settings of every baseline, applied outside the timed calls."""
+        if self.torch is not None:
+            self.torch.set_num_threads(threads)
+        return self._limits(limits=threads, user_api="blas")
+
     def numpy(self, a, b, out, threads):
-        def run():
-            with self._limits(limits=threads, user_api="blas"):
-                np.matmul(a, b, out=out)
-        return run
+        return lambda: np.matmul(a, b, out=out)
 
     def torch_matmul(self, a, b, out, threads):
         if self.torch is None:
             return None
         ta, tb, to = (self.torch.from_numpy(x) for x in (a, b, out))
         torch = self.torch
-
-        def run():
-            torch.set_num_threads(threads)
-            torch.matmul(ta, tb, out=to)
-        return run
+        return lambda: torch.matmul(ta, tb, out=to)
 
     def ort_matmul(self, a, b, out, threads):
         if self.ort is None:
@@ -145,6 +145,8 @@ def measure(args) -> dict:
         flop = 2.0 * m * n * k
         if args.quick and flop > 1.2e9 and model is None:
             continue
+        if args.shapes and not re.search(args.shapes, label):
+            continue
         a = rng.standard_normal((m, k), dtype=np.float32)
         b = rng.standard_normal((k, n), dtype=np.float32)
         out = np.empty((m, n), dtype=np.float32)
@@ -158,11 +160,12 @@ def measure(args) -> dict:
                         t = time_call(lambda: samebits.matmul(a, b, mode=mode, out=out,
                                                               threads=threads))
                         row["cells"][f"samebits {path} {mode} t{threads}"] = t
-            for name, maker in (("numpy", base.numpy), ("torch", base.torch_matmul),
-                                ("onnxruntime", base.ort_matmul)):
-                fn = maker(a, b, out, threads)
-                if fn is not None:
-                    row["cells"][f"{name} t{threads}"] = time_call(fn)
+            with base.threads(threads):
+                for name, maker in (("numpy", base.numpy), ("torch", base.torch_matmul),
+                                    ("onnxruntime", base.ort_matmul)):
+                    fn = maker(a, b, out, threads)
+                    if fn is not None:
+                        row["cells"][f"{name} t{threads}"] = time_call(fn)
         print(f"{label:32s} " + "  ".join(f"{key}={v * 1e3:.3f}ms"
                                            for key, v in row["cells"].items()
                                            if key.startswith(("samebits " + best, "numpy"))),
@@ -289,6 +292,7 @@ def plot(data: dict, path: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="squares up to 512 and the model shapes")
+    parser.add_argument("--shapes", default="", help="only shapes whose label matches this regex")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--ghz", type=float, default=2.45,
                         help="nominal clock for the %% of peak column (default: 2.45)")

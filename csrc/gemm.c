@@ -230,7 +230,7 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
 }
 
 /* One row of A: a chunk is ROW_GROUPS_PER_CHUNK groups of row_strips strips. */
-#define ROW_GROUPS_PER_CHUNK 4
+#define ROW_GROUPS_PER_CHUNK 16
 
 static void compute_row_group(const gemm_call *g, size_t j0, scratch_layout s)
 {
@@ -259,13 +259,32 @@ static void compute_row_group(const gemm_call *g, size_t j0, scratch_layout s)
     if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, live);
 }
 
+/* B read in place, groups of whole width: walk down B in blocks of
+ * ROW_P_BLOCK rows across the chunk's groups, so that B is read a few
+ * contiguous rows at a time while the chunk's outputs stay in L1. */
+#define ROW_P_BLOCK 8
+
+static void compute_row_panel(const gemm_call *g, size_t j0, size_t j_end)
+{
+    for (size_t p0 = 0; p0 < g->k; p0 += ROW_P_BLOCK) {
+        size_t pb = min_size(g->k - p0, ROW_P_BLOCK);
+        for (size_t j = j0; j < j_end; j += g->row_cols)
+            g->row_kernel(pb, g->a + (ptrdiff_t)p0 * g->a_col, g->a_col,
+                          g->b + (ptrdiff_t)p0 * g->b_row + (ptrdiff_t)j, g->b_row,
+                          (ptrdiff_t)g->path->nr, g->c + j, p0 > 0);
+    }
+    if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, j_end - j0);
+}
+
 static void compute_row_chunk(void *ctx, size_t chunk, int thread_index)
 {
     const gemm_call *g = ctx;
     scratch_layout s = scratch_for(g, thread_index);
+    size_t j0 = chunk * ROW_GROUPS_PER_CHUNK * g->row_cols;
     size_t j_end = min_size(g->n, (chunk + 1) * ROW_GROUPS_PER_CHUNK * g->row_cols);
-    for (size_t j0 = chunk * ROW_GROUPS_PER_CHUNK * g->row_cols; j0 < j_end; j0 += g->row_cols)
-        compute_row_group(g, j0, s);
+    size_t whole_end = g->packed_b ? j0 : j0 + (j_end - j0) / g->row_cols * g->row_cols;
+    if (whole_end > j0) compute_row_panel(g, j0, whole_end);
+    for (size_t j = whole_end; j < j_end; j += g->row_cols) compute_row_group(g, j, s);
 }
 
 static void fill_zero(float *c, ptrdiff_t ldc, size_t m, size_t n)
