@@ -136,3 +136,32 @@ def test_browser_notices_one_flipped_bit(runner):
     assert digest != hashes.parse_line(native_lines[0])[3]
     assert row["verdict"] == "mismatch" and row["match"] is False
     assert result["ok"] is False
+
+
+def test_bench_page_runs_every_library(runner):
+    """web/bench.html times samebits (fast on the relaxed module, exact on the
+    plain one), TF.js-wasm and onnxruntime-web on one thread, and every
+    library computes the same products (probe outputs within 1e-3 sqrt(k))."""
+    spec = importlib.util.spec_from_file_location("samebits_browser_bench",
+                                                  ROOT / "bench" / "browser_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    missing = [str(p.relative_to(ROOT)) for p in bench.PEERS.values() if not p.is_file()]
+    if missing:
+        message = f"the bench page needs {missing} (run: cd web && npm ci)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    result = bench.run_page({"shapes": "sq64,m1", "minms": 5, "reps": 1, "warmup": 1},
+                            timeout_s=300, log=lambda line: None)
+    assert not result.get("error"), f"bench page error: {result['error']}\n{result['console']}"
+    assert not result["blocked"], f"the bench page asked for remote URLs: {result['blocked']}"
+    libs = {c["lib"] for c in result["cells"]}
+    assert libs == {"samebits-fast", "samebits-exact", "tfjs", "ort"}
+    assert len(result["cells"]) == 2 * len(libs)
+    assert all(c["ms"] > 0 for c in result["cells"])
+    info = result["info"]
+    assert info["samebits"]["fast_library"] == RELAXED_NAME and info["samebits"]["fused"] is True
+    assert info["tfjs"]["backend"] == "wasm" and info["tfjs"]["threads"] == 1
+    assert info["tfjs"]["multithread"] is False
+    assert bench.check_agreement(bench.best_cells([result])) == []

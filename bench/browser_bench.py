@@ -1,0 +1,288 @@
+"""Browser benchmark: samebits (wasm, fast on relaxed SIMD and exact on plain
+SIMD128) against TensorFlow.js-wasm (XNNPACK) and onnxruntime-web, one thread,
+in Debian's Chromium through Playwright.
+
+    python bench/browser_bench.py                      # every shape, 2 fresh pages
+    python bench/browser_bench.py --shapes sq256,sq1024 --pages 3 --no-write
+
+Opens web/bench.html (served from 127.0.0.1 by web/serve.py, with the
+Chromium flags of web/run_browser.py) in --pages fresh browser processes and
+keeps the faster time of each cell: V8 sometimes leaves a hot loop
+unoptimised in one page. Writes bench/results/browser-<date>.md (a table of
+ms and GFLOP/s per library and the speed ratios) and browser-<date>.json.
+
+Needs bash wasm/build.sh, npm ci in web/ (pyodide, @tensorflow/tfjs-core,
+@tensorflow/tfjs-backend-wasm, onnxruntime-web), pip install playwright and
+/usr/bin/chromium.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "web"))
+from run_browser import CHROMIUM, CHROMIUM_ARGS, missing_prerequisites  # noqa: E402
+from serve import serve  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+NODE_MODULES = ROOT / "web" / "node_modules"
+PEERS = {"tfjs": NODE_MODULES / "@tensorflow" / "tfjs-backend-wasm" / "package.json",
+         "ort": NODE_MODULES / "onnxruntime-web" / "package.json"}
+# Cells judged against the targets of issue 3: fast >= 1.3x and exact >=
+# 0.95x TF.js-wasm on these shapes.
+TARGET_SHAPES = ("sq256", "sq1024", "bert4096-qkvo", "bert4096-ffn-up", "bert4096-ffn-down")
+FAST_TARGET, EXACT_TARGET = 1.3, 0.95
+
+
+def run_page(query: dict, timeout_s: float, log) -> dict:
+    """One fresh Chromium process, one page; returns window.benchResult."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve()
+    blocked: list[str] = []
+    console: list[str] = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                        headless=True)
+            try:
+                page = browser.new_page()
+
+                def guard(route):
+                    host = urlsplit(route.request.url).hostname
+                    if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+                        route.continue_()
+                    else:
+                        blocked.append(route.request.url)
+                        route.abort()
+
+                page.route("**/*", guard)
+                page.on("console", lambda m: console.append(f"{m.type}: {m.text}")
+                        if m.type in ("error", "warning") else None)
+                page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+                page.goto(f"{base}/web/bench.html?{urlencode(query)}", wait_until="load")
+                deadline, seen = time.monotonic() + timeout_s, 0
+                while True:
+                    state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
+                                          " cells: window.benchResult.cells}")
+                    cells = (state or {}).get("cells") or []
+                    for c in cells[seen:]:
+                        log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
+                            f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
+                    seen = len(cells)
+                    if state and state.get("done"):
+                        break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"the page did not finish in {timeout_s:.0f} s")
+                    page.wait_for_timeout(500)
+                result = page.evaluate("window.benchResult")
+                result["browser_version"] = browser.version
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    result["blocked"], result["console"] = blocked, console
+    return result
+
+
+def best_cells(pages: list[dict]) -> dict[tuple, dict]:
+    """(lib, m, n, k) -> the fastest cell over the pages, with every page's time."""
+    best: dict[tuple, dict] = {}
+    for page in pages:
+        for c in page["cells"]:
+            key = (c["lib"], c["m"], c["n"], c["k"])
+            entry = best.setdefault(key, {**c, "page_ms": []})
+            entry["page_ms"].append(round(c["ms"], 4))
+            if c["ms"] < entry["ms"]:
+                entry.update(ms=c["ms"], gflops=c["gflops"])
+    return best
+
+
+def cpu_name() -> str:
+    """lscpu's model name, with the family and model numbers (a VM may hide the name)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return platform.processor() or platform.machine()
+    fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    name = fields.get("Model name", platform.machine())
+    if "CPU family" in fields and "Model" in fields:
+        name += f" (family {fields['CPU family']}, model {fields['Model']})"
+    return name
+
+
+def check_agreement(best: dict) -> list[str]:
+    """Every library's probe outputs (first, middle, last) must agree with
+    samebits exact mode within 1e-3 * sqrt(k): a misconfigured peer that does
+    not compute the product would otherwise look fast."""
+    problems = []
+    for (lib, m, n, k), cell in best.items():
+        ref = best.get(("samebits-exact", m, n, k))
+        if lib == "samebits-exact" or ref is None:
+            continue
+        tol = 1e-3 * k ** 0.5
+        for got, want in zip(cell["probes"], ref["probes"]):
+            if not abs(got - want) <= tol:
+                problems.append(f"{lib} ({m}, {n}, {k}): output {got!r}, samebits exact {want!r}")
+    return problems
+
+
+def package_version(path: Path) -> str:
+    try:
+        return json.loads(path.read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return "?"
+
+
+def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict) -> str:
+    loads = ", ".join(f"{p['load_before']:.2f}" for p in pages)
+    libs = [lib for lib in ("samebits-fast", "samebits-exact", "tfjs", "ort")
+            if any(k[0] == lib for k in best)]
+    lines = [f"# Browser benchmark, {meta['date']}", "",
+             f"Chromium {meta['chromium']} (headless, `{' '.join(CHROMIUM_ARGS)}`), "
+             f"CPU: {meta['cpu']}; one thread everywhere.", "",
+             f"* **samebits-fast**: samebits {meta['samebits'].get('version', '?')} in Pyodide "
+             f"{meta['samebits'].get('pyodide', '?')}, `matmul(a, b, out=c, threads=1)`, fast mode "
+             f"on `{meta['samebits'].get('fast_library')}` (relaxed SIMD, fused: "
+             f"{meta['samebits'].get('fused')}), vec4 path, tile "
+             f"{meta['samebits'].get('tile')}; B is packed inside every call.",
+             f"* **samebits-exact**: the same, exact mode, on `{meta['samebits'].get('library')}` "
+             f"(plain SIMD128).",
+             f"* **tfjs**: @tensorflow/tfjs-backend-wasm {meta['tfjs_version']} (XNNPACK), "
+             f"SIMD binary without threads (threads: {meta['tfjs'].get('threads')}), "
+             "`tf.matMul(a, b).dispose()`; XNNPACK keeps B packed between calls.",
+             f"* **ort**: onnxruntime-web {meta['ort_version']}, wasm execution provider, "
+             "numThreads=1, a one-node MatMul model with B as an initializer (packed once), "
+             "`await session.run({A: a})` (the output is copied into a new tensor).", "",
+             f"Method: per cell {meta['timing']['warmup']} warm-up calls, then calls repeated "
+             f"for at least {meta['timing']['minMs']} ms and averaged, median of "
+             f"{meta['timing']['reps']} such means; each library in its own fresh worker; "
+             f"{len(pages)} fresh browser processes, the faster time of each cell kept "
+             f"(1-minute load average before each page: {loads}). "
+             "GFLOP/s = 2mnk / time. Every library's outputs were checked against samebits "
+             "exact mode (three probes per product).", "",
+             "| shape (m, n, k) | " + " | ".join(f"{lib} ms | GFLOP/s" for lib in libs)
+             + " | fast/tfjs | exact/tfjs | fast/ort | exact/ort |",
+             "|---|" + "---:|---:|" * len(libs) + "---:|---:|---:|---:|"]
+    met, missed = [], []
+    for name, (m, n, k) in shapes.items():
+        row = [f"{name} ({m}, {n}, {k})"]
+        ms = {}
+        for lib in libs:
+            c = best.get((lib, m, n, k))
+            if c:
+                ms[lib] = c["ms"]
+                row += [f"{c['ms']:.3f}", f"{c['gflops']:.1f}"]
+            else:
+                row += ["—", "—"]
+
+        def ratio(lib, peer):
+            if lib in ms and peer in ms:
+                return ms[peer] / ms[lib]
+            return None
+
+        for lib, peer, target in (("samebits-fast", "tfjs", FAST_TARGET),
+                                  ("samebits-exact", "tfjs", EXACT_TARGET),
+                                  ("samebits-fast", "ort", None), ("samebits-exact", "ort", None)):
+            r = ratio(lib, peer)
+            if r is None:
+                row.append("—")
+                continue
+            mark = ""
+            if target is not None and name in TARGET_SHAPES:
+                ok = r >= target
+                (met if ok else missed).append(f"{lib.split('-')[1]} {name} {r:.2f}x")
+                mark = " ✓" if ok else " ✗"
+            row.append(f"{r:.2f}x{mark}")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Ratios are speed ratios (peer time / samebits time; above 1: samebits is "
+              "faster). ✓/✗ mark the target cells: fast ≥ 1.3x and exact ≥ 0.95x TF.js-wasm on "
+              "256³, 1024³ and the BERT-base products at 32 x 128 rows.", "",
+              f"Targets met: {', '.join(met) or 'none'}.",
+              f"Targets missed: {', '.join(missed) or 'none'}.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", default="all", help="comma-separated names from web/bench.mjs")
+    parser.add_argument("--libs", default="samebits,tfjs,ort")
+    parser.add_argument("--pages", type=int, default=2, help="fresh browser processes (>= 2)")
+    parser.add_argument("--minms", type=float, default=80)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per page")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--wheel", help="samebits wheel URL path on the page's server "
+                        "(default: the one wasm/out/wheel.json names)")
+    args = parser.parse_args(argv)
+
+    missing = missing_prerequisites()
+    missing += [f"{p.parent.name} from npm (run npm ci in web/)" for p in PEERS.values()
+                if not p.is_file()]
+    if missing:
+        print("browser_bench.py: missing:\n  " + "\n  ".join(missing), file=sys.stderr)
+        return 2
+    query = {"libs": args.libs, "shapes": args.shapes, "minms": args.minms, "reps": args.reps,
+             "warmup": args.warmup}
+    if args.wheel:
+        query["wheel"] = args.wheel
+    pages = []
+    for index in range(args.pages):
+        load = os.getloadavg()[0]
+        print(f"page {index + 1} of {args.pages} (load average {load:.2f})", flush=True)
+        if load > 0.8:
+            print("  warning: the machine is busy; timings will be low", flush=True)
+        result = run_page(query, args.timeout, lambda s: print(s, flush=True))
+        result["load_before"], result["load_after"] = load, os.getloadavg()[0]
+        if result.get("error") or result.get("blocked"):
+            print(f"browser_bench.py: page error: {result.get('error')}; blocked: "
+                  f"{result.get('blocked')}; console: {result.get('console')[-5:]}",
+                  file=sys.stderr)
+            return 1
+        pages.append(result)
+
+    best = best_cells(pages)
+    problems = check_agreement(best)
+    if problems:
+        print("browser_bench.py: the libraries disagree on the products:\n  "
+              + "\n  ".join(problems), file=sys.stderr)
+        return 1
+    shapes = {name: tuple(dims) for name, dims in pages[0]["shapeDims"].items()}
+    today = datetime.date.today().isoformat()
+    meta = {"date": today, "chromium": pages[0].get("browser_version"), "cpu": cpu_name(),
+            "samebits": pages[0]["info"].get("samebits", {}),
+            "tfjs": pages[0]["info"].get("tfjs", {}), "ort": pages[0]["info"].get("ort", {}),
+            "tfjs_version": package_version(PEERS["tfjs"]),
+            "ort_version": package_version(PEERS["ort"]), "timing": pages[0]["timing"],
+            "pages": len(pages)}
+    text = markdown(pages, best, shapes, meta)
+    print(text)
+    if not args.no_write:
+        args.out.mkdir(parents=True, exist_ok=True)
+        md = args.out / f"browser-{today}.md"
+        md.write_text(text, encoding="utf-8")
+        cells = [dict(v, lib=k[0]) for k, v in sorted(best.items())]
+        (args.out / f"browser-{today}.json").write_text(json.dumps(
+            {"meta": meta, "shapes": shapes, "cells": cells,
+             "pages": [{"info": p["info"], "cells": p["cells"], "userAgent": p["userAgent"],
+                        "load_before": p["load_before"], "load_after": p["load_after"]}
+                       for p in pages]}, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {md} and {md.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+// Shared by the benchmark workers: input values and the timing method.
+//
+// Method (the same as samebits.bench.time_call): two warm-up calls, then
+// calls repeated until at least minMs have passed and averaged; the median of
+// `reps` such means. Inputs and outputs are allocated before timing starts.
+
+/** n floats uniform in [-1, 1) from a 32-bit xorshift stream: the same
+ *  values for every library, no subnormals, no special values. */
+export function randomFloats(n, seed) {
+  const out = new Float32Array(n);
+  let x = (seed * 2654435761) >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    out[i] = (x >>> 8) / 8388608 - 1;
+  }
+  return out;
+}
+
+/** Three outputs of a row-major m x n product, for the cross-library check:
+ *  the first, the middle and the last. */
+export function probes(c, m, n) {
+  return [c[0], c[Math.floor(m / 2) * n + Math.floor(n / 2)], c[m * n - 1]];
+}
+
+/** Median over opts.reps of the mean milliseconds per call of `call`, which
+ *  may be synchronous or return a promise. */
+export async function timeCall(call, { warmup = 2, minMs = 80, reps = 3 } = {}) {
+  const first = call();                      // the first warm-up call
+  const isAsync = first instanceof Promise;  // tells whether to await the others
+  if (isAsync) await first;
+  for (let i = 1; i < warmup; i++) {
+    if (isAsync) await call(); else call();
+  }
+  const means = [];
+  for (let r = 0; r < reps; r++) {
+    let calls = 0;
+    let elapsed = 0;
+    const start = performance.now();
+    do {
+      if (isAsync) await call(); else call();
+      calls++;
+      elapsed = performance.now() - start;
+    } while (elapsed < minMs);
+    means.push(elapsed / calls);
+  }
+  const sorted = [...means].sort((a, b) => a - b);
+  return { ms: sorted[Math.floor(sorted.length / 2)], means };
+}

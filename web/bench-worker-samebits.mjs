@@ -1,0 +1,68 @@
+// Benchmark worker for samebits in WebAssembly: Pyodide from node_modules,
+// the wheel from wasm/out, matmul timed from Python (samebits.bench.time_call,
+// the method of bench-common.mjs) with out= preallocated and threads=1.
+// Fast mode runs on the relaxed-SIMD module, exact mode on the plain one.
+import { randomFloats } from "./bench-common.mjs";
+
+const post = (type, data = {}) => self.postMessage({ type, ...data });
+
+const PYTHON = `
+import json, samebits
+from samebits import _lib
+from samebits.bench import time_call
+
+def sb_info():
+    info = samebits.info()
+    return json.dumps({"version": info["version"], "path": info["path"],
+                       "fused": info["fused_fast_mode"].get("vec4"),
+                       "tile": info["tiles"].get("vec4"),
+                       "library": info["library"].rsplit("/", 1)[-1],
+                       "fast_library": info["fast_library"].rsplit("/", 1)[-1],
+                       "fast_library_note": _lib.FAST_LIBRARY_NOTE,
+                       "compiler": info["compiler"]})
+
+def sb_matrix(js_array, rows, cols):
+    flat = memoryview(bytearray(4 * rows * cols)).cast("f")
+    js_array.assign_to(flat)
+    return flat.cast("B").cast("f", (rows, cols))
+
+def sb_time(a, b, m, n, mode, warmup, min_seconds, reps):
+    out = memoryview(bytearray(4 * m * n)).cast("f", (m, n))
+    fn = lambda: samebits.matmul(a, b, mode=mode, out=out, threads=1)
+    seconds = time_call(fn, min_seconds=min_seconds, repeats=reps, warmup=warmup)
+    flat = out.cast("B").cast("f")
+    probes = [flat[0], flat[(m // 2) * n + n // 2], flat[m * n - 1]]
+    return json.dumps({"seconds": seconds, "probes": probes})
+`;
+
+self.onmessage = async ({ data: job }) => {
+  try {
+    const { loadPyodide } = await import(new URL("pyodide.mjs", job.pyodideURL).href);
+    const pyodide = await loadPyodide({ indexURL: job.pyodideURL });
+    const problems = [];
+    await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},
+                                              errorCallback: (m) => problems.push(m) });
+    if (!pyodide.loadedPackages.samebits) {
+      throw new Error(`could not load ${job.wheelURL}: ${problems.join(" ")}`);
+    }
+    pyodide.runPython(PYTHON);
+    const g = (name) => pyodide.globals.get(name);
+    const info = JSON.parse(g("sb_info")());
+    post("ready", { info: { ...info, pyodide: pyodide.version } });
+    const matrix = g("sb_matrix");
+    const time = g("sb_time");
+    for (const [m, n, k] of job.shapes) {
+      const a = matrix(randomFloats(m * k, 1), m, k);
+      const b = matrix(randomFloats(k * n, 2), k, n);
+      for (const mode of job.modes) {
+        const { seconds, probes } = JSON.parse(time(a, b, m, n, mode, job.warmup,
+                                                    job.minMs / 1000, job.reps));
+        post("cell", { lib: `samebits-${mode}`, m, n, k, ms: seconds * 1000, probes });
+      }
+      a.destroy(); b.destroy();
+    }
+    post("done");
+  } catch (err) {
+    post("error", { message: String(err && err.stack ? err.stack : err) });
+  }
+};
