@@ -167,7 +167,8 @@ def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict) -> str:
              "`await session.run({A: a})` (the output is copied into a new tensor).", "",
              f"Method: per cell {meta['timing']['warmup']} warm-up calls, then calls repeated "
              f"for at least {meta['timing']['minMs']} ms and averaged, median of "
-             f"{meta['timing']['reps']} such means; each library in its own fresh worker; "
+             f"{meta['timing']['reps']} such means; each library in its own fresh worker, every "
+             "shape timed by all libraries in turn before the next shape; "
              f"{len(pages)} fresh browser processes, the faster time of each cell kept "
              f"(1-minute load average before each page: {loads}). "
              "GFLOP/s = 2mnk / time. Every library's outputs were checked against samebits "

@@ -35,33 +35,45 @@ def sb_time(a, b, m, n, mode, warmup, min_seconds, reps):
     return json.dumps({"seconds": seconds, "probes": probes})
 `;
 
-self.onmessage = async ({ data: job }) => {
+let state = null;
+
+async function init(job) {
+  const { loadPyodide } = await import(new URL("pyodide.mjs", job.pyodideURL).href);
+  const pyodide = await loadPyodide({ indexURL: job.pyodideURL });
+  const problems = [];
+  await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},
+                                            errorCallback: (m) => problems.push(m) });
+  if (!pyodide.loadedPackages.samebits) {
+    throw new Error(`could not load ${job.wheelURL}: ${problems.join(" ")}`);
+  }
+  pyodide.runPython(PYTHON);
+  const g = (name) => pyodide.globals.get(name);
+  const info = JSON.parse(g("sb_info")());
+  state = { job, matrix: g("sb_matrix"), time: g("sb_time") };
+  return { ...info, pyodide: pyodide.version };
+}
+
+function runShape([m, n, k]) {
+  const { job, matrix, time } = state;
+  const a = matrix(randomFloats(m * k, 1), m, k);
+  const b = matrix(randomFloats(k * n, 2), k, n);
   try {
-    const { loadPyodide } = await import(new URL("pyodide.mjs", job.pyodideURL).href);
-    const pyodide = await loadPyodide({ indexURL: job.pyodideURL });
-    const problems = [];
-    await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},
-                                              errorCallback: (m) => problems.push(m) });
-    if (!pyodide.loadedPackages.samebits) {
-      throw new Error(`could not load ${job.wheelURL}: ${problems.join(" ")}`);
+    for (const mode of job.modes) {
+      const { seconds, probes } = JSON.parse(time(a, b, m, n, mode, job.warmup,
+                                                  job.minMs / 1000, job.reps));
+      post("cell", { lib: `samebits-${mode}`, m, n, k, ms: seconds * 1000, probes });
     }
-    pyodide.runPython(PYTHON);
-    const g = (name) => pyodide.globals.get(name);
-    const info = JSON.parse(g("sb_info")());
-    post("ready", { info: { ...info, pyodide: pyodide.version } });
-    const matrix = g("sb_matrix");
-    const time = g("sb_time");
-    for (const [m, n, k] of job.shapes) {
-      const a = matrix(randomFloats(m * k, 1), m, k);
-      const b = matrix(randomFloats(k * n, 2), k, n);
-      for (const mode of job.modes) {
-        const { seconds, probes } = JSON.parse(time(a, b, m, n, mode, job.warmup,
-                                                    job.minMs / 1000, job.reps));
-        post("cell", { lib: `samebits-${mode}`, m, n, k, ms: seconds * 1000, probes });
-      }
-      a.destroy(); b.destroy();
-    }
-    post("done");
+  } finally {
+    a.destroy();
+    b.destroy();
+  }
+}
+
+// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s, "shapeDone".
+self.onmessage = async ({ data }) => {
+  try {
+    if (data.type === "init") post("ready", { info: await init(data) });
+    else if (data.type === "shape") { runShape(data.shape); post("shapeDone"); }
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

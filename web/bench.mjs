@@ -1,6 +1,7 @@
-// The browser benchmark page: one fresh worker per library, run one after
-// another, each timing every shape on one thread (see bench-common.mjs for
-// the method). Results go to the table and to window.benchResult.
+// The browser benchmark page: one fresh worker per library, all loaded
+// first; then each shape is timed on one thread by every library in turn (see
+// bench-common.mjs for the method). Results go to the table and to
+// window.benchResult.
 //
 // Query parameters (all optional):
 //   libs=samebits,tfjs,ort   shapes=NAME,...|all (names from SHAPES)
@@ -59,47 +60,64 @@ async function wheelURL() {
   return new URL((await response.json()).wheel, manifestURL).href;
 }
 
-function runWorker(lib, job) {
-  const [url, type] = {
-    samebits: ["bench-worker-samebits.mjs", "module"],
-    tfjs: ["bench-worker-tfjs.js", "classic"],
-    ort: ["bench-worker-ort.mjs", "module"],
-  }[lib];
+const WORKERS = {
+  samebits: ["bench-worker-samebits.mjs", "module"],
+  tfjs: ["bench-worker-tfjs.js", "classic"],
+  ort: ["bench-worker-ort.mjs", "module"],
+};
+
+/** A worker that answers one request at a time: send(message) resolves on
+ *  "ready" or "shapeDone" and rejects on "error". */
+function startWorker(lib) {
+  const [url, type] = WORKERS[lib];
   const worker = new Worker(here(url), { type });
-  return new Promise((resolve, reject) => {
-    worker.onmessage = ({ data }) => {
-      if (data.type === "ready") {
-        result.info[lib] = data.info;
-        $("status").textContent = `${lib} loaded; timing…`;
-      } else if (data.type === "cell") {
-        const cell = { ...data, gflops: (2 * data.m * data.n * data.k) / (data.ms * 1e6) };
-        delete cell.type;
-        result.cells.push(cell);
-        render();
-      } else if (data.type === "done") {
-        worker.terminate();
-        resolve();
-      } else if (data.type === "error") {
-        worker.terminate();
-        reject(new Error(`${lib}: ${data.message}`));
-      }
-    };
-    worker.onerror = (e) => { worker.terminate(); reject(new Error(`${lib} worker: ${e.message}`)); };
-    worker.postMessage(job);
+  let pending = null;
+  worker.onmessage = ({ data }) => {
+    if (data.type === "cell") {
+      const cell = { ...data, gflops: (2 * data.m * data.n * data.k) / (data.ms * 1e6) };
+      delete cell.type;
+      result.cells.push(cell);
+      render();
+    } else if (data.type === "ready" || data.type === "shapeDone") {
+      pending.resolve(data);
+    } else if (data.type === "error") {
+      pending.reject(new Error(`${lib}: ${data.message}`));
+    }
+  };
+  worker.onerror = (e) => pending && pending.reject(new Error(`${lib} worker: ${e.message}`));
+  const send = (message) => new Promise((resolve, reject) => {
+    pending = { resolve, reject };
+    worker.postMessage(message);
   });
+  return { worker, send };
 }
 
+// Every library gets its own fresh worker, loaded one after the other; then
+// the shapes are timed in turn, each shape by every library before the next
+// shape, so that a disturbance on a shared machine hits the libraries alike.
 async function main() {
   render();
-  const shapes = shapeNames.map((n) => SHAPES[n]);
-  for (const lib of libs) {
-    $("status").textContent = `loading ${lib}…`;
-    const job = { ...timing, shapes, base: here("./"), modes };
-    if (lib === "samebits") {
-      job.wheelURL = await wheelURL();
-      job.pyodideURL = here(params.get("pyodide") || "node_modules/pyodide/");
+  const base = { ...timing, base: here("./"), modes };
+  const workers = {};
+  try {
+    for (const lib of libs) {
+      $("status").textContent = `loading ${lib}…`;
+      const job = { ...base, type: "init" };
+      if (lib === "samebits") {
+        job.wheelURL = await wheelURL();
+        job.pyodideURL = here(params.get("pyodide") || "node_modules/pyodide/");
+      }
+      workers[lib] = startWorker(lib);
+      result.info[lib] = (await workers[lib].send(job)).info;
     }
-    await runWorker(lib, job);
+    for (const name of shapeNames) {
+      for (const lib of libs) {
+        $("status").textContent = `timing ${name} with ${lib}…`;
+        await workers[lib].send({ type: "shape", shape: SHAPES[name] });
+      }
+    }
+  } finally {
+    for (const w of Object.values(workers)) w.worker.terminate();
   }
   $("status").textContent = "done";
 }
