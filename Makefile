@@ -25,7 +25,7 @@ deps:
 	@missing=""; \
 	for tool in cmake:cmake ninja:ninja-build emcc:emscripten chromium:chromium node:nodejs npm:npm objdump:binutils \
 	    aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64:qemu-user \
-	    clang-19:clang-19 wasm-ld-19:lld-19; do \
+	    clang-19:clang-19 wasm-ld-19:lld-19 wasm-objdump:wabt; do \
 	  command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; \
 	done; \
 	[ -f /usr/aarch64-linux-gnu/include/stdio.h ] || missing="$$missing libc6-dev-arm64-cross"; \

@@ -314,14 +314,16 @@ size_t sb_packed_b_bytes(int path, size_t k, size_t n)
 }
 
 /* Tile width: the path's NC, narrowed when C has few tile rows so that the
- * product still has MIN_TILE_CHUNKS chunks to share out. A function of the
- * path and the shape only, never of the thread count. */
+ * product still has MIN_TILE_CHUNKS chunks to share out (in builds with
+ * threads). A function of the path, the build and the shape, never of the
+ * thread count; and tile sizes never change a result anyway. */
 #define MIN_TILE_CHUNKS 8
 
 static size_t tile_width(const sb_path_desc *path, size_t m, size_t n)
 {
     const size_t nr = (size_t)path->nr, tiles_m = ceil_div(m, (size_t)path->mc);
-    if (tiles_m == 0 || tiles_m >= MIN_TILE_CHUNKS) return (size_t)path->nc;
+    if (tiles_m == 0 || tiles_m >= MIN_TILE_CHUNKS || !sb_threading_available())
+        return (size_t)path->nc;
     size_t columns_wanted = ceil_div(MIN_TILE_CHUNKS, tiles_m);
     size_t width = ceil_div(ceil_div(n, columns_wanted), nr) * nr;
     if (width < 4 * nr) width = 4 * nr;

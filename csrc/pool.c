@@ -7,7 +7,6 @@
  * thread that runs chunks sets the kernel floating-point environment first. */
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 #include "samebits.h"
 #include "sb_internal.h"
 
@@ -43,6 +42,14 @@ static void run_chunks(atomic_size_t *next, size_t nchunks, sb_chunk_fn fn, void
 int sb_threading_available(void) { return 0; }
 int sb_cpu_count(void) { return 1; }
 
+/* No threads, nothing to wake (and no clock_gettime, whose timespec layout
+ * differs between emscripten versions). */
+double sb_pool_wake_ns(int nthreads, int repeats)
+{
+    (void)nthreads, (void)repeats;
+    return 0.0;
+}
+
 void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
 {
     (void)nthreads;
@@ -52,6 +59,7 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
 
 #else
 #include <pthread.h>
+#include <time.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -189,7 +197,6 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
     pthread_mutex_unlock(&pool_lock);
     atomic_flag_clear(&pool_busy);
 }
-#endif
 
 static void empty_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -209,6 +216,7 @@ double sb_pool_wake_ns(int nthreads, int repeats)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / repeats;
 }
+#endif
 
 /* Over-allocate and align by hand: plain malloc is all a wasm side module
  * is sure to import from its host. */
