@@ -22,6 +22,8 @@
 #include "sb_internal.h"
 
 #define NS_PER_PACKED 0.5            /* per element packed, copied or streamed */
+#define IN_PLACE_MAX_TILE_ROWS 4     /* read B in place up to this many tile rows */
+#define IN_PLACE_MAX_ROW_FLOATS 1024 /* ... when its rows are at most 4 KiB apart */
 
 typedef struct {
     const sb_path_desc *path;
@@ -393,7 +395,11 @@ static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, siz
 
     size_t b_bytes;
     if (packed_bytes(g.path, k, n, &b_bytes)) return SB_ERR_NO_MEMORY;
-    int in_place = !prepacked && b_col == 1 && g.tiles_m == 1;
+    /* Packing B buys reuse only across tile rows; with few of them, and rows of
+     * B close enough together for the TLB, the kernels read B where it is. */
+    int in_place = !prepacked && b_col == 1 &&
+                   (g.tiles_m == 1 || (g.tiles_m <= IN_PLACE_MAX_TILE_ROWS &&
+                                       b_row > 0 && b_row <= IN_PLACE_MAX_ROW_FLOATS));
     int single_row = m == 1;
 
     size_t chunks = single_row ? ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols)
@@ -404,25 +410,23 @@ static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, siz
                           (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED;
     int threads = sb_pool_threads_for(max_threads, ns, chunks);
 
-    float *own_packed = NULL;
+    /* One workspace: the packed B (unless prepacked or read in place), then
+     * every thread's scratch. */
+    size_t own_b_bytes = prepacked || in_place ? 0 : (b_bytes + 63) & ~(size_t)63;
+    size_t scratch_bytes = (size_t)threads * g.scratch_floats * sizeof(float);
+    if (own_b_bytes > (size_t)-1 - scratch_bytes) return SB_ERR_NO_MEMORY;
+    unsigned char *workspace = sb_workspace_get(own_b_bytes + scratch_bytes);
+    if (!workspace) return SB_ERR_NO_MEMORY;
+    g.scratch = (float *)(void *)(workspace + own_b_bytes);
     if (prepacked) {
         g.packed_b = prepacked;
     } else if (!in_place) {
-        own_packed = sb_alloc_aligned(b_bytes);
-        if (!own_packed) return SB_ERR_NO_MEMORY;
-        g.packed_b = own_packed;
+        g.packed_b = (float *)(void *)workspace;
+        pack_b_parallel(&g, max_threads);
     }
-    g.scratch = sb_alloc_aligned((size_t)threads * g.scratch_floats * sizeof(float));
-    if (!g.scratch) {
-        sb_free_aligned(own_packed);
-        return SB_ERR_NO_MEMORY;
-    }
-
-    if (own_packed) pack_b_parallel(&g, max_threads);
     sb_parallel_run(threads, chunks, single_row ? compute_row_chunk : compute_tile, &g);
 
-    sb_free_aligned(own_packed);
-    sb_free_aligned(g.scratch);
+    sb_workspace_release(workspace);
     return SB_OK;
 }
 

@@ -57,6 +57,10 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx);
 
 void *sb_alloc_aligned(size_t bytes);
 void sb_free_aligned(void *p);
+/* A 64-byte aligned buffer for one call on the calling thread: reused between
+ * calls when small (workspace.c). Release it before the call returns. */
+void *sb_workspace_get(size_t bytes);
+void sb_workspace_release(void *p);
 
 #define SB_KC 256            /* k-block depth of packed B and A */
 #define SB_PACK_STRIPS 8     /* B strips per packing chunk */
