@@ -6,7 +6,7 @@ PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 
-.PHONY: all test check deps native wasm web-deps hashes browser speed sanitize clean
+.PHONY: all test check deps native wasm web-deps hashes browser speed bench sanitize clean
 
 # The main job: build native + wasm, print the hash table natively and in
 # Chromium (exact lines compared), then a short speed line.
@@ -53,6 +53,12 @@ browser:
 
 speed:
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PYTHON) -m samebits bench --size 1024
+
+# The side-by-side benchmarks (native and in Chromium); results go to bench/results/.
+bench: deps native wasm web-deps
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib
+	$(PYTHON) bench/bench_matmul.py
+	$(PYTHON) bench/browser_bench.py
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
 # under the native tests (the slow sweep included).
