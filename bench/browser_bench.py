@@ -26,11 +26,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
-from run_browser import CHROMIUM, CHROMIUM_ARGS, missing_prerequisites  # noqa: E402
+from run_browser import (CHROMIUM, CHROMIUM_ARGS, missing_prerequisites,  # noqa: E402
+                         open_local_page)
 from serve import serve  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -55,20 +56,7 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                         headless=True)
             try:
-                page = browser.new_page()
-
-                def guard(route):
-                    host = urlsplit(route.request.url).hostname
-                    if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
-                        route.continue_()
-                    else:
-                        blocked.append(route.request.url)
-                        route.abort()
-
-                page.route("**/*", guard)
-                page.on("console", lambda m: console.append(f"{m.type}: {m.text}")
-                        if m.type in ("error", "warning") else None)
-                page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+                page = open_local_page(browser, blocked, console)
                 page.goto(f"{base}/web/bench.html?{urlencode(query)}", wait_until="load")
                 deadline, seen = time.monotonic() + timeout_s, 0
                 while True:

@@ -58,6 +58,26 @@ def missing_prerequisites() -> list[str]:
     return missing
 
 
+
+def open_local_page(browser, blocked: list, console: list, **page_options):
+    """A new page that may load only from 127.0.0.1 (other requests are aborted
+    and listed in `blocked`) and whose errors and warnings go to `console`."""
+    page = browser.new_page(**page_options)
+
+    def guard(route):
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", guard)
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    return page
+
 def run_page(query: dict | None = None, native: dict | None = None, timeout_s: float = 900,
              screenshot: Path | None = None, on_row=None) -> dict:
     """Opens the page with `query` and returns window.samebitsResult when it is done.
@@ -83,20 +103,8 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                         headless=True)
             try:
-                page = browser.new_page(viewport={"width": 1400, "height": 900})
-
-                def guard(route):
-                    host = urlsplit(route.request.url).hostname
-                    if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
-                        route.continue_()
-                    else:
-                        blocked.append(route.request.url)
-                        route.abort()
-
-                page.route("**/*", guard)
-                page.on("console", lambda m: console.append(f"{m.type}: {m.text}")
-                        if m.type in ("error", "warning") else None)
-                page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+                page = open_local_page(browser, blocked, console,
+                                       viewport={"width": 1400, "height": 900})
                 url = f"{base}/web/index.html" + (f"?{urlencode(query)}" if query else "")
                 page.goto(url, wait_until="load")
                 seen = 0
