@@ -22,8 +22,9 @@ def _cmd_hashes(args: argparse.Namespace) -> int:
     for mode in modes:
         for path in paths:
             timings: list[float] = []
-            for line in hashes.hash_lines([mode], [path], threads, groups, timings):
-                print(line + (f"  # {timings[-1]:.1f} s" if args.timing else ""), flush=True)
+            lines = hashes.hash_lines([mode], [path], threads, groups, timings)
+            for line, seconds in zip(lines, timings):
+                print(line + (f"  # {seconds:.1f} s" if args.timing else ""), flush=True)
     return 0
 
 
