@@ -234,30 +234,29 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
 /* One row of A: a chunk is ROW_GROUPS_PER_CHUNK groups of row_strips strips. */
 #define ROW_GROUPS_PER_CHUNK 16
 
+/* One group of row_strips strips from packed B, or the ragged last group of B
+ * read in place (packed here, a k-block at a time); compute_row_panel does
+ * the whole groups of B in place. */
 static void compute_row_group(const gemm_call *g, size_t j0, scratch_layout s)
 {
     const size_t nr = (size_t)g->path->nr;
     const size_t live = min_size(g->n - j0, g->row_cols);
     float *out = live == g->row_cols ? g->c + j0 : s.edge_c;
 
-    if (!g->packed_b && live == g->row_cols) {   /* B in place, whole k at once */
-        g->row_kernel(g->k, g->a, g->a_col, g->b + j0, g->b_row, (ptrdiff_t)nr, out, 0);
-    } else {
-        for (size_t kb = 0; kb < g->k_blocks; ++kb) {
-            size_t kc = k_block_depth(g->k, kb);
-            const float *bp;
-            if (g->packed_b) {
-                bp = g->packed_b + packed_block_offset(g->b_strips, nr, kb) + (j0 / nr) * kc * nr;
-            } else {
-                pack_b_strips(g, kb * SB_KC, kc, j0 / nr, j0 / nr + (size_t)g->path->row_strips,
-                              s.edge_b);
-                bp = s.edge_b;
-            }
-            g->row_kernel(kc, g->a + (ptrdiff_t)(kb * SB_KC) * g->a_col, g->a_col, bp,
-                          (ptrdiff_t)nr, (ptrdiff_t)(kc * nr), out, kb > 0);
+    for (size_t kb = 0; kb < g->k_blocks; ++kb) {
+        size_t kc = k_block_depth(g->k, kb);
+        const float *bp;
+        if (g->packed_b) {
+            bp = g->packed_b + packed_block_offset(g->b_strips, nr, kb) + (j0 / nr) * kc * nr;
+        } else {
+            pack_b_strips(g, kb * SB_KC, kc, j0 / nr, j0 / nr + (size_t)g->path->row_strips,
+                          s.edge_b);
+            bp = s.edge_b;
         }
-        if (out == s.edge_c) memcpy(g->c + j0, s.edge_c, live * sizeof(float));
+        g->row_kernel(kc, g->a + (ptrdiff_t)(kb * SB_KC) * g->a_col, g->a_col, bp,
+                      (ptrdiff_t)nr, (ptrdiff_t)(kc * nr), out, kb > 0);
     }
+    if (out == s.edge_c) memcpy(g->c + j0, s.edge_c, live * sizeof(float));
     if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, live);
 }
 
