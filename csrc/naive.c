@@ -4,6 +4,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "sb_internal.h"
+#include "conv_internal.h"
 
 int sb_sgemm_naive(size_t m, size_t n, size_t k,
                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
@@ -26,6 +27,53 @@ int sb_sgemm_naive(size_t m, size_t n, size_t k,
             memcpy(&bits, &result, sizeof bits);
             if ((bits & 0x7fffffffu) > 0x7f800000u) bits = 0x7fc00000u;
             memcpy(&c[(ptrdiff_t)i * ldc + (ptrdiff_t)j], &bits, sizeof bits);
+        }
+    }
+    sb_fpenv_leave(&env);
+    return SB_OK;
+}
+
+/* The convolution definition of docs/convolution.md as loops: taps in the
+ * order (c, ky, kx), padding taps multiplied by +0, then bias, activation and
+ * canonical NaN through the shared epilogue. */
+int sb_conv2d_naive_argv(const int64_t *args)
+{
+    sb_conv_desc d;
+    int status = sb_conv_parse(args, &d);
+    if (status != SB_OK) return status;
+    if (d.packed) return SB_ERR_ARGUMENT;
+    const size_t cin_g = d.c / d.groups, cout_g = d.cout / d.groups;
+    const size_t plane = d.out_h * d.out_w;
+    sb_fpenv env;
+    sb_fpenv_enter(&env);
+    for (size_t n = 0; n < d.n; ++n) {
+        for (size_t oc = 0; oc < d.cout; ++oc) {
+            size_t g = oc / cout_g;
+            float *out = d.y + (n * d.cout + oc) * plane;
+            for (size_t oy = 0; oy < d.out_h; ++oy) {
+                for (size_t ox = 0; ox < d.out_w; ++ox) {
+                    volatile float acc = 0.0f;
+                    for (size_t c = 0; c < cin_g; ++c) {
+                        const float *in = d.x + (n * d.c + g * cin_g + c) * d.h * d.w;
+                        const float *wt = d.weights + ((oc * cin_g + c) * d.kh) * d.kw;
+                        for (size_t ky = 0; ky < d.kh; ++ky) {
+                            for (size_t kx = 0; kx < d.kw; ++kx) {
+                                ptrdiff_t iy = (ptrdiff_t)(oy * d.stride_h + ky * d.dil_h) -
+                                               (ptrdiff_t)d.pad_top;
+                                ptrdiff_t ix = (ptrdiff_t)(ox * d.stride_w + kx * d.dil_w) -
+                                               (ptrdiff_t)d.pad_left;
+                                int inside = iy >= 0 && iy < (ptrdiff_t)d.h && ix >= 0 &&
+                                             ix < (ptrdiff_t)d.w;
+                                float v = inside ? in[(size_t)iy * d.w + (size_t)ix] : 0.0f;
+                                float prod = wt[ky * d.kw + kx] * v;
+                                acc = acc + prod;
+                            }
+                        }
+                    }
+                    out[oy * d.out_w + ox] = acc;
+                }
+            }
+            sb_epilogue_rows(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, d.activation, 1);
         }
     }
     sb_fpenv_leave(&env);

@@ -87,4 +87,52 @@ int sb_set_flush_to_zero(int on);
 double sb_pool_wake_ns(int nthreads, int repeats);
 int sb_get_flush_to_zero(void);
 
+/* ---- 2-D convolution, NCHW ----------------------------------------------
+ *
+ * y[n, oc, oy, ox] = sum over taps (c, ky, kx), in that nesting order, of
+ * w[oc, c, ky, kx] * x[n, g*C/G + c, oy*stride_h + ky*dil_h - pad_top,
+ *                                     ox*stride_w + kx*dil_w - pad_left]
+ * with taps outside the input read as +0 (real products, not skipped), then
+ * + bias[oc] (one rounded add) and the activation; exact mode stores NaN as
+ * 0x7FC00000. x, w and y are contiguous. docs/convolution.md has the rest. */
+enum sb_activation { SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2 };
+
+/* Indexes into the int64 argument array of sb_conv2d_argv (pointers as
+ * integers). SB_CONV_WEIGHTS is either the plain weights (Cout, C/G, KH, KW)
+ * or, when SB_CONV_PACKED is nonzero, weights from sb_conv2d_pack on the same
+ * path. SB_CONV_BIAS may be 0 (no bias). */
+enum sb_conv_arg {
+    SB_CONV_PATH, SB_CONV_MODE, SB_CONV_THREADS,
+    SB_CONV_N, SB_CONV_C, SB_CONV_H, SB_CONV_W,
+    SB_CONV_COUT, SB_CONV_KH, SB_CONV_KW, SB_CONV_GROUPS,
+    SB_CONV_STRIDE_H, SB_CONV_STRIDE_W, SB_CONV_DIL_H, SB_CONV_DIL_W,
+    SB_CONV_PAD_TOP, SB_CONV_PAD_BOTTOM, SB_CONV_PAD_LEFT, SB_CONV_PAD_RIGHT,
+    SB_CONV_X, SB_CONV_WEIGHTS, SB_CONV_PACKED, SB_CONV_BIAS, SB_CONV_ACTIVATION, SB_CONV_Y,
+    SB_CONV_NARGS
+};
+int sb_conv2d_argv(const int64_t *args);
+/* The definition above as plain loops (any path and mode arguments are
+ * ignored; always exact): the reference the tests compare against. */
+int sb_conv2d_naive_argv(const int64_t *args);
+
+/* Prepacked convolution weights for one path: bytes needed, then the packing.
+ * A depthwise layer (C/G == 1, G > 1) keeps its weights as they are. */
+size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
+                              size_t groups);
+int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
+                   size_t groups, const float *w, void *packed, size_t packed_size);
+
+/* 2-D max pooling, NCHW, contiguous: y[n, c, oy, ox] is the largest tap of
+ * its window, NaN taps ignored, the first of equal taps kept; a window with no
+ * tap inside the input gives -FLT_MAX. See docs/maxpool.md. Indexes into the
+ * argument array of sb_max_pool2d_argv: */
+enum sb_pool_arg {
+    SB_POOL_N, SB_POOL_C, SB_POOL_H, SB_POOL_W,
+    SB_POOL_KH, SB_POOL_KW, SB_POOL_STRIDE_H, SB_POOL_STRIDE_W, SB_POOL_DIL_H, SB_POOL_DIL_W,
+    SB_POOL_PAD_TOP, SB_POOL_PAD_BOTTOM, SB_POOL_PAD_LEFT, SB_POOL_PAD_RIGHT,
+    SB_POOL_X, SB_POOL_Y, SB_POOL_THREADS,
+    SB_POOL_NARGS
+};
+int sb_max_pool2d_argv(const int64_t *args);
+
 #endif
