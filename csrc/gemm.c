@@ -20,6 +20,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "sb_internal.h"
+#include "conv_internal.h"
 
 #define NS_PER_PACKED 0.5            /* per element packed, copied or streamed */
 #define IN_PLACE_MAX_TILE_ROWS 4     /* read B in place up to this many tile rows */
@@ -33,11 +34,17 @@ typedef struct {
     size_t m, n, k;
     const float *a;
     ptrdiff_t a_row, a_col;
+    const float *packed_a;       /* prepacked A (sb_pack_a), or null: packed per tile */
+    size_t a_strips;             /* MR-row strips of A: ceil(m / MR) */
     const float *b;              /* B as given: the packing source, or read in place */
     ptrdiff_t b_row, b_col;
     float *c;
     ptrdiff_t ldc;
     const float *packed_b;       /* null when the kernels read B in place */
+    sb_b_gather_fn gather_b;     /* fills packed_b: pack_b_strips, or a convolution's */
+    const void *gather_ctx;
+    const float *row_bias;       /* epilogue: see sb_epilogue_rows */
+    int activation;
     size_t b_strips;             /* strips in the packed layout (padded to row groups) */
     size_t k_blocks;
     size_t tiles_m, tiles_n;
@@ -122,6 +129,14 @@ static void pack_a_strips(const gemm_call *g, size_t i0, size_t rows, size_t p0,
     }
 }
 
+/* The plain matrix B as a gatherer (sb_b_gather_fn). */
+static void gather_matrix_b(const void *ctx, size_t p0, size_t kc, size_t strip0,
+                            size_t strip_end, size_t nr, float *dst)
+{
+    (void)nr;
+    pack_b_strips(ctx, p0, kc, strip0, strip_end, dst);
+}
+
 static size_t packed_block_offset(size_t b_strips, size_t nr, size_t kb)
 {
     return kb * SB_KC * b_strips * nr;
@@ -138,19 +153,16 @@ static void pack_b_chunk(void *ctx, size_t chunk, int thread_index)
     size_t strip_end = min_size(strip0 + SB_PACK_STRIPS, g->b_strips);
     size_t kc = k_block_depth(g->k, kb);
     float *dst = (float *)g->packed_b + packed_block_offset(g->b_strips, nr, kb) + strip0 * kc * nr;
-    pack_b_strips(g, kb * SB_KC, kc, strip0, strip_end, dst);
+    g->gather_b(g->gather_ctx, kb * SB_KC, kc, strip0, strip_end, nr, dst);
 }
 
-static int is_nan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
-
-/* Exact mode stores one NaN: the quiet NaN 0x7FC00000. */
-static void canonicalize_nans(float *c, ptrdiff_t ldc, size_t rows, size_t cols)
+/* A finished piece of C (rows from `row` on): bias, activation, and in exact
+ * mode the canonical NaN, applied while the piece is still in cache. */
+static void finish_outputs(const gemm_call *g, float *c, size_t row, size_t rows, size_t cols)
 {
-    for (size_t i = 0; i < rows; ++i) {
-        uint32_t *row = (uint32_t *)(void *)(c + (ptrdiff_t)i * ldc);
-        for (size_t j = 0; j < cols; ++j)
-            if (is_nan_bits(row[j])) row[j] = 0x7fc00000u;
-    }
+    if (!g->exact && !g->row_bias && g->activation == SB_ACT_NONE) return;
+    sb_epilogue_rows(c, g->ldc, rows, cols, g->row_bias ? g->row_bias + row : NULL,
+                     g->activation, g->exact);
 }
 
 static void copy_tile(const float *src, ptrdiff_t lds, float *dst, ptrdiff_t ldd, size_t rows,
@@ -197,7 +209,11 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
     for (size_t kb = 0; kb < g->k_blocks; ++kb) {
         size_t kc = k_block_depth(g->k, kb);
         int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
-        pack_a_strips(g, i0, rows, kb * SB_KC, kc, s.packed_a);
+        const float *a_block = s.packed_a;
+        if (g->packed_a)   /* tiles start on whole strips: MC is a multiple of MR */
+            a_block = g->packed_a + kb * SB_KC * g->a_strips * mr + (i0 / mr) * kc * mr;
+        else
+            pack_a_strips(g, i0, rows, kb * SB_KC, kc, s.packed_a);
         for (size_t jj = 0; jj < cols; jj += nr) {
             size_t strip = (j0 + jj) / nr;
             size_t live_cols = min_size(cols - jj, nr);
@@ -215,7 +231,7 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
                 b_step = (ptrdiff_t)nr;
             }
             for (size_t ii = 0; ii < rows; ii += mr) {
-                const float *ap = s.packed_a + (ii / mr) * kc * mr;
+                const float *ap = a_block + (ii / mr) * kc * mr;
                 size_t live_rows = min_size(rows - ii, mr);
                 float *cp = g->c + (ptrdiff_t)(i0 + ii) * g->ldc + (ptrdiff_t)(j0 + jj);
                 if (live_rows == mr && live_cols == nr) {
@@ -225,7 +241,7 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
                     g->ukernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
                     copy_tile(s.edge_c, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
                 }
-                if (last && g->exact) canonicalize_nans(cp, g->ldc, live_rows, live_cols);
+                if (last) finish_outputs(g, cp, i0 + ii, live_rows, live_cols);
             }
         }
     }
@@ -257,7 +273,7 @@ static void compute_row_group(const gemm_call *g, size_t j0, scratch_layout s)
                       (ptrdiff_t)nr, (ptrdiff_t)(kc * nr), out, kb > 0);
     }
     if (out == s.edge_c) memcpy(g->c + j0, s.edge_c, live * sizeof(float));
-    if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, live);
+    finish_outputs(g, g->c + j0, 0, 1, live);
 }
 
 /* B read in place, groups of whole width: walk down B in blocks of
@@ -274,7 +290,7 @@ static void compute_row_panel(const gemm_call *g, size_t j0, size_t j_end)
                           g->b + (ptrdiff_t)p0 * g->b_row + (ptrdiff_t)j, g->b_row,
                           (ptrdiff_t)g->path->nr, g->c + j, p0 > 0);
     }
-    if (g->exact) canonicalize_nans(g->c + j0, g->ldc, 1, j_end - j0);
+    finish_outputs(g, g->c + j0, 0, 1, j_end - j0);
 }
 
 static void compute_row_chunk(void *ctx, size_t chunk, int thread_index)
@@ -367,38 +383,48 @@ int sb_pack_b(int path, int max_threads, size_t k, size_t n, const float *b, ptr
     init_call(&g, path, SB_MODE_FAST, 0, n, k);
     g.b = b, g.b_row = b_row, g.b_col = b_col;
     g.packed_b = packed;
+    g.gather_b = gather_matrix_b, g.gather_ctx = &g;
     pack_b_parallel(&g, max_threads);
     return SB_OK;
 }
 
-static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
-                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
-                    const float *b, ptrdiff_t b_row, ptrdiff_t b_col, const void *prepacked,
-                    float *c, ptrdiff_t ldc)
+int sb_gemm_run(const sb_gemm_args *args)
 {
-    if (mode != SB_MODE_FAST && mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
-    if (max_threads < 1) return SB_ERR_ARGUMENT;
-    if (!sb_path_supported(path)) return SB_ERR_PATH;
+    const size_t m = args->m, n = args->n, k = args->k;
+    if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
+    if (args->max_threads < 1) return SB_ERR_ARGUMENT;
+    if (!sb_path_supported(args->path)) return SB_ERR_PATH;
     if (m == 0 || n == 0) return SB_OK;
-    if (!c || (k > 0 && (!a || (!b && !prepacked)))) return SB_ERR_ARGUMENT;
-    if (k == 0) {
-        fill_zero(c, ldc, m, n);
-        return SB_OK;
-    }
+    int has_a = args->a || args->packed_a, has_b = args->b || args->packed_b || args->gather_b;
+    if (!args->c || (k > 0 && (!has_a || !has_b))) return SB_ERR_ARGUMENT;
 
     gemm_call g;
-    init_call(&g, path, mode, m, n, k);
-    g.a = a, g.a_row = a_row, g.a_col = a_col;
-    g.b = b, g.b_row = b_row, g.b_col = b_col;
-    g.c = c, g.ldc = ldc;
+    init_call(&g, args->path, args->mode, m, n, k);
+    g.a = args->a, g.a_row = args->a_row, g.a_col = args->a_col;
+    g.packed_a = args->packed_a;
+    g.a_strips = ceil_div(m, (size_t)g.path->mr);
+    g.b = args->b, g.b_row = args->b_row, g.b_col = args->b_col;
+    g.c = args->c, g.ldc = args->ldc;
+    g.row_bias = args->row_bias, g.activation = args->activation;
+    if (k == 0) {
+        fill_zero(g.c, g.ldc, m, n);
+        finish_outputs(&g, g.c, 0, m, n);
+        return SB_OK;
+    }
+    g.gather_b = args->gather_b ? args->gather_b : gather_matrix_b;
+    g.gather_ctx = args->gather_b ? args->gather_ctx : (const void *)&g;
+    if (m == 1 && g.packed_a) {   /* one packed row: its values lie MR apart */
+        g.a = g.packed_a, g.a_col = g.path->mr, g.packed_a = NULL;
+    }
 
     size_t b_bytes;
     if (packed_bytes(g.path, k, n, &b_bytes)) return SB_ERR_NO_MEMORY;
+    const float *prepacked = args->packed_b;
     /* Packing B buys reuse only across tile rows; with few of them, and rows of
      * B close enough together for the TLB, the kernels read B where it is. */
-    int in_place = !prepacked && b_col == 1 &&
+    int in_place = !prepacked && !args->gather_b && g.b_col == 1 &&
                    (g.tiles_m == 1 || (g.tiles_m <= IN_PLACE_MAX_TILE_ROWS &&
-                                       b_row > 0 && b_row <= IN_PLACE_MAX_ROW_FLOATS));
+                                       g.b_row > 0 && g.b_row <= IN_PLACE_MAX_ROW_FLOATS));
     int single_row = m == 1;
 
     size_t chunks = single_row ? ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols)
@@ -406,8 +432,8 @@ static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, siz
     double ns = single_row
                     ? (double)n * (double)k * NS_PER_PACKED
                     : (double)m * (double)n * (double)k / g.path->muladds_per_ns +
-                          (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED;
-    int threads = sb_pool_threads_for(max_threads, ns, chunks);
+                          (g.packed_a ? 0.0 : (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED);
+    int threads = sb_pool_threads_for(args->max_threads, ns, chunks);
 
     /* One workspace: the packed B (unless prepacked or read in place), then
      * every thread's scratch. */
@@ -421,12 +447,46 @@ static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, siz
         g.packed_b = prepacked;
     } else if (!in_place) {
         g.packed_b = (float *)(void *)workspace;
-        pack_b_parallel(&g, max_threads);
+        pack_b_parallel(&g, args->max_threads);
     }
     sb_parallel_run(threads, chunks, single_row ? compute_row_chunk : compute_tile, &g);
 
     sb_workspace_release(workspace);
     return SB_OK;
+}
+
+size_t sb_packed_a_floats(const sb_path_desc *path, size_t m, size_t k)
+{
+    return ceil_div(m, (size_t)path->mr) * (size_t)path->mr * k;
+}
+
+void sb_pack_a(const sb_path_desc *path, size_t m, size_t k, const float *a, ptrdiff_t a_row,
+               ptrdiff_t a_col, float *dst)
+{
+    gemm_call g;
+    memset(&g, 0, sizeof g);
+    g.path = path, g.m = m, g.k = k;
+    g.a = a, g.a_row = a_row, g.a_col = a_col;
+    size_t strips = ceil_div(m, (size_t)path->mr);
+    for (size_t kb = 0; kb * SB_KC < k; ++kb)
+        pack_a_strips(&g, 0, m, kb * SB_KC, k_block_depth(k, kb),
+                      dst + kb * SB_KC * strips * (size_t)path->mr);
+}
+
+static int run_gemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,
+                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                    const float *b, ptrdiff_t b_row, ptrdiff_t b_col, const void *prepacked,
+                    float *c, ptrdiff_t ldc)
+{
+    sb_gemm_args args;
+    memset(&args, 0, sizeof args);
+    args.path = path, args.mode = mode, args.max_threads = max_threads;
+    args.m = m, args.n = n, args.k = k;
+    args.a = a, args.a_row = a_row, args.a_col = a_col;
+    args.b = b, args.b_row = b_row, args.b_col = b_col;
+    args.packed_b = prepacked;
+    args.c = c, args.ldc = ldc;
+    return sb_gemm_run(&args);
 }
 
 int sb_sgemm(int path, int mode, int max_threads, size_t m, size_t n, size_t k,

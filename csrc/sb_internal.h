@@ -62,6 +62,43 @@ void sb_free_aligned(void *p);
 void *sb_workspace_get(size_t bytes);
 void sb_workspace_release(void *p);
 
+/* Writes strips [strip0, strip_end) of rows [p0, p0 + kc) of a B operand in
+ * the packed layout (strip s at dst + (s - strip0)*kc*nr, element (p, j) at
+ * p*nr + j, columns past n as +0). The convolution gathers its patches
+ * straight into packed strips through one of these. */
+typedef void (*sb_b_gather_fn)(const void *ctx, size_t p0, size_t kc, size_t strip0,
+                               size_t strip_end, size_t nr, float *dst);
+
+/* One blocked product C = A * B, the framework's whole input. A is given by
+ * (a, a_row, a_col) or prepacked (packed_a, sb_pack_a's layout); B by
+ * (b, b_row, b_col), prepacked (packed_b, sb_pack_b's layout) or through a
+ * gatherer. row_bias (m values or null) and activation form the epilogue of
+ * each finished tile (epilogue.c). */
+typedef struct {
+    int path, mode, max_threads;
+    size_t m, n, k;
+    const float *a;
+    ptrdiff_t a_row, a_col;
+    const float *packed_a;
+    const float *b;
+    ptrdiff_t b_row, b_col;
+    const float *packed_b;
+    sb_b_gather_fn gather_b;
+    const void *gather_ctx;
+    float *c;
+    ptrdiff_t ldc;
+    const float *row_bias;
+    int activation;
+} sb_gemm_args;
+int sb_gemm_run(const sb_gemm_args *args);
+
+/* Prepacked A (convolution weights): for each block of SB_KC columns, strips
+ * of MR rows (element (p, r) at p*MR + r, rows past m as +0); block kb starts
+ * at kb * SB_KC * ceil(m / MR) * MR, strip s of it at s * kc * MR. */
+size_t sb_packed_a_floats(const sb_path_desc *path, size_t m, size_t k);
+void sb_pack_a(const sb_path_desc *path, size_t m, size_t k, const float *a, ptrdiff_t a_row,
+               ptrdiff_t a_col, float *dst);
+
 #define SB_KC 256            /* k-block depth of packed B and A */
 #define SB_PACK_STRIPS 8     /* B strips per packing chunk */
 
