@@ -58,6 +58,7 @@ speed:
 bench: deps native wasm web-deps
 	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib
 	$(PYTHON) bench/bench_matmul.py
+	$(PYTHON) bench/bench_conv.py
 	$(PYTHON) bench/browser_bench.py
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run

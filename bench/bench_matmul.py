@@ -17,7 +17,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import sys
 from pathlib import Path
@@ -32,18 +31,10 @@ import samebits  # noqa: E402
 from samebits.bench import time_call  # noqa: E402
 from samebits.shapes import MODELS  # noqa: E402
 
+from _machine import cpu_model  # noqa: E402
+
 SQUARES = [64, 128, 256, 512, 1024, 2048]
 SLOW_PATH_FLOP_LIMIT = 2.2e9   # slower paths are timed only up to about 1024^3
-
-
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def shapes() -> list[tuple[str, int, int, int, str | None, int]]:

@@ -1,0 +1,334 @@
+"""Side-by-side convolution benchmark: samebits.conv2d (fast and exact, 1 thread
+and all threads) against torch.nn.functional.conv2d and ONNX Runtime's Conv on
+every distinct convolution of ResNet-50 and MobileNetV3-large (224 x 224,
+batch 1), in one process, one run.
+
+    python bench/bench_conv.py [--quick] [--models RE] [--layers RE] [--out bench/results]
+
+Method (bench/README.md): per cell, two warm-up calls, then calls repeated for
+at least 80 ms and averaged; the median of three such means. Inputs, weights
+and outputs are allocated outside the timing. Each library holds its weights as
+a model would: samebits gets them prepacked once by samebits.pack_conv2d
+(outside the timing), ONNX Runtime as initializers of a one-node Conv model
+(prepacked by ORT when the session is made), torch as a plain tensor. The cells
+of one layer are timed one after the other (samebits fast, exact, torch, ORT at
+one thread count, then the next thread count) so that a disturbance on a shared
+machine falls on all of them alike. Every library's output is checked against
+the others before the layer is timed. Model rows sum count x time over the
+distinct layers of a model. No bias and no activation: the convolution alone.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import samebits
+from samebits.bench import time_call
+from samebits.shapes import CONV_MODELS, ConvShape
+
+from _machine import cpu_model
+
+# --quick: one layer of each kind (stem, 3x3, strided 3x3, 1x1, strided 1x1,
+# depthwise 3x3 and 5x5), short timing, nothing written unless --out is given
+QUICK_LAYERS = {
+    "ResNet-50": ("stem7x7", "l3.1-5.conv2", "l3.1-5.conv1", "l4.0.down"),
+    "MobileNetV3-large": ("b1.dw3x3", "b13.dw5x5+b14.dw5x5", "b11.expand+b12.expand"),
+}
+
+
+def have_conv() -> bool:
+    return hasattr(samebits, "conv2d") and hasattr(samebits, "pack_conv2d")
+
+
+class Baselines:
+    """torch.nn.functional.conv2d and ONNX Runtime's Conv for one layer."""
+
+    def __init__(self) -> None:
+        try:
+            import torch
+            self.torch = torch
+        except ImportError:
+            self.torch = None
+        try:
+            import onnx
+            import onnxruntime
+            self.ort, self.onnx = onnxruntime, onnx
+        except ImportError:
+            self.ort = self.onnx = None
+
+    def set_threads(self, threads: int) -> None:
+        """Applied outside the timed calls."""
+        if self.torch is not None:
+            self.torch.set_num_threads(threads)
+
+    def torch_conv(self, s: ConvShape, x, w):
+        """torch's conv2d has no out= argument: the output is allocated in each call."""
+        if self.torch is None:
+            return None, None
+        torch = self.torch
+        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+        f = torch.nn.functional.conv2d
+
+        def run():
+            return f(tx, tw, None, s.stride, s.padding, 1, s.groups)
+        with torch.inference_mode():
+            return run, run().numpy()
+
+    def ort_conv(self, s: ConvShape, x, w, out, threads: int):
+        """A one-node Conv model, W an initializer; output bound to `out`."""
+        if self.ort is None:
+            return None, None
+        h, f = self.onnx.helper, self.onnx.TensorProto.FLOAT
+        node = h.make_node("Conv", ["X", "W"], ["Y"], kernel_shape=[s.kh, s.kw],
+                           strides=[s.stride, s.stride], pads=[s.padding] * 4,
+                           dilations=[1, 1], group=s.groups)
+        graph = h.make_graph([node], "conv", [h.make_tensor_value_info("X", f, list(x.shape))],
+                             [h.make_tensor_value_info("Y", f, list(out.shape))],
+                             initializer=[self.onnx.numpy_helper.from_array(w, "W")])
+        model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+        model.ir_version = 8
+        opts = self.ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
+        session = self.ort.InferenceSession(model.SerializeToString(), opts,
+                                            providers=["CPUExecutionProvider"])
+        binding = session.io_binding()
+        binding.bind_cpu_input("X", x)
+        binding.bind_output("Y", "cpu", element_type=np.float32, shape=out.shape,
+                            buffer_ptr=out.ctypes.data)
+
+        def run():
+            session.run_with_iobinding(binding)
+        run()
+        return run, out.copy()
+
+
+def macs(s: ConvShape) -> int:
+    return s.macs
+
+
+def shape_label(s: ConvShape) -> str:
+    kind = "dw " if s.groups == s.c and s.groups > 1 else ""
+    return (f"{s.c}x{s.h}x{s.w} -> {s.cout}x{s.out_h}x{s.out_w}, {kind}{s.kh}x{s.kw}"
+            f"/{s.stride}" + (f" p{s.padding}" if s.padding else ""))
+
+
+def check(name: str, got: np.ndarray, ref: np.ndarray, s: ConvShape) -> str | None:
+    """Within 1e-3 * sqrt(taps) of the reference (standard normal inputs and weights)."""
+    taps = (s.c // s.groups) * s.kh * s.kw
+    err = float(np.abs(got.astype(np.float64) - ref).max()) if got.size else 0.0
+    tol = 1e-3 * math.sqrt(taps)
+    return None if err <= tol else f"{name}: max |diff| {err:.3g} > {tol:.3g}"
+
+
+def measure(args) -> dict:
+    rng = np.random.default_rng(0)
+    cores = samebits.info()["threads"]
+    thread_counts = [1] if cores == 1 else [1, cores]
+    base = Baselines()
+    conv = have_conv()
+    if not conv:
+        print("samebits has no conv2d yet: timing torch and ONNX Runtime only", flush=True)
+    timer = (lambda fn: time_call(fn, min_seconds=0.01, repeats=1, warmup=1)) if args.quick \
+        else time_call
+    results, failures = [], []
+    for model, layers in CONV_MODELS.items():
+        if args.models and not re.search(args.models, model):
+            continue
+        for s in layers:
+            if args.quick and s.name not in QUICK_LAYERS.get(model, ()):
+                continue
+            if args.layers and not re.search(args.layers, s.name):
+                continue
+            x = rng.standard_normal((1, s.c, s.h, s.w), dtype=np.float32)
+            w = rng.standard_normal((s.cout, s.c // s.groups, s.kh, s.kw), dtype=np.float32)
+            out = np.empty((1, s.cout, s.out_h, s.out_w), dtype=np.float32)
+            ort_out = np.empty_like(out)
+            row = {"model": model, "name": s.name, "shape": shape_label(s),
+                   "conv": {k: getattr(s, k) for k in ("c", "h", "w", "cout", "kh", "kw", "stride",
+                                                       "padding", "groups")},
+                   "count": s.count, "macs": macs(s), "cells": {}, "check": []}
+            packed = samebits.pack_conv2d(w, groups=s.groups) if conv else None
+            ref = None
+            outputs = {}
+            torch_fn, outputs["torch"] = base.torch_conv(s, x, w)
+            if conv:
+                for mode in ("fast", "exact"):
+                    outputs[f"samebits {mode}"] = samebits.conv2d(
+                        x, packed, stride=s.stride, padding=s.padding, groups=s.groups,
+                        mode=mode).copy()
+            if "samebits exact" in outputs:
+                ref = outputs["samebits exact"].astype(np.float64)
+            elif outputs["torch"] is not None:
+                ref = outputs["torch"].astype(np.float64)
+            for threads in thread_counts:
+                samebits_threads = 1 if threads == 1 else None     # None: every core
+                base.set_threads(threads)
+                if conv:
+                    for mode in ("fast", "exact"):
+                        def call(mode=mode):
+                            samebits.conv2d(x, packed, stride=s.stride, padding=s.padding,
+                                            groups=s.groups, mode=mode, out=out,
+                                            threads=samebits_threads)
+                        row["cells"][f"samebits {mode} t{threads}"] = timer(call)
+                        outputs[f"samebits {mode} out= t{threads}"] = out.copy()
+                if torch_fn is not None:
+                    with base.torch.inference_mode():
+                        row["cells"][f"torch t{threads}"] = timer(torch_fn)
+                ort_fn, outputs[f"onnxruntime t{threads}"] = base.ort_conv(s, x, w, ort_out,
+                                                                          threads)
+                if ort_fn is not None:
+                    row["cells"][f"onnxruntime t{threads}"] = timer(ort_fn)
+            if ref is not None:
+                for name, got in outputs.items():
+                    if got is not None:
+                        problem = check(name, got, ref, s)
+                        if problem:
+                            row["check"].append(problem)
+                            failures.append(f"{model} {s.name}: {problem}")
+            flop = 2.0 * macs(s)
+            print(f"{model:18s} {s.name:32s} " + "  ".join(
+                f"{key}={v * 1e3:.3f}ms ({flop / v / 1e9:.1f})" for key, v in row["cells"].items()),
+                flush=True)
+            results.append(row)
+    ort = base.ort
+    return {"results": results, "threads": thread_counts, "cores": cores,
+            "samebits_conv": conv, "quick": bool(args.quick),
+            "layers_in_model": {m: len(v) for m, v in CONV_MODELS.items()},
+            "torch": getattr(base.torch, "__version__", None),
+            "torch_mkldnn": bool(base.torch and base.torch.backends.mkldnn.is_available()),
+            "onnxruntime": getattr(ort, "__version__", None),
+            "numpy": np.__version__, "samebits": samebits.info(), "cpu": cpu_model(),
+            "date": datetime.date.today().isoformat(), "failures": failures}
+
+
+def write_report(data: dict, out_dir: Path | None) -> str:
+    threads, path = data["threads"], data["samebits"]["path"]
+    lines = [f"# samebits convolution benchmark, {data['date']}" + (" (--quick)" if data["quick"] else ""),
+             "",
+             f"CPU: {data['cpu']}; threads: {threads}; samebits {data['samebits']['version']} "
+             f"path {path} ({data['samebits']['compiler']}); torch {data['torch']} "
+             f"(oneDNN {'on' if data['torch_mkldnn'] else 'off'}); onnxruntime {data['onnxruntime']}.",
+             "",
+             ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
+              "after 1 warm-up call" if data["quick"] else
+              "Times are medians over 3 repetitions of the mean of calls run for at least 80 ms "
+              "after 2 warm-up calls") + ". Batch 1, NCHW, 224 x 224 "
+             "input, no bias, no activation. samebits: `conv2d(x, pack_conv2d(w), out=...)` "
+             "with the weights prepacked once outside the timing, `threads=1` / `threads=None` "
+             "(every core); torch: `torch.nn.functional.conv2d` (no `out=`: it allocates its "
+             "output in each call) under `torch.set_num_threads` and `torch.inference_mode()`; "
+             "ONNX Runtime: a one-node Conv model with the weights as an initializer, default "
+             "graph optimizations, "
+             "`intra_op_num_threads` 1 / all, sequential execution, output bound to a "
+             "preallocated array. GFLOP/s = 2 x multiply-adds / time. Ratios are speed ratios "
+             "(>1: samebits faster); exact/fast is the exact mode's speed relative to fast.", ""]
+    if not data["samebits_conv"]:
+        lines += ["**samebits had no conv2d in this run: only torch and ONNX Runtime were timed.**", ""]
+
+    def ms(v):
+        return f"{v * 1e3:.3f}" if v else "-"
+
+    def speed(peer, mine):
+        return f"{peer / mine:.2f}" if peer and mine else "-"
+
+    models: dict = {}
+    for row in data["results"]:
+        models.setdefault(row["model"], []).append(row)
+    for t in threads:
+        tl = f"{t} thread{'s' if t > 1 else ''}"
+        for model, rows in models.items():
+            lines += [f"## {model}, {tl}", "",
+                      "| layer | shape | count | MMAC | fast ms | fast GFLOP/s | exact ms | "
+                      "exact GFLOP/s | exact/fast | torch ms | torch GFLOP/s | ORT ms | ORT GFLOP/s | "
+                      "fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            for row in rows:
+                c = row["cells"]
+                fast, exact = c.get(f"samebits fast t{t}"), c.get(f"samebits exact t{t}")
+                tor, ort = c.get(f"torch t{t}"), c.get(f"onnxruntime t{t}")
+                flop = 2.0 * row["macs"]
+
+                def gf(v):
+                    return f"{flop / v / 1e9:.1f}" if v else "-"
+                lines.append(
+                    f"| {row['name']} | {row['shape']} | {row['count']} | {row['macs'] / 1e6:.1f} | "
+                    f"{ms(fast)} | {gf(fast)} | {ms(exact)} | {gf(exact)} | {speed(fast, exact)} | "
+                    f"{ms(tor)} | {gf(tor)} | {ms(ort)} | {gf(ort)} | {speed(tor, fast)} | "
+                    f"{speed(tor, exact)} | {speed(ort, fast)} | {speed(ort, exact)} |")
+            lines.append("")
+    lines += ["## Model rows: sum over distinct layers of count x time", ""]
+    partial = any(len(rows) < data["layers_in_model"][m] for m, rows in models.items())
+    if partial:
+        lines += ["Only the layers timed in this run (see the layers column); not a whole model.", ""]
+    lines += ["| model | threads | layers | GMAC | fast ms | exact ms | exact/fast | torch ms | ORT ms | "
+              "fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    totals: dict = {}
+    for model, rows in models.items():
+        gmac = sum(r["count"] * r["macs"] for r in rows) / 1e9
+        for t in threads:
+            def total(key):
+                if any(key not in r["cells"] for r in rows):
+                    return None
+                return sum(r["count"] * r["cells"][key] for r in rows)
+            fast, exact = total(f"samebits fast t{t}"), total(f"samebits exact t{t}")
+            tor, ort = total(f"torch t{t}"), total(f"onnxruntime t{t}")
+            totals[(model, t)] = {"fast": fast, "exact": exact, "torch": tor, "onnxruntime": ort}
+            fmt = lambda x: f"{x * 1e3:.1f}" if x else "-"  # noqa: E731
+            lines.append(f"| {model} | {t} | {len(rows)}/{data['layers_in_model'][model]} | "
+                         f"{gmac:.3f} | {fmt(fast)} | {fmt(exact)} | {speed(fast, exact)} | "
+                         f"{fmt(tor)} | {fmt(ort)} | {speed(tor, fast)} | {speed(tor, exact)} | "
+                         f"{speed(ort, fast)} | {speed(ort, exact)} |")
+    lines.append("")
+    if len(threads) > 1:
+        t = threads[-1]
+        lines += [f"### Thread scaling: model time at 1 thread / at {t} threads", "",
+                  "| model | samebits fast | samebits exact | torch | ORT |", "|---|---|---|---|---|"]
+        for model in models:
+            one, many = totals[(model, 1)], totals[(model, t)]
+            lines.append(f"| {model} | " + " | ".join(
+                speed(one[k], many[k]) for k in ("fast", "exact", "torch", "onnxruntime")) + " |")
+        lines.append("")
+    data["model_rows"] = [{"model": m, "threads": t, **v} for (m, t), v in totals.items()]
+    if data["failures"]:
+        lines += ["## Output check failures", ""] + [f"- {f}" for f in data["failures"]] + [""]
+    text = "\n".join(lines)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        stem = f"conv-{data['date']}"
+        (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=1))
+        (out_dir / f"{stem}.md").write_text(text)
+        text += f"\nwritten: {out_dir / stem}.md and .json\n"
+    return text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="a few layers of each kind, short timing; writes nothing unless --out")
+    parser.add_argument("--models", default="", help="only models whose name matches this regex")
+    parser.add_argument("--layers", default="", help="only layers whose name matches this regex")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results folder (default: bench/results, or nothing with --quick)")
+    args = parser.parse_args()
+    out_dir = args.out if args.out is not None else (
+        None if args.quick else Path(__file__).parent / "results")
+    data = measure(args)
+    print(write_report(data, out_dir))
+    if data["failures"]:
+        print("output check failed:\n  " + "\n  ".join(data["failures"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
