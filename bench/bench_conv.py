@@ -38,7 +38,7 @@ from _machine import cpu_model
 # --quick: one layer of each kind (stem, 3x3, strided 3x3, 1x1, strided 1x1,
 # depthwise 3x3 and 5x5), short timing, nothing written unless --out is given
 QUICK_LAYERS = {
-    "ResNet-50": ("stem7x7", "l3.1-5.conv2", "l3.1-5.conv1", "l4.0.down"),
+    "ResNet-50": ("stem7x7", "l2.0.conv2", "l3.1-5.conv2", "l3.1-5.conv1", "l4.0.down"),
     "MobileNetV3-large": ("b1.dw3x3", "b13.dw5x5+b14.dw5x5", "b11.expand+b12.expand"),
 }
 
