@@ -1,7 +1,220 @@
-/* 2-D convolution (NCHW) as blocked matrix products: placeholder entry. */
+/* 2-D convolution (NCHW) as one blocked matrix product per image and group.
+ *
+ * A is the group's weights, Cout/G rows by K = C/G*KH*KW columns, the taps
+ * ordered (c, ky, kx); B is the patch matrix, K rows by OH*OW columns; C is
+ * the group's output planes. The product sums each output's K taps in
+ * increasing order from +0, which is the convolution's definition, so every
+ * route below gives the definition's bits:
+ *
+ * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
+ *   row p being input plane p, in both modes;
+ * - exact mode: the patch matrix is built (im2col), 16 rows per chunk, and
+ *   multiplied as an ordinary B;
+ * - fast mode: the patch matrix is never built; the framework's packing phase
+ *   gathers the patches straight into packed strips (gather_patch_strips),
+ *   writing the zero border as it goes.
+ *
+ * Bias and activation are the framework's per-tile epilogue. A depthwise
+ * layer (one input channel per group) runs the direct kernel of depthwise.c. */
+#include <string.h>
 #include "samebits.h"
 #include "sb_internal.h"
 #include "conv_internal.h"
+
+#define IM2COL_CHUNK_ROWS 16
+#define NS_PER_GATHERED 0.5   /* per patch element written */
+
+typedef struct {
+    const sb_conv_desc *d;
+    size_t cin_g, cout_g, k, cols;   /* channels per group, K, OH*OW */
+    size_t taps;                     /* KH*KW */
+} conv_shape;
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+static conv_shape shape_of(const sb_conv_desc *d)
+{
+    conv_shape s;
+    s.d = d;
+    s.cin_g = d->c / d->groups;
+    s.cout_g = d->cout / d->groups;
+    s.taps = d->kh * d->kw;
+    s.k = s.cin_g * s.taps;
+    s.cols = d->out_h * d->out_w;
+    return s;
+}
+
+static int is_pointwise(const sb_conv_desc *d)
+{
+    return d->kh == 1 && d->kw == 1 && d->stride_h == 1 && d->stride_w == 1 && d->pad_top == 0 &&
+           d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
+}
+
+/* len values of one input row starting at column ix0 with column step sw,
+ * columns outside [0, w) as +0. The inside columns form one interval, found
+ * without a division for unit steps. */
+static void copy_run(float *dst, const float *row, ptrdiff_t ix0, size_t len, size_t sw, size_t w)
+{
+    size_t lo, hi;
+    if (sw == 1) {
+        lo = ix0 < 0 ? min_size((size_t)-ix0, len) : 0;
+        hi = ix0 >= (ptrdiff_t)w ? 0 : min_size(len, w - (size_t)ix0);
+    } else {
+        lo = ix0 < 0 ? min_size(ceil_div((size_t)-ix0, sw), len) : 0;
+        hi = ix0 >= (ptrdiff_t)w ? 0 : min_size(len, (w - 1 - (size_t)ix0) / sw + 1);
+    }
+    if (hi < lo) hi = lo;
+    for (size_t t = 0; t < lo; ++t) dst[t] = 0.0f;
+    if (sw == 1) {
+        if (hi > lo) memcpy(dst + lo, row + ix0 + (ptrdiff_t)lo, (hi - lo) * sizeof(float));
+    } else {
+        const float *src = row + ix0;
+        for (size_t t = lo; t < hi; ++t) dst[t] = src[(ptrdiff_t)(t * sw)];
+    }
+    for (size_t t = hi; t < len; ++t) dst[t] = 0.0f;
+}
+
+/* One tap (c, ky, kx) over output row oy, output columns [ox, ox + len). */
+static void copy_tap(const sb_conv_desc *d, const float *planes, size_t c, size_t ky, size_t kx,
+                     size_t oy, size_t ox, size_t len, float *dst)
+{
+    ptrdiff_t iy = (ptrdiff_t)(oy * d->stride_h + ky * d->dil_h) - (ptrdiff_t)d->pad_top;
+    if (iy < 0 || iy >= (ptrdiff_t)d->h || d->w == 0) {
+        memset(dst, 0, len * sizeof(float));
+        return;
+    }
+    const float *row = planes + (c * d->h + (size_t)iy) * d->w;
+    ptrdiff_t ix0 = (ptrdiff_t)(ox * d->stride_w + kx * d->dil_w) - (ptrdiff_t)d->pad_left;
+    copy_run(dst, row, ix0, len, d->stride_w, d->w);
+}
+
+/* ---- fast mode: patches gathered into packed strips ---------------------- */
+
+typedef struct {
+    conv_shape s;
+    const float *planes;   /* the group's first input plane of this image */
+} patch_source;
+
+/* A run: output columns of a strip that lie in one output row. */
+typedef struct { size_t oy, ox, offset, len; } patch_run;
+
+static void gather_patch_strips(const void *ctx, size_t p0, size_t kc, size_t strip0,
+                                size_t strip_end, size_t nr, float *dst)
+{
+    const patch_source *src = ctx;
+    const sb_conv_desc *d = src->s.d;
+    patch_run runs[64];   /* a strip is at most 64 columns wide, so at most 64 runs */
+    for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
+        size_t j0 = strip * nr;
+        size_t live = j0 < src->s.cols ? min_size(src->s.cols - j0, nr) : 0;
+        size_t nruns = 0;
+        for (size_t j = j0; j < j0 + live; ++nruns) {
+            patch_run *r = &runs[nruns];
+            r->oy = j / d->out_w, r->ox = j % d->out_w, r->offset = j - j0;
+            r->len = min_size(d->out_w - r->ox, j0 + live - j);
+            j += r->len;
+        }
+        size_t c = p0 / src->s.taps, ky = p0 % src->s.taps / d->kw, kx = p0 % d->kw;
+        for (size_t p = 0; p < kc; ++p) {
+            float *row = dst + p * nr;
+            for (size_t r = 0; r < nruns; ++r)
+                copy_tap(d, src->planes, c, ky, kx, runs[r].oy, runs[r].ox, runs[r].len,
+                         row + runs[r].offset);
+            if (live < nr) memset(row + live, 0, (nr - live) * sizeof(float));
+            if (++kx == d->kw) {
+                kx = 0;
+                if (++ky == d->kh) ky = 0, ++c;
+            }
+        }
+    }
+}
+
+/* ---- exact mode: the patch matrix, 16 rows per chunk ---------------------- */
+
+typedef struct {
+    conv_shape s;
+    const float *planes;
+    float *matrix;        /* K x cols */
+} im2col_job;
+
+static void im2col_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const im2col_job *job = ctx;
+    const sb_conv_desc *d = job->s.d;
+    size_t p_end = min_size(job->s.k, (chunk + 1) * IM2COL_CHUNK_ROWS);
+    for (size_t p = chunk * IM2COL_CHUNK_ROWS; p < p_end; ++p) {
+        size_t c = p / job->s.taps, ky = p % job->s.taps / d->kw, kx = p % d->kw;
+        float *row = job->matrix + p * job->s.cols;
+        for (size_t oy = 0; oy < d->out_h; ++oy)
+            copy_tap(d, job->planes, c, ky, kx, oy, 0, d->out_w, row + oy * d->out_w);
+    }
+}
+
+static void build_im2col(im2col_job *job, int max_threads)
+{
+    size_t chunks = ceil_div(job->s.k, IM2COL_CHUNK_ROWS);
+    double ns = (double)job->s.k * (double)job->s.cols * NS_PER_GATHERED;
+    sb_parallel_run(sb_pool_threads_for(max_threads, ns, chunks), chunks, im2col_chunk, job);
+}
+
+/* ---- the call ------------------------------------------------------------ */
+
+static size_t packed_group_floats(const sb_path_desc *path, size_t cout_g, size_t k)
+{
+    return sb_packed_a_floats(path, cout_g, k);
+}
+
+static int run_groups(const sb_conv_desc *d)
+{
+    const conv_shape s = shape_of(d);
+    const sb_path_desc *path = sb_path_get(d->path);
+    const int exact = d->mode == SB_MODE_EXACT, pointwise = is_pointwise(d);
+    const size_t in_plane = d->h * d->w;
+    float *matrix = NULL;
+    if (exact && !pointwise && s.k > 0) {
+        size_t floats = s.k * s.cols;
+        if (floats / s.cols != s.k || floats > ((size_t)-1) / sizeof(float)) return SB_ERR_NO_MEMORY;
+        matrix = sb_alloc_aligned(floats * sizeof(float));
+        if (!matrix) return SB_ERR_NO_MEMORY;
+    }
+    int status = SB_OK;
+    for (size_t n = 0; n < d->n && status == SB_OK; ++n) {
+        for (size_t g = 0; g < d->groups && status == SB_OK; ++g) {
+            const float *planes = d->x ? d->x + (n * d->c + g * s.cin_g) * in_plane : NULL;
+            sb_gemm_args args;
+            memset(&args, 0, sizeof args);
+            args.path = d->path, args.mode = d->mode, args.max_threads = d->max_threads;
+            args.m = s.cout_g, args.n = s.cols, args.k = s.k;
+            if (d->packed) {
+                args.packed_a = d->packed + g * packed_group_floats(path, s.cout_g, s.k);
+            } else {
+                args.a = d->weights + g * s.cout_g * s.k, args.a_row = (ptrdiff_t)s.k,
+                args.a_col = 1;
+            }
+            args.c = d->y + (n * d->cout + g * s.cout_g) * s.cols;
+            args.ldc = (ptrdiff_t)s.cols;
+            args.row_bias = d->bias ? d->bias + g * s.cout_g : NULL;
+            args.activation = d->activation;
+            patch_source source = {s, planes};
+            if (s.k == 0) {
+                /* no taps: every output is +0 before the epilogue */
+            } else if (pointwise) {
+                args.b = planes, args.b_row = (ptrdiff_t)in_plane, args.b_col = 1;
+            } else if (exact) {
+                im2col_job job = {s, planes, matrix};
+                build_im2col(&job, d->max_threads);
+                args.b = matrix, args.b_row = (ptrdiff_t)s.cols, args.b_col = 1;
+            } else {
+                args.gather_b = gather_patch_strips, args.gather_ctx = &source;
+            }
+            status = sb_gemm_run(&args);
+        }
+    }
+    sb_free_aligned(matrix);
+    return status;
+}
 
 int sb_conv2d_argv(const int64_t *args)
 {
@@ -14,20 +227,37 @@ int sb_conv2d_argv(const int64_t *args)
         if (d.packed) d.weights = d.packed, d.packed = NULL;
         return sb_depthwise_run(&d);
     }
-    return SB_ERR_ARGUMENT;
+    if (sb_path_get(d.path)->nr > 64) return SB_ERR_PATH;   /* gather_patch_strips' run list */
+    return run_groups(&d);
 }
 
 size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
                               size_t groups)
 {
-    (void)path, (void)cout, (void)cin_per_group, (void)kh, (void)kw, (void)groups;
-    return 0;
+    if (!sb_path_built(path) || groups == 0 || cout % groups) return 0;
+    if (kh && kw && cin_per_group > ((size_t)1 << 40) / kh / kw) return 0;
+    size_t k = cin_per_group * kh * kw;
+    if (sb_conv_is_depthwise(cin_per_group, groups)) return cout * k * sizeof(float);
+    return groups * packed_group_floats(sb_path_get(path), cout / groups, k) * sizeof(float);
 }
 
 int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
                    size_t groups, const float *w, void *packed, size_t packed_size)
 {
-    (void)path, (void)cout, (void)cin_per_group, (void)kh, (void)kw, (void)groups, (void)w,
-        (void)packed, (void)packed_size;
-    return SB_ERR_ARGUMENT;
+    if (!sb_path_built(path) || groups == 0 || cout % groups) return SB_ERR_ARGUMENT;
+    size_t bytes = sb_conv2d_packed_bytes(path, cout, cin_per_group, kh, kw, groups);
+    if (packed_size < bytes) return SB_ERR_ARGUMENT;
+    if (bytes == 0) return SB_OK;
+    if (!w || !packed) return SB_ERR_ARGUMENT;
+    size_t k = cin_per_group * kh * kw;
+    if (sb_conv_is_depthwise(cin_per_group, groups)) {
+        memcpy(packed, w, bytes);
+        return SB_OK;
+    }
+    const sb_path_desc *desc = sb_path_get(path);
+    size_t cout_g = cout / groups, group_floats = packed_group_floats(desc, cout_g, k);
+    for (size_t g = 0; g < groups; ++g)
+        sb_pack_a(desc, cout_g, k, w + g * cout_g * k, (ptrdiff_t)k, 1,
+                  (float *)packed + g * group_floats);
+    return SB_OK;
 }

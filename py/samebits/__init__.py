@@ -7,9 +7,22 @@
 """
 from __future__ import annotations
 
+from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._info import __version__, info
 from ._matmul import matmul
 from ._packed import PackedMatrix, pack
 from ._paths import path, paths, use_path
 
-__all__ = ["PackedMatrix", "__version__", "info", "matmul", "pack", "path", "paths", "use_path"]
+__all__ = [
+    "__version__",
+    "conv2d",
+    "info",
+    "matmul",
+    "pack",
+    "pack_conv2d",
+    "PackedConv2d",
+    "PackedMatrix",
+    "path",
+    "paths",
+    "use_path",
+]

@@ -140,6 +140,16 @@ _declare("sb_sgemm_naive", [_size, _size, _size, _p, _diff, _diff, _p, _diff, _d
 _declare("sb_fill_test_values", [_p, _size, ctypes.c_uint32, ctypes.c_uint32], None)
 # double sb_pool_wake_ns(int nthreads, int repeats);
 _declare("sb_pool_wake_ns", [_int, _int], ctypes.c_double)
+# int sb_conv2d_argv(const int64_t *args); int sb_conv2d_naive_argv(const int64_t *args);
+#   (SB_CONV_NARGS integers: see enum sb_conv_arg in samebits.h)
+_declare("sb_conv2d_argv", [_p], _int)
+_declare("sb_conv2d_naive_argv", [_p], _int)
+# size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh,
+#                               size_t kw, size_t groups);
+_declare("sb_conv2d_packed_bytes", [_int, _size, _size, _size, _size, _size], _size)
+# int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
+#                    size_t groups, const float *w, void *packed, size_t packed_size);
+_declare("sb_conv2d_pack", [_int, _size, _size, _size, _size, _size, _p, _p, _size], _int)
 # int sb_set_flush_to_zero(int on); int sb_get_flush_to_zero(void);
 _declare("sb_set_flush_to_zero", [_int], _int)
 _declare("sb_get_flush_to_zero", [], _int)

@@ -1,0 +1,246 @@
+"""conv2d: exact mode bit for bit against two references on every path, fast
+mode within the Higham bound, packed = unpacked, 1 thread = all, and errors.
+
+Depthwise layers have their own file (test_depthwise.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import samebits
+from conftest import test_values
+from conv_reference import conv_float64, conv_naive, conv_oracle
+
+
+def _flat(a):
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    return a.reshape(-1, a.shape[-1]).view(np.uint32) if a.size else a.view(np.uint32)
+
+
+def assert_same_bits(got, want, what: str) -> None:
+    g, w = _flat(got), _flat(want)
+    assert g.shape == w.shape, f"{what}: shape {got.shape} != {want.shape}"
+    diff = np.argwhere(g != w)
+    if diff.size:
+        i, j = diff[0]
+        raise AssertionError(f"{what}: {len(diff)} outputs differ; first at flat ({i}, {j}): "
+                             f"got 0x{int(g[i, j]):08x} want 0x{int(w[i, j]):08x}")
+
+
+def random_case(seed: int, nspecial: int = 0) -> dict:
+    """A random non-depthwise convolution: kernels 1..7, strides 1..3, dilation
+    1..2, asymmetric padding, groups."""
+    rng = np.random.default_rng(seed)
+    groups = int(rng.choice([1, 1, 1, 2, 3]))
+    cin_g = int(rng.integers(1, 6)) + (1 if groups > 1 else 0)  # never depthwise here
+    cout_g = int(rng.integers(1, 14))
+    kh, kw = (int(v) for v in rng.integers(1, 8, size=2))
+    sh, sw = (int(v) for v in rng.integers(1, 4, size=2))
+    dh, dw = (int(v) for v in rng.integers(1, 3, size=2))
+    pads = tuple(int(v) for v in rng.integers(0, 4, size=4))
+    h = max(1, dh * (kh - 1) + 1 - pads[0] - pads[1]) + int(rng.integers(0, 12))
+    w = max(1, dw * (kw - 1) + 1 - pads[2] - pads[3]) + int(rng.integers(0, 12))
+    n = int(rng.integers(1, 3))
+    x = test_values((n, cin_g * groups, h, w), seed * 7 + 1, nspecial)
+    wt = test_values((cout_g * groups, cin_g, kh, kw), seed * 7 + 2, nspecial // 4)
+    bias = test_values((cout_g * groups,), seed * 7 + 3) if rng.random() < 0.6 else None
+    activation = [None, "relu", "relu6"][int(rng.integers(0, 3))]
+    return dict(x=x, w=wt, bias=bias, stride=(sh, sw), padding=pads, dilation=(dh, dw),
+                groups=groups, activation=activation)
+
+
+def call(case: dict, **kw):
+    return samebits.conv2d(case["x"], case["w"], case["bias"], stride=case["stride"],
+                           padding=case["padding"], dilation=case["dilation"],
+                           groups=case["groups"], activation=case["activation"], **kw)
+
+
+def reference(fn, case: dict):
+    return fn(case["x"], case["w"], case["bias"], case["stride"], case["padding"],
+              case["dilation"], case["groups"], case["activation"])
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_exact_matches_naive_and_oracle(path: str, seed: int) -> None:
+    case = random_case(seed, nspecial=6 if seed % 3 == 0 else 0)
+    want = reference(conv_naive, case)
+    assert_same_bits(reference(conv_oracle, case), want, f"oracle vs naive, seed {seed}")
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            got = call(case, mode="exact", threads=threads)
+            assert_same_bits(got, want, f"{path} exact, seed {seed}, threads {threads}")
+
+
+# ResNet/MobileNet-like shapes: big enough for several tiles, k-blocks and threads.
+LAYERS = [
+    # (c, h, w, cout, k, stride, pad, groups)
+    (3, 37, 41, 24, 7, 2, 3, 1),
+    (32, 15, 15, 40, 3, 1, 1, 1),
+    (64, 9, 10, 70, 3, 2, 1, 1),
+    (96, 7, 7, 100, 1, 1, 0, 1),       # pointwise: the input read as B
+    (48, 12, 12, 36, 1, 2, 0, 1),      # 1x1 stride 2: gathered
+    (300, 3, 3, 20, 1, 1, 0, 1),       # k > 256: two k-blocks on the pointwise route
+    (40, 6, 6, 64, 3, 1, 1, 4),        # grouped
+    (8, 1, 1, 50, 1, 1, 0, 1),         # 1x1 over a 1x1 input (squeeze-excitation)
+]
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda l: "c{}h{}w{}o{}k{}s{}p{}g{}".format(*l))
+def test_exact_model_layers(path: str, layer) -> None:
+    c, h, w, cout, k, stride, pad, groups = layer
+    x = test_values((1, c, h, w), c * 31 + h, 8)
+    wt = test_values((cout, c // groups, k, k), cout * 17 + k, 2)
+    bias = test_values((cout,), 99)
+    want = conv_naive(x, wt, bias, (stride, stride), (pad,) * 4, (1, 1), groups, "relu")
+    with samebits.use_path(path):
+        got = samebits.conv2d(x, wt, bias, stride=stride, padding=pad, groups=groups,
+                              activation="relu", mode="exact")
+        assert_same_bits(got, want, f"{path} exact {layer}")
+        packed = samebits.pack_conv2d(wt, groups=groups)
+        for mode in ("exact", "fast"):
+            plain = samebits.conv2d(x, wt, bias, stride=stride, padding=pad, groups=groups,
+                                    activation="relu", mode=mode, threads=1)
+            for threads in (1, 2):
+                again = samebits.conv2d(x, packed, bias, stride=stride, padding=pad,
+                                        groups=groups, activation="relu", mode=mode,
+                                        threads=threads)
+                assert_same_bits(again, plain, f"{path} {mode} packed, threads {threads}")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_within_higham_bound(path: str, seed: int) -> None:
+    case = random_case(100 + seed)
+    case["bias"], case["activation"] = None, None
+    x, w = case["x"], case["w"]
+    x = np.random.default_rng(seed).standard_normal(x.shape).astype(np.float32)
+    w = np.random.default_rng(seed + 1).standard_normal(w.shape).astype(np.float32)
+    case["x"], case["w"] = x, w
+    total, bound = conv_float64(x, w, case["stride"], case["padding"], case["dilation"],
+                                case["groups"])
+    with samebits.use_path(path):
+        got = call(case, mode="fast")
+        again = call(case, mode="fast", threads=1)
+    assert_same_bits(got, again, "fast: 1 thread vs all")
+    excess = np.abs(got.astype(np.float64) - total) - bound
+    assert excess.max(initial=-1) <= 0, f"fast mode outside the Higham bound by {excess.max()}"
+
+
+def test_fast_close_to_torch() -> None:
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    rng = np.random.default_rng(5)
+    for c, h, cout, k, stride, pad, groups in [(3, 30, 16, 7, 2, 3, 1), (16, 14, 32, 3, 1, 1, 1),
+                                               (32, 9, 48, 3, 2, 1, 4), (64, 7, 80, 1, 1, 0, 1)]:
+        x = rng.standard_normal((2, c, h, h)).astype(np.float32)
+        w = rng.standard_normal((cout, c // groups, k, k)).astype(np.float32)
+        b = rng.standard_normal(cout).astype(np.float32)
+        got = samebits.conv2d(x, w, b, stride=stride, padding=pad, groups=groups,
+                              activation="relu6")
+        want = torch.clamp(torch.nn.functional.conv2d(
+            torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), stride=stride,
+            padding=pad, groups=groups), 0, 6).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_special_values_in_padding_and_epilogue() -> None:
+    """inf weights meet padding: inf * +0 is NaN, stored canonically; relu keeps NaN."""
+    x = np.ones((1, 1, 2, 2), np.float32)
+    w = np.full((1, 1, 3, 3), np.inf, np.float32)
+    y = samebits.conv2d(x, w, padding=1, mode="exact", activation="relu")
+    assert (y.view(np.uint32) == 0x7FC00000).all()
+    # -0 products: the sum starts from +0, so it stays +0
+    x = np.full((1, 1, 3, 3), -0.0, np.float32)
+    w = np.ones((2, 1, 2, 2), np.float32)
+    y = samebits.conv2d(x, w, mode="exact")
+    assert (y.view(np.uint32) == 0).all()
+    # relu6 clamps, relu keeps positives, bias added after the sum
+    x = np.array([[[[1.0, 2.0, 10.0, -3.0]]]], np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    b = np.array([0.5], np.float32)
+    assert samebits.conv2d(x, w, b, activation="relu6", mode="exact").ravel().tolist() == \
+        [1.5, 2.5, 6.0, 0.0]
+
+
+def test_one_dimensional_and_shapes() -> None:
+    x = test_values((2, 4, 1, 50), 3)
+    w = test_values((6, 4, 1, 5), 4)
+    y = samebits.conv2d(x, w, padding=(0, 2), stride=(1, 3), mode="exact")
+    assert y.shape == (2, 6, 1, 17)
+    assert_same_bits(y, conv_naive(x, w, None, (1, 3), (0, 0, 2, 2)), "1-D")
+    # zero channels: every output is +0 + bias
+    y = samebits.conv2d(np.zeros((1, 0, 3, 3), np.float32), np.zeros((2, 0, 1, 1), np.float32),
+                        np.array([1.0, -2.0], np.float32), mode="exact")
+    assert y.ravel().tolist() == [1.0] * 9 + [-2.0] * 9
+    # empty batch and an input that is all padding
+    assert samebits.conv2d(np.zeros((0, 2, 3, 3), np.float32),
+                           np.ones((3, 2, 2, 2), np.float32)).shape == (0, 3, 2, 2)
+    y = samebits.conv2d(np.zeros((1, 1, 0, 0), np.float32), np.ones((1, 1, 1, 1), np.float32),
+                        padding=1, mode="exact")
+    assert y.shape == (1, 1, 2, 2) and (y == 0).all()
+
+
+def test_out_and_layouts() -> None:
+    x = test_values((1, 6, 9, 9), 8)
+    w = test_values((5, 6, 3, 3), 9)
+    want = samebits.conv2d(x, w, padding=1, mode="exact")
+    out = np.full((1, 5, 9, 9), np.nan, np.float32)
+    assert samebits.conv2d(x, w, padding=1, mode="exact", out=out) is out
+    assert_same_bits(out, want, "out=")
+    strided = np.empty((1, 6, 9, 18), np.float32)[..., ::2]
+    strided[...] = x
+    assert_same_bits(samebits.conv2d(strided, w, padding=1, mode="exact"), want, "strided x")
+    big = np.zeros((1, 5, 9, 18), np.float32)
+    samebits.conv2d(x, w, padding=1, mode="exact", out=big[..., ::2])
+    assert_same_bits(big[..., ::2], want, "strided out")
+    # without numpy: buffer-protocol operands, memoryview result
+    xb = memoryview(bytearray(x.tobytes())).cast("f", x.shape)
+    wb = memoryview(bytearray(w.tobytes())).cast("f", w.shape)
+    got = samebits.conv2d(xb, wb, padding=1, mode="exact")
+    assert isinstance(got, memoryview) and got.shape == (1, 5, 9, 9)
+    assert_same_bits(np.frombuffer(got.tobytes(), np.float32).reshape(want.shape), want,
+                     "buffers")
+
+
+def test_errors() -> None:
+    x = np.zeros((1, 4, 5, 5), np.float32)
+    w = np.zeros((6, 2, 3, 3), np.float32)
+    with pytest.raises(ValueError, match="groups=3 does not divide the 4 input channels"):
+        samebits.conv2d(x, np.zeros((6, 1, 3, 3), np.float32), groups=3)
+    with pytest.raises(ValueError, match="2 input channels per group"):
+        samebits.conv2d(x, w)
+    with pytest.raises(ValueError, match="does not divide the 6 output channels"):
+        samebits.conv2d(x, np.zeros((6, 1, 3, 3), np.float32), groups=4)
+    with pytest.raises(ValueError, match="output size -1 x -1 is below 1"):
+        samebits.conv2d(x, np.zeros((1, 4, 7, 7), np.float32))
+    with pytest.raises(TypeError, match="dtype float32"):
+        samebits.conv2d(x.astype(np.float64), w, groups=2)
+    with pytest.raises(ValueError, match="4-D"):
+        samebits.conv2d(x[0], w, groups=2)
+    with pytest.raises(ValueError, match=r"bias has shape \(5,\)"):
+        samebits.conv2d(x, w, np.zeros(5, np.float32), groups=2)
+    with pytest.raises(ValueError, match="activation"):
+        samebits.conv2d(x, w, groups=2, activation="gelu")
+    with pytest.raises(ValueError, match="stride must be at least 1"):
+        samebits.conv2d(x, w, groups=2, stride=0)
+    with pytest.raises(TypeError, match="stride"):
+        samebits.conv2d(x, w, groups=2, stride=True)
+    with pytest.raises(ValueError, match="padding must not be negative"):
+        samebits.conv2d(x, w, groups=2, padding=(1, -1))
+    with pytest.raises(TypeError, match="padding"):
+        samebits.conv2d(x, w, groups=2, padding=(1, 2, 3))
+    with pytest.raises(ValueError, match="mode"):
+        samebits.conv2d(x, w, groups=2, mode="approximate")
+    with pytest.raises(ValueError, match="out has shape"):
+        samebits.conv2d(x, w, groups=2, out=np.zeros((1, 6, 5, 5), np.float32))
+    packed = samebits.pack_conv2d(w, groups=2)
+    with pytest.raises(ValueError, match="packed for groups=2"):
+        samebits.conv2d(np.zeros((1, 2, 5, 5), np.float32), packed, groups=1)
+    with samebits.use_path("scalar"):
+        with pytest.raises(ValueError, match="packed for path"):
+            samebits.conv2d(x, packed, groups=2)
+
+
+def test_out_overlapping_input_is_refused() -> None:
+    buf = np.zeros((1, 2, 4, 4), np.float32)
+    w = np.ones((2, 2, 1, 1), np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.conv2d(buf, w, out=buf)
