@@ -96,14 +96,27 @@ typedef struct {
     const float *planes;   /* the group's first input plane of this image */
 } patch_source;
 
-/* A run: output columns of a strip that lie in one output row. */
-typedef struct { size_t oy, ox, offset, len; } patch_run;
+/* A run: output columns of a strip that lie in one output row; iy0 and ix0
+ * are the input row and column of its first column for tap (0, 0). */
+typedef struct { ptrdiff_t iy0, ix0; size_t offset, len; } patch_run;
+
+/* Whole-strip copies of a compile-time size become a few vector moves. */
+static inline void copy_floats(float *dst, const float *src, size_t count)
+{
+    switch (count) {
+    case 8: memcpy(dst, src, 8 * sizeof(float)); return;
+    case 16: memcpy(dst, src, 16 * sizeof(float)); return;
+    case 32: memcpy(dst, src, 32 * sizeof(float)); return;
+    default: memcpy(dst, src, count * sizeof(float)); return;
+    }
+}
 
 static void gather_patch_strips(const void *ctx, size_t p0, size_t kc, size_t strip0,
                                 size_t strip_end, size_t nr, float *dst)
 {
     const patch_source *src = ctx;
     const sb_conv_desc *d = src->s.d;
+    const ptrdiff_t h = (ptrdiff_t)d->h, w = (ptrdiff_t)d->w, sw = (ptrdiff_t)d->stride_w;
     patch_run runs[64];   /* a strip is at most 64 columns wide, so at most 64 runs */
     for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
         size_t j0 = strip * nr;
@@ -111,16 +124,36 @@ static void gather_patch_strips(const void *ctx, size_t p0, size_t kc, size_t st
         size_t nruns = 0;
         for (size_t j = j0; j < j0 + live; ++nruns) {
             patch_run *r = &runs[nruns];
-            r->oy = j / d->out_w, r->ox = j % d->out_w, r->offset = j - j0;
-            r->len = min_size(d->out_w - r->ox, j0 + live - j);
+            size_t oy = j / d->out_w, ox = j % d->out_w;
+            r->iy0 = (ptrdiff_t)(oy * d->stride_h) - (ptrdiff_t)d->pad_top;
+            r->ix0 = (ptrdiff_t)(ox * d->stride_w) - (ptrdiff_t)d->pad_left;
+            r->offset = j - j0;
+            r->len = min_size(d->out_w - ox, j0 + live - j);
             j += r->len;
         }
         size_t c = p0 / src->s.taps, ky = p0 % src->s.taps / d->kw, kx = p0 % d->kw;
         for (size_t p = 0; p < kc; ++p) {
             float *row = dst + p * nr;
-            for (size_t r = 0; r < nruns; ++r)
-                copy_tap(d, src->planes, c, ky, kx, runs[r].oy, runs[r].ox, runs[r].len,
-                         row + runs[r].offset);
+            const float *plane = src->planes + c * d->h * d->w;
+            const ptrdiff_t dy = (ptrdiff_t)(ky * d->dil_h), dx = (ptrdiff_t)(kx * d->dil_w);
+            for (size_t r = 0; r < nruns; ++r) {
+                const patch_run *run = &runs[r];
+                ptrdiff_t iy = run->iy0 + dy, ix0 = run->ix0 + dx;
+                float *out = row + run->offset;
+                ptrdiff_t last = ix0 + ((ptrdiff_t)run->len - 1) * sw;
+                if (iy < 0 || iy >= h || w == 0) {
+                    memset(out, 0, run->len * sizeof(float));
+                } else if (ix0 >= 0 && last < w) {   /* inside the plane: no border */
+                    const float *in = plane + iy * w + ix0;
+                    if (sw == 1) {
+                        copy_floats(out, in, run->len);
+                    } else {
+                        for (size_t t = 0; t < run->len; ++t) out[t] = in[(ptrdiff_t)t * sw];
+                    }
+                } else {
+                    copy_run(out, plane + iy * w, ix0, run->len, d->stride_w, d->w);
+                }
+            }
             if (live < nr) memset(row + live, 0, (nr - live) * sizeof(float));
             if (++kx == d->kw) {
                 kx = 0;
@@ -176,7 +209,7 @@ static int run_groups(const sb_conv_desc *d)
     if (exact && !pointwise && s.k > 0) {
         size_t floats = s.k * s.cols;
         if (floats / s.cols != s.k || floats > ((size_t)-1) / sizeof(float)) return SB_ERR_NO_MEMORY;
-        matrix = sb_alloc_aligned(floats * sizeof(float));
+        matrix = sb_workspace_get(floats * sizeof(float));
         if (!matrix) return SB_ERR_NO_MEMORY;
     }
     int status = SB_OK;
@@ -212,7 +245,7 @@ static int run_groups(const sb_conv_desc *d)
             status = sb_gemm_run(&args);
         }
     }
-    sb_free_aligned(matrix);
+    sb_workspace_release(matrix);
     return status;
 }
 

@@ -13,58 +13,65 @@
 
 #define WORKSPACE_KEEP ((size_t)64 << 20)
 
+/* Two kept buffers per thread: a convolution holds its patch matrix in one
+ * while the matrix product it calls takes the other. */
+#define KEPT_SLOTS 2
+
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-static void *kept;
-static size_t kept_size;
-static int kept_in_use;
-#define KEPT kept
-#define KEPT_SIZE kept_size
-#define KEPT_IN_USE kept_in_use
-static void remember_for_thread_exit(void) {}
+static void *kept[KEPT_SLOTS];
+static size_t kept_size[KEPT_SLOTS];
+static int kept_in_use[KEPT_SLOTS];
+static void remember_for_thread_exit(int slot) { (void)slot; }
 #else
 #include <pthread.h>
-static _Thread_local void *kept;
-static _Thread_local size_t kept_size;
-static _Thread_local int kept_in_use;
-#define KEPT kept
-#define KEPT_SIZE kept_size
-#define KEPT_IN_USE kept_in_use
+static _Thread_local void *kept[KEPT_SLOTS];
+static _Thread_local size_t kept_size[KEPT_SLOTS];
+static _Thread_local int kept_in_use[KEPT_SLOTS];
 
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t exit_keys[KEPT_SLOTS];
+static pthread_once_t exit_keys_once = PTHREAD_ONCE_INIT;
 
 /* The destructor gets the thread's buffer as its value. */
 static void free_at_thread_exit(void *buffer) { sb_free_aligned(buffer); }
-static void make_exit_key(void) { pthread_key_create(&exit_key, free_at_thread_exit); }
 
-static void remember_for_thread_exit(void)
+static void make_exit_keys(void)
 {
-    pthread_once(&exit_key_once, make_exit_key);
-    pthread_setspecific(exit_key, KEPT);
+    for (int slot = 0; slot < KEPT_SLOTS; ++slot)
+        pthread_key_create(&exit_keys[slot], free_at_thread_exit);
+}
+
+static void remember_for_thread_exit(int slot)
+{
+    pthread_once(&exit_keys_once, make_exit_keys);
+    pthread_setspecific(exit_keys[slot], kept[slot]);
 }
 #endif
 
 void *sb_workspace_get(size_t bytes)
 {
-    if (bytes > WORKSPACE_KEEP || KEPT_IN_USE) return sb_alloc_aligned(bytes);
-    if (KEPT_SIZE < bytes) {
+    int slot = 0;
+    while (slot < KEPT_SLOTS && kept_in_use[slot]) ++slot;
+    if (bytes > WORKSPACE_KEEP || slot == KEPT_SLOTS) return sb_alloc_aligned(bytes);
+    if (kept_size[slot] < bytes) {
         void *bigger = sb_alloc_aligned(bytes);
         if (!bigger) return NULL;
-        sb_free_aligned(KEPT);
-        KEPT = bigger;
-        KEPT_SIZE = bytes;
-        remember_for_thread_exit();
+        sb_free_aligned(kept[slot]);
+        kept[slot] = bigger;
+        kept_size[slot] = bytes;
+        remember_for_thread_exit(slot);
     }
-    KEPT_IN_USE = 1;
-    return KEPT;
+    kept_in_use[slot] = 1;
+    return kept[slot];
 }
 
 void sb_workspace_release(void *p)
 {
     if (!p) return;
-    if (p == KEPT) {
-        KEPT_IN_USE = 0;
-        return;
+    for (int slot = 0; slot < KEPT_SLOTS; ++slot) {
+        if (p == kept[slot]) {
+            kept_in_use[slot] = 0;
+            return;
+        }
     }
     sb_free_aligned(p);
 }
