@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._info import __version__, info
 from ._matmul import matmul
+from ._maxpool import max_pool2d
 from ._packed import PackedMatrix, pack
 from ._paths import path, paths, use_path
 
@@ -18,6 +19,7 @@ __all__ = [
     "conv2d",
     "info",
     "matmul",
+    "max_pool2d",
     "pack",
     "pack_conv2d",
     "PackedConv2d",

@@ -131,6 +131,8 @@ _declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _
                              _diff], _int)
 # int sb_sgemm_argv(const int64_t *args);   (15 integers: see samebits.h)
 _declare("sb_sgemm_argv", [_p], _int)
+# int sb_max_pool2d_argv(const int64_t *args);   (SB_POOL_NARGS integers: enum sb_pool_arg)
+_declare("sb_max_pool2d_argv", [_p], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);
