@@ -111,55 +111,61 @@ static inline void copy_floats(float *dst, const float *src, size_t count)
     }
 }
 
+/* One run's column piece of kc consecutive tap rows, from tap p0 on, into
+ * out (row step nr). The tap's input row and column move with (c, ky, kx)
+ * by plain additions; only a tap that reaches the border takes copy_run. */
+static void gather_run(const sb_conv_desc *d, const float *planes, const patch_run *run,
+                       size_t p0, size_t kc, size_t nr, float *out)
+{
+    const ptrdiff_t h = (ptrdiff_t)d->h, w = (ptrdiff_t)d->w, sw = (ptrdiff_t)d->stride_w;
+    const ptrdiff_t dh = (ptrdiff_t)d->dil_h, dw = (ptrdiff_t)d->dil_w;
+    const size_t len = run->len, kh = d->kh, kw = d->kw, taps = kh * kw;
+    const ptrdiff_t span = ((ptrdiff_t)len - 1) * sw;   /* last column minus first */
+    size_t c = p0 / taps, ky = p0 % taps / kw, kx = p0 % kw;
+    for (size_t p = 0; p < kc; ++p, out += nr) {
+        ptrdiff_t iy = run->iy0 + (ptrdiff_t)ky * dh, ix = run->ix0 + (ptrdiff_t)kx * dw;
+        if (iy < 0 || iy >= h || w == 0) {
+            memset(out, 0, len * sizeof(float));
+        } else {
+            const float *row = planes + ((ptrdiff_t)c * h + iy) * w;
+            if (ix >= 0 && ix + span < w) {   /* inside the plane: no border */
+                if (sw == 1) {
+                    copy_floats(out, row + ix, len);
+                } else {
+                    for (size_t t = 0; t < len; ++t) out[t] = row[ix + (ptrdiff_t)t * sw];
+                }
+            } else {
+                copy_run(out, row, ix, len, d->stride_w, d->w);
+            }
+        }
+        if (++kx == kw) {
+            kx = 0;
+            if (++ky == kh) ky = 0, ++c;
+        }
+    }
+}
+
 static void gather_patch_strips(const void *ctx, size_t p0, size_t kc, size_t strip0,
                                 size_t strip_end, size_t nr, float *dst)
 {
     const patch_source *src = ctx;
     const sb_conv_desc *d = src->s.d;
-    const ptrdiff_t h = (ptrdiff_t)d->h, w = (ptrdiff_t)d->w, sw = (ptrdiff_t)d->stride_w;
-    patch_run runs[64];   /* a strip is at most 64 columns wide, so at most 64 runs */
     for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
         size_t j0 = strip * nr;
         size_t live = j0 < src->s.cols ? min_size(src->s.cols - j0, nr) : 0;
-        size_t nruns = 0;
-        for (size_t j = j0; j < j0 + live; ++nruns) {
-            patch_run *r = &runs[nruns];
+        for (size_t j = j0; j < j0 + live;) {
+            patch_run run;
             size_t oy = j / d->out_w, ox = j % d->out_w;
-            r->iy0 = (ptrdiff_t)(oy * d->stride_h) - (ptrdiff_t)d->pad_top;
-            r->ix0 = (ptrdiff_t)(ox * d->stride_w) - (ptrdiff_t)d->pad_left;
-            r->offset = j - j0;
-            r->len = min_size(d->out_w - ox, j0 + live - j);
-            j += r->len;
+            run.iy0 = (ptrdiff_t)(oy * d->stride_h) - (ptrdiff_t)d->pad_top;
+            run.ix0 = (ptrdiff_t)(ox * d->stride_w) - (ptrdiff_t)d->pad_left;
+            run.offset = j - j0;
+            run.len = min_size(d->out_w - ox, j0 + live - j);
+            gather_run(d, src->planes, &run, p0, kc, nr, dst + run.offset);
+            j += run.len;
         }
-        size_t c = p0 / src->s.taps, ky = p0 % src->s.taps / d->kw, kx = p0 % d->kw;
-        for (size_t p = 0; p < kc; ++p) {
-            float *row = dst + p * nr;
-            const float *plane = src->planes + c * d->h * d->w;
-            const ptrdiff_t dy = (ptrdiff_t)(ky * d->dil_h), dx = (ptrdiff_t)(kx * d->dil_w);
-            for (size_t r = 0; r < nruns; ++r) {
-                const patch_run *run = &runs[r];
-                ptrdiff_t iy = run->iy0 + dy, ix0 = run->ix0 + dx;
-                float *out = row + run->offset;
-                ptrdiff_t last = ix0 + ((ptrdiff_t)run->len - 1) * sw;
-                if (iy < 0 || iy >= h || w == 0) {
-                    memset(out, 0, run->len * sizeof(float));
-                } else if (ix0 >= 0 && last < w) {   /* inside the plane: no border */
-                    const float *in = plane + iy * w + ix0;
-                    if (sw == 1) {
-                        copy_floats(out, in, run->len);
-                    } else {
-                        for (size_t t = 0; t < run->len; ++t) out[t] = in[(ptrdiff_t)t * sw];
-                    }
-                } else {
-                    copy_run(out, plane + iy * w, ix0, run->len, d->stride_w, d->w);
-                }
-            }
-            if (live < nr) memset(row + live, 0, (nr - live) * sizeof(float));
-            if (++kx == d->kw) {
-                kx = 0;
-                if (++ky == d->kh) ky = 0, ++c;
-            }
-        }
+        if (live < nr)
+            for (size_t p = 0; p < kc; ++p)
+                memset(dst + p * nr + live, 0, (nr - live) * sizeof(float));
     }
 }
 
@@ -205,7 +211,17 @@ static int run_groups(const sb_conv_desc *d)
     const sb_path_desc *path = sb_path_get(d->path);
     const int exact = d->mode == SB_MODE_EXACT, pointwise = is_pointwise(d);
     const size_t in_plane = d->h * d->w;
-    float *matrix = NULL;
+    const int gathered = !exact && !pointwise && s.k > 0;
+    float *matrix = NULL, *own_packed = NULL;
+    if (gathered && !d->packed) {   /* the gathering product wants A prepacked */
+        size_t floats = d->groups * packed_group_floats(path, s.cout_g, s.k);
+        own_packed = sb_workspace_get(floats * sizeof(float));
+        if (!own_packed) return SB_ERR_NO_MEMORY;
+        for (size_t g = 0; g < d->groups; ++g)
+            sb_pack_a(path, s.cout_g, s.k, d->weights + g * s.cout_g * s.k, (ptrdiff_t)s.k, 1,
+                      own_packed + g * packed_group_floats(path, s.cout_g, s.k));
+    }
+    const float *packed = d->packed ? d->packed : own_packed;
     if (exact && !pointwise && s.k > 0) {
         size_t floats = s.k * s.cols;
         if (floats / s.cols != s.k || floats > ((size_t)-1) / sizeof(float)) return SB_ERR_NO_MEMORY;
@@ -220,8 +236,8 @@ static int run_groups(const sb_conv_desc *d)
             memset(&args, 0, sizeof args);
             args.path = d->path, args.mode = d->mode, args.max_threads = d->max_threads;
             args.m = s.cout_g, args.n = s.cols, args.k = s.k;
-            if (d->packed) {
-                args.packed_a = d->packed + g * packed_group_floats(path, s.cout_g, s.k);
+            if (packed) {
+                args.packed_a = packed + g * packed_group_floats(path, s.cout_g, s.k);
             } else {
                 args.a = d->weights + g * s.cout_g * s.k, args.a_row = (ptrdiff_t)s.k,
                 args.a_col = 1;
@@ -246,6 +262,7 @@ static int run_groups(const sb_conv_desc *d)
         }
     }
     sb_workspace_release(matrix);
+    sb_workspace_release(own_packed);
     return status;
 }
 

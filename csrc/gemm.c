@@ -50,6 +50,8 @@ typedef struct {
     size_t tiles_m, tiles_n;
     size_t nc;                   /* tile width for this shape (see tile_width) */
     size_t row_cols;             /* outputs per row-kernel call: row_strips * NR */
+    size_t row_groups;           /* compute_panel: row-tile groups per panel */
+    size_t tiles_per_group;
     float *scratch;              /* per thread; see scratch_layout() */
     size_t scratch_floats;
 } gemm_call;
@@ -174,14 +176,19 @@ static void copy_tile(const float *src, ptrdiff_t lds, float *dst, ptrdiff_t ldd
 
 /* Per-thread scratch: packed A block, a packed B edge (strips of B read in
  * place that are too narrow), and an edge output buffer. */
-typedef struct { float *packed_a, *edge_b, *edge_c; } scratch_layout;
+typedef struct { float *packed_a, *edge_b, *edge_c, *panel; } scratch_layout;
 
 static size_t edge_b_floats(const sb_path_desc *p) { return (size_t)SB_KC * p->row_strips * p->nr; }
 
-static size_t scratch_floats_for(const sb_path_desc *p)
+static size_t edge_c_floats(const sb_path_desc *p)
 {
-    size_t floats = (size_t)p->mc * SB_KC + edge_b_floats(p) + (size_t)p->mr * p->nr +
-                    (size_t)p->row_strips * p->nr;
+    return (size_t)p->mr * p->nr + (size_t)p->row_strips * p->nr;
+}
+
+/* panel_floats: room for a gathered panel of B (compute_panel), or 0. */
+static size_t scratch_floats_for(const sb_path_desc *p, size_t panel_floats)
+{
+    size_t floats = (size_t)p->mc * SB_KC + edge_b_floats(p) + edge_c_floats(p) + panel_floats;
     return (floats + 15) & ~(size_t)15;   /* keep each thread's part 64-byte aligned */
 }
 
@@ -191,7 +198,31 @@ static scratch_layout scratch_for(const gemm_call *g, int thread_index)
     s.packed_a = g->scratch + (size_t)thread_index * g->scratch_floats;
     s.edge_b = s.packed_a + (size_t)g->path->mc * SB_KC;
     s.edge_c = s.edge_b + edge_b_floats(g->path);
+    s.panel = s.edge_c + edge_c_floats(g->path);
     return s;
+}
+
+/* The tile kernel down one strip of B (kc rows at bp, row step b_step, the
+ * live_cols columns from `col`) and the A block's strips for rows
+ * [i0, i0 + rows); ragged edges run the full kernel on a scratch tile. */
+static void run_strip(const gemm_call *g, scratch_layout s, size_t kc, const float *a_block,
+                      const float *bp, ptrdiff_t b_step, size_t i0, size_t rows, size_t col,
+                      size_t live_cols, int accumulate, int last)
+{
+    const size_t mr = (size_t)g->path->mr, nr = (size_t)g->path->nr;
+    for (size_t ii = 0; ii < rows; ii += mr) {
+        const float *ap = a_block + (ii / mr) * kc * mr;
+        size_t live_rows = min_size(rows - ii, mr);
+        float *cp = g->c + (ptrdiff_t)(i0 + ii) * g->ldc + (ptrdiff_t)col;
+        if (live_rows == mr && live_cols == nr) {
+            g->ukernel(kc, ap, bp, b_step, cp, g->ldc, accumulate);
+        } else {
+            if (accumulate) copy_tile(cp, g->ldc, s.edge_c, (ptrdiff_t)nr, live_rows, live_cols);
+            g->ukernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
+            copy_tile(s.edge_c, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
+        }
+        if (last) finish_outputs(g, cp, i0 + ii, live_rows, live_cols);
+    }
 }
 
 static void compute_tile(void *ctx, size_t chunk, int thread_index)
@@ -230,19 +261,43 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
                 bp = s.edge_b;
                 b_step = (ptrdiff_t)nr;
             }
-            for (size_t ii = 0; ii < rows; ii += mr) {
-                const float *ap = a_block + (ii / mr) * kc * mr;
-                size_t live_rows = min_size(rows - ii, mr);
-                float *cp = g->c + (ptrdiff_t)(i0 + ii) * g->ldc + (ptrdiff_t)(j0 + jj);
-                if (live_rows == mr && live_cols == nr) {
-                    g->ukernel(kc, ap, bp, b_step, cp, g->ldc, accumulate);
-                } else {   /* ragged edge: the full kernel on a scratch tile */
-                    if (accumulate) copy_tile(cp, g->ldc, s.edge_c, (ptrdiff_t)nr, live_rows, live_cols);
-                    g->ukernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
-                    copy_tile(s.edge_c, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
-                }
-                if (last) finish_outputs(g, cp, i0 + ii, live_rows, live_cols);
-            }
+            run_strip(g, s, kc, a_block, bp, b_step, i0, rows, j0 + jj, live_cols, accumulate,
+                      last);
+        }
+    }
+}
+
+/* ---- B gathered strip by strip (convolution patches) ----------------------
+ *
+ * A chunk is a panel of PANEL_STRIPS strips of B and a group of row tiles of
+ * prepacked A. For each k-block the chunk gathers one strip at a time into
+ * its scratch, where it stays in the first-level cache, and runs the kernel
+ * down every row of its group over it while A streams from the second level.
+ * The patch matrix is never written whole, and with one row group no patch
+ * is gathered twice. */
+#define PANEL_STRIPS 8
+#define MIN_PANEL_CHUNKS 8
+
+static void compute_panel(void *ctx, size_t chunk, int thread_index)
+{
+    const gemm_call *g = ctx;
+    const size_t mr = (size_t)g->path->mr, nr = (size_t)g->path->nr;
+    const size_t mc = (size_t)g->path->mc;
+    size_t panel = chunk / g->row_groups, group = chunk % g->row_groups;
+    size_t j0 = panel * PANEL_STRIPS * nr, cols = min_size(g->n - j0, PANEL_STRIPS * nr);
+    size_t i0 = group * g->tiles_per_group * mc;
+    size_t rows = min_size(g->m - i0, g->tiles_per_group * mc);
+    scratch_layout s = scratch_for(g, thread_index);
+
+    for (size_t kb = 0; kb < g->k_blocks; ++kb) {
+        size_t kc = k_block_depth(g->k, kb);
+        int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
+        const float *a_block = g->packed_a + kb * SB_KC * g->a_strips * mr + (i0 / mr) * kc * mr;
+        for (size_t jj = 0; jj < cols; jj += nr) {
+            size_t strip = (j0 + jj) / nr;
+            g->gather_b(g->gather_ctx, kb * SB_KC, kc, strip, strip + 1, nr, s.panel);
+            run_strip(g, s, kc, a_block, s.panel, (ptrdiff_t)nr, i0, rows, j0 + jj,
+                      min_size(cols - jj, nr), accumulate, last);
         }
     }
 }
@@ -361,7 +416,7 @@ static void init_call(gemm_call *g, int path, int mode, size_t m, size_t n, size
     g->nc = tile_width(g->path, m, n);
     g->tiles_n = ceil_div(n, g->nc);
     g->row_cols = (size_t)g->path->row_strips * (size_t)g->path->nr;
-    g->scratch_floats = scratch_floats_for(g->path);
+    g->scratch_floats = scratch_floats_for(g->path, 0);
 }
 
 static void pack_b_parallel(gemm_call *g, int max_threads)
@@ -397,6 +452,7 @@ int sb_gemm_run(const sb_gemm_args *args)
     if (m == 0 || n == 0) return SB_OK;
     int has_a = args->a || args->packed_a, has_b = args->b || args->packed_b || args->gather_b;
     if (!args->c || (k > 0 && (!has_a || !has_b))) return SB_ERR_ARGUMENT;
+    if (args->gather_b && !args->packed_a) return SB_ERR_ARGUMENT;   /* see compute_panel */
 
     gemm_call g;
     init_call(&g, args->path, args->mode, m, n, k);
@@ -426,18 +482,35 @@ int sb_gemm_run(const sb_gemm_args *args)
                    (g.tiles_m == 1 || (g.tiles_m <= IN_PLACE_MAX_TILE_ROWS &&
                                        g.b_row > 0 && g.b_row <= IN_PLACE_MAX_ROW_FLOATS));
     int single_row = m == 1;
-
-    size_t chunks = single_row ? ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols)
-                               : g.tiles_m * g.tiles_n;
-    double ns = single_row
-                    ? (double)n * (double)k * NS_PER_PACKED
-                    : (double)m * (double)n * (double)k / g.path->muladds_per_ns +
-                          (g.packed_a ? 0.0 : (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED);
+    /* A gathered B is gathered panel by panel inside the tiles, never whole;
+     * only a single row of A (which reads each strip once) takes it packed. */
+    int panels = args->gather_b && !single_row;
+    size_t chunks;
+    double ns;
+    if (single_row) {
+        chunks = ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols);
+        ns = (double)n * (double)k * NS_PER_PACKED;
+    } else if (panels) {
+        size_t panel_count = ceil_div(g.b_strips, PANEL_STRIPS);
+        g.row_groups = 1;
+        if (panel_count < MIN_PANEL_CHUNKS && sb_threading_available())
+            g.row_groups = min_size(g.tiles_m, ceil_div(MIN_PANEL_CHUNKS, panel_count));
+        g.tiles_per_group = ceil_div(g.tiles_m, g.row_groups);
+        g.row_groups = ceil_div(g.tiles_m, g.tiles_per_group);
+        chunks = panel_count * g.row_groups;
+        g.scratch_floats = scratch_floats_for(g.path, (size_t)SB_KC * g.path->nr);
+        ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +
+             (double)n * (double)k * (double)g.row_groups * NS_PER_PACKED;
+    } else {
+        chunks = g.tiles_m * g.tiles_n;
+        ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +
+             (g.packed_a ? 0.0 : (double)m * (double)k * (double)g.tiles_n * NS_PER_PACKED);
+    }
     int threads = sb_pool_threads_for(args->max_threads, ns, chunks);
 
-    /* One workspace: the packed B (unless prepacked or read in place), then
-     * every thread's scratch. */
-    size_t own_b_bytes = prepacked || in_place ? 0 : (b_bytes + 63) & ~(size_t)63;
+    /* One workspace: the packed B (unless prepacked, read in place or
+     * gathered per panel), then every thread's scratch. */
+    size_t own_b_bytes = prepacked || in_place || panels ? 0 : (b_bytes + 63) & ~(size_t)63;
     size_t scratch_bytes = (size_t)threads * g.scratch_floats * sizeof(float);
     if (own_b_bytes > (size_t)-1 - scratch_bytes) return SB_ERR_NO_MEMORY;
     unsigned char *workspace = sb_workspace_get(own_b_bytes + scratch_bytes);
@@ -445,11 +518,12 @@ int sb_gemm_run(const sb_gemm_args *args)
     g.scratch = (float *)(void *)(workspace + own_b_bytes);
     if (prepacked) {
         g.packed_b = prepacked;
-    } else if (!in_place) {
+    } else if (!in_place && !panels) {
         g.packed_b = (float *)(void *)workspace;
         pack_b_parallel(&g, args->max_threads);
     }
-    sb_parallel_run(threads, chunks, single_row ? compute_row_chunk : compute_tile, &g);
+    sb_chunk_fn compute = single_row ? compute_row_chunk : panels ? compute_panel : compute_tile;
+    sb_parallel_run(threads, chunks, compute, &g);
 
     sb_workspace_release(workspace);
     return SB_OK;

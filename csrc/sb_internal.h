@@ -23,6 +23,16 @@ typedef void (*sb_row_kernel_fn)(size_t kc, const float *a, ptrdiff_t a_step, co
                                  ptrdiff_t b_step, ptrdiff_t strip_step, float *c,
                                  int accumulate);
 
+/* Depthwise convolution rows (depthwise.c): for r < rows and x < cols,
+ * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of
+ * w[t] * in[r*in_row + off[t] + x], from +0, one multiply and one add per tap
+ * in increasing t (fused in fast mode on a fused path). Lanes hold different
+ * x. The kernel may read, and not use, up to 15 floats past the last column
+ * of each row it reads. */
+typedef void (*sb_dw_kernel_fn)(size_t rows, size_t cols, size_t taps, const float *w,
+                                const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
+                                float *out, ptrdiff_t out_row);
+
 /* One ISA path: the only thing the framework knows about it. */
 typedef struct {
     const char *name;
@@ -36,6 +46,8 @@ typedef struct {
     sb_row_kernel_fn row_exact;
     sb_row_kernel_fn row_fast;
     int (*supported)(void);  /* can this CPU run it */
+    sb_dw_kernel_fn dw_exact;  /* depthwise convolution rows */
+    sb_dw_kernel_fn dw_fast;
 } sb_path_desc;
 
 extern const sb_path_desc sb_path_scalar, sb_path_vec4, sb_path_avx2,
@@ -72,7 +84,7 @@ typedef void (*sb_b_gather_fn)(const void *ctx, size_t p0, size_t kc, size_t str
 /* One blocked product C = A * B, the framework's whole input. A is given by
  * (a, a_row, a_col) or prepacked (packed_a, sb_pack_a's layout); B by
  * (b, b_row, b_col), prepacked (packed_b, sb_pack_b's layout) or through a
- * gatherer. row_bias (m values or null) and activation form the epilogue of
+ * gatherer, which needs A prepacked. row_bias (m values or null) and activation form the epilogue of
  * each finished tile (epilogue.c). */
 typedef struct {
     int path, mode, max_threads;
