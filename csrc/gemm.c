@@ -50,8 +50,6 @@ typedef struct {
     size_t tiles_m, tiles_n;
     size_t nc;                   /* tile width for this shape (see tile_width) */
     size_t row_cols;             /* outputs per row-kernel call: row_strips * NR */
-    size_t row_groups;           /* compute_panel: row-tile groups per panel */
-    size_t tiles_per_group;
     float *scratch;              /* per thread; see scratch_layout() */
     size_t scratch_floats;
 } gemm_call;
@@ -269,12 +267,14 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
 
 /* ---- B gathered strip by strip (convolution patches) ----------------------
  *
- * A chunk is a panel of PANEL_STRIPS strips of B and a group of row tiles of
- * prepacked A. For each k-block the chunk gathers one strip at a time into
- * its scratch, where it stays in the first-level cache, and runs the kernel
- * down every row of its group over it while A streams from the second level.
- * The patch matrix is never written whole, and with one row group no patch
- * is gathered twice. */
+ * A chunk is a panel of PANEL_STRIPS strips of B and every row of prepacked
+ * A. For each k-block the chunk gathers one strip at a time into its scratch,
+ * where it stays in the first-level cache, and runs the kernel down every row
+ * over it while A streams from the second level. The patch matrix is never
+ * written whole and no patch is gathered twice. When a product has too few
+ * panels to share among threads but several tile rows (small maps, many
+ * channels), sb_gemm_run gathers B whole instead, in parallel, and the tiles
+ * share it: gathering per row tile would repeat the work. */
 #define PANEL_STRIPS 8
 #define MIN_PANEL_CHUNKS 8
 
@@ -282,21 +282,17 @@ static void compute_panel(void *ctx, size_t chunk, int thread_index)
 {
     const gemm_call *g = ctx;
     const size_t mr = (size_t)g->path->mr, nr = (size_t)g->path->nr;
-    const size_t mc = (size_t)g->path->mc;
-    size_t panel = chunk / g->row_groups, group = chunk % g->row_groups;
-    size_t j0 = panel * PANEL_STRIPS * nr, cols = min_size(g->n - j0, PANEL_STRIPS * nr);
-    size_t i0 = group * g->tiles_per_group * mc;
-    size_t rows = min_size(g->m - i0, g->tiles_per_group * mc);
+    size_t j0 = chunk * PANEL_STRIPS * nr, cols = min_size(g->n - j0, PANEL_STRIPS * nr);
     scratch_layout s = scratch_for(g, thread_index);
 
     for (size_t kb = 0; kb < g->k_blocks; ++kb) {
         size_t kc = k_block_depth(g->k, kb);
         int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
-        const float *a_block = g->packed_a + kb * SB_KC * g->a_strips * mr + (i0 / mr) * kc * mr;
+        const float *a_block = g->packed_a + kb * SB_KC * g->a_strips * mr;
         for (size_t jj = 0; jj < cols; jj += nr) {
             size_t strip = (j0 + jj) / nr;
             g->gather_b(g->gather_ctx, kb * SB_KC, kc, strip, strip + 1, nr, s.panel);
-            run_strip(g, s, kc, a_block, s.panel, (ptrdiff_t)nr, i0, rows, j0 + jj,
+            run_strip(g, s, kc, a_block, s.panel, (ptrdiff_t)nr, 0, g->m, j0 + jj,
                       min_size(cols - jj, nr), accumulate, last);
         }
     }
@@ -485,22 +481,19 @@ int sb_gemm_run(const sb_gemm_args *args)
     /* A gathered B is gathered panel by panel inside the tiles, never whole;
      * only a single row of A (which reads each strip once) takes it packed. */
     int panels = args->gather_b && !single_row;
+    if (panels && g.tiles_m > 1 && sb_threading_available() &&
+        ceil_div(g.b_strips, PANEL_STRIPS) < MIN_PANEL_CHUNKS)
+        panels = 0;   /* too few panels to share: gather B once, then share it */
     size_t chunks;
     double ns;
     if (single_row) {
         chunks = ceil_div(n, ROW_GROUPS_PER_CHUNK * g.row_cols);
         ns = (double)n * (double)k * NS_PER_PACKED;
     } else if (panels) {
-        size_t panel_count = ceil_div(g.b_strips, PANEL_STRIPS);
-        g.row_groups = 1;
-        if (panel_count < MIN_PANEL_CHUNKS && sb_threading_available())
-            g.row_groups = min_size(g.tiles_m, ceil_div(MIN_PANEL_CHUNKS, panel_count));
-        g.tiles_per_group = ceil_div(g.tiles_m, g.row_groups);
-        g.row_groups = ceil_div(g.tiles_m, g.tiles_per_group);
-        chunks = panel_count * g.row_groups;
+        chunks = ceil_div(g.b_strips, PANEL_STRIPS);
         g.scratch_floats = scratch_floats_for(g.path, (size_t)SB_KC * g.path->nr);
         ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +
-             (double)n * (double)k * (double)g.row_groups * NS_PER_PACKED;
+             (double)n * (double)k * NS_PER_PACKED;
     } else {
         chunks = g.tiles_m * g.tiles_n;
         ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +

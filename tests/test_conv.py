@@ -75,7 +75,9 @@ def test_exact_matches_naive_and_oracle(path: str, seed: int) -> None:
 LAYERS = [
     # (c, h, w, cout, k, stride, pad, groups)
     (3, 37, 41, 24, 7, 2, 3, 1),
-    (32, 15, 15, 40, 3, 1, 1, 1),
+    (32, 15, 15, 40, 3, 1, 1, 1),      # fast: strips gathered per panel, one tile row
+    (4, 32, 32, 60, 3, 1, 1, 1),       # fast: 8 panels and two tile rows
+    (24, 6, 6, 100, 3, 1, 1, 1),       # fast: one panel, several tile rows: gathered whole
     (64, 9, 10, 70, 3, 2, 1, 1),
     (96, 7, 7, 100, 1, 1, 0, 1),       # pointwise: the input read as B
     (48, 12, 12, 36, 1, 2, 0, 1),      # 1x1 stride 2: gathered
