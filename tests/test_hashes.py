@@ -1,13 +1,15 @@
 """The hash suite: exact lines equal for every path and thread count."""
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import samebits
-from samebits import hashes
+from samebits import _lib, _paths, _testdata, hashes
 
 QUICK = ("sweep", "random")
 
@@ -58,9 +60,151 @@ def test_suite_is_what_the_docs_say():
 
 def test_cli_prints_header_and_lines():
     out = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--modes", "exact",
-                          "--paths", "scalar", "--threads", "1", "--groups", "random"],
+                          "--paths", "scalar", "--threads", "1", "--groups", "random",
+                          "--suites", "gemm"],
                          capture_output=True, text=True, check=True, timeout=300).stdout
     header, line = out.strip().splitlines()
     assert header.startswith("# samebits hash suite v1: 48 random")
     assert hashes.parse_line(line)[:3] == ("exact", "scalar", 1)
     assert hashes.parse_line(line)[3] == hashes.suite_digest("exact", "scalar", 1, ["random"])
+
+
+def test_gemm_lines_keep_the_v1_format():
+    """The gemm suite's lines are those of suite v1, character for character."""
+    line = hashes.format_line("exact", "avx2", 1, "ab" * 32)
+    assert line == "exact avx2   threads=1   sha256=" + "ab" * 32
+    assert hashes.parse_line(line) == ("exact", "avx2", 1, "ab" * 32, "gemm")
+    assert hashes.header() == "# samebits hash suite v1: 514 sweep, 48 random, 15 models products"
+    conv = hashes.format_line("fast", "vec4", 2, "cd" * 32, suite="conv")
+    assert conv == "conv fast  vec4   threads=2   sha256=" + "cd" * 32
+    assert hashes.parse_line(conv) == ("fast", "vec4", 2, "cd" * 32, "conv")
+    assert hashes.header_suite(hashes.header(suite="conv")) == "conv"
+    assert hashes.header_suite(hashes.header(["sweep"])) == "gemm"
+    with pytest.raises(ValueError):
+        hashes.parse_line("conv exact avx2 sha256=00")
+
+
+# ---- The conv suite -------------------------------------------------------
+
+# The exact digest of conv suite v1, equal to the digest of the C library's
+# plain-loop reference (sb_conv2d_naive_argv) and a numpy max pool
+# (test_conv_suite_matches_the_references). A regression pin, like
+# SUITE_V1_EXACT: a change of the conv suite itself must bump
+# hashes.CONV_SUITE_VERSION and this value together.
+CONV_V1_EXACT = "ed8f2f6de0df5475cdb52143c97afac34b170584e1f23d427bc2019bd867d9d9"
+
+
+def test_conv_suite_is_what_the_docs_say():
+    from samebits.shapes import MOBILENETV3_LARGE_CONVS, RESNET50_CONVS
+    cases = hashes.conv_suite()
+    assert len(cases) == len(RESNET50_CONVS) + 1 + len(MOBILENETV3_LARGE_CONVS) == 58
+    assert hashes.header(suite="conv") == "# samebits conv suite v1: 57 convolutions, 1 max pool"
+    stem, pool = cases[0], cases[1]
+    assert (stem.name, stem.c, stem.h, stem.cout, stem.kh, stem.stride, stem.padding,
+            stem.activation) == ("stem7x7", 3, 224, 64, 7, 2, 3, None)
+    assert pool == hashes.ConvCase("ResNet-50", "maxpool3x3", "maxpool", 64, 112, 112, 64,
+                                   3, 3, 2, 1, 1, None)
+    assert (pool.out_h, pool.out_w) == (56, 56)
+    convs = [c for c in cases if c.kind == "conv"]
+    for model, shapes in (("ResNet-50", RESNET50_CONVS),
+                          ("MobileNetV3-large", MOBILENETV3_LARGE_CONVS)):
+        mine = [c for c in convs if c.model == model]
+        assert [(c.name, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.stride, c.padding, c.groups)
+                for c in mine] == [(s.name, s.c, s.h, s.w, s.cout, s.kh, s.kw, s.stride,
+                                    s.padding, s.groups) for s in shapes]
+        act = hashes.CONV_ACTIVATIONS[model]
+        assert [c.activation for c in mine] == [act if i % 2 else None for i in range(len(mine))]
+    depthwise = [c for c in convs if c.groups > 1]
+    assert len(depthwise) == 12 and all(c.groups == c.c == c.cout for c in depthwise)
+    assert {c.kh for c in depthwise} == {3, 5} and {c.stride for c in depthwise} == {1, 2}
+
+
+def _conv_digests(lines):
+    assert all(hashes.parse_line(line).suite == "conv" for line in lines), lines
+    return {hashes.parse_line(line).digest for line in lines}
+
+
+def test_conv_exact_lines_equal_across_paths_and_threads():
+    """Every path at 1 and 2 threads gives the pinned exact conv digest (the
+    depthwise layers included: they run the direct kernel)."""
+    lines = hashes.hash_lines(["exact"], samebits.paths(), [1, 2], suite="conv")
+    assert len(lines) == 2 * len(samebits.paths())
+    assert _conv_digests(lines) == {CONV_V1_EXACT}, "\n".join(lines)
+
+
+def test_conv_fast_lines_repeat_across_threads():
+    for path in samebits.paths():
+        lines = hashes.hash_lines(["fast"], [path], [1, 2], suite="conv")
+        assert len(_conv_digests(lines)) == 1, "\n".join(lines)
+
+
+def test_conv_one_flipped_bit_changes_the_digest():
+    line = hashes.hash_lines(["exact"], [samebits.path()], [1], suite="conv")[0]
+    flipped = hashes.hash_lines(["exact"], [samebits.path()], [1], suite="conv", flip_bit=3)[0]
+    assert hashes.parse_line(line).digest == CONV_V1_EXACT
+    assert hashes.parse_line(flipped).digest != CONV_V1_EXACT
+
+
+def _max_pool_reference(x: np.ndarray, k: int, stride: int, pad: int) -> np.ndarray:
+    """docs/maxpool.md for a k x k window: the largest non-NaN inside tap, a
+    later tap replacing the kept one only when strictly greater; all-NaN
+    windows give the canonical NaN, windows without an inside tap -FLT_MAX."""
+    n, c, h, w = x.shape
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    best = np.zeros((n, c, oh, ow), np.float32)
+    have = np.zeros(best.shape, bool)
+    inside_any = np.zeros((oh, ow), bool)
+    for ky in range(k):
+        for kx in range(k):
+            iy = np.arange(oh) * stride + ky - pad
+            ix = np.arange(ow) * stride + kx - pad
+            inside = ((iy >= 0) & (iy < h))[:, None] & ((ix >= 0) & (ix < w))[None, :]
+            tap = x[:, :, np.clip(iy, 0, h - 1)][:, :, :, np.clip(ix, 0, w - 1)]
+            valid = inside & ~np.isnan(tap)
+            take = valid & (~have | (tap > best))
+            best = np.where(take, tap, best)
+            have |= valid
+            inside_any |= inside
+    nan = np.array([0x7FC00000], np.uint32).view(np.float32)[0]
+    lowest = np.array([0xFF7FFFFF], np.uint32).view(np.float32)[0]
+    return np.where(have, best, np.where(inside_any, nan, lowest)).astype(np.float32)
+
+
+@pytest.mark.slow
+def test_conv_suite_matches_the_references():
+    """Entry by entry, the exact outputs (best path, 2 threads) have the bits of
+    the C plain-loop reference (convolutions) and of a numpy max pool, and the
+    references' digest is the pinned one: the pin depends only on the
+    definition, not on any kernel."""
+    digest = hashlib.sha256()
+    path = _paths.path_index(samebits.path())
+    for i, case in enumerate(hashes.conv_suite()):
+        got = hashes.conv_case_output(case, i, _lib.MODE_EXACT, path, 2)
+        if case.kind == "conv":
+            want = hashes.conv_case_output(case, i, _lib.MODE_EXACT, path, 1, naive=True)
+        else:
+            x = _testdata.float_buffer(case.c * case.h * case.w, hashes.CONV_SEED + 3 * i,
+                                       hashes.NSPECIAL)
+            xs = np.frombuffer(x, np.float32).reshape(1, case.c, case.h, case.w)
+            want = _max_pool_reference(xs, case.kh, case.stride, case.padding).tobytes()
+        assert got == want, f"entry {i} ({case.model} {case.name}) differs from the reference"
+        digest.update(want)
+    assert digest.hexdigest() == CONV_V1_EXACT
+
+
+def test_cli_prints_both_suites():
+    out = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--modes", "exact",
+                          "--paths", samebits.path(), "--threads", "1", "--groups", "random"],
+                         capture_output=True, text=True, check=True, timeout=300).stdout
+    gemm_header, gemm_line, conv_header, conv_line = out.strip().splitlines()
+    assert gemm_header == hashes.header(["random"])
+    assert hashes.parse_line(gemm_line) == (
+        "exact", samebits.path(), 1, hashes.suite_digest("exact", samebits.path(), 1, ["random"]),
+        "gemm")
+    assert conv_header == hashes.header(suite="conv")
+    assert conv_line.startswith("conv exact ")
+    assert hashes.parse_line(conv_line) == ("exact", samebits.path(), 1, CONV_V1_EXACT, "conv")
+    only = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--suites", "conv",
+                           "--modes", "exact", "--paths", samebits.path(), "--threads", "1"],
+                          capture_output=True, text=True, check=True, timeout=300).stdout
+    assert only.strip().splitlines() == [conv_header, conv_line]

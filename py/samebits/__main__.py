@@ -18,13 +18,19 @@ def _cmd_hashes(args: argparse.Namespace) -> int:
     paths = _csv(args.paths) if args.paths else _paths.paths()
     threads = [int(t) for t in _csv(args.threads)] if args.threads else None
     groups = _csv(args.groups)
-    print(hashes.header(groups), flush=True)
-    for mode in modes:
-        for path in paths:
-            timings: list[float] = []
-            lines = hashes.hash_lines([mode], [path], threads, groups, timings)
-            for line, seconds in zip(lines, timings):
-                print(line + (f"  # {seconds:.1f} s" if args.timing else ""), flush=True)
+    suites = _csv(args.suites)
+    unknown = [s for s in suites if s not in hashes.SUITES]
+    if unknown:
+        raise SystemExit(f"samebits hashes: unknown suite(s) {unknown}; known: "
+                         f"{','.join(hashes.SUITES)}")
+    for suite in [s for s in hashes.SUITES if s in suites]:
+        print(hashes.header(groups, suite), flush=True)
+        for mode in modes:
+            for path in paths:
+                timings: list[float] = []
+                lines = hashes.hash_lines([mode], [path], threads, groups, timings, suite=suite)
+                for line, seconds in zip(lines, timings):
+                    print(line + (f"  # {seconds:.1f} s" if args.timing else ""), flush=True)
     return 0
 
 
@@ -46,7 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--modes", default="exact,fast", help="comma-separated (default exact,fast)")
     h.add_argument("--paths", default="", help="comma-separated (default: every path this CPU runs)")
     h.add_argument("--threads", default="", help="comma-separated (default: 1 and every core)")
-    h.add_argument("--groups", default="sweep,random,models", help="suite groups to include")
+    h.add_argument("--suites", default="gemm,conv",
+                   help="comma-separated suites: gemm (matrix products), conv (convolutions); "
+                        "default both")
+    h.add_argument("--groups", default="sweep,random,models",
+                   help="groups of the gemm suite to include")
     h.add_argument("--timing", action="store_true", help="append each line's seconds as a comment")
     h.set_defaults(run=_cmd_hashes)
     i = sub.add_parser("info", help="print the build and machine description as JSON")

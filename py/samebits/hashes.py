@@ -1,8 +1,11 @@
-"""The hash suite: SHA-256 of the outputs of a fixed set of products.
+"""The hash suites: SHA-256 of the outputs of fixed sets of operations.
 
-Exact-mode lines must be identical on every machine, path, thread count and
-runtime; fast-mode lines show same-machine repeatability. docs/hash-suite.md
-defines the suite exactly, so a port can regenerate it.
+Two suites, each with its own version and lines: "gemm" (matrix products:
+sweep, random and model shapes) and "conv" (the convolutions of ResNet-50 and
+MobileNetV3-large, and ResNet-50's max pool). Exact-mode lines must be
+identical on every machine, path, thread count and runtime; fast-mode lines
+show same-machine repeatability. docs/hash-suite.md defines both suites
+exactly, so a port can regenerate them.
 """
 from __future__ import annotations
 
@@ -12,9 +15,12 @@ import time
 from typing import Iterable, NamedTuple
 
 from . import _lib, _paths, _testdata, _threads
-from .shapes import MODELS
+from .shapes import CONV_MODELS, MODELS
 
-SUITE_VERSION = 1
+SUITE_VERSION = 1          # the gemm suite
+CONV_SUITE_VERSION = 1     # the conv suite
+SUITES = ("gemm", "conv")  # in printing order
+GROUPS = ("sweep", "random", "models")
 NSPECIAL = 8
 
 
@@ -50,13 +56,16 @@ def model_cases() -> list[Case]:
             for products in MODELS.values() for p in products]
 
 
-def suite(groups: Iterable[str] = ("sweep", "random", "models")) -> list[Case]:
-    """The products of the suite, in hashing order."""
+def suite(groups: Iterable[str] = GROUPS) -> list[Case]:
+    """The products of the gemm suite, in hashing order."""
     makers = {"sweep": sweep_cases, "random": random_cases, "models": model_cases}
     unknown = set(groups) - set(makers)
     if unknown:
         raise ValueError(f"unknown hash groups {sorted(unknown)}; known: {list(makers)}")
     return [case for g in ("sweep", "random", "models") if g in groups for case in makers[g]()]
+
+
+_gemm_cases = suite   # for functions whose `suite` argument names a suite
 
 
 class _Operand(NamedTuple):
@@ -114,21 +123,154 @@ def suite_digest(mode: str, path: str, threads: int,
     return digest.hexdigest()
 
 
-def format_line(mode: str, path: str, threads: int, digest: str) -> str:
-    return f"{mode:<5} {path:<6} threads={threads:<3} sha256={digest}"
+# --------------------------------------------------------------------------
+# The conv suite (docs/hash-suite.md, "The conv suite").
+
+CONV_SEED = 0x40000000       # entry q: x from 3q, weights 3q + 1, bias 3q + 2 (plus this)
+CONV_OUT_SEED = 0xC0000000   # entry q: the output is filled from this + q first
+CONV_ACTIVATIONS = {"ResNet-50": "relu", "MobileNetV3-large": "relu6"}
+_CONV_ACTIVATION_CODES = {None: 0, "relu": 1, "relu6": 2}
+_CONV_NARGS = 25             # SB_CONV_NARGS (enum sb_conv_arg in samebits.h)
+_POOL_NARGS = 17             # SB_POOL_NARGS (enum sb_pool_arg in samebits.h)
 
 
-def parse_line(line: str) -> tuple[str, str, int, str]:
-    """(mode, path, threads, digest) of a line printed by format_line."""
-    mode, path, threads, digest = line.split()
-    return mode, path, int(threads.split("=")[1]), digest.split("=")[1]
+class ConvCase(NamedTuple):
+    """One entry of the conv suite: a convolution of input (1, c, h, w) with
+    weights (cout, c // groups, kh, kw), or (kind "maxpool") a max pool of
+    kh x kw windows over (1, c, h, w) (then cout == c, groups == 1)."""
+    model: str
+    name: str
+    kind: str                # "conv" or "maxpool"
+    c: int
+    h: int
+    w: int
+    cout: int
+    kh: int
+    kw: int
+    stride: int
+    padding: int
+    groups: int
+    activation: str | None   # None, "relu" or "relu6" (convolutions only)
+
+    @property
+    def out_h(self) -> int:
+        return (self.h + 2 * self.padding - self.kh) // self.stride + 1
+
+    @property
+    def out_w(self) -> int:
+        return (self.w + 2 * self.padding - self.kw) // self.stride + 1
+
+
+def conv_suite() -> list[ConvCase]:
+    """The entries of the conv suite, in hashing order: per model of
+    CONV_MODELS (ResNet-50, then MobileNetV3-large), its distinct
+    convolutions in list order, layer i (from 0 within the model) without
+    activation when i is even and with the model's activation (relu,
+    relu6) when i is odd; ResNet-50's 3x3/2 max pool right after its stem."""
+    cases = []
+    for model, shapes in CONV_MODELS.items():
+        for i, s in enumerate(shapes):
+            activation = CONV_ACTIVATIONS[model] if i % 2 else None
+            cases.append(ConvCase(model, s.name, "conv", s.c, s.h, s.w, s.cout, s.kh, s.kw,
+                                  s.stride, s.padding, s.groups, activation))
+            if model == "ResNet-50" and i == 0:   # the stem's output is pooled
+                size = s.out_h
+                cases.append(ConvCase(model, "maxpool3x3", "maxpool", s.cout, size, size,
+                                      s.cout, 3, 3, 2, 1, 1, None))
+    return cases
+
+
+def conv_case_output(case: ConvCase, index: int, mode: int, path: int, threads: int,
+                     naive: bool = False) -> bytes:
+    """The (1, cout, out_h, out_w) output of entry `index` as little-endian
+    float32 bytes. naive=True computes a convolution with the C library's
+    plain-loop reference (sb_conv2d_naive_argv) instead of the kernels."""
+    x = _testdata.float_buffer(case.c * case.h * case.w, CONV_SEED + 3 * index, NSPECIAL)
+    y = _testdata.float_buffer(case.cout * case.out_h * case.out_w, CONV_OUT_SEED + index, 0)
+    if case.kind == "maxpool":
+        args = (ctypes.c_int64 * _POOL_NARGS)(
+            1, case.c, case.h, case.w, case.kh, case.kw, case.stride, case.stride, 1, 1,
+            case.padding, case.padding, case.padding, case.padding,
+            ctypes.addressof(x), ctypes.addressof(y), threads)
+        _lib.check_status(_lib.lib.sb_max_pool2d_argv(args), "conv hash suite (max pool)")
+        return bytes(memoryview(y).cast("B"))
+    w = _testdata.float_buffer(case.cout * (case.c // case.groups) * case.kh * case.kw,
+                               CONV_SEED + 3 * index + 1, NSPECIAL)
+    bias = _testdata.float_buffer(case.cout, CONV_SEED + 3 * index + 2, 0)
+    args = (ctypes.c_int64 * _CONV_NARGS)(
+        path, mode, threads, 1, case.c, case.h, case.w, case.cout, case.kh, case.kw, case.groups,
+        case.stride, case.stride, 1, 1, case.padding, case.padding, case.padding, case.padding,
+        ctypes.addressof(x), ctypes.addressof(w), 0, ctypes.addressof(bias),
+        _CONV_ACTIVATION_CODES[case.activation], ctypes.addressof(y))
+    if naive:
+        function = _lib.lib.sb_conv2d_naive_argv
+    else:
+        function = (_lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib).sb_conv2d_argv
+    _lib.check_status(function(args), f"conv hash suite ({case.model} {case.name})")
+    return bytes(memoryview(y).cast("B"))
+
+
+def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
+    """SHA-256 over the outputs of every entry of the conv suite, in order
+    (flip_bit as in suite_digest)."""
+    from ._matmul import mode_code
+    code, index = mode_code(mode), _paths.path_index(path)
+    digest = hashlib.sha256()
+    for i, case in enumerate(conv_suite()):
+        out = conv_case_output(case, i, code, index, threads)
+        if flip_bit is not None and out:
+            flipped = bytearray(out)
+            flipped[(flip_bit // 8) % len(out)] ^= 1 << (flip_bit % 8)
+            out, flip_bit = bytes(flipped), None
+        digest.update(out)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Lines and headers.
+
+class HashLine(NamedTuple):
+    mode: str
+    path: str
+    threads: int
+    digest: str
+    suite: str = "gemm"
+
+
+def format_line(mode: str, path: str, threads: int, digest: str, suite: str = "gemm") -> str:
+    """A gemm line is "exact avx2   threads=1   sha256=..." (as in suite v1);
+    a conv line is the same after the word "conv"."""
+    line = f"{mode:<5} {path:<6} threads={threads:<3} sha256={digest}"
+    if suite == "gemm":
+        return line
+    if suite == "conv":
+        return f"conv {line}"
+    raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
+
+
+def parse_line(line: str) -> HashLine:
+    """(mode, path, threads, digest, suite) of a line printed by format_line."""
+    fields = line.split()
+    suite = "gemm"
+    if len(fields) == 5 and fields[0] == "conv":
+        suite, fields = "conv", fields[1:]
+    if len(fields) != 4 or not fields[2].startswith("threads=") or \
+            not fields[3].startswith("sha256="):
+        raise ValueError(f"not a hash line: {line!r}")
+    mode, path, threads, digest = fields
+    return HashLine(mode, path, int(threads.split("=")[1]), digest.split("=")[1], suite)
 
 
 def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | None = None,
                threads: Iterable[int] | None = None,
-               groups: Iterable[str] = ("sweep", "random", "models"),
-               timings: list | None = None, flip_bit: int | None = None) -> list[str]:
-    """One line per (mode, path, threads); threads default to 1 and every core."""
+               groups: Iterable[str] = GROUPS,
+               timings: list | None = None, flip_bit: int | None = None,
+               suite: str = "gemm") -> list[str]:
+    """One line per (mode, path, threads) of one suite; threads default to 1
+    and every core. `groups` selects parts of the gemm suite (the conv suite
+    has none)."""
+    if suite not in SUITES:
+        raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     paths = list(paths) if paths is not None else _paths.paths()
     if threads is None:
         cores = _threads.default_threads()
@@ -139,15 +281,36 @@ def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | 
         for path in paths:
             for t in threads:
                 start = time.perf_counter()
-                digest = suite_digest(mode, path, t, groups, flip_bit)
+                if suite == "gemm":
+                    digest = suite_digest(mode, path, t, groups, flip_bit)
+                else:
+                    digest = conv_suite_digest(mode, path, t, flip_bit)
                 if timings is not None:
                     timings.append(time.perf_counter() - start)
-                lines.append(format_line(mode, path, t, digest))
+                lines.append(format_line(mode, path, t, digest, suite))
     return lines
 
 
-def header(groups: Iterable[str] = ("sweep", "random", "models")) -> str:
-    cases = suite(groups)
-    counts = {g: sum(1 for c in cases if c.group == g) for g in ("sweep", "random", "models")}
+def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
+    """The line printed before a suite's lines (groups: of the gemm suite)."""
+    if suite == "conv":
+        cases = conv_suite()
+        convs = sum(1 for c in cases if c.kind == "conv")
+        pools = len(cases) - convs
+        return (f"# samebits conv suite v{CONV_SUITE_VERSION}: {convs} convolutions, "
+                f"{pools} max pool{'s' if pools != 1 else ''}")
+    if suite != "gemm":
+        raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
+    cases = _gemm_cases(groups)
+    counts = {g: sum(1 for c in cases if c.group == g) for g in GROUPS}
     parts = ", ".join(f"{n} {g}" for g, n in counts.items() if n)
     return f"# samebits hash suite v{SUITE_VERSION}: {parts} products"
+
+
+def header_suite(line: str) -> str | None:
+    """The suite a header line belongs to ("gemm", "conv"), or None."""
+    if line.startswith("# samebits hash suite"):
+        return "gemm"
+    if line.startswith("# samebits conv suite"):
+        return "conv"
+    return None
