@@ -1,6 +1,7 @@
 """The WebAssembly build in Chromium: the page web/index.html runs the hash
-suite through Pyodide and the samebits wheel, and its exact lines must have
-the native bits; with ?flip= the page must report the flipped bit. Fast mode
+suites (gemm: matrix products; conv: the ResNet-50 and MobileNetV3-large
+convolutions) through Pyodide and the samebits wheel, and its exact lines
+must have the native bits; with ?flip= the page must report the flipped bit. Fast mode
 runs on the relaxed-SIMD module (fused multiply-add) and meets the fast-mode
 error bound; with ?relaxed=0 it falls back to the plain module.
 
@@ -53,19 +54,32 @@ def _check_clean(result: dict) -> None:
     assert not result["blocked"], f"the page asked for remote URLs: {result['blocked']}"
 
 
+def _native(suites=hashes.SUITES, groups=hashes.GROUPS, modes=("exact",), flip_bit=None):
+    """The native document the page compares with: {"headers", "lines"}."""
+    return {"headers": {s: hashes.header(groups, s) for s in suites},
+            "lines": [line for s in suites
+                      for line in hashes.hash_lines(modes=list(modes), paths=[samebits.path()],
+                                                    threads=[1], groups=groups, suite=s,
+                                                    flip_bit=flip_bit)]}
+
+
 def test_browser_exact_suite_matches_native(runner):
-    """Every exact line computed in Chromium (full suite) equals the native one."""
-    native_lines = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1])
-    native = {"header": hashes.header(), "lines": native_lines}
+    """Every exact line computed in Chromium (both suites in full: the gemm
+    suite and the conv suite) equals the native one, and the page says OK."""
+    native = _native()
     result = runner.run_page({"modes": "exact", "speed": 256}, native, timeout_s=600)
     _check_clean(result)
+    assert result["headers"] == native["headers"]
     assert result["header"] == hashes.header()
-    exact = [line for line in result["lines"] if hashes.parse_line(line)[0] == "exact"]
-    assert exact, f"the page printed no exact line: {result['lines']}"
-    native_digest = hashes.parse_line(native_lines[0])[3]
-    for line in exact:
-        assert hashes.parse_line(line)[3] == native_digest, (
-            f"Chromium: {line}\nnative:   {native_lines[0]}")
+    exact = [hashes.parse_line(line) for line in result["lines"]]
+    assert [(b.suite, b.mode, b.path, b.threads) for b in exact] == [
+        ("gemm", "exact", "vec4", 1), ("conv", "exact", "vec4", 1)], result["lines"]
+    natives = {hashes.parse_line(line).suite: line for line in native["lines"]}
+    for line, b in zip(result["lines"], exact):
+        assert b.digest == hashes.parse_line(natives[b.suite]).digest, (
+            f"Chromium: {line}\nnative:   {natives[b.suite]}")
+    assert [row["native"] for row in result["rows"]] == [natives["gemm"], natives["conv"]]
+    assert [row["suite"] for row in result["rows"]] == ["gemm", "conv"]
     assert all(row["verdict"] == "match" for row in result["rows"])
     assert result["ok"] is True
     assert result["speed"] and result["speed"]["seconds"]["exact"] > 0
@@ -82,8 +96,8 @@ def test_browser_fast_mode_uses_relaxed_simd(runner):
     native = {"header": hashes.header(groups),
               "lines": hashes.hash_lines(modes=["fast"], paths=[samebits.path()], threads=[1],
                                          groups=groups)}
-    result = runner.run_page({"modes": "fast", "groups": "sweep", "speed": 0}, native,
-                             timeout_s=300)
+    result = runner.run_page({"suites": "gemm", "modes": "fast", "groups": "sweep", "speed": 0},
+                             native, timeout_s=300)
     _check_clean(result)
     assert result["fastLibrary"].endswith(f"/samebits/{RELAXED_NAME}"), result["fastLibraryNote"]
     assert result["fused"]["vec4"] is True and result["fastLibraryNote"] is None
@@ -105,8 +119,8 @@ def test_browser_fast_mode_falls_back(runner):
     native = {"header": hashes.header(groups),
               "lines": hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
                                          groups=groups)}
-    result = runner.run_page({"modes": "exact", "groups": "sweep", "speed": 0, "relaxed": "0"},
-                             native, timeout_s=300)
+    result = runner.run_page({"suites": "gemm", "modes": "exact", "groups": "sweep", "speed": 0,
+                              "relaxed": "0"}, native, timeout_s=300)
     _check_clean(result)
     assert result["ok"] is True and all(r["verdict"] == "match" for r in result["rows"])
     assert result["fastLibrary"] == result["library"]
@@ -117,24 +131,23 @@ def test_browser_fast_mode_falls_back(runner):
 
 
 def test_browser_notices_one_flipped_bit(runner):
-    """Negative control: with ?flip=BIT the page's line is the native line of
-    the same flipped output, and the page reports a mismatch (red)."""
+    """Negative control: with ?flip=BIT each of the page's lines (gemm and
+    conv) is the native line of the same flipped output, and the page reports
+    a mismatch (red) for both."""
     groups = ["sweep"]
-    native_lines = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
-                                     groups=groups)
-    flipped = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
-                                groups=groups, flip_bit=FLIP_BIT)
-    native = {"header": hashes.header(groups), "lines": native_lines}
+    native = _native(groups=groups)
+    flipped = _native(groups=groups, flip_bit=FLIP_BIT)["lines"]
     result = runner.run_page({"modes": "exact", "groups": ",".join(groups), "speed": 0,
-                              "flip": FLIP_BIT}, native, timeout_s=300)
+                              "fastcheck": 0, "flip": FLIP_BIT}, native, timeout_s=300)
     _check_clean(result)
     assert result["flip"] == FLIP_BIT
-    assert len(result["rows"]) == 1
-    row = result["rows"][0]
-    digest = hashes.parse_line(row["line"])[3]
-    assert digest == hashes.parse_line(flipped[0])[3], "the browser flipped another bit"
-    assert digest != hashes.parse_line(native_lines[0])[3]
-    assert row["verdict"] == "mismatch" and row["match"] is False
+    assert len(result["rows"]) == 2
+    for row, flip_line, native_line in zip(result["rows"], flipped, native["lines"]):
+        line = hashes.parse_line(row["line"])
+        assert line.suite == hashes.parse_line(flip_line).suite == row["suite"]
+        assert line.digest == hashes.parse_line(flip_line).digest, "the browser flipped another bit"
+        assert line.digest != hashes.parse_line(native_line).digest
+        assert row["verdict"] == "mismatch" and row["match"] is False
     assert result["ok"] is False
 
 

@@ -154,8 +154,8 @@ def test_wheel_is_well_formed(prerequisites):
 
 
 def test_node_exact_suite_matches_native(prerequisites):
-    """The full exact suite in wasm (vec4 on SIMD128, one thread) has the
-    native bits."""
+    """Both exact suites in full in wasm (vec4 on SIMD128, one thread), the
+    gemm suite and the conv suite, have the native bits."""
     proc = _node("--modes", "exact", "--info")
     out = proc.stdout.splitlines()
     info = json.loads(next(l for l in out if l.startswith("# info "))[len("# info "):])
@@ -165,16 +165,17 @@ def test_node_exact_suite_matches_native(prerequisites):
     # ... with the relaxed-SIMD module loaded beside it for fast mode
     assert info["fast_library"].endswith(f"site-packages/samebits/{RELAXED_NAME}")
 
-    header = next(l for l in out if l.startswith("# samebits"))
+    headers = [l for l in out if l.startswith("# samebits")]
     wasm_lines = [l for l in out if l and not l.startswith("#")]
-    assert header == hashes.header()
-    assert len(wasm_lines) == 1
-    native_lines = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1])
-    mode, path, threads, digest = hashes.parse_line(wasm_lines[0])
-    assert (mode, path, threads) == ("exact", "vec4", 1)
-    native_digest = hashes.parse_line(native_lines[0])[3]
-    assert digest == native_digest, (
-        f"wasm under Node: {wasm_lines[0]}\nnative:          {native_lines[0]}")
+    assert headers == [hashes.header(), hashes.header(suite="conv")]
+    assert len(wasm_lines) == 2
+    for suite, wasm_line in zip(hashes.SUITES, wasm_lines):
+        native_line = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
+                                        suite=suite)[0]
+        line = hashes.parse_line(wasm_line)
+        assert line[:3] == ("exact", "vec4", 1) and line.suite == suite
+        assert line.digest == hashes.parse_line(native_line).digest, (
+            f"wasm under Node: {wasm_line}\nnative:          {native_line}")
 
 
 def test_relaxed_module_imports_resolve(prerequisites):
@@ -236,7 +237,8 @@ def test_node_fast_mode_uses_relaxed_module(prerequisites):
     """With relaxed SIMD, fast mode runs on the relaxed module, says it fuses,
     and meets the fast-mode error bound; on a CPU with FMA its bits are those
     of the native FMA path (same fused operations in the same order)."""
-    proc = _node("--modes", "fast", "--groups", "sweep", "--info", "--fastcheck")
+    proc = _node("--suites", "gemm", "--modes", "fast", "--groups", "sweep", "--info",
+                 "--fastcheck")
     info, check = _tagged(proc, "info"), _tagged(proc, "fastcheck")
     assert info["fast_library"].endswith(f"site-packages/samebits/{RELAXED_NAME}")
     assert info["library"].endswith("site-packages/samebits/libsamebits.so")
@@ -254,8 +256,8 @@ def test_node_fast_mode_falls_back(prerequisites):
     """SAMEBITS_WASM_RELAXED=0, or an engine that rejects relaxed SIMD: fast
     mode runs on the plain module, unfused, and exact lines keep the native
     bits."""
-    proc = _node("--modes", "exact", "--groups", "sweep", "--info", "--fastcheck",
-                 env={"SAMEBITS_WASM_RELAXED": "0"})
+    proc = _node("--suites", "gemm", "--modes", "exact", "--groups", "sweep", "--info",
+                 "--fastcheck", env={"SAMEBITS_WASM_RELAXED": "0"})
     info, check = _tagged(proc, "info"), _tagged(proc, "fastcheck")
     assert info["fast_library"] == info["library"]
     assert info["fused_fast_mode"]["vec4"] is False
@@ -272,8 +274,8 @@ def test_node_fast_mode_falls_back(prerequisites):
         [hashes.parse_line(l)[3] for l in native_line]
 
     if _node_needs_flag():  # this node's V8 refuses relaxed SIMD without the flag
-        proc = _node("--modes", "fast", "--groups", "sweep", "--info", "--fastcheck",
-                     relaxed=False)
+        proc = _node("--suites", "gemm", "--modes", "fast", "--groups", "sweep", "--info",
+                     "--fastcheck", relaxed=False)
         check = _tagged(proc, "fastcheck")
         assert check["fast_library"] == check["library"] and check["fused"] is False
         assert check["fast_library_note"].startswith(f"{RELAXED_NAME} did not load")

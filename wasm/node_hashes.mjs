@@ -1,10 +1,10 @@
-// Runs the samebits hash suite in WebAssembly under Node, through the Pyodide
+// Runs the samebits hash suites in WebAssembly under Node, through the Pyodide
 // runtime installed from npm (web/node_modules/pyodide) and the wheel built by
 // wasm/build.sh. Prints the same lines as `python -m samebits hashes`, so a
 // wasm fault shows up without a browser.
 //
-//   node wasm/node_hashes.mjs [--modes exact,fast] [--paths vec4] [--threads 1]
-//                             [--groups sweep,random,models] [--flip BIT]
+//   node wasm/node_hashes.mjs [--suites gemm,conv] [--modes exact,fast] [--paths vec4]
+//                             [--threads 1] [--groups sweep,random,models] [--flip BIT]
 //                             [--wheel FILE] [--indexURL DIR] [--info] [--fastcheck]
 //
 // --info prints samebits.info() as JSON on a "# info " line before the header.
@@ -24,7 +24,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 function parseArgs(argv) {
   const opts = {
-    modes: "exact", paths: "vec4", threads: "1", groups: "sweep,random,models",
+    suites: "gemm,conv", modes: "exact", paths: "vec4", threads: "1",
+    groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
     info: false, fastcheck: false,
   };
@@ -74,31 +75,42 @@ async function main() {
   pyodide.globals.set("opts_json", JSON.stringify({
     modes: list(opts.modes), paths: list(opts.paths),
     threads: list(opts.threads).map(Number), groups: list(opts.groups),
+    suites: list(opts.suites),
     flip: opts.flip === null ? null : Number(opts.flip),
   }));
   const ns = pyodide.runPython(`
 import json, samebits, samebits.hashes as H
 opts = json.loads(opts_json)
-def line_for(mode):
+unknown = [s for s in opts["suites"] if s not in H.SUITES]
+if unknown:
+    raise ValueError(f"unknown suites {unknown}; known: {list(H.SUITES)}")
+suites = [s for s in H.SUITES if s in opts["suites"]]
+def header_for(suite):
+    return H.header(opts["groups"], suite)
+def line_for(suite, mode):
     return H.hash_lines(modes=[mode], paths=opts["paths"], threads=opts["threads"],
-                        groups=opts["groups"], flip_bit=opts["flip"])
-(H.header(opts["groups"]), samebits.info()["compiler"].strip(), json.dumps(samebits.info()))
+                        groups=opts["groups"], flip_bit=opts["flip"], suite=suite)
+(suites, samebits.info()["compiler"].strip(), json.dumps(samebits.info()))
 `).toJs();
   if (opts.info) console.log(`# info ${ns[2]}`);
   if (opts.fastcheck) {
     console.log(`# fastcheck ${pyodide.runPython(
       "import json; from samebits import _selfcheck; json.dumps(_selfcheck.fast_check())")}`);
   }
-  console.log(ns[0]);
   console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
+  const headerFor = pyodide.globals.get("header_for");
   const lineFor = pyodide.globals.get("line_for");
-  for (const mode of list(opts.modes)) {
-    const t = performance.now();
-    const lines = lineFor(mode).toJs();
-    const secs = ((performance.now() - t) / 1000).toFixed(1);
-    for (const line of lines) console.log(line);
-    console.error(`# ${mode}: ${secs} s`);
+  for (const suite of ns[0]) {
+    console.log(headerFor(suite));
+    for (const mode of list(opts.modes)) {
+      const t = performance.now();
+      const lines = lineFor(suite, mode).toJs();
+      const secs = ((performance.now() - t) / 1000).toFixed(1);
+      for (const line of lines) console.log(line);
+      console.error(`# ${suite} ${mode}: ${secs} s`);
+    }
   }
+  headerFor.destroy();
   lineFor.destroy();
 }
 

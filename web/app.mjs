@@ -3,8 +3,10 @@
 //
 // Query parameters (all optional):
 //   flip=BIT        negative control: flip that output bit before hashing
-//   modes=exact,fast   groups=sweep,random,models   paths=vec4   threads=1
-//   native=URL      the native lines (JSON: {"lines": [...]}); default out/native.json
+//   suites=gemm,conv   modes=exact,fast   groups=sweep,random,models (gemm suite)
+//   paths=vec4   threads=1
+//   native=URL      the native lines (JSON: {"headers": {suite: header}, "lines": [...]},
+//                   as web/make_native.py writes); default out/native.json
 //   wheel=URL       the samebits wheel; default from ../wasm/out/wheel.json
 //   pyodide=URL     Pyodide's indexURL; default node_modules/pyodide/
 //   speed=N         size of the timed N x N x N products (default 512; 0: none)
@@ -17,6 +19,7 @@ const $ = (id) => document.getElementById(id);
 
 const flipText = params.get("flip");
 const job = {
+  suites: list("suites", "gemm,conv"),
   modes: list("modes", "exact,fast"),
   groups: list("groups", "sweep,random,models"),
   paths: list("paths", "vec4"),
@@ -30,29 +33,39 @@ const job = {
 };
 
 const result = {
-  done: false, ok: false, lines: [], native: [], rows: [], header: null, nativeHeader: null,
+  done: false, ok: false, lines: [], native: [], rows: [], header: null, headers: {},
+  nativeHeaders: {},
   speed: null, error: null, flip: job.flip, job, pyodide: null, blockedCdn: false,
   fused: null, fastLibrary: null, fastLibraryNote: null, fastCheck: null,
 };
 window.samebitsResult = result;
 
+// A line of the gemm suite is "exact vec4 threads=1 sha256=..."; a line of
+// the conv suite is the same after the word "conv" (samebits/hashes.py).
 function parseLine(line) {
-  const [mode, path, threads, digest] = line.trim().split(/\s+/);
-  return { mode, path, threads: Number((threads || "").split("=")[1]),
+  const fields = line.trim().split(/\s+/);
+  const suite = fields.length === 5 && fields[0] === "conv" ? fields.shift() : "gemm";
+  const [mode, path, threads, digest] = fields;
+  return { suite, mode, path, threads: Number((threads || "").split("=")[1]),
            digest: (digest || "").split("=")[1] || "" };
 }
 
-// Exact lines must equal every native exact line (they agree across paths and
-// threads); a fast line is compared with the native line of its own path and
-// thread count, and a difference there is allowed.
+const headerSuite = (header) => (header.startsWith("# samebits conv suite") ? "conv" : "gemm");
+
+// Lines are compared within their suite. Exact lines must equal every native
+// exact line of the suite (they agree across paths and threads); a fast line
+// is compared with the native line of its own path and thread count, and a
+// difference there is allowed.
 function judge(line) {
   const b = parseLine(line);
-  if (result.nativeHeader && result.header && result.nativeHeader !== result.header) {
+  const nativeHeader = result.nativeHeaders[b.suite];
+  const header = result.headers[b.suite];
+  if (nativeHeader && header && nativeHeader !== header) {
     return { verdict: "alone", nativeLine: null,
-             text: `not compared: the native lines are of another suite (${result.nativeHeader})` };
+             text: `not compared: the native lines are of another suite (${nativeHeader})` };
   }
   const natives = result.native.map((l) => ({ line: l, ...parseLine(l) }))
-                               .filter((n) => n.mode === b.mode);
+                               .filter((n) => n.suite === b.suite && n.mode === b.mode);
   const same = natives.find((n) => n.path === b.path && n.threads === b.threads);
   if (b.mode === "exact") {
     const ref = same || natives[0];
@@ -70,7 +83,8 @@ function judge(line) {
 
 function addRow(line, seconds) {
   const j = judge(line);
-  const row = { line, native: j.nativeLine, mode: parseLine(line).mode, verdict: j.verdict,
+  const { suite, mode } = parseLine(line);
+  const row = { line, native: j.nativeLine, suite, mode, verdict: j.verdict,
                 match: j.verdict === "match", seconds };
   result.rows.push(row);
   result.lines.push(line);
@@ -131,7 +145,9 @@ async function main() {
   try {
     const native = await fetchJSON(here(params.get("native") || "out/native.json"), "native lines");
     result.native = native.lines || [];
-    result.nativeHeader = native.header || null;
+    // {"headers": {suite: header}}; a document with only "header" (of one suite) works too.
+    result.nativeHeaders = native.headers
+      || (native.header ? { [headerSuite(native.header)]: native.header } : {});
     result.nativePlatform = native.platform || null;
   } catch (err) {
     result.native = [];
@@ -146,7 +162,7 @@ async function main() {
   }
 
   const worker = new Worker(here("worker.mjs"), { type: "module" });
-  const expected = job.modes.length * job.paths.length * job.threads.length;
+  const expected = job.suites.length * job.modes.length * job.paths.length * job.threads.length;
   const tick = setInterval(() => {
     if (!result.header) return;
     const secs = ((performance.now() - started) / 1000).toFixed(0);
@@ -156,7 +172,8 @@ async function main() {
   await new Promise((resolve) => {
     worker.onmessage = ({ data }) => {
       if (data.type === "ready") {
-        result.header = data.header;
+        result.headers = data.headers;
+        result.header = data.headers.gemm || Object.values(data.headers)[0] || null;
         result.pyodide = data.pyodide;
         result.fused = data.fused;
         result.library = data.library;
@@ -167,7 +184,7 @@ async function main() {
           ? `Fast mode: relaxed-SIMD module (${data.fastLibrary.split("/").pop()}), `
             + `fused multiply-add: ${data.fused.vec4 ? "yes" : "no"}.`
           : `Fast mode: plain SIMD128 module, unfused (${data.fastLibraryNote}).`;
-        $("meta").textContent = `${data.header}. Pyodide ${data.pyodide} (booted in `
+        $("meta").textContent = `${Object.values(data.headers).join("; ")}. Pyodide ${data.pyodide} (booted in `
           + `${data.bootSeconds.toFixed(1)} s, wheel ${data.loadSeconds.toFixed(1)} s), library built `
           + `with ${data.compiler.trim()}; paths here: ${data.paths.join(", ")}. `
           + `Native: ${result.native.length} lines${result.nativePlatform ? ` from ${result.nativePlatform}` : ""}. `

@@ -3,11 +3,12 @@
     python web/make_native.py [--out web/out/native.json] [samebits hashes options]
 
 Runs `python -m samebits hashes` with the installed native samebits (by
-default both modes, every path this CPU runs, one thread) and stores its
-header and lines as JSON: {"header": ..., "lines": [...], "command": [...],
+default both suites, gemm and conv, both modes, every path this CPU runs,
+one thread) and stores its headers and lines as JSON: {"headers": {"gemm":
+..., "conv": ...}, "header": (the first), "lines": [...], "command": [...],
 "platform": ...}, printing the lines as they come. Extra arguments go to
-`samebits hashes` unchanged, e.g. `--timing`, `--groups sweep` or
-`--threads 1,2`.
+`samebits hashes` unchanged, e.g. `--timing`, `--groups sweep`,
+`--suites conv` or `--threads 1,2`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "web" / "out" / "native.json"
+
+
+def header_suite(line: str) -> str:
+    """The suite of a header line (as samebits.hashes.header_suite, without
+    importing samebits here): "conv" for the conv suite, else "gemm"."""
+    return "conv" if line.startswith("# samebits conv suite") else "gemm"
 
 
 def native_hashes(hash_args: list[str], echo: bool = False) -> dict:
@@ -42,7 +49,9 @@ def native_hashes(hash_args: list[str], echo: bool = False) -> dict:
                 out.append(line.rstrip("\n"))
     if proc.returncode != 0:
         raise SystemExit(f"make_native.py: {' '.join(command)} failed ({proc.returncode})")
-    return {"header": next((l for l in out if l.startswith("#")), None),
+    headers = [l for l in out if l.startswith("# samebits ")]
+    return {"headers": {header_suite(h): h for h in headers},
+            "header": headers[0] if headers else None,
             "lines": [l.split("  #")[0].rstrip() for l in out if not l.startswith("#")],
             "command": ["python", "-m", "samebits", "hashes", *args],
             "platform": f"{sys.platform} {platform.machine()} python {platform.python_version()}"}

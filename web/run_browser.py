@@ -1,6 +1,7 @@
 """Runs the samebits page in Debian's Chromium through Playwright and checks it.
 
-    python web/run_browser.py                  # full suite, exact and fast
+    python web/run_browser.py                  # both suites (gemm, conv), exact and fast
+    python web/run_browser.py --suites conv    # the convolution suite only
     python web/run_browser.py --flip 5         # negative control: must report a mismatch
 
 Serves web/ and wasm/out/ on 127.0.0.1, opens web/index.html in headless
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flip", type=int, help="flip this output bit (negative control)")
     parser.add_argument("--modes", default="exact,fast")
-    parser.add_argument("--groups", default="sweep,random,models")
+    parser.add_argument("--suites", default="gemm,conv", help="hash suites (gemm, conv)")
+    parser.add_argument("--groups", default="sweep,random,models", help="gemm suite groups")
     parser.add_argument("--speed", type=int, default=512, help="speed-line size (0: none)")
     parser.add_argument("--native", type=Path, default=NATIVE_JSON,
                         help="native lines JSON (default web/out/native.json, made when missing)")
@@ -160,11 +162,15 @@ def main(argv: list[str] | None = None) -> int:
         from make_native import write_native
         write_native(args.native, [])
     native = json.loads(args.native.read_text())
-    if args.groups != "sweep,random,models":
-        # The stored lines are of the whole suite: make native lines of these groups.
+    stored = set(native.get("headers") or {}) or {"gemm"}
+    if args.groups != "sweep,random,models" or not set(args.suites.split(",")) <= stored:
+        # The stored lines are of the whole gemm suite (and maybe not of every
+        # suite asked for): make native lines of these suites and groups.
         from make_native import native_hashes
-        native = native_hashes(["--groups", args.groups, "--modes", args.modes])
-    query = {"modes": args.modes, "groups": args.groups, "speed": args.speed}
+        native = native_hashes(["--suites", args.suites, "--groups", args.groups,
+                                "--modes", args.modes])
+    query = {"suites": args.suites, "modes": args.modes, "groups": args.groups,
+             "speed": args.speed}
     if args.flip is not None:
         query["flip"] = args.flip
 
@@ -172,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row['line']}  # {row['seconds']:.1f} s, {row['verdict']}", flush=True)
 
     result = run_page(query, native, args.timeout, args.screenshot, on_row=show)
-    if result.get("header"):
-        print(f"{result['header']} (browser: Pyodide {result.get('pyodide')})")
+    for header in (result.get("headers") or {}).values():
+        print(f"{header} (browser: Pyodide {result.get('pyodide')})")
     if result.get("speed"):
         s = result["speed"]
         parts = [f"{m} {2 * s['n'] ** 3 / t / 1e9:.1f} GFLOP/s" for m, t in s["seconds"].items()]

@@ -1,16 +1,18 @@
 // The Pyodide side of the page, in a worker so that the page stays live while
 // the suite runs. It loads Pyodide from the local npm copy, installs the
 // samebits wheel, then reports: "ready", "speed", "fastcheck", one "line" per
-// hash line, and "done" (or "error").
+// hash line (each suite of job.suites in turn: gemm, then conv), and "done"
+// (or "error").
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const PYTHON = `
 import json, time, samebits, samebits.hashes as H
 from samebits import _lib, _selfcheck, _testdata
 
-def sb_ready(groups):
+def sb_ready(groups, suites):
     info = samebits.info()
-    return json.dumps({"header": H.header(groups), "compiler": info["compiler"],
+    headers = {suite: H.header(groups, suite) for suite in H.SUITES if suite in suites}
+    return json.dumps({"headers": headers, "compiler": info["compiler"],
                        "path": info["path"], "paths": info["paths"],
                        "fused": info["fused_fast_mode"], "library": info["library"],
                        "fastLibrary": info["fast_library"],
@@ -38,11 +40,11 @@ def sb_speed(n, repeats=3):
         result[mode] = best
     return json.dumps({"n": n, "path": samebits.path(), "seconds": result})
 
-def sb_lines(mode, paths, threads, groups, flip=None):
+def sb_lines(suite, mode, paths, threads, groups, flip=None):
     # JavaScript's undefined arrives as None (null would arrive as JsNull).
     flip = flip if isinstance(flip, int) else None
     return json.dumps(H.hash_lines(modes=[mode], paths=paths, threads=threads,
-                                   groups=groups, flip_bit=flip))
+                                   groups=groups, flip_bit=flip, suite=suite))
 `;
 
 self.onmessage = async (event) => {
@@ -67,19 +69,26 @@ self.onmessage = async (event) => {
     pyodide.runPython(PYTHON);
     const g = (name) => pyodide.globals.get(name);
     const groups = pyodide.toPy(job.groups);
-    const ready = JSON.parse(g("sb_ready")(groups));
+    const suites = job.suites.filter((s) => s === "gemm" || s === "conv");
+    if (suites.length !== job.suites.length) {
+      throw new Error(`unknown suite in suites=${job.suites.join(",")} (known: gemm, conv)`);
+    }
+    const ready = JSON.parse(g("sb_ready")(groups, pyodide.toPy(suites)));
     post("ready", { ...ready, pyodide: pyodide.version,
                     bootSeconds: (tBoot - t0) / 1000,
                     loadSeconds: (performance.now() - tBoot) / 1000 });
     if (job.speed > 0) post("speed", JSON.parse(g("sb_speed")(job.speed)));
     if (job.fastcheck) post("fastcheck", JSON.parse(g("sb_fast_check")()));
     const sbLines = g("sb_lines");
-    for (const mode of job.modes) {
-      const t = performance.now();
-      const lines = JSON.parse(sbLines(mode, pyodide.toPy(job.paths), pyodide.toPy(job.threads),
-                                       groups, job.flip ?? undefined));
-      const seconds = (performance.now() - t) / 1000 / Math.max(1, lines.length);
-      for (const line of lines) post("line", { line, seconds });
+    for (const suite of ["gemm", "conv"].filter((s) => suites.includes(s))) {
+      for (const mode of job.modes) {
+        const t = performance.now();
+        const lines = JSON.parse(sbLines(suite, mode, pyodide.toPy(job.paths),
+                                         pyodide.toPy(job.threads), groups,
+                                         job.flip ?? undefined));
+        const seconds = (performance.now() - t) / 1000 / Math.max(1, lines.length);
+        for (const line of lines) post("line", { line, seconds });
+      }
     }
     post("done");
   } catch (err) {
