@@ -54,6 +54,16 @@ def output_size(size: int, before: int, after: int, k: int, dilation: int, strid
     return (size + before + after - dilation * (k - 1) - 1) // stride + 1
 
 
+def _geometry(stride: Any, padding: Any, dilation: Any) -> tuple:
+    """(stride_h, stride_w, dil_h, dil_w, top, bottom, left, right), checked.
+    Plain ints (the common case) take a short path: this runs every call."""
+    if type(stride) is int and type(padding) is int and type(dilation) is int and \
+            stride >= 1 and dilation >= 1 and padding >= 0:
+        return (stride, stride, dilation, dilation, padding, padding, padding, padding)
+    return _positive_pair(stride, "stride") + _positive_pair(dilation, "dilation") + \
+        padding_quad(padding)
+
+
 class PackedConv2d:
     """Convolution weights (Cout, C/groups, KH, KW) packed for one ISA path.
 
@@ -153,9 +163,7 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         raise ValueError(f"conv2d: activation must be None, 'relu' or 'relu6', got {activation!r}")
     if not _is_int(groups) or groups < 1:
         raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
-    stride_h, stride_w = _positive_pair(stride, "stride")
-    dil_h, dil_w = _positive_pair(dilation, "dilation")
-    pads = padding_quad(padding)
+    stride_h, stride_w, dil_h, dil_w, *pads = _geometry(stride, padding, dilation)
     nthreads = _threads.resolve_threads(threads)
     path = _paths.active_path_index()
 

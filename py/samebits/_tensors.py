@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ._operands import _TOO_HARD, FLOAT_FORMATS, ITEM, _address, is_numpy, np, numpy_address
 
@@ -162,7 +162,7 @@ def _buffer_span(view: memoryview) -> tuple[int, int] | None:
         return None
 
 
-def _overlaps(out: Any, out_span: tuple[int, int] | None,
+def _overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
               inputs: Sequence[tuple[Any, Tensor]]) -> bool:
     for obj, tensor in inputs:
         if not tensor.zero_copy or tensor.size == 0:
@@ -176,9 +176,10 @@ def _overlaps(out: Any, out_span: tuple[int, int] | None,
             except _TOO_HARD:   # undecided within the work limit: refuse
                 return True
             continue
-        if out_span is None:
+        span = out_span()
+        if span is None:
             return True         # cannot tell: refuse rather than risk it
-        lo, hi = out_span
+        lo, hi = span
         ilo, ihi = tensor.byte_span()
         if lo < ihi and ilo < hi:
             return True
@@ -193,7 +194,8 @@ class OutputND:
 
     def __init__(self, out: Any, shape: Sequence[int], numpy_result: bool,
                  inputs: Sequence[tuple[Any, Tensor]], what: str) -> None:
-        shape = tuple(int(s) for s in shape)
+        if type(shape) is not tuple:
+            shape = tuple(int(s) for s in shape)
         self._copy_back = None
         if out is None:
             if numpy_result:
@@ -223,7 +225,7 @@ class OutputND:
                 temp = np.empty(shape, dtype=np.float32)
                 self.tensor = _make(numpy_address(temp), shape, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
-            out_span = _numpy_span(out)
+            out_span = lambda: _numpy_span(out)   # only needed beside non-numpy inputs
         else:
             view = _float_view(out, f"{what}: out", len(shape))
             if tuple(view.shape) != shape:
@@ -242,7 +244,8 @@ class OutputND:
                     for index in itertools.product(*(range(s) for s in shape)):
                         view[index] = temp[index]
                 self._copy_back = copy_back
-            out_span = _buffer_span(view)
+            span = _buffer_span(view)
+            out_span = lambda: span
         if _overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
