@@ -29,8 +29,9 @@ static void relu6(float *row, size_t cols)
 static void canonicalize_nans(float *row, size_t cols)
 {
     uint32_t *bits = (uint32_t *)(void *)row;
+    /* A select, not a conditional store, so that the loop vectorises. */
     for (size_t j = 0; j < cols; ++j)
-        if (is_nan_bits(bits[j])) bits[j] = 0x7fc00000u;
+        bits[j] = is_nan_bits(bits[j]) ? 0x7fc00000u : bits[j];
 }
 
 void sb_epilogue_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
