@@ -30,7 +30,8 @@ int sb_conv_parse(const int64_t *args, sb_conv_desc *d)
     size_t v[sizeof sizes / sizeof sizes[0]];
     if (!args) return SB_ERR_ARGUMENT;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        if (!read_size(args, sizes[i], &v[i]) || v[i] > ((size_t)1 << 40)) return SB_ERR_ARGUMENT;
+        if (!read_size(args, sizes[i], &v[i]) || (uint64_t)v[i] > ((uint64_t)1 << 40))
+            return SB_ERR_ARGUMENT;
     d->path = (int)args[SB_CONV_PATH];
     d->mode = (int)args[SB_CONV_MODE];
     d->max_threads = (int)args[SB_CONV_THREADS];
