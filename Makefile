@@ -71,7 +71,7 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
 	    tests/test_packed_and_rows.py tests/test_properties.py tests/test_conv.py \
-	    tests/test_maxpool.py tests/test_tensors.py
+	    tests/test_maxpool.py tests/test_tensors.py tests/test_depthwise.py
 
 clean:
 	rm -rf build dist wasm/out web/out

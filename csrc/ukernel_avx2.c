@@ -12,6 +12,7 @@ typedef __m256 vec_t;
 #define UKR_NR 16
 #define UKR_ROW_STRIPS 4
 #define UKR_LANES 8
+#define UKR_DW_NV 14
 #define vec_load(p) _mm256_loadu_ps(p)
 #define vec_store(p, v) _mm256_storeu_ps((p), (v))
 #define vec_splat(x) _mm256_set1_ps(x)
@@ -25,5 +26,5 @@ UKR_DEFINE(avx2, 1)
 
 const sb_path_desc sb_path_avx2 = UKR_PATH_ENTRY(avx2, 48, 1024, 40, 1, sb_cpu_has_avx2_fma);
 #else
-const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

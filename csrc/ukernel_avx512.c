@@ -12,6 +12,7 @@ typedef __m512 vec_t;
 #define UKR_NR 32
 #define UKR_ROW_STRIPS 4
 #define UKR_LANES 16
+#define UKR_DW_NV 24
 #define vec_load(p) _mm512_loadu_ps(p)
 #define vec_store(p, v) _mm512_storeu_ps((p), (v))
 #define vec_splat(x) _mm512_set1_ps(x)
@@ -25,5 +26,5 @@ UKR_DEFINE(avx512, 1)
 
 const sb_path_desc sb_path_avx512 = UKR_PATH_ENTRY(avx512, 96, 1024, 64, 1, sb_cpu_has_avx512f);
 #else
-const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

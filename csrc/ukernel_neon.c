@@ -10,6 +10,7 @@ typedef float32x4_t vec_t;
 #define UKR_NR 12
 #define UKR_ROW_STRIPS 2
 #define UKR_LANES 4
+#define UKR_DW_NV 24
 #define vec_load(p) vld1q_f32(p)
 #define vec_store(p, v) vst1q_f32((p), (v))
 #define vec_splat(x) vdupq_n_f32(x)
@@ -25,5 +26,5 @@ static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
 
 const sb_path_desc sb_path_neon = UKR_PATH_ENTRY(neon, 96, 252, 16, 1, neon_supported);
 #else
-const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

@@ -3,8 +3,9 @@
  * The including file defines: UKR_MR, UKR_NR, UKR_LANES, UKR_ROW_STRIPS,
  * vec_t and the operations vec_load, vec_store, vec_splat, vec_zero,
  * vec_add, vec_mul and vec_fma(acc, a, b) (acc + a*b; one rounding on a
- * fused path). UKR_DEFINE(path, fused) then defines the four kernels
- * sb_ukr_<path>_{exact,fast} and sb_row_<path>_{exact,fast}.
+ * fused path). UKR_DEFINE(path, fused) then defines the six kernels
+ * sb_ukr_<path>_{exact,fast}, sb_row_<path>_{exact,fast} and the depthwise
+ * convolution's sb_dw_<path>_{exact,fast}.
  *
  * Lanes hold different outputs (columns j), never different terms of one
  * output, so the vector width cannot change a result. Exact mode multiplies
@@ -82,6 +83,165 @@ ukr_row(size_t kc, const float *restrict a, ptrdiff_t a_step, const float *restr
         vec_store(c + v * UKR_LANES, acc[v]);
 }
 
+/* Depthwise convolution rows: see sb_dw_kernel_fn in sb_internal.h. A block
+ * of R output rows x V vectors of output columns keeps its R*V accumulators
+ * in registers over every tap; each tap is one broadcast weight and R*V
+ * loads. R <= 8 and R*V <= UKR_DW_NV, the accumulator budget, which the
+ * including file may set (default 8, at most 24): the registers less two
+ * (the broadcast and an exact-mode product). last is the number of valid
+ * lanes of each row's last vector (UKR_LANES when whole); a partial vector
+ * is stored through a small buffer. */
+#ifndef UKR_DW_NV
+#define UKR_DW_NV 8
+#endif
+#if UKR_DW_NV < 8 || UKR_DW_NV > 24
+#error "UKR_DW_NV must be 8 .. 24"
+#endif
+
+static inline __attribute__((always_inline)) void
+ukr_dw_tile(const int R, const int V, size_t last, size_t taps, const float *restrict w,
+            const ptrdiff_t *restrict off, const float *restrict in, ptrdiff_t in_row,
+            float *restrict out, ptrdiff_t out_row, const int fused)
+{
+    vec_t acc[UKR_DW_NV];
+#pragma GCC unroll 32
+    for (int i = 0; i < R * V; ++i)
+        acc[i] = vec_zero();
+
+    const float *row[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+        row[r] = in + r * in_row;
+
+    for (size_t t = 0; t < taps; ++t) {
+        vec_t a = vec_splat(w[t]);
+        const ptrdiff_t o = off[t];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 32
+            for (int v = 0; v < V; ++v)
+                acc[r * V + v] = ukr_step(acc[r * V + v], a,
+                                          vec_load(row[r] + o + v * UKR_LANES), fused);
+    }
+
+#pragma GCC unroll 32
+    for (int r = 0; r < R; ++r) {
+        float *o = out + r * out_row;
+#pragma GCC unroll 32
+        for (int v = 0; v < V - 1; ++v)
+            vec_store(o + v * UKR_LANES, acc[r * V + v]);
+        if (last == UKR_LANES) {
+            vec_store(o + (V - 1) * UKR_LANES, acc[r * V + V - 1]);
+        } else {
+            float part[UKR_LANES];
+            vec_store(part, acc[r * V + V - 1]);
+            for (size_t i = 0; i < last; ++i) o[(V - 1) * UKR_LANES + i] = part[i];
+        }
+    }
+}
+
+#define UKR_DW_CASE(R, V)                                                              \
+    case (R) * 32 + (V):                                                               \
+        ukr_dw_tile(R, V, last, taps, w, off, in, in_row, out, out_row, fused);         \
+        break;
+
+/* Every (R, V) with R <= 8 and R * V <= UKR_DW_NV. */
+static inline __attribute__((always_inline)) void
+ukr_dw_block(int rows, int vecs, size_t last, size_t taps, const float *restrict w,
+             const ptrdiff_t *restrict off, const float *restrict in, ptrdiff_t in_row,
+             float *restrict out, ptrdiff_t out_row, const int fused)
+{
+    switch (rows * 32 + vecs) {
+        UKR_DW_CASE(1, 1) UKR_DW_CASE(2, 1) UKR_DW_CASE(1, 2) UKR_DW_CASE(3, 1)
+        UKR_DW_CASE(1, 3) UKR_DW_CASE(4, 1) UKR_DW_CASE(2, 2) UKR_DW_CASE(1, 4)
+        UKR_DW_CASE(5, 1) UKR_DW_CASE(1, 5) UKR_DW_CASE(6, 1) UKR_DW_CASE(3, 2)
+        UKR_DW_CASE(2, 3) UKR_DW_CASE(1, 6) UKR_DW_CASE(7, 1) UKR_DW_CASE(1, 7)
+        UKR_DW_CASE(8, 1) UKR_DW_CASE(4, 2) UKR_DW_CASE(2, 4) UKR_DW_CASE(1, 8)
+#if UKR_DW_NV >= 9
+        UKR_DW_CASE(3, 3) UKR_DW_CASE(1, 9)
+#endif
+#if UKR_DW_NV >= 10
+        UKR_DW_CASE(5, 2) UKR_DW_CASE(2, 5) UKR_DW_CASE(1, 10)
+#endif
+#if UKR_DW_NV >= 11
+        UKR_DW_CASE(1, 11)
+#endif
+#if UKR_DW_NV >= 12
+        UKR_DW_CASE(6, 2) UKR_DW_CASE(4, 3) UKR_DW_CASE(3, 4) UKR_DW_CASE(2, 6)
+        UKR_DW_CASE(1, 12)
+#endif
+#if UKR_DW_NV >= 13
+        UKR_DW_CASE(1, 13)
+#endif
+#if UKR_DW_NV >= 14
+        UKR_DW_CASE(7, 2) UKR_DW_CASE(2, 7) UKR_DW_CASE(1, 14)
+#endif
+#if UKR_DW_NV >= 15
+        UKR_DW_CASE(5, 3) UKR_DW_CASE(3, 5) UKR_DW_CASE(1, 15)
+#endif
+#if UKR_DW_NV >= 16
+        UKR_DW_CASE(8, 2) UKR_DW_CASE(4, 4) UKR_DW_CASE(2, 8) UKR_DW_CASE(1, 16)
+#endif
+#if UKR_DW_NV >= 17
+        UKR_DW_CASE(1, 17)
+#endif
+#if UKR_DW_NV >= 18
+        UKR_DW_CASE(6, 3) UKR_DW_CASE(3, 6) UKR_DW_CASE(2, 9) UKR_DW_CASE(1, 18)
+#endif
+#if UKR_DW_NV >= 19
+        UKR_DW_CASE(1, 19)
+#endif
+#if UKR_DW_NV >= 20
+        UKR_DW_CASE(5, 4) UKR_DW_CASE(4, 5) UKR_DW_CASE(2, 10) UKR_DW_CASE(1, 20)
+#endif
+#if UKR_DW_NV >= 21
+        UKR_DW_CASE(7, 3) UKR_DW_CASE(3, 7) UKR_DW_CASE(1, 21)
+#endif
+#if UKR_DW_NV >= 22
+        UKR_DW_CASE(2, 11) UKR_DW_CASE(1, 22)
+#endif
+#if UKR_DW_NV >= 23
+        UKR_DW_CASE(1, 23)
+#endif
+#if UKR_DW_NV >= 24
+        UKR_DW_CASE(8, 3) UKR_DW_CASE(6, 4) UKR_DW_CASE(4, 6) UKR_DW_CASE(3, 8)
+        UKR_DW_CASE(2, 12) UKR_DW_CASE(1, 24)
+#endif
+    default: break;
+    }
+}
+
+/* The rows x cols outputs: each row in blocks of UKR_DW_NV whole vectors, then
+ * the rest of the row (1..UKR_DW_NV vectors, the last maybe partial) for as
+ * many rows at once as fit in UKR_DW_NV accumulators, so that narrow planes
+ * still have independent chains. */
+static inline __attribute__((always_inline)) void
+ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
+       const ptrdiff_t *restrict off, const float *restrict in, ptrdiff_t in_row,
+       float *restrict out, ptrdiff_t out_row, const int fused)
+{
+    if (rows == 0 || cols == 0) return;
+    const size_t vecs = (cols + UKR_LANES - 1) / UKR_LANES;
+    const size_t full = (vecs - 1) / UKR_DW_NV;          /* whole blocks before the rest */
+    const int rest = (int)(vecs - full * UKR_DW_NV);     /* 1 .. UKR_DW_NV vectors */
+    const size_t last = cols - (vecs - 1) * UKR_LANES;   /* 1 .. UKR_LANES lanes */
+    const size_t group = UKR_DW_NV / rest < 8 ? UKR_DW_NV / (size_t)rest : 8;
+    const size_t rest_col = full * UKR_DW_NV * UKR_LANES;
+    for (size_t r0 = 0; r0 < rows; r0 += group) {
+        size_t g = rows - r0 < group ? rows - r0 : group;
+        for (size_t r = r0; r < r0 + g; ++r)
+            for (size_t b = 0; b < full; ++b) {
+                size_t col = b * UKR_DW_NV * UKR_LANES;
+                ukr_dw_tile(1, UKR_DW_NV, UKR_LANES, taps, w, off,
+                            in + (ptrdiff_t)r * in_row + col, in_row,
+                            out + (ptrdiff_t)r * out_row + col, out_row, fused);
+            }
+        ukr_dw_block((int)g, rest, last, taps, w, off,
+                     in + (ptrdiff_t)r0 * in_row + rest_col, in_row,
+                     out + (ptrdiff_t)r0 * out_row + rest_col, out_row, fused);
+    }
+}
+
 #define UKR_DEFINE(path, fused_flag)                                                         \
     void sb_ukr_##path##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
                                float *c, ptrdiff_t ldc, int accumulate)                      \
@@ -104,10 +264,23 @@ ukr_row(size_t kc, const float *restrict a, ptrdiff_t a_step, const float *restr
                               int accumulate)                                                \
     {                                                                                        \
         ukr_row(kc, a, a_step, bp, b_step, strip_step, c, accumulate, fused_flag);           \
+    }                                                                                        \
+    void sb_dw_##path##_exact(size_t rows, size_t cols, size_t taps, const float *w,         \
+                              const ptrdiff_t *off, const float *in, ptrdiff_t in_row,       \
+                              float *out, ptrdiff_t out_row)                                 \
+    {                                                                                        \
+        ukr_dw(rows, cols, taps, w, off, in, in_row, out, out_row, 0);                       \
+    }                                                                                        \
+    void sb_dw_##path##_fast(size_t rows, size_t cols, size_t taps, const float *w,          \
+                             const ptrdiff_t *off, const float *in, ptrdiff_t in_row,        \
+                             float *out, ptrdiff_t out_row)                                  \
+    {                                                                                        \
+        ukr_dw(rows, cols, taps, w, off, in, in_row, out, out_row, fused_flag);              \
     }
 
 /* The table entry every path file ends with. */
 #define UKR_PATH_ENTRY(path, mc, nc, muladds_per_ns, fused_flag, supported_fn)               \
     {#path, UKR_MR, UKR_NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,              \
      sb_ukr_##path##_exact, sb_ukr_##path##_fast,                                            \
-     sb_row_##path##_exact, sb_row_##path##_fast, supported_fn}
+     sb_row_##path##_exact, sb_row_##path##_fast, supported_fn,                              \
+     sb_dw_##path##_exact, sb_dw_##path##_fast}

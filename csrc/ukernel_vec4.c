@@ -21,6 +21,13 @@ typedef vec4 vec_t;
 #define UKR_MR 6
 #endif
 #define UKR_NR 8
+#if defined(__wasm_simd128__)
+#define UKR_DW_NV 8
+#elif defined(__aarch64__)
+#define UKR_DW_NV 24
+#else
+#define UKR_DW_NV 14
+#endif
 #define UKR_ROW_STRIPS 4
 #define UKR_LANES 4
 #define vec_load vec4_load
@@ -38,5 +45,5 @@ static int vec4_supported(void) { return 1; }
 
 const sb_path_desc sb_path_vec4 = UKR_PATH_ENTRY(vec4, 96, 256, 8, VEC4_FUSED, vec4_supported);
 #else
-const sb_path_desc sb_path_vec4 = {"vec4", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_vec4 = {"vec4", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif

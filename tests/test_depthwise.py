@@ -1,0 +1,386 @@
+"""Depthwise convolution (groups == C, one input channel per group, any channel
+multiplier): the direct kernel of csrc/depthwise.c.
+
+Exact mode is compared bit for bit, on every path and at 1 and 2 threads, with
+the C plain-loop reference (sb_conv2d_naive_argv) and with an independent
+numpy float32 oracle written here; fast mode is held to the Higham bound of a
+float64 sum and compared with torch where torch is installed.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _lib, _paths
+from conftest import test_values
+
+lib = _lib.lib
+ACT = {None: 0, "relu": 1, "relu6": 2}
+NARGS = 25   # enum sb_conv_arg's SB_CONV_NARGS
+
+
+def _out_size(size, before, after, k, dil, stride):
+    return (size + before + after - dil * (k - 1) - 1) // stride + 1
+
+
+def _argv(x, w, bias, y, case, path=0, mode=1, threads=1):
+    n, c, h, width = x.shape
+    cout, _, kh, kw = w.shape
+    (sh, sw), (dh, dw) = case["stride"], case["dilation"]
+    return (ctypes.c_int64 * NARGS)(
+        path, mode, threads, n, c, h, width, cout, kh, kw, c, sh, sw, dh, dw, *case["padding"],
+        x.ctypes.data, w.ctypes.data, 0, bias.ctypes.data if bias is not None else 0,
+        ACT[case["activation"]], y.ctypes.data)
+
+
+def _output(case):
+    x, w = case["x"], case["w"]
+    (sh, sw), (dh, dw) = case["stride"], case["dilation"]
+    top, bottom, left, right = case["padding"]
+    oh = _out_size(x.shape[2], top, bottom, w.shape[2], dh, sh)
+    ow = _out_size(x.shape[3], left, right, w.shape[3], dw, sw)
+    return np.full((x.shape[0], w.shape[0], oh, ow), np.nan, np.float32)
+
+
+def naive(case) -> np.ndarray:
+    """The C library's plain-loop reference."""
+    y = _output(case)
+    args = _argv(case["x"], case["w"], case["bias"], y, case)
+    assert lib.sb_conv2d_naive_argv(ctypes.addressof(args)) == 0
+    return y
+
+
+def run(case, path: str, mode: str, threads: int) -> np.ndarray:
+    """The library's depthwise kernel on `path`: through samebits.conv2d when
+    the package has it, else through sb_conv2d_argv."""
+    if hasattr(samebits, "conv2d"):
+        with samebits.use_path(path):
+            return samebits.conv2d(case["x"], case["w"], case["bias"], stride=case["stride"],
+                                   padding=case["padding"], dilation=case["dilation"],
+                                   groups=case["x"].shape[1], activation=case["activation"],
+                                   mode=mode, threads=threads)
+    y = _output(case)
+    args = _argv(case["x"], case["w"], case["bias"], y, case, _paths.path_index(path),
+                 {"fast": 0, "exact": 1}[mode], threads)
+    assert lib.sb_conv2d_argv(ctypes.addressof(args)) == 0
+    return y
+
+
+def _padded(x, padding):
+    top, bottom, left, right = padding
+    n, c, h, w = x.shape
+    xp = np.zeros((n, c, h + top + bottom, w + left + right), x.dtype)   # +0 padding
+    xp[:, :, top:top + h, left:left + w] = x
+    return xp
+
+
+def _tap_planes(case, dtype):
+    """(ky, kx, weights (Cout,), input patch (N, Cout, OH, OW)) in the order
+    ky, then kx, increasing; output channel oc reads input channel oc // mult."""
+    x, w = case["x"].astype(dtype), case["w"].astype(dtype)
+    (sh, sw), (dh, dw) = case["stride"], case["dilation"]
+    cout, _, kh, kw = w.shape
+    mult = cout // x.shape[1]
+    xp = _padded(x, case["padding"])[:, np.arange(cout) // mult]
+    oh, ow = _output(case).shape[2:]
+    for ky in range(kh):
+        for kx in range(kw):
+            y0, x0 = ky * dh, kx * dw
+            patch = xp[:, :, y0:y0 + sh * (oh - 1) + 1:sh, x0:x0 + sw * (ow - 1) + 1:sw]
+            yield w[:, 0, ky, kx], patch
+
+
+def oracle(case) -> np.ndarray:
+    """The exact-mode definition in numpy float32, independent of the C code:
+    from +0, per tap one rounded product and one rounded add, then + bias,
+    the activation, and every NaN as 0x7FC00000."""
+    acc = np.zeros(_output(case).shape, np.float32)
+    with np.errstate(all="ignore"):
+        for wt, patch in _tap_planes(case, np.float32):
+            prod = np.multiply(wt[None, :, None, None], patch, dtype=np.float32)
+            acc = np.add(acc, prod, dtype=np.float32)
+        if case["bias"] is not None:
+            acc = np.add(acc, case["bias"][None, :, None, None], dtype=np.float32)
+        if case["activation"] in ("relu", "relu6"):
+            acc = np.where(acc < 0, np.float32(0), acc)
+        if case["activation"] == "relu6":
+            acc = np.where(acc > 6, np.float32(6), acc)
+    acc = np.ascontiguousarray(acc, np.float32)
+    acc.view(np.uint32)[np.isnan(acc)] = 0x7FC00000
+    return acc
+
+
+def float64_and_bound(case):
+    """The float64 sum (no bias, no activation) and the Higham bound
+    taps * u * sum |w * x| + 1e-30."""
+    total = np.zeros(_output(case).shape)
+    magnitude = np.zeros_like(total)
+    taps = 0
+    for wt, patch in _tap_planes(case, np.float64):
+        prod = wt[None, :, None, None] * patch
+        total += prod
+        magnitude += np.abs(prod)
+        taps += 1
+    return total, taps * 2.0 ** -24 * magnitude + 1e-30
+
+
+def assert_same_bits(got, want, what: str) -> None:
+    g = np.ascontiguousarray(got, np.float32).view(np.uint32)
+    w = np.ascontiguousarray(want, np.float32).view(np.uint32)
+    assert g.shape == w.shape, f"{what}: shape {g.shape} != {w.shape}"
+    diff = np.argwhere(g != w)
+    if diff.size:
+        i = tuple(diff[0])
+        raise AssertionError(f"{what}: {len(diff)} outputs differ; first at {i}: "
+                             f"got 0x{int(g[i]):08x} want 0x{int(w[i]):08x}")
+
+
+def random_case(seed: int, nspecial: int = 0, wide: bool = False) -> dict:
+    """Kernels 1..7, strides 1..3, dilation 1..2, asymmetric padding 0..3,
+    channel multipliers 1..3, bias or not, none/relu/relu6; `wide` makes rows
+    long enough for the kernels' whole blocks of vectors."""
+    rng = np.random.default_rng(seed)
+    c = int(rng.integers(2, 6))
+    mult = int(rng.integers(1, 4))
+    kh, kw = (int(v) for v in rng.integers(1, 8, size=2))
+    sh, sw = (int(v) for v in rng.integers(1, 4, size=2))
+    dh, dw = (int(v) for v in rng.integers(1, 3, size=2))
+    pads = tuple(int(v) for v in rng.integers(0, 4, size=4))
+    h = max(1, dh * (kh - 1) + 1 - pads[0] - pads[1]) + int(rng.integers(0, 4 if wide else 14))
+    w = max(1, dw * (kw - 1) + 1 - pads[2] - pads[3]) + int(rng.integers(0, 14))
+    if wide:
+        w += int(rng.integers(100, 400))
+    n = int(rng.integers(1, 3))
+    x = test_values((n, c, h, w), seed * 7 + 1, nspecial)
+    wt = test_values((c * mult, 1, kh, kw), seed * 7 + 2, nspecial // 2)
+    bias = test_values((c * mult,), seed * 7 + 3) if rng.random() < 0.6 else None
+    activation = [None, "relu", "relu6"][int(rng.integers(0, 3))]
+    return dict(x=x, w=wt, bias=bias, stride=(sh, sw), padding=pads, dilation=(dh, dw),
+                activation=activation)
+
+
+SEEDS = range(40)
+_references: dict = {}
+
+
+def references(seed: int) -> tuple[dict, np.ndarray]:
+    """The case of a seed and its naive result, checked once against the oracle."""
+    if seed not in _references:
+        case = random_case(seed, nspecial=8 if seed % 3 == 0 else 0, wide=seed % 5 == 4)
+        want = naive(case)
+        assert_same_bits(oracle(case), want, f"oracle vs naive, seed {seed}")
+        _references[seed] = case, want
+    return _references[seed]
+
+
+def test_naive_matches_oracle() -> None:
+    for seed in SEEDS:
+        references(seed)
+
+
+def test_exact_matches_naive_and_oracle(path: str) -> None:
+    for seed in SEEDS:
+        case, want = references(seed)
+        for threads in (1, 2):
+            got = run(case, path, "exact", threads)
+            assert_same_bits(got, want, f"{path} exact, seed {seed}, threads {threads}")
+
+
+# Layers with many chunks and enough work to wake a second thread: whole
+# planes grouped per chunk, one plane per chunk, planes cut into bands of rows,
+# a channel multiplier, strides, and special values throughout.
+LAYERS = [
+    # (n, c, mult, h, w, k, stride, dilation, padding)
+    (1, 64, 1, 56, 56, 3, 1, 1, (1, 1, 1, 1)),
+    (2, 24, 2, 29, 31, 5, 2, 1, (2, 2, 2, 2)),
+    (1, 3, 1, 190, 170, 3, 1, 1, (1, 1, 1, 1)),     # planes in bands of rows
+    (1, 2, 3, 130, 260, 7, 1, 2, (5, 6, 4, 7)),     # bands, dilated, multiplier 3
+    (1, 96, 1, 14, 14, 3, 2, 1, (0, 1, 0, 1)),
+    (1, 160, 1, 7, 7, 5, 1, 1, (2, 2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda l: "n{}c{}m{}h{}w{}k{}s{}d{}".format(*l))
+def test_layers_threads_and_naive(path: str, layer) -> None:
+    n, c, mult, h, w, k, stride, dil, pads = layer
+    case = dict(x=test_values((n, c, h, w), h * 13 + w, 16), w=test_values((c * mult, 1, k, k), c, 4),
+                bias=test_values((c * mult,), 5), stride=(stride, stride), padding=pads,
+                dilation=(dil, dil), activation="relu6")
+    want = naive(case)
+    for threads in (1, 2, 3):
+        assert_same_bits(run(case, path, "exact", threads), want, f"{path} exact t{threads}")
+    fast = run(case, path, "fast", 1)
+    for threads in (2, 3):
+        assert_same_bits(run(case, path, "fast", threads), fast, f"{path} fast t{threads}")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_within_higham_bound(path: str, seed: int) -> None:
+    case = random_case(500 + seed, wide=seed % 4 == 3)
+    rng = np.random.default_rng(seed)
+    case["x"] = rng.standard_normal(case["x"].shape).astype(np.float32)
+    case["w"] = rng.standard_normal(case["w"].shape).astype(np.float32)
+    case["bias"], case["activation"] = None, None
+    total, bound = float64_and_bound(case)
+    got = run(case, path, "fast", 2)
+    assert_same_bits(run(case, path, "fast", 1), got, f"{path} fast: 1 thread vs 2")
+    excess = np.abs(got.astype(np.float64) - total) - bound
+    assert excess.max(initial=-1) <= 0, f"{path} fast outside the Higham bound by {excess.max()}"
+    if not lib.sb_path_fused(_paths.path_index(path)):
+        # no fused multiply-add: fast is the exact arithmetic (finite values here)
+        assert_same_bits(got, run(case, path, "exact", 1), f"{path} unfused fast vs exact")
+
+
+def test_fast_close_to_torch() -> None:
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    rng = np.random.default_rng(9)
+    for n, c, mult, h, k, stride, pad, dil in [(1, 32, 1, 28, 3, 1, 1, 1), (2, 16, 1, 15, 3, 2, 1, 1),
+                                               (1, 24, 2, 17, 5, 1, 2, 1), (1, 8, 3, 20, 7, 3, 3, 2),
+                                               (1, 40, 1, 7, 5, 1, 2, 1)]:
+        x = rng.standard_normal((n, c, h, h)).astype(np.float32)
+        w = rng.standard_normal((c * mult, 1, k, k)).astype(np.float32)
+        b = rng.standard_normal(c * mult).astype(np.float32)
+        case = dict(x=x, w=w, bias=None, stride=(stride, stride), padding=(pad,) * 4,
+                    dilation=(dil, dil), activation=None)
+        _, bound = float64_and_bound(case)
+        want = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=stride,
+                                          padding=pad, dilation=dil, groups=c).numpy()
+        for path in samebits.paths():
+            got = run(case, path, "fast", 2)
+            # each within the Higham bound of the exact sum, so within twice of each other
+            assert (np.abs(got - want) <= 2 * bound).all(), (path, n, c, mult, h, k)
+        case.update(bias=b, activation="relu6")
+        want = torch.clamp(torch.nn.functional.conv2d(
+            torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), stride=stride,
+            padding=pad, dilation=dil, groups=c), 0, 6).numpy()
+        np.testing.assert_allclose(run(case, samebits.path(), "fast", 2), want, rtol=1e-4,
+                                   atol=1e-4)
+
+
+def test_special_values(path: str) -> None:
+    """inf weights meeting padding give NaN (stored canonically); -0 products
+    sum to +0; subnormal products are kept; relu passes NaN."""
+    x = np.ones((1, 2, 3, 3), np.float32)
+    w = np.ones((2, 1, 3, 3), np.float32)
+    w[1, 0, 0, 0] = np.inf
+    case = dict(x=x, w=w, bias=None, stride=(1, 1), padding=(1, 1, 1, 1), dilation=(1, 1),
+                activation="relu")
+    y = run(case, path, "exact", 1)
+    assert (y[0, 0] == np.array([[4, 6, 4], [6, 9, 6], [4, 6, 4]], np.float32)).all()
+    nan = y[0, 1].view(np.uint32)
+    # the inf tap (top-left) meets padding in the top row and left column: NaN; elsewhere inf
+    assert (nan[0, :] == 0x7FC00000).all() and (nan[:, 0] == 0x7FC00000).all()
+    assert (y[0, 1, 1:, 1:] == np.inf).all()
+    assert_same_bits(y, oracle(case), f"{path} specials vs oracle")
+
+    case = dict(x=np.full((1, 3, 4, 5), -0.0, np.float32), w=np.ones((3, 1, 2, 2), np.float32),
+                bias=None, stride=(1, 2), padding=(0, 1, 1, 0), dilation=(1, 1), activation=None)
+    assert (run(case, path, "exact", 1).view(np.uint32) == 0).all(), "-0 products must sum to +0"
+
+    tiny = np.float32(2.0 ** -70)
+    case = dict(x=np.full((1, 2, 5, 5), tiny, np.float32),
+                w=np.full((2, 1, 3, 3), tiny, np.float32), bias=None, stride=(1, 1),
+                padding=(1, 1, 1, 1), dilation=(1, 1), activation=None)
+    y = run(case, path, "exact", 1)
+    assert (y > 0).all() and (y < np.finfo(np.float32).tiny).all()
+    assert_same_bits(y, naive(case), f"{path} subnormal outputs")
+
+
+def test_exact_with_flush_to_zero_set_by_caller(path: str, flush_to_zero) -> None:
+    case, want = references(0)
+    assert_same_bits(run(case, path, "exact", 2), want, f"{path} exact under FTZ/DAZ")
+
+
+def test_edge_shapes(path: str) -> None:
+    """Inputs smaller than the kernel, outputs made only of padding, 1-wide
+    and 1-high planes, padding wider than the whole reach of the kernel."""
+    shapes = [
+        # (h, w, kh, kw, stride, dilation, padding)
+        (1, 1, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0)),
+        (1, 1, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1)),
+        (2, 1, 7, 5, (2, 3), (1, 2), (3, 3, 6, 6)),
+        (1, 9, 1, 4, (1, 3), (1, 2), (0, 0, 9, 2)),
+        (5, 2, 2, 2, (3, 1), (2, 1), (7, 1, 0, 8)),
+        (3, 40, 3, 3, (1, 2), (1, 1), (1, 1, 1, 1)),
+        (37, 1, 3, 1, (2, 1), (2, 1), (0, 2, 0, 0)),
+    ]
+    for i, (h, w, kh, kw, stride, dil, pads) in enumerate(shapes):
+        for mult in (1, 2):
+            case = dict(x=test_values((2, 3, h, w), 40 + i, 4),
+                        w=test_values((3 * mult, 1, kh, kw), 50 + i, 1), bias=None,
+                        stride=stride, padding=pads, dilation=dil, activation=None)
+            want = naive(case)
+            assert_same_bits(oracle(case), want, f"oracle, shape {i}")
+            assert_same_bits(run(case, path, "exact", 2), want, f"{path} shape {i} mult {mult}")
+
+
+def test_python_wrapper_and_packed_weights() -> None:
+    if not hasattr(samebits, "conv2d"):
+        pytest.skip("samebits.conv2d is not there yet")
+    case, want = references(3)
+    c = case["x"].shape[1]
+    kwargs = dict(stride=case["stride"], padding=case["padding"], dilation=case["dilation"],
+                  groups=c, activation=case["activation"], mode="exact")
+    assert_same_bits(samebits.conv2d(case["x"], case["w"], case["bias"], **kwargs), want,
+                     "conv2d")
+    if hasattr(samebits, "pack_conv2d"):
+        packed = samebits.pack_conv2d(case["w"], groups=c)
+        assert_same_bits(samebits.conv2d(case["x"], packed, case["bias"], **kwargs), want,
+                         "conv2d with packed weights")
+
+
+# The C-only check (tests/native/check_depthwise.c) natively and for arm64
+# under qemu-user, where the neon path and vec4 over NEON run with their own
+# accumulator budget: every path must match the naive loop and print the same
+# digest of its exact outputs as x86-64.
+_ROOT = Path(__file__).resolve().parent.parent
+_FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(_ROOT / "csrc"),
+          "-pthread"]
+_X86_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
+
+
+def _build_check(cc: str, out: Path, x86: bool) -> None:
+    sources = sorted(glob.glob(str(_ROOT / "csrc" / "*.c")))
+    sources.append(str(_ROOT / "tests" / "native" / "check_depthwise.c"))
+    objects = []
+    for src in sources:
+        obj = out.parent / (Path(src).stem + ".o")
+        extra = _X86_FLAGS.get(Path(src).name, []) if x86 else []
+        subprocess.run([cc, *_FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
+        objects.append(str(obj))
+    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
+
+
+def _run_check(cmd: list) -> tuple:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    digest = re.search(r"^depthwise-digest ([0-9a-f]{16}) paths", r.stdout, re.M).group(1)
+    return digest, set(re.findall(r"^path (\w+) ", r.stdout, re.M))
+
+
+@pytest.mark.slow
+def test_native_check_host_and_arm64(tmp_path) -> None:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the cross-target comparison is written for an x86-64 host")
+    for tool in ("cc", "aarch64-linux-gnu-gcc", "qemu-aarch64"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed (make deps installs it)")
+    (tmp_path / "host").mkdir()
+    (tmp_path / "arm64").mkdir()
+    _build_check("cc", tmp_path / "host" / "check", x86=True)
+    host, host_paths = _run_check([str(tmp_path / "host" / "check")])
+    assert {"scalar", "vec4"} <= host_paths
+    _build_check("aarch64-linux-gnu-gcc", tmp_path / "arm64" / "check", x86=False)
+    arm, arm_paths = _run_check(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu",
+                                 str(tmp_path / "arm64" / "check")])
+    assert arm_paths == {"scalar", "vec4", "neon"}
+    assert arm == host
