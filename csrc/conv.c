@@ -277,7 +277,6 @@ int sb_conv2d_argv(const int64_t *args)
         if (d.packed) d.weights = d.packed, d.packed = NULL;
         return sb_depthwise_run(&d);
     }
-    if (sb_path_get(d.path)->nr > 64) return SB_ERR_PATH;   /* gather_patch_strips' run list */
     return run_groups(&d);
 }
 
@@ -285,10 +284,20 @@ size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_
                               size_t groups)
 {
     if (!sb_path_built(path) || groups == 0 || cout % groups) return 0;
-    if (kh && kw && cin_per_group > ((size_t)1 << 40) / kh / kw) return 0;
-    size_t k = cin_per_group * kh * kw;
-    if (sb_conv_is_depthwise(cin_per_group, groups)) return cout * k * sizeof(float);
-    return groups * packed_group_floats(sb_path_get(path), cout / groups, k) * sizeof(float);
+    /* In 64 bits whatever this build's size_t; each factor is bounded first
+     * (2^31), so no product below can overflow; 0 when it cannot be held. */
+    const uint64_t bound = (uint64_t)1 << 31;
+    if (cin_per_group > bound || kh > bound || kw > bound || cout > bound) return 0;
+    uint64_t k = (uint64_t)cin_per_group * kh;
+    if (k > bound || (k *= kw) > bound) return 0;
+    uint64_t rows = cout;
+    if (!sb_conv_is_depthwise(cin_per_group, groups)) {   /* each group padded to whole strips */
+        uint64_t mr = (uint64_t)sb_path_get(path)->mr, cout_g = cout / groups;
+        rows = groups * ((cout_g + mr - 1) / mr * mr);
+    }
+    uint64_t floats = rows * k;
+    if (floats > (uint64_t)SIZE_MAX / sizeof(float)) return 0;
+    return (size_t)floats * sizeof(float);
 }
 
 int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
@@ -297,7 +306,8 @@ int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_
     if (!sb_path_built(path) || groups == 0 || cout % groups) return SB_ERR_ARGUMENT;
     size_t bytes = sb_conv2d_packed_bytes(path, cout, cin_per_group, kh, kw, groups);
     if (packed_size < bytes) return SB_ERR_ARGUMENT;
-    if (bytes == 0) return SB_OK;
+    if (bytes == 0)   /* nothing to pack, or too large to hold */
+        return cout == 0 || cin_per_group == 0 || kh == 0 || kw == 0 ? SB_OK : SB_ERR_ARGUMENT;
     if (!w || !packed) return SB_ERR_ARGUMENT;
     size_t k = cin_per_group * kh * kw;
     if (sb_conv_is_depthwise(cin_per_group, groups)) {
