@@ -20,6 +20,7 @@
 #include "samebits.h"
 #include "sb_internal.h"
 #include "conv_internal.h"
+#include "vec4.h"
 
 #define IM2COL_CHUNK_ROWS 16
 #define NS_PER_GATHERED 0.5   /* per patch element written */
@@ -51,6 +52,21 @@ static int is_pointwise(const sb_conv_desc *d)
            d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
 }
 
+/* out[t] = in[2t] for t < len; in[2*len - 1] must be readable too when
+ * spare_column (the vector loop loads whole pairs). One shuffle per four. */
+static void copy_stride2(float *out, const float *in, size_t len, int spare_column)
+{
+    size_t t = 0;
+#if VEC4_AVAILABLE
+    size_t vector_end = spare_column ? len / 4 * 4 : (len > 0 ? (len - 1) / 4 * 4 : 0);
+    for (; t < vector_end; t += 4)
+        vec4_store(out + t, vec4_even(vec4_load(in + 2 * t), vec4_load(in + 2 * t + 4)));
+#else
+    (void)spare_column;
+#endif
+    for (; t < len; ++t) out[t] = in[2 * t];
+}
+
 /* len values of one input row starting at column ix0 with column step sw,
  * columns outside [0, w) as +0. The inside columns form one interval, found
  * without a division for unit steps. */
@@ -68,6 +84,10 @@ static void copy_run(float *dst, const float *row, ptrdiff_t ix0, size_t len, si
     for (size_t t = 0; t < lo; ++t) dst[t] = 0.0f;
     if (sw == 1) {
         if (hi > lo) memcpy(dst + lo, row + ix0 + (ptrdiff_t)lo, (hi - lo) * sizeof(float));
+    } else if (sw == 2) {
+        if (hi > lo)
+            copy_stride2(dst + lo, row + ix0 + 2 * (ptrdiff_t)lo, hi - lo,
+                         ix0 + 2 * (ptrdiff_t)hi <= (ptrdiff_t)w);
     } else {
         const float *src = row + ix0;
         for (size_t t = lo; t < hi; ++t) dst[t] = src[(ptrdiff_t)(t * sw)];
@@ -131,6 +151,8 @@ static void gather_run(const sb_conv_desc *d, const float *planes, const patch_r
             if (ix >= 0 && ix + span < w) {   /* inside the plane: no border */
                 if (sw == 1) {
                     copy_floats(out, row + ix, len);
+                } else if (sw == 2) {
+                    copy_stride2(out, row + ix, len, ix + 2 * (ptrdiff_t)len <= w);
                 } else {
                     for (size_t t = 0; t < len; ++t) out[t] = row[ix + (ptrdiff_t)t * sw];
                 }

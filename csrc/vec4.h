@@ -3,7 +3,8 @@
  * vec4_fma is a fused multiply-add: on NEON, and in WebAssembly when the
  * module is built with relaxed SIMD (-mrelaxed-simd: f32x4.relaxed_madd,
  * which the engine runs as one fused instruction where the CPU has FMA).
- * SSE2 and plain SIMD128 have none. vec4_fma is used by fast mode only. */
+ * SSE2 and plain SIMD128 have none. vec4_fma is used by fast mode only.
+ * vec4_even(a, b) is {a0, a2, b0, b2}: a stride-2 gather of eight floats. */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
 
@@ -17,6 +18,7 @@ typedef v128_t vec4;
 #define vec4_zero() wasm_f32x4_splat(0.0f)
 #define vec4_add(a, b) wasm_f32x4_add((a), (b))
 #define vec4_mul(a, b) wasm_f32x4_mul((a), (b))
+#define vec4_even(a, b) wasm_i32x4_shuffle((a), (b), 0, 2, 4, 6)
 #if defined(__wasm_relaxed_simd__)
 /* relaxed_madd(x, y, z) = x * y + z, fused or not at the engine's choice
  * (fused on x86 with FMA3 and on arm64). */
@@ -41,6 +43,7 @@ typedef float32x4_t vec4;
 #define vec4_zero() vdupq_n_f32(0.0f)
 #define vec4_add(a, b) vaddq_f32((a), (b))
 #define vec4_mul(a, b) vmulq_f32((a), (b))
+#define vec4_even(a, b) vuzp1q_f32((a), (b))
 #define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
 
 #elif defined(__SSE2__)
@@ -55,6 +58,7 @@ typedef __m128 vec4;
 #define vec4_zero() _mm_setzero_ps()
 #define vec4_add(a, b) _mm_add_ps((a), (b))
 #define vec4_mul(a, b) _mm_mul_ps((a), (b))
+#define vec4_even(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(2, 0, 2, 0))
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
 
 #else
