@@ -75,6 +75,19 @@ def active_path_index() -> int:
     return _INDEX[path()]
 
 
+def default_path_index() -> int:
+    """Index of the path used where no use_path() is in force (ValueError when
+    SAMEBITS_PATH names a path this machine cannot run)."""
+    if _DEFAULT_ERROR:
+        raise ValueError(_DEFAULT_ERROR)
+    return _INDEX[_DEFAULT]
+
+
+# The name forced by use_path() in this thread and task, or None: the one
+# per-call lookup of matmul's fast path.
+forced_path = _forced.get
+
+
 @contextlib.contextmanager
 def use_path(name: str) -> Iterator[str]:
     """Runs the body with path `name` forced (per thread and asyncio task).

@@ -1,0 +1,108 @@
+"""matmul's fast path for plain numpy operands: the same bits and errors as the general path."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _matmul
+from conftest import assert_same_bits, test_values
+
+
+def _general(a, b, **kwargs):
+    return _matmul._matmul_general(a, b, kwargs.get("mode", "fast"), None,
+                                   kwargs.get("threads"))
+
+
+def _misaligned(shape, seed):
+    """A float32 array whose data is not 4-byte aligned (the general path copies it)."""
+    x = test_values(shape, seed)
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    view = raw[1:].view(np.float32).reshape(shape)
+    view[...] = x
+    return view
+
+
+def _layouts():
+    a, b = test_values((9, 7), 1), test_values((7, 5), 2)
+    padded = np.zeros((9, 12), np.float32)
+    padded[:, :7] = a
+    readonly = a.copy()
+    readonly.flags.writeable = False
+    return {
+        "contiguous": (a, b),
+        "row-padded a": (padded[:, :7], b),
+        "transposed b": (a, np.ascontiguousarray(b.T).T),
+        "negative strides": (a[::-1].copy()[::-1], b[:, ::-1].copy()[:, ::-1]),
+        "column step": (np.repeat(a, 2, axis=1)[:, ::2], b),
+        "read-only": (readonly, b),
+        "broadcast b": (a, np.broadcast_to(b[:1], (7, 5))),
+        "misaligned a": (_misaligned((9, 7), 1), b),
+        "m = 1": (a[:1], b),
+        "n = 1": (a, b[:, :1]),
+        "k = 0": (np.zeros((9, 0), np.float32), np.zeros((0, 5), np.float32)),
+        "m = 0": (np.zeros((0, 7), np.float32), b),
+    }
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the fast path needs CPython")
+def test_fast_path_takes_every_aligned_layout(monkeypatch):
+    general = []
+    monkeypatch.setattr(_matmul, "_matmul_general", lambda *args: general.append(args))
+    for name, (a, b) in _layouts().items():
+        samebits.matmul(a, b)
+        assert bool(general) == (name == "misaligned a"), name
+        general.clear()
+
+
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+@pytest.mark.parametrize("layout", list(_layouts()))
+def test_same_bits_as_general_path(layout, mode):
+    a, b = _layouts()[layout]
+    c = samebits.matmul(a, b, mode=mode)
+    ref = _general(a, b, mode=mode)
+    assert isinstance(c, np.ndarray) and c.dtype == np.float32 and c.shape == ref.shape
+    assert c.flags.c_contiguous and c.flags.writeable
+    assert_same_bits(c, ref, layout)
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2, 5000])
+def test_threads_and_forced_path(threads, path):
+    a, b = test_values((70, 40), 3), test_values((40, 50), 4)
+    with samebits.use_path(path):
+        c = samebits.matmul(a, b, threads=threads)
+        ref = _general(a, b, threads=threads)
+    assert_same_bits(c, ref, f"{path} threads={threads}")
+
+
+@pytest.mark.parametrize("kwargs,a,b", [
+    ({"mode": "fused"}, (2, 3), (3, 2)),
+    ({"mode": ["fast"]}, (2, 3), (3, 2)),
+    ({"threads": 0}, (2, 3), (3, 2)),
+    ({"threads": True}, (2, 3), (3, 2)),
+    ({"threads": 2.0}, (2, 3), (3, 2)),
+    ({}, (2, 3), (4, 2)),
+    ({"threads": 0}, (2, 3), (4, 2)),
+    ({"mode": "x", "threads": 0}, (2, 3), (4, 2)),
+])
+def test_errors_match_general_path(kwargs, a, b):
+    a, b = np.ones(a, np.float32), np.ones(b, np.float32)
+    with pytest.raises(Exception) as fast:
+        samebits.matmul(a, b, **kwargs)
+    with pytest.raises(Exception) as general:
+        _matmul._matmul_general(a, b, kwargs.get("mode", "fast"), None, kwargs.get("threads"))
+    assert type(fast.value) is type(general.value) and str(fast.value) == str(general.value)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")   # np.matrix
+def test_subclass_and_other_dtypes_take_general_path():
+    a, b = test_values((3, 4), 5), test_values((4, 2), 6)
+    c = samebits.matmul(np.asmatrix(a), b)
+    assert type(c) is np.ndarray
+    assert_same_bits(c, _general(a, b), "np.matrix")
+    with pytest.raises(TypeError, match="float64"):
+        samebits.matmul(a.astype(np.float64), b)
+    with pytest.raises(TypeError, match=">f4"):
+        samebits.matmul(a, b.astype(">f4"))
