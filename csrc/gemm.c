@@ -78,25 +78,42 @@ static inline void copy_strip_row(float *dst, const float *src, size_t cols)
     }
 }
 
-/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B, +0 past column n. */
+/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B, +0 past column n.
+ * A row-major B is read row by row across all the strips, so every cache
+ * line of B is read once, whole; strip s's row p lands at s*kc*NR + p*NR. */
 static void pack_b_strips(const gemm_call *g, size_t p0, size_t kc, size_t strip0,
                           size_t strip_end, float *dst)
 {
-    const size_t nr = (size_t)g->path->nr;
-    for (size_t s = strip0; s < strip_end; ++s) {
-        size_t j0 = s * nr;
+    const size_t nr = (size_t)g->path->nr, strip_floats = kc * nr;
+    const size_t j_begin = strip0 * nr;
+    const size_t j_live = g->n > j_begin ? min_size(g->n - j_begin, (strip_end - strip0) * nr) : 0;
+    const size_t whole = j_live / nr;   /* strips with every column inside B */
+    if (g->b_col == 1) {
+        for (size_t p = 0; p < kc; ++p) {
+            const float *src = g->b + (ptrdiff_t)(p0 + p) * g->b_row + (ptrdiff_t)j_begin;
+            float *out = dst + p * nr;
+            for (size_t s = 0; s < whole; ++s) copy_strip_row(out + s * strip_floats, src + s * nr, nr);
+        }
+    } else {
+        for (size_t s = 0; s < whole; ++s) {
+            float *out = dst + s * strip_floats;
+            const float *col = g->b + (ptrdiff_t)p0 * g->b_row + (ptrdiff_t)(j_begin + s * nr) * g->b_col;
+            for (size_t p = 0; p < kc; ++p) {
+                const float *src = col + (ptrdiff_t)p * g->b_row;
+                for (size_t j = 0; j < nr; ++j) out[p * nr + j] = src[(ptrdiff_t)j * g->b_col];
+            }
+        }
+    }
+    /* The ragged strip (if any) and zero strips past n. */
+    for (size_t s = whole; s < strip_end - strip0; ++s) {
+        size_t j0 = j_begin + s * nr;
         size_t cols = j0 < g->n ? min_size(g->n - j0, nr) : 0;
+        float *out = dst + s * strip_floats;
         for (size_t p = 0; p < kc; ++p) {
             const float *src = g->b + (ptrdiff_t)(p0 + p) * g->b_row + (ptrdiff_t)j0 * g->b_col;
-            float *out = dst + p * nr;
-            if (g->b_col == 1) {
-                copy_strip_row(out, src, cols);
-            } else {
-                for (size_t j = 0; j < cols; ++j) out[j] = src[(ptrdiff_t)j * g->b_col];
-            }
-            for (size_t j = cols; j < nr; ++j) out[j] = 0.0f;
+            for (size_t j = 0; j < cols; ++j) out[p * nr + j] = src[(ptrdiff_t)j * g->b_col];
+            for (size_t j = cols; j < nr; ++j) out[p * nr + j] = 0.0f;
         }
-        dst += kc * nr;
     }
 }
 
@@ -265,18 +282,21 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
     }
 }
 
-/* ---- B gathered strip by strip (convolution patches) ----------------------
+/* ---- B gathered panel by panel (patches, or a plain B beside few rows) --
  *
  * A chunk is a panel of PANEL_STRIPS strips of B and every row of prepacked
- * A. For each k-block the chunk gathers one strip at a time into its scratch,
- * where it stays in the first-level cache, and runs the kernel down every row
- * over it while A streams from the second level. The patch matrix is never
+ * A. For each k-block the chunk gathers its panel into its scratch (128 KiB
+ * on avx2: it stays in the second-level cache; a plain B is read a few whole
+ * cache lines per row, which the prefetchers follow), then runs the kernel
+ * down every row for each strip while that strip sits in the first level. The patch matrix is never
  * written whole and no patch is gathered twice. When a product has too few
  * panels to share among threads but several tile rows (small maps, many
  * channels), sb_gemm_run gathers B whole instead, in parallel, and the tiles
  * share it: gathering per row tile would repeat the work. */
 #define PANEL_STRIPS 8
 #define MIN_PANEL_CHUNKS 8
+#define PANEL_MAX_TILE_ROWS 4        /* plain B through panel mode: up to 4 tile rows */
+#define PANEL_MIN_B_FLOATS 65536.0   /* ... when B is over 256 KiB (smaller: in place) */
 
 static void compute_panel(void *ctx, size_t chunk, int thread_index)
 {
@@ -289,12 +309,11 @@ static void compute_panel(void *ctx, size_t chunk, int thread_index)
         size_t kc = k_block_depth(g->k, kb);
         int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
         const float *a_block = g->packed_a + kb * SB_KC * g->a_strips * mr;
-        for (size_t jj = 0; jj < cols; jj += nr) {
-            size_t strip = (j0 + jj) / nr;
-            g->gather_b(g->gather_ctx, kb * SB_KC, kc, strip, strip + 1, nr, s.panel);
-            run_strip(g, s, kc, a_block, s.panel, (ptrdiff_t)nr, 0, g->m, j0 + jj,
-                      min_size(cols - jj, nr), accumulate, last);
-        }
+        g->gather_b(g->gather_ctx, kb * SB_KC, kc, j0 / nr, j0 / nr + ceil_div(cols, nr), nr,
+                    s.panel);
+        for (size_t jj = 0; jj < cols; jj += nr)
+            run_strip(g, s, kc, a_block, s.panel + (jj / nr) * kc * nr, (ptrdiff_t)nr, 0, g->m,
+                      j0 + jj, min_size(cols - jj, nr), accumulate, last);
     }
 }
 
@@ -478,12 +497,21 @@ int sb_gemm_run(const sb_gemm_args *args)
                    (g.tiles_m == 1 || (g.tiles_m <= IN_PLACE_MAX_TILE_ROWS &&
                                        g.b_row > 0 && g.b_row <= IN_PLACE_MAX_ROW_FLOATS));
     int single_row = m == 1;
-    /* A gathered B is gathered panel by panel inside the tiles, never whole;
-     * only a single row of A (which reads each strip once) takes it packed. */
-    int panels = args->gather_b && !single_row;
-    if (panels && g.tiles_m > 1 && sb_threading_available() &&
-        ceil_div(g.b_strips, PANEL_STRIPS) < MIN_PANEL_CHUNKS)
-        panels = 0;   /* too few panels to share: gather B once, then share it */
+    int shareable = g.tiles_m == 1 || !sb_threading_available() ||
+                    ceil_div(g.b_strips, PANEL_STRIPS) >= MIN_PANEL_CHUNKS;
+    /* A gathered B is gathered panel by panel inside the tiles, never whole,
+     * unless there are too few panels to share among threads and several tile
+     * rows: then it is gathered once and shared. A single row of A (which
+     * reads each strip once) takes it packed whole too. */
+    int panels = args->gather_b && !single_row && shareable;
+    /* A plain B with few rows of A: A is packed once and B strip by strip
+     * into the first-level cache (panel mode), rather than B read in place
+     * with its rows far apart or packed whole into memory and read back. */
+    int own_a = 0;
+    if (!prepacked && !args->gather_b && !single_row && shareable &&
+        g.tiles_m <= PANEL_MAX_TILE_ROWS && (double)k * (double)n > PANEL_MIN_B_FLOATS) {
+        panels = 1, in_place = 0, own_a = !g.packed_a;
+    }
     size_t chunks;
     double ns;
     if (single_row) {
@@ -491,7 +519,7 @@ int sb_gemm_run(const sb_gemm_args *args)
         ns = (double)n * (double)k * NS_PER_PACKED;
     } else if (panels) {
         chunks = ceil_div(g.b_strips, PANEL_STRIPS);
-        g.scratch_floats = scratch_floats_for(g.path, (size_t)SB_KC * g.path->nr);
+        g.scratch_floats = scratch_floats_for(g.path, (size_t)SB_KC * PANEL_STRIPS * g.path->nr);
         ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +
              (double)n * (double)k * NS_PER_PACKED;
     } else {
@@ -504,11 +532,17 @@ int sb_gemm_run(const sb_gemm_args *args)
     /* One workspace: the packed B (unless prepacked, read in place or
      * gathered per panel), then every thread's scratch. */
     size_t own_b_bytes = prepacked || in_place || panels ? 0 : (b_bytes + 63) & ~(size_t)63;
+    size_t own_a_bytes = own_a ? (sb_packed_a_floats(g.path, m, k) * sizeof(float) + 63) & ~(size_t)63 : 0;
     size_t scratch_bytes = (size_t)threads * g.scratch_floats * sizeof(float);
-    if (own_b_bytes > (size_t)-1 - scratch_bytes) return SB_ERR_NO_MEMORY;
-    unsigned char *workspace = sb_workspace_get(own_b_bytes + scratch_bytes);
+    if (own_b_bytes > (size_t)-1 - scratch_bytes - own_a_bytes) return SB_ERR_NO_MEMORY;
+    unsigned char *workspace = sb_workspace_get(own_b_bytes + own_a_bytes + scratch_bytes);
     if (!workspace) return SB_ERR_NO_MEMORY;
-    g.scratch = (float *)(void *)(workspace + own_b_bytes);
+    g.scratch = (float *)(void *)(workspace + own_b_bytes + own_a_bytes);
+    if (own_a) {   /* a few tile rows of A: small, packed on the calling thread */
+        float *packed_a = (float *)(void *)(workspace + own_b_bytes);
+        sb_pack_a(g.path, m, k, g.a, g.a_row, g.a_col, packed_a);
+        g.packed_a = packed_a;
+    }
     if (prepacked) {
         g.packed_b = prepacked;
     } else if (!in_place && !panels) {

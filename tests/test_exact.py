@@ -182,3 +182,26 @@ def test_exact_is_independent_of_threads_and_paths():
             for threads in (1, 2, 3):
                 assert_same_bits(samebits.matmul(a, b, mode="exact", threads=threads), want,
                                  f"path {p} threads={threads}")
+
+
+# Few tile rows and a B over 256 KiB: A packed whole, B packed panel by panel
+# inside the chunks (gemm.c, panel mode); 193 rows is past four avx2 tile rows.
+PANEL_SHAPES = [(40, 300, 300), (64, 576, 700), (2, 500, 200), (193, 300, 400),
+                (130, 257, 513), (7, 1000, 80)]
+
+
+@pytest.mark.parametrize("m,k,n", PANEL_SHAPES)
+def test_panel_mode_shapes(path: str, m: int, k: int, n: int) -> None:
+    a = test_values((m, k), m + k, 8)
+    b = test_values((k, n), n, 8)
+    want = naive(a, b)
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            assert_same_bits(samebits.matmul(a, b, mode="exact", threads=threads), want,
+                             f"{path} exact {m}x{k}x{n} threads {threads}")
+        fast = samebits.matmul(a, b, threads=1)
+        assert_same_bits(samebits.matmul(a, b, threads=2), fast, "fast: 2 threads vs 1")
+        assert_same_bits(samebits.matmul(a, samebits.pack(b), threads=1), fast,
+                         "fast: packed vs plain")
+        assert_same_bits(samebits.matmul(a, b.T.copy().T, threads=1), fast,
+                         "fast: column-major b (packed whole) vs row-major")
