@@ -43,6 +43,7 @@ typedef struct {
     const float *packed_b;       /* null when the kernels read B in place */
     sb_b_gather_fn gather_b;     /* fills packed_b: pack_b_strips, or a convolution's */
     const void *gather_ctx;
+    int gather_by_strip;         /* compute_panel: gather one strip at a time (patches) */
     const float *row_bias;       /* epilogue: see sb_epilogue_rows */
     int activation;
     size_t b_strips;             /* strips in the packed layout (padded to row groups) */
@@ -288,7 +289,9 @@ static void compute_tile(void *ctx, size_t chunk, int thread_index)
  * A. For each k-block the chunk gathers its panel into its scratch (128 KiB
  * on avx2: it stays in the second-level cache; a plain B is read a few whole
  * cache lines per row, which the prefetchers follow), then runs the kernel
- * down every row for each strip while that strip sits in the first level. The patch matrix is never
+ * down every row for each strip while that strip sits in the first level.
+ * Patches are gathered a strip at a time instead, straight into the first
+ * level: their reads are short runs anyway, and the strip is used at once. The patch matrix is never
  * written whole and no patch is gathered twice. When a product has too few
  * panels to share among threads but several tile rows (small maps, many
  * channels), sb_gemm_run gathers B whole instead, in parallel, and the tiles
@@ -309,11 +312,19 @@ static void compute_panel(void *ctx, size_t chunk, int thread_index)
         size_t kc = k_block_depth(g->k, kb);
         int accumulate = kb > 0, last = kb + 1 == g->k_blocks;
         const float *a_block = g->packed_a + kb * SB_KC * g->a_strips * mr;
-        g->gather_b(g->gather_ctx, kb * SB_KC, kc, j0 / nr, j0 / nr + ceil_div(cols, nr), nr,
-                    s.panel);
-        for (size_t jj = 0; jj < cols; jj += nr)
-            run_strip(g, s, kc, a_block, s.panel + (jj / nr) * kc * nr, (ptrdiff_t)nr, 0, g->m,
-                      j0 + jj, min_size(cols - jj, nr), accumulate, last);
+        if (!g->gather_by_strip)
+            g->gather_b(g->gather_ctx, kb * SB_KC, kc, j0 / nr, j0 / nr + ceil_div(cols, nr), nr,
+                        s.panel);
+        for (size_t jj = 0; jj < cols; jj += nr) {
+            const float *strip = s.panel;
+            if (g->gather_by_strip)
+                g->gather_b(g->gather_ctx, kb * SB_KC, kc, (j0 + jj) / nr, (j0 + jj) / nr + 1, nr,
+                            s.panel);
+            else
+                strip += (jj / nr) * kc * nr;
+            run_strip(g, s, kc, a_block, strip, (ptrdiff_t)nr, 0, g->m, j0 + jj,
+                      min_size(cols - jj, nr), accumulate, last);
+        }
     }
 }
 
@@ -519,7 +530,9 @@ int sb_gemm_run(const sb_gemm_args *args)
         ns = (double)n * (double)k * NS_PER_PACKED;
     } else if (panels) {
         chunks = ceil_div(g.b_strips, PANEL_STRIPS);
-        g.scratch_floats = scratch_floats_for(g.path, (size_t)SB_KC * PANEL_STRIPS * g.path->nr);
+        g.gather_by_strip = args->gather_b != NULL;
+        g.scratch_floats = scratch_floats_for(
+            g.path, (size_t)SB_KC * (g.gather_by_strip ? 1 : PANEL_STRIPS) * g.path->nr);
         ns = (double)m * (double)n * (double)k / g.path->muladds_per_ns +
              (double)n * (double)k * NS_PER_PACKED;
     } else {
