@@ -79,10 +79,34 @@ static inline void copy_strip_row(float *dst, const float *src, size_t cols)
     }
 }
 
-/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B, +0 past column n.
- * A row-major B is read row by row across all the strips, so every cache
- * line of B is read once, whole; strip s's row p lands at s*kc*NR + p*NR. */
+/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B, +0 past column n. */
 static void pack_b_strips(const gemm_call *g, size_t p0, size_t kc, size_t strip0,
+                          size_t strip_end, float *dst)
+{
+    const size_t nr = (size_t)g->path->nr;
+    for (size_t s = strip0; s < strip_end; ++s) {
+        size_t j0 = s * nr;
+        size_t cols = j0 < g->n ? min_size(g->n - j0, nr) : 0;
+        for (size_t p = 0; p < kc; ++p) {
+            const float *src = g->b + (ptrdiff_t)(p0 + p) * g->b_row + (ptrdiff_t)j0 * g->b_col;
+            float *out = dst + p * nr;
+            if (g->b_col == 1) {
+                copy_strip_row(out, src, cols);
+            } else {
+                for (size_t j = 0; j < cols; ++j) out[j] = src[(ptrdiff_t)j * g->b_col];
+            }
+            for (size_t j = cols; j < nr; ++j) out[j] = 0.0f;
+        }
+        dst += kc * nr;
+    }
+}
+
+/* pack_b_strips' result, for panel mode: a row-major B is read row by row
+ * across all the strips (a few whole cache lines per row, which the
+ * prefetchers follow when B's rows are far apart); strip s's row p lands at
+ * s*kc*NR + p*NR. Packing all of B strip by strip measured faster for tall
+ * products, whose B rows are close together. */
+static void pack_b_panel_rows(const gemm_call *g, size_t p0, size_t kc, size_t strip0,
                           size_t strip_end, float *dst)
 {
     const size_t nr = (size_t)g->path->nr, strip_floats = kc * nr;
@@ -153,6 +177,13 @@ static void gather_matrix_b(const void *ctx, size_t p0, size_t kc, size_t strip0
 {
     (void)nr;
     pack_b_strips(ctx, p0, kc, strip0, strip_end, dst);
+}
+
+static void gather_matrix_panel(const void *ctx, size_t p0, size_t kc, size_t strip0,
+                                size_t strip_end, size_t nr, float *dst)
+{
+    (void)nr;
+    pack_b_panel_rows(ctx, p0, kc, strip0, strip_end, dst);
 }
 
 static size_t packed_block_offset(size_t b_strips, size_t nr, size_t kb)
@@ -522,6 +553,7 @@ int sb_gemm_run(const sb_gemm_args *args)
     if (!prepacked && !args->gather_b && !single_row && shareable &&
         g.tiles_m <= PANEL_MAX_TILE_ROWS && (double)k * (double)n > PANEL_MIN_B_FLOATS) {
         panels = 1, in_place = 0, own_a = !g.packed_a;
+        g.gather_b = gather_matrix_panel;
     }
     size_t chunks;
     double ns;
