@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any
+from typing import Any, Callable, Sequence
 
 try:
     import numpy as np
@@ -122,9 +122,14 @@ def as_input(x: Any, name: str) -> Matrix:
     return _from_buffer(x, name)
 
 
-def _overlaps(out: Any, out_m: Matrix, inputs: list[tuple[Any, Matrix]]) -> bool:
-    for obj, mat in inputs:
-        if not mat.zero_copy:
+def overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
+             inputs: Sequence[tuple[Any, Any]]) -> bool:
+    """Whether `out` may share memory with an input read in place (inputs are
+    (object, Matrix or Tensor) pairs). numpy pairs are asked exactly; other
+    pairs compare byte spans, out_span() giving out's or None when it cannot
+    be told (then the answer is yes: refusing is safer than a wrong result)."""
+    for obj, operand in inputs:
+        if not operand.zero_copy:
             continue
         if is_numpy(out) and is_numpy(obj):
             if not np.may_share_memory(out, obj):
@@ -135,8 +140,11 @@ def _overlaps(out: Any, out_m: Matrix, inputs: list[tuple[Any, Matrix]]) -> bool
             except _TOO_HARD:   # undecided within the work limit: refuse
                 return True
             continue
-        lo, hi = out_m.byte_span()
-        ilo, ihi = mat.byte_span()
+        span = out_span()
+        if span is None:
+            return True
+        lo, hi = span
+        ilo, ihi = operand.byte_span()
         if lo < ihi and ilo < hi:
             return True
     return False
@@ -185,7 +193,7 @@ class Output:
                 raise ValueError(f"{what}: an out buffer that is not a numpy array must be "
                                  "C-contiguous")
             self.matrix = Matrix(_address(view), m, n, n, 1, view, True)
-        if _overlaps(out, self.matrix, inputs):
+        if overlaps(out, self.matrix.byte_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
     def finish(self) -> Any:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from ._operands import _TOO_HARD, FLOAT_FORMATS, ITEM, _address, is_numpy, np, numpy_address
+from ._operands import FLOAT_FORMATS, ITEM, _address, is_numpy, np, numpy_address, overlaps
 
 __all__ = ["Tensor", "Tensor4", "as_input_nd", "as_nchw_input", "as_contiguous_input",
            "output_nd", "OutputND"]
@@ -162,30 +162,6 @@ def _buffer_span(view: memoryview) -> tuple[int, int] | None:
         return None
 
 
-def _overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
-              inputs: Sequence[tuple[Any, Tensor]]) -> bool:
-    for obj, tensor in inputs:
-        if not tensor.zero_copy or tensor.size == 0:
-            continue
-        if is_numpy(out) and is_numpy(obj):
-            if not np.may_share_memory(out, obj):
-                continue
-            try:
-                if np.shares_memory(out, obj, max_work=100_000):
-                    return True
-            except _TOO_HARD:   # undecided within the work limit: refuse
-                return True
-            continue
-        span = out_span()
-        if span is None:
-            return True         # cannot tell: refuse rather than risk it
-        lo, hi = span
-        ilo, ihi = tensor.byte_span()
-        if lo < ihi and ilo < hi:
-            return True
-    return False
-
-
 class OutputND:
     """Where the C library writes a C-contiguous result of `shape`, and what
     the caller gets back (`finish()`)."""
@@ -246,7 +222,7 @@ class OutputND:
                 self._copy_back = copy_back
             span = _buffer_span(view)
             out_span = lambda: span
-        if _overlaps(out, out_span, inputs):
+        if overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
     @property
