@@ -102,6 +102,19 @@ def case_output(case: Case, index: int, mode: int, path: int, threads: int) -> b
     return b"".join(bytes(raw[i * ldc * 4: i * ldc * 4 + row_bytes]) for i in range(case.m))
 
 
+def _digest(outputs: Iterable[bytes], flip_bit: int | None) -> str:
+    """SHA-256 over the outputs in order; flip_bit (see suite_digest) flips
+    one bit of the first nonempty output first."""
+    digest = hashlib.sha256()
+    for out in outputs:
+        if flip_bit is not None and out:
+            flipped = bytearray(out)
+            flipped[(flip_bit // 8) % len(out)] ^= 1 << (flip_bit % 8)
+            out, flip_bit = bytes(flipped), None
+        digest.update(out)
+    return digest.hexdigest()
+
+
 def suite_digest(mode: str, path: str, threads: int,
                  groups: Iterable[str] = ("sweep", "random", "models"),
                  flip_bit: int | None = None) -> str:
@@ -112,15 +125,8 @@ def suite_digest(mode: str, path: str, threads: int,
     """
     from ._matmul import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
-    digest = hashlib.sha256()
-    for i, case in enumerate(suite(groups)):
-        out = case_output(case, i, code, index, threads)
-        if flip_bit is not None and out:
-            flipped = bytearray(out)
-            flipped[(flip_bit // 8) % len(out)] ^= 1 << (flip_bit % 8)
-            out, flip_bit = bytes(flipped), None
-        digest.update(out)
-    return digest.hexdigest()
+    outputs = (case_output(case, i, code, index, threads) for i, case in enumerate(suite(groups)))
+    return _digest(outputs, flip_bit)
 
 
 # --------------------------------------------------------------------------
@@ -215,15 +221,9 @@ def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None =
     (flip_bit as in suite_digest)."""
     from ._matmul import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
-    digest = hashlib.sha256()
-    for i, case in enumerate(conv_suite()):
-        out = conv_case_output(case, i, code, index, threads)
-        if flip_bit is not None and out:
-            flipped = bytearray(out)
-            flipped[(flip_bit // 8) % len(out)] ^= 1 << (flip_bit % 8)
-            out, flip_bit = bytes(flipped), None
-        digest.update(out)
-    return digest.hexdigest()
+    outputs = (conv_case_output(case, i, code, index, threads)
+               for i, case in enumerate(conv_suite()))
+    return _digest(outputs, flip_bit)
 
 
 # --------------------------------------------------------------------------
