@@ -95,20 +95,6 @@ static void copy_run(float *dst, const float *row, ptrdiff_t ix0, size_t len, si
     for (size_t t = hi; t < len; ++t) dst[t] = 0.0f;
 }
 
-/* One tap (c, ky, kx) over output row oy, output columns [ox, ox + len). */
-static void copy_tap(const sb_conv_desc *d, const float *planes, size_t c, size_t ky, size_t kx,
-                     size_t oy, size_t ox, size_t len, float *dst)
-{
-    ptrdiff_t iy = (ptrdiff_t)(oy * d->stride_h + ky * d->dil_h) - (ptrdiff_t)d->pad_top;
-    if (iy < 0 || iy >= (ptrdiff_t)d->h || d->w == 0) {
-        memset(dst, 0, len * sizeof(float));
-        return;
-    }
-    const float *row = planes + (c * d->h + (size_t)iy) * d->w;
-    ptrdiff_t ix0 = (ptrdiff_t)(ox * d->stride_w + kx * d->dil_w) - (ptrdiff_t)d->pad_left;
-    copy_run(dst, row, ix0, len, d->stride_w, d->w);
-}
-
 /* ---- fast mode: patches gathered into packed strips ---------------------- */
 
 typedef struct {
@@ -132,17 +118,18 @@ static inline void copy_floats(float *dst, const float *src, size_t count)
 }
 
 /* One run's column piece of kc consecutive tap rows, from tap p0 on, into
- * out (row step nr). The tap's input row and column move with (c, ky, kx)
- * by plain additions; only a tap that reaches the border takes copy_run. */
+ * out (row step out_step: NR in a packed strip, OH*OW in the im2col matrix).
+ * The tap's input row and column move with (c, ky, kx) by plain additions;
+ * only a tap that reaches the border takes copy_run. */
 static void gather_run(const sb_conv_desc *d, const float *planes, const patch_run *run,
-                       size_t p0, size_t kc, size_t nr, float *out)
+                       size_t p0, size_t kc, size_t out_step, float *out)
 {
     const ptrdiff_t h = (ptrdiff_t)d->h, w = (ptrdiff_t)d->w, sw = (ptrdiff_t)d->stride_w;
     const ptrdiff_t dh = (ptrdiff_t)d->dil_h, dw = (ptrdiff_t)d->dil_w;
     const size_t len = run->len, kh = d->kh, kw = d->kw, taps = kh * kw;
     const ptrdiff_t span = ((ptrdiff_t)len - 1) * sw;   /* last column minus first */
     size_t c = p0 / taps, ky = p0 % taps / kw, kx = p0 % kw;
-    for (size_t p = 0; p < kc; ++p, out += nr) {
+    for (size_t p = 0; p < kc; ++p, out += out_step) {
         ptrdiff_t iy = run->iy0 + (ptrdiff_t)ky * dh, ix = run->ix0 + (ptrdiff_t)kx * dw;
         if (iy < 0 || iy >= h || w == 0) {
             memset(out, 0, len * sizeof(float));
@@ -204,12 +191,12 @@ static void im2col_chunk(void *ctx, size_t chunk, int thread_index)
     (void)thread_index;
     const im2col_job *job = ctx;
     const sb_conv_desc *d = job->s.d;
-    size_t p_end = min_size(job->s.k, (chunk + 1) * IM2COL_CHUNK_ROWS);
-    for (size_t p = chunk * IM2COL_CHUNK_ROWS; p < p_end; ++p) {
-        size_t c = p / job->s.taps, ky = p % job->s.taps / d->kw, kx = p % d->kw;
-        float *row = job->matrix + p * job->s.cols;
-        for (size_t oy = 0; oy < d->out_h; ++oy)
-            copy_tap(d, job->planes, c, ky, kx, oy, 0, d->out_w, row + oy * d->out_w);
+    size_t p0 = chunk * IM2COL_CHUNK_ROWS, rows = min_size(job->s.k - p0, IM2COL_CHUNK_ROWS);
+    for (size_t oy = 0; oy < d->out_h; ++oy) {   /* each output row is one run */
+        patch_run run = {(ptrdiff_t)(oy * d->stride_h) - (ptrdiff_t)d->pad_top,
+                         -(ptrdiff_t)d->pad_left, 0, d->out_w};
+        gather_run(d, job->planes, &run, p0, rows, job->s.cols,
+                   job->matrix + p0 * job->s.cols + oy * d->out_w);
     }
 }
 
