@@ -83,7 +83,9 @@ def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
     return Matrix(address, rows, cols, row_bytes // ITEM, col_bytes // ITEM, x, True)
 
 
-def _float_view(x: Any, name: str) -> memoryview:
+def _float_view(x: Any, name: str, ndim: int = 2) -> memoryview:
+    """x as a memoryview of float32 with ndim dimensions, or a TypeError /
+    ValueError naming what is wrong."""
     try:
         view = memoryview(x)
     except TypeError:
@@ -92,8 +94,8 @@ def _float_view(x: Any, name: str) -> memoryview:
                         f"(format 'f'), got {type(x).__name__}") from None
     if view.format not in FLOAT_FORMATS:
         raise TypeError(f"{name} must hold float32 (buffer format 'f'), got format {view.format!r}")
-    if view.ndim != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {view.shape}")
+    if view.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(view.shape)}")
     return view
 
 

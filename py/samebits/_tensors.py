@@ -20,7 +20,7 @@ import ctypes
 import itertools
 from typing import Any, Sequence
 
-from ._operands import FLOAT_FORMATS, ITEM, _address, is_numpy, np, numpy_address, overlaps
+from ._operands import ITEM, _address, _float_view, is_numpy, np, numpy_address, overlaps
 
 __all__ = ["Tensor", "Tensor4", "as_input_nd", "as_nchw_input", "as_contiguous_input",
            "output_nd", "OutputND"]
@@ -85,20 +85,6 @@ def _from_numpy(x: "np.ndarray", name: str, ndim: int) -> Tensor:
         return _make(numpy_address(x), x.shape, x, True)
     copy = np.array(x, order="C", copy=True)   # fresh, aligned, C-contiguous
     return _make(numpy_address(copy), copy.shape, copy, False)
-
-
-def _float_view(x: Any, name: str, ndim: int) -> memoryview:
-    try:
-        view = memoryview(x)
-    except TypeError:
-        kinds = "a float32 numpy array or " if np is not None else ""
-        raise TypeError(f"{name} must be {kinds}an object with the buffer protocol "
-                        f"(format 'f'), got {type(x).__name__}") from None
-    if view.format not in FLOAT_FORMATS:
-        raise TypeError(f"{name} must hold float32 (buffer format 'f'), got format {view.format!r}")
-    if view.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(view.shape)}")
-    return view
 
 
 def _from_buffer(x: Any, name: str, ndim: int) -> Tensor:
