@@ -5,8 +5,9 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
+EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm web-deps hashes browser speed bench sanitize clean
+.PHONY: all test check deps native wasm web-deps hashes browser speed bench sanitize avx512-emulated clean
 
 # The main job: build native + wasm, print the hash table natively and in
 # Chromium (exact lines compared), then a short speed line.
@@ -16,6 +17,7 @@ all: deps native wasm web-deps hashes browser speed
 test: deps native wasm web-deps
 	$(PYTHON) -m pytest -q -m "" tests
 	$(MAKE) sanitize
+	$(MAKE) avx512-emulated
 
 # The fast inner loop: native tests only.
 check: native
@@ -72,6 +74,15 @@ sanitize:
 	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
 	    tests/test_packed_and_rows.py tests/test_properties.py tests/test_conv.py \
 	    tests/test_maxpool.py tests/test_tensors.py tests/test_depthwise.py
+
+# The avx512 path on a CPU without AVX-512: its kernels built over pairs of
+# AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned
+# hash lines and the fusing-paths comparison included. Needs AVX2 + FMA3.
+avx512-emulated:
+	@if grep -qw avx512f /proc/cpuinfo; then echo "this CPU runs avx512 natively: the main run tested it"; \
+	elif ! grep -qw avx2 /proc/cpuinfo || ! grep -qw fma /proc/cpuinfo; then echo "SKIPPED: no AVX2 + FMA3 to emulate avx512 on"; \
+	else cmake -S . -B $(EMULATED_DIR) -DSB_EMULATE_AVX512=ON >/dev/null && cmake --build $(EMULATED_DIR) -j2 && \
+	  SAMEBITS_LIBRARY=$(EMULATED_DIR)/libsamebits.so $(PYTHON) -m pytest -q -p no:cacheprovider -m "" -k avx512 -rs tests; fi
 
 clean:
 	rm -rf build dist wasm/out web/out

@@ -209,26 +209,32 @@ static void build_im2col(im2col_job *job, int max_threads)
 
 /* ---- the call ------------------------------------------------------------ */
 
-static size_t packed_group_floats(const sb_path_desc *path, size_t cout_g, size_t k)
+/* The path's register tile for this layer (see sb_path_desc.conv_tile). */
+static const sb_path_desc *conv_tile(const sb_path_desc *path, size_t cout_g)
 {
-    return sb_packed_a_floats(path, cout_g, k);
+    return path->conv_tile ? path->conv_tile(cout_g) : path;
+}
+
+static size_t packed_group_floats(const sb_path_desc *tile, size_t cout_g, size_t k)
+{
+    return sb_packed_a_floats(tile, cout_g, k);
 }
 
 static int run_groups(const sb_conv_desc *d)
 {
     const conv_shape s = shape_of(d);
-    const sb_path_desc *path = sb_path_get(d->path);
+    const sb_path_desc *tile = conv_tile(sb_path_get(d->path), s.cout_g);
     const int exact = d->mode == SB_MODE_EXACT, pointwise = is_pointwise(d);
     const size_t in_plane = d->h * d->w;
     const int gathered = !exact && !pointwise && s.k > 0;
     float *matrix = NULL, *own_packed = NULL;
     if (gathered && !d->packed) {   /* the gathering product wants A prepacked */
-        size_t floats = d->groups * packed_group_floats(path, s.cout_g, s.k);
+        size_t floats = d->groups * packed_group_floats(tile, s.cout_g, s.k);
         own_packed = sb_workspace_get(floats * sizeof(float));
         if (!own_packed) return SB_ERR_NO_MEMORY;
         for (size_t g = 0; g < d->groups; ++g)
-            sb_pack_a(path, s.cout_g, s.k, d->weights + g * s.cout_g * s.k, (ptrdiff_t)s.k, 1,
-                      own_packed + g * packed_group_floats(path, s.cout_g, s.k));
+            sb_pack_a(tile, s.cout_g, s.k, d->weights + g * s.cout_g * s.k, (ptrdiff_t)s.k, 1,
+                      own_packed + g * packed_group_floats(tile, s.cout_g, s.k));
     }
     const float *packed = d->packed ? d->packed : own_packed;
     if (exact && !pointwise && s.k > 0) {
@@ -244,9 +250,10 @@ static int run_groups(const sb_conv_desc *d)
             sb_gemm_args args;
             memset(&args, 0, sizeof args);
             args.path = d->path, args.mode = d->mode, args.max_threads = d->max_threads;
+            args.tile = tile;
             args.m = s.cout_g, args.n = s.cols, args.k = s.k;
             if (packed) {
-                args.packed_a = packed + g * packed_group_floats(path, s.cout_g, s.k);
+                args.packed_a = packed + g * packed_group_floats(tile, s.cout_g, s.k);
             } else {
                 args.a = d->weights + g * s.cout_g * s.k, args.a_row = (ptrdiff_t)s.k,
                 args.a_col = 1;
@@ -301,7 +308,8 @@ size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_
     if (k > bound || (k *= kw) > bound) return 0;
     uint64_t rows = cout;
     if (!sb_conv_is_depthwise(cin_per_group, groups)) {   /* each group padded to whole strips */
-        uint64_t mr = (uint64_t)sb_path_get(path)->mr, cout_g = cout / groups;
+        uint64_t cout_g = cout / groups;
+        uint64_t mr = (uint64_t)conv_tile(sb_path_get(path), (size_t)cout_g)->mr;
         rows = groups * ((cout_g + mr - 1) / mr * mr);
     }
     uint64_t floats = rows * k;
@@ -323,8 +331,9 @@ int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_
         memcpy(packed, w, bytes);
         return SB_OK;
     }
-    const sb_path_desc *desc = sb_path_get(path);
-    size_t cout_g = cout / groups, group_floats = packed_group_floats(desc, cout_g, k);
+    size_t cout_g = cout / groups;
+    const sb_path_desc *desc = conv_tile(sb_path_get(path), cout_g);
+    size_t group_floats = packed_group_floats(desc, cout_g, k);
     for (size_t g = 0; g < groups; ++g)
         sb_pack_a(desc, cout_g, k, w + g * cout_g * k, (ptrdiff_t)k, 1,
                   (float *)packed + g * group_floats);

@@ -459,10 +459,11 @@ static size_t tile_width(const sb_path_desc *path, size_t m, size_t n)
     return width < (size_t)path->nc ? width : (size_t)path->nc;
 }
 
-static void init_call(gemm_call *g, int path, int mode, size_t m, size_t n, size_t k)
+static void init_call(gemm_call *g, const sb_path_desc *path, int mode, size_t m, size_t n,
+                      size_t k)
 {
     memset(g, 0, sizeof *g);
-    g->path = sb_path_get(path);
+    g->path = path;
     g->exact = mode == SB_MODE_EXACT;
     g->ukernel = g->exact ? g->path->exact : g->path->fast;
     g->row_kernel = g->exact ? g->path->row_exact : g->path->row_fast;
@@ -492,7 +493,7 @@ int sb_pack_b(int path, int max_threads, size_t k, size_t n, const float *b, ptr
     if (k == 0 || n == 0) return SB_OK;
     if (!b || !packed) return SB_ERR_ARGUMENT;
     gemm_call g;
-    init_call(&g, path, SB_MODE_FAST, 0, n, k);
+    init_call(&g, sb_path_get(path), SB_MODE_FAST, 0, n, k);
     g.b = b, g.b_row = b_row, g.b_col = b_col;
     g.packed_b = packed;
     g.gather_b = gather_matrix_b, g.gather_ctx = &g;
@@ -512,7 +513,7 @@ int sb_gemm_run(const sb_gemm_args *args)
     if (args->gather_b && !args->packed_a) return SB_ERR_ARGUMENT;   /* see compute_panel */
 
     gemm_call g;
-    init_call(&g, args->path, args->mode, m, n, k);
+    init_call(&g, args->tile ? args->tile : sb_path_get(args->path), args->mode, m, n, k);
     g.a = args->a, g.a_row = args->a_row, g.a_col = args->a_col;
     g.packed_a = args->packed_a;
     g.a_strips = ceil_div(m, (size_t)g.path->mr);

@@ -34,7 +34,8 @@ typedef void (*sb_dw_kernel_fn)(size_t rows, size_t cols, size_t taps, const flo
                                 float *out, ptrdiff_t out_row);
 
 /* One ISA path: the only thing the framework knows about it. */
-typedef struct {
+typedef struct sb_path_desc sb_path_desc;
+struct sb_path_desc {
     const char *name;
     int mr, nr;              /* register tile */
     int mc, nc;              /* cache tile: one chunk of compute work */
@@ -48,7 +49,13 @@ typedef struct {
     int (*supported)(void);  /* can this CPU run it */
     sb_dw_kernel_fn dw_exact;  /* depthwise convolution rows */
     sb_dw_kernel_fn dw_fast;
-} sb_path_desc;
+    /* The register tile of a convolution with cout_g output channels per
+     * group: another entry of the same path (its vector width, fusing and
+     * depthwise kernels, another MR x NR), or null for this entry's own.
+     * A function of cout_g alone: weights are packed before any input size
+     * is known. */
+    const sb_path_desc *(*conv_tile)(size_t cout_g);
+};
 
 extern const sb_path_desc sb_path_scalar, sb_path_vec4, sb_path_avx2,
     sb_path_avx512, sb_path_neon;
@@ -88,6 +95,7 @@ typedef void (*sb_b_gather_fn)(const void *ctx, size_t p0, size_t kc, size_t str
  * each finished tile (epilogue.c). */
 typedef struct {
     int path, mode, max_threads;
+    const sb_path_desc *tile;   /* the register tile: null for the path's own */
     size_t m, n, k;
     const float *a;
     ptrdiff_t a_row, a_col;

@@ -26,5 +26,5 @@ UKR_DEFINE(avx2, 1)
 
 const sb_path_desc sb_path_avx2 = UKR_PATH_ENTRY(avx2, 48, 1024, 40, 1, sb_cpu_has_avx2_fma);
 #else
-const sb_path_desc sb_path_avx2 = {"avx2", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx2 = {.name = "avx2"};  /* not built: no kernels */
 #endif

@@ -1,18 +1,58 @@
 /* avx512 path: 12 x 32 tile of 16-lane vectors, FMA in fast mode.
  * Register budget: 24 accumulators + 2 B + 1 A broadcast = 27 of 32 zmm.
- * Compiled with -mavx512f -mfma; selected only when CPUID and XCR0 allow it. */
+ * Compiled with -mavx512f -mfma; selected only when CPUID and XCR0 allow it.
+ *
+ * A convolution uses 16 x 16 instead (16 + 1 + 1 zmm), or 8 x 32 (16 + 2 + 1)
+ * when its output channels per group leave 1 to 8 over a multiple of 16:
+ * 12-row strips pad a 64-channel layer to 72 rows, and 16-column strips pad a
+ * small output map less than 32-column ones (196 columns: 12.25 strips of
+ * 16, 6.1 of 32). Each output is still its taps in order, one multiply-add
+ * each, so the tile cannot change a bit.
+ *
+ * SB_EMULATE_AVX512 (the `make avx512-emulated` test build only) compiles the
+ * same kernels over a pair of AVX2 vectors on an AVX2 + FMA3 machine: each
+ * 16-lane operation is two 8-lane ones, fused where the real one fuses, so the
+ * path's tiles, edges and framework can be tested bit for bit on CPUs without
+ * AVX-512 (the instructions themselves are IEEE operations either way). */
 #include "sb_internal.h"
 
-#if defined(__AVX512F__) && defined(__FMA__)
+#if defined(SB_EMULATE_AVX512)
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "the emulated avx512 path needs AVX2 and FMA3 (-mavx2 -mfma)"
+#endif
 #include <immintrin.h>
 #include "cpu_x86.h"
+#define SB_AVX512_BUILT 1
+typedef struct { __m256 lo, hi; } vec_t;
+static inline vec_t vec_load(const float *p)
+{
+    return (vec_t){_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+}
+static inline void vec_store(float *p, vec_t v)
+{
+    _mm256_storeu_ps(p, v.lo), _mm256_storeu_ps(p + 8, v.hi);
+}
+static inline vec_t vec_splat(float x) { return (vec_t){_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
+static inline vec_t vec_zero(void) { return (vec_t){_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+static inline vec_t vec_add(vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
+}
+static inline vec_t vec_mul(vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)};
+}
+static inline vec_t vec_fma(vec_t acc, vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_fmadd_ps(a.lo, b.lo, acc.lo), _mm256_fmadd_ps(a.hi, b.hi, acc.hi)};
+}
+#define avx512_supported sb_cpu_has_avx2_fma
 
+#elif defined(__AVX512F__) && defined(__FMA__)
+#include <immintrin.h>
+#include "cpu_x86.h"
+#define SB_AVX512_BUILT 1
 typedef __m512 vec_t;
-#define UKR_MR 12
-#define UKR_NR 32
-#define UKR_ROW_STRIPS 4
-#define UKR_LANES 16
-#define UKR_DW_NV 24
 #define vec_load(p) _mm512_loadu_ps(p)
 #define vec_store(p, v) _mm512_storeu_ps((p), (v))
 #define vec_splat(x) _mm512_set1_ps(x)
@@ -20,11 +60,36 @@ typedef __m512 vec_t;
 #define vec_add(a, b) _mm512_add_ps((a), (b))
 #define vec_mul(a, b) _mm512_mul_ps((a), (b))
 #define vec_fma(acc, a, b) _mm512_fmadd_ps((a), (b), (acc))
+#define avx512_supported sb_cpu_has_avx512f
+#endif
+
+#if defined(SB_AVX512_BUILT)
+#define UKR_MR 12
+#define UKR_NR 32
+#define UKR_ROW_STRIPS 4
+#define UKR_LANES 16
+#define UKR_DW_NV 24
+#define UKR_TILE_MAX_MR 16
 #include "ukernel_template.h"
 
 UKR_DEFINE(avx512, 1)
+UKR_DEFINE_TILE(avx512_16x16, 16, 16, 1)
+UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
 
-const sb_path_desc sb_path_avx512 = UKR_PATH_ENTRY(avx512, 96, 1024, 64, 1, sb_cpu_has_avx512f);
+static const sb_path_desc conv_16x16 =
+    UKR_TILE_ENTRY(avx512, avx512_16x16, 16, 16, 96, 1024, 64, 1, avx512_supported, NULL);
+static const sb_path_desc conv_8x32 =
+    UKR_TILE_ENTRY(avx512, avx512_8x32, 8, 32, 96, 1024, 64, 1, avx512_supported, NULL);
+
+static const sb_path_desc *avx512_conv_tile(size_t cout_g)
+{
+    size_t over = cout_g % 16;
+    return over >= 1 && over <= 8 ? &conv_8x32 : &conv_16x16;
+}
+
+const sb_path_desc sb_path_avx512 =
+    UKR_TILE_ENTRY(avx512, avx512, UKR_MR, UKR_NR, 96, 1024, 64, 1, avx512_supported,
+                   avx512_conv_tile);
 #else
-const sb_path_desc sb_path_avx512 = {"avx512", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_avx512 = {.name = "avx512"};  /* not built: no kernels */
 #endif

@@ -26,5 +26,5 @@ static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
 
 const sb_path_desc sb_path_neon = UKR_PATH_ENTRY(neon, 96, 252, 16, 1, neon_supported);
 #else
-const sb_path_desc sb_path_neon = {"neon", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_neon = {.name = "neon"};  /* not built: no kernels */
 #endif

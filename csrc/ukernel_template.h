@@ -13,7 +13,16 @@
  * -ffp-contract=off so that the compiler cannot fuse them. */
 
 #define UKR_NV (UKR_NR / UKR_LANES)
-#define UKR_ROW_NV (UKR_ROW_STRIPS * UKR_NV)
+
+/* A file may define more register tiles than its own (UKR_DEFINE_TILE); the
+ * accumulator arrays are sized for the largest, and the compiler keeps only
+ * the ones a tile uses, in registers. */
+#ifndef UKR_TILE_MAX_MR
+#define UKR_TILE_MAX_MR UKR_MR
+#endif
+#ifndef UKR_TILE_MAX_NV
+#define UKR_TILE_MAX_NV UKR_NV
+#endif
 
 static inline __attribute__((always_inline)) vec_t
 ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
@@ -21,50 +30,51 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
     return fused ? vec_fma(acc, a, b) : vec_add(acc, vec_mul(a, b));
 }
 
-/* The MR x NR tile: see sb_ukernel_fn in sb_internal.h. */
+/* The MR x (NV vectors) tile: see sb_ukernel_fn in sb_internal.h. */
 static inline __attribute__((always_inline)) void
-ukr_tile(size_t kc, const float *restrict ap, const float *restrict bp, ptrdiff_t b_step,
-         float *restrict c, ptrdiff_t ldc, int accumulate, const int fused)
+ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
+         const float *restrict bp, ptrdiff_t b_step, float *restrict c, ptrdiff_t ldc,
+         int accumulate, const int fused)
 {
-    vec_t acc[UKR_MR][UKR_NV];
+    vec_t acc[UKR_TILE_MAX_MR][UKR_TILE_MAX_NV];
 #pragma GCC unroll 32
-    for (int r = 0; r < UKR_MR; ++r)
+    for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 8
-        for (int v = 0; v < UKR_NV; ++v)
+        for (int v = 0; v < NV; ++v)
             acc[r][v] = accumulate ? vec_load(c + r * ldc + v * UKR_LANES) : vec_zero();
 
     for (size_t p = 0; p < kc; ++p) {
-        vec_t b[UKR_NV];
+        vec_t b[UKR_TILE_MAX_NV];
 #pragma GCC unroll 8
-        for (int v = 0; v < UKR_NV; ++v)
+        for (int v = 0; v < NV; ++v)
             b[v] = vec_load(bp + v * UKR_LANES);
 #pragma GCC unroll 32
-        for (int r = 0; r < UKR_MR; ++r) {
+        for (int r = 0; r < MR; ++r) {
             vec_t a = vec_splat(ap[r]);
 #pragma GCC unroll 8
-            for (int v = 0; v < UKR_NV; ++v)
+            for (int v = 0; v < NV; ++v)
                 acc[r][v] = ukr_step(acc[r][v], a, b[v], fused);
         }
-        ap += UKR_MR;
+        ap += MR;
         bp += b_step;
     }
 
 #pragma GCC unroll 32
-    for (int r = 0; r < UKR_MR; ++r)
+    for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 8
-        for (int v = 0; v < UKR_NV; ++v)
+        for (int v = 0; v < NV; ++v)
             vec_store(c + r * ldc + v * UKR_LANES, acc[r][v]);
 }
 
 /* One row of A times ROW_STRIPS strips of B: see sb_row_kernel_fn. */
 static inline __attribute__((always_inline)) void
-ukr_row(size_t kc, const float *restrict a, ptrdiff_t a_step, const float *restrict bp,
-        ptrdiff_t b_step, ptrdiff_t strip_step, float *restrict c, int accumulate,
-        const int fused)
+ukr_row(const int NV, size_t kc, const float *restrict a, ptrdiff_t a_step,
+        const float *restrict bp, ptrdiff_t b_step, ptrdiff_t strip_step, float *restrict c,
+        int accumulate, const int fused)
 {
-    vec_t acc[UKR_ROW_NV];
+    vec_t acc[UKR_ROW_STRIPS * UKR_TILE_MAX_NV];
 #pragma GCC unroll 32
-    for (int v = 0; v < UKR_ROW_NV; ++v)
+    for (int v = 0; v < UKR_ROW_STRIPS * NV; ++v)
         acc[v] = accumulate ? vec_load(c + v * UKR_LANES) : vec_zero();
 
     for (size_t p = 0; p < kc; ++p) {
@@ -72,14 +82,14 @@ ukr_row(size_t kc, const float *restrict a, ptrdiff_t a_step, const float *restr
 #pragma GCC unroll 8
         for (int s = 0; s < UKR_ROW_STRIPS; ++s)
 #pragma GCC unroll 8
-            for (int v = 0; v < UKR_NV; ++v)
-                acc[s * UKR_NV + v] = ukr_step(acc[s * UKR_NV + v], av,
+            for (int v = 0; v < NV; ++v)
+                acc[s * NV + v] = ukr_step(acc[s * NV + v], av,
                                                vec_load(bp + s * strip_step + v * UKR_LANES), fused);
         bp += b_step;
     }
 
 #pragma GCC unroll 32
-    for (int v = 0; v < UKR_ROW_NV; ++v)
+    for (int v = 0; v < UKR_ROW_STRIPS * NV; ++v)
         vec_store(c + v * UKR_LANES, acc[v]);
 }
 
@@ -242,29 +252,37 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
     }
 }
 
-#define UKR_DEFINE(path, fused_flag)                                                         \
-    void sb_ukr_##path##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
+/* The tile and row kernels of one register tile: sb_ukr_<name>_{exact,fast}
+ * and sb_row_<name>_{exact,fast}. */
+#define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
+    void sb_ukr_##name##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
                                float *c, ptrdiff_t ldc, int accumulate)                      \
     {                                                                                        \
-        ukr_tile(kc, ap, bp, b_step, c, ldc, accumulate, 0);                                 \
+        ukr_tile(MR, (NR) / UKR_LANES, kc, ap, bp, b_step, c, ldc, accumulate, 0);           \
     }                                                                                        \
-    void sb_ukr_##path##_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,  \
+    void sb_ukr_##name##_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,  \
                               float *c, ptrdiff_t ldc, int accumulate)                       \
     {                                                                                        \
-        ukr_tile(kc, ap, bp, b_step, c, ldc, accumulate, fused_flag);                        \
+        ukr_tile(MR, (NR) / UKR_LANES, kc, ap, bp, b_step, c, ldc, accumulate, fused_flag);  \
     }                                                                                        \
-    void sb_row_##path##_exact(size_t kc, const float *a, ptrdiff_t a_step, const float *bp, \
+    void sb_row_##name##_exact(size_t kc, const float *a, ptrdiff_t a_step, const float *bp, \
                                ptrdiff_t b_step, ptrdiff_t strip_step, float *c,             \
                                int accumulate)                                               \
     {                                                                                        \
-        ukr_row(kc, a, a_step, bp, b_step, strip_step, c, accumulate, 0);                    \
+        ukr_row((NR) / UKR_LANES, kc, a, a_step, bp, b_step, strip_step, c, accumulate, 0);  \
     }                                                                                        \
-    void sb_row_##path##_fast(size_t kc, const float *a, ptrdiff_t a_step, const float *bp,  \
+    void sb_row_##name##_fast(size_t kc, const float *a, ptrdiff_t a_step, const float *bp,  \
                               ptrdiff_t b_step, ptrdiff_t strip_step, float *c,              \
                               int accumulate)                                                \
     {                                                                                        \
-        ukr_row(kc, a, a_step, bp, b_step, strip_step, c, accumulate, fused_flag);           \
-    }                                                                                        \
+        ukr_row((NR) / UKR_LANES, kc, a, a_step, bp, b_step, strip_step, c, accumulate,      \
+                fused_flag);                                                                 \
+    }
+
+/* Every kernel of a path: its own tile (UKR_MR x UKR_NR) and the depthwise
+ * rows. */
+#define UKR_DEFINE(path, fused_flag)                                                         \
+    UKR_DEFINE_TILE(path, UKR_MR, UKR_NR, fused_flag)                                        \
     void sb_dw_##path##_exact(size_t rows, size_t cols, size_t taps, const float *w,         \
                               const ptrdiff_t *off, const float *in, ptrdiff_t in_row,       \
                               float *out, ptrdiff_t out_row)                                 \
@@ -280,7 +298,14 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
 
 /* The table entry every path file ends with. */
 #define UKR_PATH_ENTRY(path, mc, nc, muladds_per_ns, fused_flag, supported_fn)               \
-    {#path, UKR_MR, UKR_NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,              \
-     sb_ukr_##path##_exact, sb_ukr_##path##_fast,                                            \
-     sb_row_##path##_exact, sb_row_##path##_fast, supported_fn,                              \
-     sb_dw_##path##_exact, sb_dw_##path##_fast}
+    UKR_TILE_ENTRY(path, path, UKR_MR, UKR_NR, mc, nc, muladds_per_ns, fused_flag,           \
+                   supported_fn, NULL)
+
+/* An entry for the tile <tile> (MR x NR) of path <path>; conv_tile_fn picks
+ * the tile of a convolution (null: this one). */
+#define UKR_TILE_ENTRY(path, tile, MR, NR, mc, nc, muladds_per_ns, fused_flag, supported_fn,  \
+                       conv_tile_fn)                                                         \
+    {#path, MR, NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,                      \
+     sb_ukr_##tile##_exact, sb_ukr_##tile##_fast,                                            \
+     sb_row_##tile##_exact, sb_row_##tile##_fast, supported_fn,                              \
+     sb_dw_##path##_exact, sb_dw_##path##_fast, conv_tile_fn}

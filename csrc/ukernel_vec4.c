@@ -45,5 +45,5 @@ static int vec4_supported(void) { return 1; }
 
 const sb_path_desc sb_path_vec4 = UKR_PATH_ENTRY(vec4, 96, 256, 8, VEC4_FUSED, vec4_supported);
 #else
-const sb_path_desc sb_path_vec4 = {"vec4", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const sb_path_desc sb_path_vec4 = {.name = "vec4"};  /* not built: no kernels */
 #endif

@@ -63,3 +63,26 @@ def test_unfused_paths_equal_exact_on_finite_inputs(path):
     with samebits.use_path(path):
         assert_same_bits(samebits.matmul(a, b), samebits.matmul(a, b, mode="exact"),
                          f"path {path}")
+
+
+def test_fusing_paths_agree(path):
+    # Fast mode on a fusing path is one fused multiply-add per term in
+    # increasing k from +0, whatever the tile: two fusing paths give the same
+    # bits on finite values (NaN payloads may differ). The convolutions cover
+    # every register tile a path has (avx512: 16x16 for 64, 8x32 for 40 and 17).
+    if not samebits.info()["fused_fast_mode"][path]:
+        pytest.skip(f"path {path} does not fuse in fast mode")
+    others = [p for p in samebits.paths() if p != path and samebits.info()["fused_fast_mode"][p]]
+    if not others:
+        pytest.skip(f"no other fusing path runs here to compare {path} with")
+    a, b = test_values((45, 300), 11, 0), test_values((300, 70), 12, 0)
+    x = test_values((1, 24, 11, 13), 13, 0)
+    weights = [test_values((cout, 24, 3, 3), 14 + cout, 0) for cout in (64, 40, 17)]
+    outputs = {}
+    for p in (path, others[0]):
+        with samebits.use_path(p):
+            outputs[p] = [samebits.matmul(a, b), samebits.matmul(a[:1], b)] + [
+                samebits.conv2d(x, w, padding=1) for w in weights] + [
+                samebits.conv2d(x, samebits.pack_conv2d(w), stride=2) for w in weights]
+    for i, (got, want) in enumerate(zip(outputs[path], outputs[others[0]])):
+        assert_same_bits(got, want, f"{path} vs {others[0]}, product {i}")
