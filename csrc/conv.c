@@ -7,7 +7,8 @@
  * route below gives the definition's bits:
  *
  * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
- *   row p being input plane p, in both modes;
+ *   row p being input plane p, in both modes; over a 1x1 input, on a path
+ *   with a single-column kernel, a matrix-vector product (single_column.c);
  * - exact mode: the patch matrix is built (im2col), 16 rows per chunk, and
  *   multiplied as an ordinary B;
  * - fast mode: the patch matrix is never built; the framework's packing phase
@@ -227,8 +228,10 @@ static int run_groups(const sb_conv_desc *d)
     const int exact = d->mode == SB_MODE_EXACT, pointwise = is_pointwise(d);
     const size_t in_plane = d->h * d->w;
     const int gathered = !exact && !pointwise && s.k > 0;
+    const int single_column = pointwise && s.cols == 1 && s.k > 0 &&
+                              sb_single_column_available(tile);
     float *matrix = NULL, *own_packed = NULL;
-    if (gathered && !d->packed) {   /* the gathering product wants A prepacked */
+    if ((gathered || single_column) && !d->packed) {   /* these want A prepacked */
         size_t floats = d->groups * packed_group_floats(tile, s.cout_g, s.k);
         own_packed = sb_workspace_get(floats * sizeof(float));
         if (!own_packed) return SB_ERR_NO_MEMORY;
@@ -237,6 +240,11 @@ static int run_groups(const sb_conv_desc *d)
                       own_packed + g * packed_group_floats(tile, s.cout_g, s.k));
     }
     const float *packed = d->packed ? d->packed : own_packed;
+    if (single_column) {
+        sb_single_column_run(d, tile, packed);
+        sb_workspace_release(own_packed);
+        return SB_OK;
+    }
     if (exact && !pointwise && s.k > 0) {
         size_t floats = s.k * s.cols;
         if (floats / s.cols != s.k || floats > ((size_t)-1) / sizeof(float)) return SB_ERR_NO_MEMORY;

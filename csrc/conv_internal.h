@@ -36,6 +36,13 @@ static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
 /* depthwise.c: the whole call (every image and channel), both modes. */
 int sb_depthwise_run(const sb_conv_desc *d);
 
+/* single_column.c: a pointwise layer with a 1 x 1 output (every image and
+ * group) from weights packed for tile, on paths that have the kernel. */
+struct sb_path_desc;
+int sb_single_column_available(const struct sb_path_desc *tile);
+void sb_single_column_run(const sb_conv_desc *d, const struct sb_path_desc *tile,
+                          const float *packed);
+
 /* epilogue.c: to rows x cols outputs at c (row stride ldc), in this order:
  * + row_bias[i] on row i (one rounded add; skipped when row_bias is null),
  * the activation, and in exact mode NaN made canonical (0x7FC00000). */

@@ -33,6 +33,15 @@ typedef void (*sb_dw_kernel_fn)(size_t rows, size_t cols, size_t taps, const flo
                                 const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
                                 float *out, ptrdiff_t out_row);
 
+/* Single-column product (a 1x1 convolution over a 1x1 input, with packed
+ * weights): y[r] for r < rows = the sum over p < kc of A(r, p) * x[p], where
+ * A is rows of consecutive MR-row strips of one k-block of packed A (strip s
+ * at ap + s*kc*MR, element (p, r) at p*MR + r). Each output starts from +0,
+ * or from y[r] when accumulate, and adds its products in increasing p with
+ * the tile kernel's operations, hence its bits. */
+typedef void (*sb_mv_kernel_fn)(size_t kc, size_t rows, const float *ap, const float *x,
+                                float *y, int accumulate);
+
 /* One ISA path: the only thing the framework knows about it. */
 typedef struct sb_path_desc sb_path_desc;
 struct sb_path_desc {
@@ -55,6 +64,8 @@ struct sb_path_desc {
      * A function of cout_g alone: weights are packed before any input size
      * is known. */
     const sb_path_desc *(*conv_tile)(size_t cout_g);
+    sb_mv_kernel_fn mv_exact;  /* single-column product of this tile */
+    sb_mv_kernel_fn mv_fast;
 };
 
 extern const sb_path_desc sb_path_scalar, sb_path_vec4, sb_path_avx2,

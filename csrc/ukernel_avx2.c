@@ -20,6 +20,7 @@ typedef __m256 vec_t;
 #define vec_add(a, b) _mm256_add_ps((a), (b))
 #define vec_mul(a, b) _mm256_mul_ps((a), (b))
 #define vec_fma(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
+#include "sliver_fma3.h"
 #include "ukernel_template.h"
 
 UKR_DEFINE(avx2, 1)

@@ -70,6 +70,7 @@ typedef __m512 vec_t;
 #define UKR_LANES 16
 #define UKR_DW_NV 24
 #define UKR_TILE_MAX_MR 16
+#include "sliver_fma3.h"
 #include "ukernel_template.h"
 
 UKR_DEFINE(avx512, 1)

@@ -18,6 +18,26 @@ typedef float vec_t;
 #define vec_add(a, b) ((a) + (b))
 #define vec_mul(a, b) ((a) * (b))
 #define vec_fma(acc, a, b) ((acc) + (a) * (b))
+/* Four plain floats for the single-column kernel's slivers. */
+typedef struct { float v[4]; } sliver_vec;
+static inline sliver_vec sliver_load(const float *p) { return (sliver_vec){{p[0], p[1], p[2], p[3]}}; }
+static inline sliver_vec sliver_load2(const float *p) { return (sliver_vec){{p[0], p[1], 0.0f, 0.0f}}; }
+static inline void sliver_store(float *p, sliver_vec q)
+{
+    p[0] = q.v[0], p[1] = q.v[1], p[2] = q.v[2], p[3] = q.v[3];
+}
+static inline void sliver_store2(float *p, sliver_vec q) { p[0] = q.v[0], p[1] = q.v[1]; }
+static inline sliver_vec sliver_splat(float x) { return (sliver_vec){{x, x, x, x}}; }
+static inline sliver_vec sliver_zero(void) { return sliver_splat(0.0f); }
+static inline sliver_vec sliver_add(sliver_vec a, sliver_vec b)
+{
+    return (sliver_vec){{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}};
+}
+static inline sliver_vec sliver_mul(sliver_vec a, sliver_vec b)
+{
+    return (sliver_vec){{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}};
+}
+#define sliver_fma(acc, a, b) sliver_add((acc), sliver_mul((a), (b)))
 #include "ukernel_template.h"
 
 UKR_DEFINE(scalar, 0)

@@ -252,9 +252,107 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
     }
 }
 
-/* The tile and row kernels of one register tile: sb_ukr_<name>_{exact,fast}
- * and sb_row_<name>_{exact,fast}. */
+/* Single-column product (a 1x1 convolution over a 1x1 input): see
+ * sb_mv_kernel_fn in sb_internal.h. The including file defines a 4-lane type
+ * sliver_vec with sliver_load, sliver_store, sliver_load2 (two floats, the
+ * other lanes +0), sliver_store2, sliver_splat, sliver_zero, sliver_add,
+ * sliver_mul and sliver_fma, fused exactly where vec_fma is. A strip's MR
+ * rows are MR/4 four-row slivers and, when MR is 4q + 2, a two-row one; each
+ * step of k broadcasts x[p] and does one multiply-add per sliver, S strips at
+ * a time for about eight independent chains. */
+#define UKR_MV_MAX_PIECES 4   /* slivers per strip: MR <= 16 */
+#if UKR_TILE_MAX_MR > 16 || UKR_MR % 2
+#error "the single-column kernel wants an even MR of at most 16"
+#endif
+
+static inline __attribute__((always_inline)) sliver_vec
+ukr_sliver_step(sliver_vec acc, sliver_vec a, sliver_vec b, const int fused)
+{
+    return fused ? sliver_fma(acc, a, b) : sliver_add(acc, sliver_mul(a, b));
+}
+
+static inline __attribute__((always_inline)) sliver_vec
+ukr_sliver_get(const int width, const float *p)
+{
+    return width == 4 ? sliver_load(p) : sliver_load2(p);
+}
+
+static inline __attribute__((always_inline)) void
+ukr_sliver_put(const int width, float *p, sliver_vec v)
+{
+    if (width == 4) sliver_store(p, v);
+    else sliver_store2(p, v);
+}
+
+/* S strips from strip0: outputs y[strip*MR + r] for rows below `rows`. */
+static inline __attribute__((always_inline)) void
+ukr_mv_strips(const int MR, const int S, size_t kc, size_t rows, size_t strip0,
+              const float *restrict ap, const float *restrict x, float *restrict y,
+              int accumulate, const int fused)
+{
+    const int Q = MR / 4, PIECES = MR / 4 + MR % 4 / 2;
+    const float *base[8];
+    float *out[8];
+    float edge[8][16];   /* a ragged strip's outputs, all MR rows */
+    sliver_vec acc[8][UKR_MV_MAX_PIECES];
+#pragma GCC unroll 8
+    for (int i = 0; i < S; ++i) {
+        size_t row = (strip0 + (size_t)i) * (size_t)MR;
+        base[i] = ap + (strip0 + (size_t)i) * kc * (size_t)MR;
+        if (row + (size_t)MR <= rows) {
+            out[i] = y + row;
+        } else {   /* the last strip, some of its rows past the outputs */
+            out[i] = edge[i];
+            for (int r = 0; r < MR; ++r) edge[i][r] = row + (size_t)r < rows ? y[row + r] : 0.0f;
+        }
+#pragma GCC unroll 4
+        for (int q = 0; q < PIECES; ++q)
+            acc[i][q] = accumulate ? ukr_sliver_get(q < Q ? 4 : 2, out[i] + 4 * q) : sliver_zero();
+    }
+    for (size_t p = 0; p < kc; ++p) {
+        sliver_vec xv = sliver_splat(x[p]);
+#pragma GCC unroll 8
+        for (int i = 0; i < S; ++i)
+#pragma GCC unroll 4
+            for (int q = 0; q < PIECES; ++q)
+                acc[i][q] = ukr_sliver_step(
+                    acc[i][q], xv, ukr_sliver_get(q < Q ? 4 : 2, base[i] + p * MR + 4 * q), fused);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < S; ++i) {
+#pragma GCC unroll 4
+        for (int q = 0; q < PIECES; ++q) ukr_sliver_put(q < Q ? 4 : 2, out[i] + 4 * q, acc[i][q]);
+        size_t row = (strip0 + (size_t)i) * (size_t)MR;
+        if (out[i] == edge[i])
+            for (size_t r = row; r < rows; ++r) y[r] = edge[i][r - row];
+    }
+}
+
+static inline __attribute__((always_inline)) void
+ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
+       const float *restrict x, float *restrict y, int accumulate, const int fused)
+{
+    const int PIECES = MR / 4 + MR % 4 / 2, S = PIECES >= 8 ? 1 : 8 / PIECES;
+    const size_t strips = (rows + (size_t)MR - 1) / (size_t)MR;
+    size_t s = 0;
+    for (; s + S <= strips; s += S) ukr_mv_strips(MR, S, kc, rows, s, ap, x, y, accumulate, fused);
+    for (; s < strips; ++s) ukr_mv_strips(MR, 1, kc, rows, s, ap, x, y, accumulate, fused);
+}
+
+/* The tile, row and single-column kernels of one register tile:
+ * sb_ukr_<name>_{exact,fast}, sb_row_<name>_{exact,fast} and
+ * sb_mv_<name>_{exact,fast}. */
 #define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
+    void sb_mv_##name##_exact(size_t kc, size_t rows, const float *ap, const float *x,       \
+                              float *y, int accumulate)                                      \
+    {                                                                                        \
+        ukr_mv(MR, kc, rows, ap, x, y, accumulate, 0);                                       \
+    }                                                                                        \
+    void sb_mv_##name##_fast(size_t kc, size_t rows, const float *ap, const float *x,        \
+                             float *y, int accumulate)                                       \
+    {                                                                                        \
+        ukr_mv(MR, kc, rows, ap, x, y, accumulate, fused_flag);                              \
+    }                                                                                        \
     void sb_ukr_##name##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
                                float *c, ptrdiff_t ldc, int accumulate)                      \
     {                                                                                        \
@@ -308,4 +406,5 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
     {#path, MR, NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,                      \
      sb_ukr_##tile##_exact, sb_ukr_##tile##_fast,                                            \
      sb_row_##tile##_exact, sb_row_##tile##_fast, supported_fn,                              \
-     sb_dw_##path##_exact, sb_dw_##path##_fast, conv_tile_fn}
+     sb_dw_##path##_exact, sb_dw_##path##_fast, conv_tile_fn,                                \
+     sb_mv_##tile##_exact, sb_mv_##tile##_fast}

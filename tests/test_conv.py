@@ -83,7 +83,9 @@ LAYERS = [
     (48, 12, 12, 36, 1, 2, 0, 1),      # 1x1 stride 2: gathered
     (300, 3, 3, 20, 1, 1, 0, 1),       # k > 256: two k-blocks on the pointwise route
     (40, 6, 6, 64, 3, 1, 1, 4),        # grouped
-    (8, 1, 1, 50, 1, 1, 0, 1),         # 1x1 over a 1x1 input (squeeze-excitation)
+    (8, 1, 1, 50, 1, 1, 0, 1),         # 1x1 over a 1x1 input (squeeze-excitation):
+    (300, 1, 1, 70, 1, 1, 0, 1),       # single-column kernel: two k-blocks, ragged sliver
+    (40, 1, 1, 260, 1, 1, 0, 2),       # ... grouped, several chunks of 8 strips
 ]
 
 
@@ -107,6 +109,30 @@ def test_exact_model_layers(path: str, layer) -> None:
                                         groups=groups, activation="relu", mode=mode,
                                         threads=threads)
                 assert_same_bits(again, plain, f"{path} {mode} packed, threads {threads}")
+
+
+def test_squeeze_excitation_batches(path: str) -> None:
+    """1x1 layers over 1x1 inputs, several images: the single-column kernel
+    where the path has one, the tile kernel elsewhere; exact against the
+    naive loop, fast packed against plain and 1 against 2 threads."""
+    for n, c, cout in ((3, 96, 200), (2, 7, 5), (4, 600, 33)):
+        x = test_values((n, c, 1, 1), n * c, 4)
+        wt = test_values((cout, c, 1, 1), cout, 2)
+        bias = test_values((cout,), 7)
+        want = conv_naive(x, wt, bias, (1, 1), (0,) * 4, (1, 1), 1, "relu6")
+        with samebits.use_path(path):
+            got = samebits.conv2d(x, wt, bias, activation="relu6", mode="exact")
+            assert_same_bits(got, want, f"{path} exact, {n}x{c} -> {cout}")
+            packed = samebits.pack_conv2d(wt)
+            for mode in ("exact", "fast"):
+                plain = samebits.conv2d(x, wt, bias, activation="relu6", mode=mode, threads=1)
+                for threads in (1, 2):
+                    again = samebits.conv2d(x, packed, bias, activation="relu6", mode=mode,
+                                            threads=threads)
+                    assert_same_bits(again, plain, f"{path} {mode} packed, threads {threads}")
+                # one image at a time gives the batch's bits
+                first = samebits.conv2d(x[:1], packed, bias, activation="relu6", mode=mode)
+                assert_same_bits(first, plain[:1], f"{path} {mode} first image")
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -338,10 +338,11 @@ def test_python_wrapper_and_packed_weights() -> None:
                          "conv2d with packed weights")
 
 
-# The C-only check (tests/native/check_depthwise.c) natively and for arm64
-# under qemu-user, where the neon path and vec4 over NEON run with their own
-# accumulator budget: every path must match the naive loop and print the same
-# digest of its exact outputs as x86-64.
+# The C-only check (tests/native/check_conv.c: depthwise and single-column
+# layers) natively and for arm64 under qemu-user, where the neon path and vec4
+# over NEON run with their own accumulator budget and strip heights: every
+# path must match the naive loop and print the same digest of its exact
+# outputs as x86-64.
 _ROOT = Path(__file__).resolve().parent.parent
 _FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(_ROOT / "csrc"),
           "-pthread"]
@@ -350,7 +351,7 @@ _X86_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx
 
 def _build_check(cc: str, out: Path, x86: bool) -> None:
     sources = sorted(glob.glob(str(_ROOT / "csrc" / "*.c")))
-    sources.append(str(_ROOT / "tests" / "native" / "check_depthwise.c"))
+    sources.append(str(_ROOT / "tests" / "native" / "check_conv.c"))
     objects = []
     for src in sources:
         obj = out.parent / (Path(src).stem + ".o")
@@ -363,7 +364,7 @@ def _build_check(cc: str, out: Path, x86: bool) -> None:
 def _run_check(cmd: list) -> tuple:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
-    digest = re.search(r"^depthwise-digest ([0-9a-f]{16}) paths", r.stdout, re.M).group(1)
+    digest = re.search(r"^conv-digest ([0-9a-f]{16}) paths", r.stdout, re.M).group(1)
     return digest, set(re.findall(r"^path (\w+) ", r.stdout, re.M))
 
 

@@ -69,7 +69,9 @@ def test_fusing_paths_agree(path):
     # Fast mode on a fusing path is one fused multiply-add per term in
     # increasing k from +0, whatever the tile: two fusing paths give the same
     # bits on finite values (NaN payloads may differ). The convolutions cover
-    # every register tile a path has (avx512: 16x16 for 64, 8x32 for 40 and 17).
+    # every register tile a path has (avx512: 16x16 for 64, 8x32 for 40 and 17)
+    # and the squeeze-excitation layers (the single-column kernel, where a path
+    # has one, against the tile kernel of avx2).
     if not samebits.info()["fused_fast_mode"][path]:
         pytest.skip(f"path {path} does not fuse in fast mode")
     others = [p for p in samebits.paths() if p != path and samebits.info()["fused_fast_mode"][p]]
@@ -78,11 +80,14 @@ def test_fusing_paths_agree(path):
     a, b = test_values((45, 300), 11, 0), test_values((300, 70), 12, 0)
     x = test_values((1, 24, 11, 13), 13, 0)
     weights = [test_values((cout, 24, 3, 3), 14 + cout, 0) for cout in (64, 40, 17)]
+    squeeze = [test_values((cout, 300, 1, 1), 15 + cout, 0) for cout in (72, 130)]
+    x_squeeze = test_values((2, 300, 1, 1), 16, 0)
     outputs = {}
     for p in (path, others[0]):
         with samebits.use_path(p):
             outputs[p] = [samebits.matmul(a, b), samebits.matmul(a[:1], b)] + [
                 samebits.conv2d(x, w, padding=1) for w in weights] + [
-                samebits.conv2d(x, samebits.pack_conv2d(w), stride=2) for w in weights]
+                samebits.conv2d(x, samebits.pack_conv2d(w), stride=2) for w in weights] + [
+                samebits.conv2d(x_squeeze, samebits.pack_conv2d(w)) for w in squeeze]
     for i, (got, want) in enumerate(zip(outputs[path], outputs[others[0]])):
         assert_same_bits(got, want, f"{path} vs {others[0]}, product {i}")

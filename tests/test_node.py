@@ -213,8 +213,8 @@ def _function_ops(disassembly: str) -> dict[str, list[str]]:
 
 def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     """f32x4.relaxed_madd (the fused multiply-add) is in vec4's fast kernels
-    (tile, row and depthwise) and in no other function: exact-mode code is the
-    plain one."""
+    (tile, row, single-column and depthwise) and in no other function:
+    exact-mode code is the plain one."""
     tool = shutil.which("wasm-objdump")
     if tool is None:
         message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
@@ -228,7 +228,8 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     assert "sb_sgemm" in functions and "sb_ukr_vec4_exact" in functions
     relaxed = {name: sum("relaxed" in op for op in ops) for name, ops in functions.items()}
     users = {name for name, count in relaxed.items() if count}
-    assert users and users <= {"sb_ukr_vec4_fast", "sb_row_vec4_fast", "sb_dw_vec4_fast"}, users
+    assert users and users <= {"sb_ukr_vec4_fast", "sb_row_vec4_fast", "sb_mv_vec4_fast",
+                               "sb_dw_vec4_fast"}, users
     assert relaxed["sb_ukr_vec4_fast"] > 0
     assert all("relaxed_madd" in op for ops in functions.values() for op in ops
                if "relaxed" in op)

@@ -1,0 +1,19 @@
+/* The single-column kernel's 4-lane slivers on x86-64 paths with FMA3
+ * (avx2, avx512): SSE vectors, fused in fast mode like their tile kernels. */
+#ifndef SB_SLIVER_FMA3_H
+#define SB_SLIVER_FMA3_H
+
+#include <immintrin.h>
+
+typedef __m128 sliver_vec;
+#define sliver_load(p) _mm_loadu_ps(p)
+#define sliver_load2(p) _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)(p))
+#define sliver_store(p, v) _mm_storeu_ps((p), (v))
+#define sliver_store2(p, v) _mm_storel_pi((__m64 *)(void *)(p), (v))
+#define sliver_splat(x) _mm_set1_ps(x)
+#define sliver_zero() _mm_setzero_ps()
+#define sliver_add(a, b) _mm_add_ps((a), (b))
+#define sliver_mul(a, b) _mm_mul_ps((a), (b))
+#define sliver_fma(acc, a, b) _mm_fmadd_ps((a), (b), (acc))
+
+#endif
