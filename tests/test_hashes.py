@@ -86,19 +86,22 @@ def test_gemm_lines_keep_the_v1_format():
 
 # ---- The conv suite -------------------------------------------------------
 
-# The exact digest of conv suite v1, equal to the digest of the C library's
+# The exact digest of conv suite v2 (v1, without the squeeze-and-excitation
+# layers, was ed8f2f6d...), equal to the digest of the C library's
 # plain-loop reference (sb_conv2d_naive_argv) and a numpy max pool
 # (test_conv_suite_matches_the_references). A regression pin, like
 # SUITE_V1_EXACT: a change of the conv suite itself must bump
 # hashes.CONV_SUITE_VERSION and this value together.
-CONV_V1_EXACT = "ed8f2f6de0df5475cdb52143c97afac34b170584e1f23d427bc2019bd867d9d9"
+CONV_V2_EXACT = "ad73d0b45675b9a716c57971a1f8041970455c8bb27ece1c06fecaca9b5e71e4"
 
 
 def test_conv_suite_is_what_the_docs_say():
-    from samebits.shapes import MOBILENETV3_LARGE_CONVS, RESNET50_CONVS
+    from samebits.shapes import (MOBILENETV3_LARGE_CONVS, MOBILENETV3_LARGE_SE_CONVS,
+                                 RESNET50_CONVS)
     cases = hashes.conv_suite()
-    assert len(cases) == len(RESNET50_CONVS) + 1 + len(MOBILENETV3_LARGE_CONVS) == 58
-    assert hashes.header(suite="conv") == "# samebits conv suite v1: 57 convolutions, 1 max pool"
+    assert len(cases) == (len(RESNET50_CONVS) + 1 + len(MOBILENETV3_LARGE_CONVS) +
+                          len(MOBILENETV3_LARGE_SE_CONVS)) == 68
+    assert hashes.header(suite="conv") == "# samebits conv suite v2: 67 convolutions, 1 max pool"
     stem, pool = cases[0], cases[1]
     assert (stem.name, stem.c, stem.h, stem.cout, stem.kh, stem.stride, stem.padding,
             stem.activation) == ("stem7x7", 3, 224, 64, 7, 2, 3, None)
@@ -107,7 +110,8 @@ def test_conv_suite_is_what_the_docs_say():
     assert (pool.out_h, pool.out_w) == (56, 56)
     convs = [c for c in cases if c.kind == "conv"]
     for model, shapes in (("ResNet-50", RESNET50_CONVS),
-                          ("MobileNetV3-large", MOBILENETV3_LARGE_CONVS)):
+                          ("MobileNetV3-large", MOBILENETV3_LARGE_CONVS),
+                          ("MobileNetV3-large SE", MOBILENETV3_LARGE_SE_CONVS)):
         mine = [c for c in convs if c.model == model]
         assert [(c.name, c.c, c.h, c.w, c.cout, c.kh, c.kw, c.stride, c.padding, c.groups)
                 for c in mine] == [(s.name, s.c, s.h, s.w, s.cout, s.kh, s.kw, s.stride,
@@ -117,6 +121,9 @@ def test_conv_suite_is_what_the_docs_say():
     depthwise = [c for c in convs if c.groups > 1]
     assert len(depthwise) == 12 and all(c.groups == c.c == c.cout for c in depthwise)
     assert {c.kh for c in depthwise} == {3, 5} and {c.stride for c in depthwise} == {1, 2}
+    squeeze = [c for c in convs if c.model == "MobileNetV3-large SE"]
+    assert [(c.c, c.cout) for c in squeeze[:4]] == [(72, 24), (24, 72), (120, 32), (32, 120)]
+    assert len(squeeze) == 10 and all((c.h, c.w, c.kh, c.kw) == (1, 1, 1, 1) for c in squeeze)
 
 
 def _conv_digests(lines):
@@ -129,7 +136,7 @@ def test_conv_exact_lines_are_pinned(path):
     depthwise layers included: they run the direct kernel)."""
     lines = hashes.hash_lines(["exact"], [path], [1, 2], suite="conv")
     assert len(lines) == 2
-    assert _conv_digests(lines) == {CONV_V1_EXACT}, "\n".join(lines)
+    assert _conv_digests(lines) == {CONV_V2_EXACT}, "\n".join(lines)
 
 
 def test_conv_fast_lines_repeat_across_threads():
@@ -141,8 +148,8 @@ def test_conv_fast_lines_repeat_across_threads():
 def test_conv_one_flipped_bit_changes_the_digest():
     line = hashes.hash_lines(["exact"], [samebits.path()], [1], suite="conv")[0]
     flipped = hashes.hash_lines(["exact"], [samebits.path()], [1], suite="conv", flip_bit=3)[0]
-    assert hashes.parse_line(line).digest == CONV_V1_EXACT
-    assert hashes.parse_line(flipped).digest != CONV_V1_EXACT
+    assert hashes.parse_line(line).digest == CONV_V2_EXACT
+    assert hashes.parse_line(flipped).digest != CONV_V2_EXACT
 
 
 def _max_pool_reference(x: np.ndarray, k: int, stride: int, pad: int) -> np.ndarray:
@@ -189,7 +196,7 @@ def test_conv_suite_matches_the_references():
             want = _max_pool_reference(xs, case.kh, case.stride, case.padding).tobytes()
         assert got == want, f"entry {i} ({case.model} {case.name}) differs from the reference"
         digest.update(want)
-    assert digest.hexdigest() == CONV_V1_EXACT
+    assert digest.hexdigest() == CONV_V2_EXACT
 
 
 def test_cli_prints_both_suites():
@@ -203,7 +210,7 @@ def test_cli_prints_both_suites():
         "gemm")
     assert conv_header == hashes.header(suite="conv")
     assert conv_line.startswith("conv exact ")
-    assert hashes.parse_line(conv_line) == ("exact", samebits.path(), 1, CONV_V1_EXACT, "conv")
+    assert hashes.parse_line(conv_line) == ("exact", samebits.path(), 1, CONV_V2_EXACT, "conv")
     only = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--suites", "conv",
                            "--modes", "exact", "--paths", samebits.path(), "--threads", "1"],
                           capture_output=True, text=True, check=True, timeout=300).stdout

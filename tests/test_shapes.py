@@ -10,7 +10,8 @@ from collections import Counter
 import pytest
 
 from samebits import shapes
-from samebits.shapes import CONV_MODELS, MOBILENETV3_LARGE_CONVS, RESNET50_CONVS, ConvShape
+from samebits.shapes import (CONV_MODELS, MOBILENETV3_LARGE_CONVS, MOBILENETV3_LARGE_SE_CONVS,
+                             RESNET50_CONVS, ConvShape)
 
 
 def total_macs(convs: list[ConvShape]) -> int:
@@ -44,6 +45,7 @@ def test_mac_totals():
     # classifier (960 -> 1280 -> 1000) gives 216.6 M
     assert total_macs(MOBILENETV3_LARGE_CONVS) == 212_573_760
     se = 2 * (72 * 24 + 2 * 120 * 32 + 480 * 120 + 2 * 672 * 168 + 2 * 960 * 240)
+    assert total_macs(MOBILENETV3_LARGE_SE_CONVS) == se
     classifier = 960 * 1280 + 1280 * 1000
     assert abs(total_macs(MOBILENETV3_LARGE_CONVS) + se + classifier - 0.2166e9) < 0.0005e9
 
@@ -86,11 +88,13 @@ def conv_out(layer: tuple) -> tuple[int, int, int]:
 
 # --- the same lists recorded from plain-torch equivalents of torchvision's models
 
-def recorded_convs(model, torch) -> list[ConvShape]:
+def recorded_convs(model, torch, squeeze_excitation: bool = False) -> list[ConvShape]:
+    """The model's distinct convolutions: the chain, or (squeeze_excitation)
+    only its squeeze-and-excitation layers."""
     seen = []
 
     def hook(module, inputs, output):
-        if getattr(module, "squeeze_excitation", False):
+        if getattr(module, "squeeze_excitation", False) != squeeze_excitation:
             return
         _, c, h, w = inputs[0].shape
         assert module.padding[0] == module.padding[1] and module.stride[0] == module.stride[1]
@@ -198,3 +202,7 @@ def test_against_torch_models(model):
         recorded = recorded_convs(build(torch), torch)
     strip = lambda convs: [dataclasses.replace(s, name="") for s in convs]  # noqa: E731
     assert strip(CONV_MODELS[model]) == recorded
+    if model == "MobileNetV3-large":
+        with torch.device("meta"):
+            squeeze = recorded_convs(build(torch), torch, squeeze_excitation=True)
+        assert strip(MOBILENETV3_LARGE_SE_CONVS) == squeeze

@@ -15,10 +15,10 @@ import time
 from typing import Iterable, NamedTuple
 
 from . import _lib, _paths, _testdata, _threads
-from .shapes import CONV_MODELS, MODELS
+from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
-CONV_SUITE_VERSION = 1     # the conv suite
+CONV_SUITE_VERSION = 2     # the conv suite (v2: the squeeze-and-excitation layers added)
 SUITES = ("gemm", "conv")  # in printing order
 GROUPS = ("sweep", "random", "models")
 NSPECIAL = 8
@@ -134,7 +134,11 @@ def suite_digest(mode: str, path: str, threads: int,
 
 CONV_SEED = 0x40000000       # entry q: x from 3q, weights 3q + 1, bias 3q + 2 (plus this)
 CONV_OUT_SEED = 0xC0000000   # entry q: the output is filled from this + q first
-CONV_ACTIVATIONS = {"ResNet-50": "relu", "MobileNetV3-large": "relu6"}
+CONV_ACTIVATIONS = {"ResNet-50": "relu", "MobileNetV3-large": "relu6",
+                    "MobileNetV3-large SE": "relu"}
+# The models of the conv suite, in order: the benchmark chains, then
+# MobileNetV3-large's squeeze-and-excitation layers.
+CONV_SUITE_MODELS = {**CONV_MODELS, "MobileNetV3-large SE": MOBILENETV3_LARGE_SE_CONVS}
 _CONV_ACTIVATION_CODES = {None: 0, "relu": 1, "relu6": 2}
 _CONV_NARGS = 25             # SB_CONV_NARGS (enum sb_conv_arg in samebits.h)
 _POOL_NARGS = 17             # SB_POOL_NARGS (enum sb_pool_arg in samebits.h)
@@ -169,12 +173,13 @@ class ConvCase(NamedTuple):
 
 def conv_suite() -> list[ConvCase]:
     """The entries of the conv suite, in hashing order: per model of
-    CONV_MODELS (ResNet-50, then MobileNetV3-large), its distinct
-    convolutions in list order, layer i (from 0 within the model) without
-    activation when i is even and with the model's activation (relu,
-    relu6) when i is odd; ResNet-50's 3x3/2 max pool right after its stem."""
+    CONV_SUITE_MODELS (ResNet-50, MobileNetV3-large, then MobileNetV3-large's
+    squeeze-and-excitation layers), its distinct convolutions in list order,
+    layer i (from 0 within the model) without activation when i is even and
+    with the model's activation (relu, relu6, relu) when i is odd;
+    ResNet-50's 3x3/2 max pool right after its stem."""
     cases = []
-    for model, shapes in CONV_MODELS.items():
+    for model, shapes in CONV_SUITE_MODELS.items():
         for i, s in enumerate(shapes):
             activation = CONV_ACTIVATIONS[model] if i % 2 else None
             cases.append(ConvCase(model, s.name, "conv", s.c, s.h, s.w, s.cout, s.kh, s.kw,

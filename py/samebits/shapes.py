@@ -141,8 +141,35 @@ def mobilenetv3_large_layers() -> list[tuple]:
     return layers
 
 
+# The blocks of _MOBILENETV3_LARGE (by index) with squeeze-and-excitation.
+_MOBILENETV3_LARGE_SE_BLOCKS = (3, 4, 5, 10, 11, 12, 13, 14)
+
+
+def _squeeze_channels(expanded: int) -> int:
+    """torchvision's _make_divisible(expanded // 4, 8)."""
+    want = expanded // 4
+    channels = max(8, (want + 4) // 8 * 8)
+    return channels + 8 if channels < 0.9 * want else channels
+
+
+def mobilenetv3_large_se_layers() -> list[tuple]:
+    """The squeeze-and-excitation convolutions of MobileNetV3-large: in each
+    block that has one, a 1x1 over the pooled 1x1 map from the expanded
+    channels to the squeeze channels, and one back."""
+    layers = []
+    for i in _MOBILENETV3_LARGE_SE_BLOCKS:
+        expanded = _MOBILENETV3_LARGE[i][2]
+        squeeze = _squeeze_channels(expanded)
+        layers.append((f"b{i}.se.reduce", expanded, 1, 1, squeeze, 1, 1, 1))
+        layers.append((f"b{i}.se.expand", squeeze, 1, 1, expanded, 1, 1, 1))
+    return layers
+
+
 RESNET50_CONVS: list[ConvShape] = _merge(resnet50_layers())
 MOBILENETV3_LARGE_CONVS: list[ConvShape] = _merge(mobilenetv3_large_layers())
+# Kept out of the benchmark chain (matrix-vector products over 1x1 maps, about
+# 1% of the model's multiply-adds); the conv hash suite covers them.
+MOBILENETV3_LARGE_SE_CONVS: list[ConvShape] = _merge(mobilenetv3_large_se_layers())
 
 CONV_MODELS: dict[str, list[ConvShape]] = {
     "ResNet-50": RESNET50_CONVS,
