@@ -1,4 +1,4 @@
-"""matmul's fast path for plain numpy operands: the same bits and errors as the general path."""
+"""The numpy fast paths of matmul and conv2d: the same bits and errors as the general paths."""
 from __future__ import annotations
 
 import sys
@@ -106,3 +106,68 @@ def test_subclass_and_other_dtypes_take_general_path():
         samebits.matmul(a.astype(np.float64), b)
     with pytest.raises(TypeError, match=">f4"):
         samebits.matmul(a, b.astype(">f4"))
+
+
+# ---- conv2d's fast path ----------------------------------------------------
+
+from samebits import _conv  # noqa: E402
+
+
+def _conv_cases():
+    x = test_values((2, 6, 9, 8), 21, 4)
+    w = test_values((10, 3, 3, 3), 22, 2)
+    dw = test_values((12, 1, 3, 3), 23)
+    bias = test_values((10,), 24)
+    return [
+        dict(x=x, w=w, groups=2, stride=2, padding=1),
+        dict(x=x, w=w, groups=2, bias=bias, activation="relu", dilation=2, padding=2),
+        dict(x=x, w=samebits.pack_conv2d(w, groups=2), groups=2, bias=bias, activation="relu6"),
+        dict(x=x, w=dw, groups=6, padding=1),
+        dict(x=x, w=samebits.pack_conv2d(dw, groups=6), groups=6, stride=3),
+        dict(x=x[:, :4, :1, :1].copy(), w=test_values((7, 4, 1, 1), 25)),   # single column
+    ]
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the fast path needs CPython")
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_conv_fast_path_same_bits_as_general(mode, monkeypatch):
+    taken = []
+    real = _conv._conv2d_numpy
+    monkeypatch.setattr(_conv, "_conv2d_numpy", lambda *a: taken.append(real(*a)) or taken[-1])
+    for i, case in enumerate(_conv_cases()):
+        case = dict(case)
+        x, w = case.pop("x"), case.pop("w")
+        fast = samebits.conv2d(x, w, mode=mode, **case)
+        assert taken[-1] is not None, f"case {i} did not take the fast path"
+        stride = case.pop("stride", 1)
+        general = samebits.conv2d(x, w, mode=mode, stride=(stride, stride), **case)
+        assert_same_bits(fast.reshape(-1, 1), general.reshape(-1, 1), f"case {i}, {mode}")
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the fast path needs CPython")
+def test_conv_fast_path_leaves_the_rest_to_the_general_path():
+    x = test_values((1, 4, 6, 6), 31)
+    w = test_values((5, 4, 3, 3), 32)
+    # Layouts the fast path does not take get the general path's results.
+    for other in (x[:, :, ::-1, :], x.transpose(0, 1, 3, 2), _misaligned(x.shape, 31)):
+        assert _conv._conv2d_numpy(other, w, None, 1, 1, 1, 1, None, "fast", None) is None
+        assert_same_bits(samebits.conv2d(other, w, padding=1).reshape(-1, 1),
+                         samebits.conv2d(np.ascontiguousarray(other), w,
+                                         padding=(1, 1)).reshape(-1, 1), "layout")
+    # Errors come from the general path, with its messages.
+    with pytest.raises(ValueError, match="does not divide the 4 input channels"):
+        samebits.conv2d(x, w, groups=3)
+    with pytest.raises(ValueError, match="output size"):
+        samebits.conv2d(x[:, :, :2, :2], w)
+    with pytest.raises(ValueError, match="bias has shape"):
+        samebits.conv2d(x, w, np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="packed for groups=1"):
+        samebits.conv2d(x, samebits.pack_conv2d(w), groups=2)
+    with pytest.raises(TypeError):
+        samebits.conv2d(x.astype(np.float64), w)
+    with pytest.raises(ValueError, match="activation"):
+        samebits.conv2d(x, w, activation="gelu")
+    with pytest.raises(ValueError, match="stride"):
+        samebits.conv2d(x, w, stride=0)
+    with pytest.raises(ValueError, match="mode"):
+        samebits.conv2d(x, w, mode="fastest")
