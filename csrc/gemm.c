@@ -29,6 +29,7 @@
 typedef struct {
     const sb_path_desc *path;
     sb_ukernel_fn ukernel;
+    sb_ukernel_fn narrow_kernel;  /* null when the path's narrow tile is not narrower */
     sb_row_kernel_fn row_kernel;
     int exact;
     size_t m, n, k;
@@ -263,9 +264,11 @@ static void run_strip(const gemm_call *g, scratch_layout s, size_t kc, const flo
         float *cp = g->c + (ptrdiff_t)(i0 + ii) * g->ldc + (ptrdiff_t)col;
         if (live_rows == mr && live_cols == nr) {
             g->ukernel(kc, ap, bp, b_step, cp, g->ldc, accumulate);
-        } else {
+        } else {   /* through a tile buffer; few live columns take the narrow tile */
+            sb_ukernel_fn kernel = g->narrow_kernel && live_cols <= (size_t)g->path->narrow_nr
+                                       ? g->narrow_kernel : g->ukernel;
             if (accumulate) copy_tile(cp, g->ldc, s.edge_c, (ptrdiff_t)nr, live_rows, live_cols);
-            g->ukernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
+            kernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
             copy_tile(s.edge_c, (ptrdiff_t)nr, cp, g->ldc, live_rows, live_cols);
         }
         if (last) finish_outputs(g, cp, i0 + ii, live_rows, live_cols);
@@ -466,6 +469,8 @@ static void init_call(gemm_call *g, const sb_path_desc *path, int mode, size_t m
     g->path = path;
     g->exact = mode == SB_MODE_EXACT;
     g->ukernel = g->exact ? g->path->exact : g->path->fast;
+    if (g->path->narrow_nr < g->path->nr)
+        g->narrow_kernel = g->exact ? g->path->narrow_exact : g->path->narrow_fast;
     g->row_kernel = g->exact ? g->path->row_exact : g->path->row_fast;
     g->m = m, g->n = n, g->k = k;
     g->b_strips = packed_strips(g->path, n);

@@ -66,6 +66,12 @@ struct sb_path_desc {
     const sb_path_desc *(*conv_tile)(size_t cout_g);
     sb_mv_kernel_fn mv_exact;  /* single-column product of this tile */
     sb_mv_kernel_fn mv_fast;
+    /* The narrow tile: MR x narrow_nr (the first narrow_nr columns of a B
+     * strip), for a ragged last strip with at most narrow_nr live columns;
+     * used only when narrow_nr < nr. */
+    int narrow_nr;
+    sb_ukernel_fn narrow_exact;
+    sb_ukernel_fn narrow_fast;
 };
 
 extern const sb_path_desc sb_path_scalar, sb_path_vec4, sb_path_avx2,

@@ -339,10 +339,26 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
     for (; s < strips; ++s) ukr_mv_strips(MR, 1, kc, rows, s, ap, x, y, accumulate, fused);
 }
 
-/* The tile, row and single-column kernels of one register tile:
- * sb_ukr_<name>_{exact,fast}, sb_row_<name>_{exact,fast} and
- * sb_mv_<name>_{exact,fast}. */
+/* The narrow tile: MR rows by half the tile's vectors (at least one), for a
+ * ragged last strip with few live columns (the framework's choice). */
+#define UKR_NARROW_NV(NR) ((NR) / UKR_LANES / 2 > 0 ? (NR) / UKR_LANES / 2 : 1)
+
+/* The tile, narrow tile, row and single-column kernels of one register tile:
+ * sb_ukr_<name>_{exact,fast}, sb_ukr_<name>_narrow_{exact,fast},
+ * sb_row_<name>_{exact,fast} and sb_mv_<name>_{exact,fast}. */
 #define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
+    void sb_ukr_##name##_narrow_exact(size_t kc, const float *ap, const float *bp,           \
+                                      ptrdiff_t b_step, float *c, ptrdiff_t ldc,             \
+                                      int accumulate)                                        \
+    {                                                                                        \
+        ukr_tile(MR, UKR_NARROW_NV(NR), kc, ap, bp, b_step, c, ldc, accumulate, 0);          \
+    }                                                                                        \
+    void sb_ukr_##name##_narrow_fast(size_t kc, const float *ap, const float *bp,            \
+                                     ptrdiff_t b_step, float *c, ptrdiff_t ldc,              \
+                                     int accumulate)                                         \
+    {                                                                                        \
+        ukr_tile(MR, UKR_NARROW_NV(NR), kc, ap, bp, b_step, c, ldc, accumulate, fused_flag); \
+    }                                                                                        \
     void sb_mv_##name##_exact(size_t kc, size_t rows, const float *ap, const float *x,       \
                               float *y, int accumulate)                                      \
     {                                                                                        \
@@ -407,4 +423,5 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
      sb_ukr_##tile##_exact, sb_ukr_##tile##_fast,                                            \
      sb_row_##tile##_exact, sb_row_##tile##_fast, supported_fn,                              \
      sb_dw_##path##_exact, sb_dw_##path##_fast, conv_tile_fn,                                \
-     sb_mv_##tile##_exact, sb_mv_##tile##_fast}
+     sb_mv_##tile##_exact, sb_mv_##tile##_fast, UKR_NARROW_NV(NR) * UKR_LANES,              \
+     sb_ukr_##tile##_narrow_exact, sb_ukr_##tile##_narrow_fast}
