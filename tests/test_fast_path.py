@@ -139,6 +139,10 @@ def test_conv_fast_path_same_bits_as_general(mode, monkeypatch):
         x, w = case.pop("x"), case.pop("w")
         fast = samebits.conv2d(x, w, mode=mode, **case)
         assert taken[-1] is not None, f"case {i} did not take the fast path"
+        out = np.full(fast.shape, np.nan, np.float32)
+        assert samebits.conv2d(x, w, mode=mode, out=out, **case) is out
+        assert taken[-1] is out, f"case {i} with out= did not take the fast path"
+        assert_same_bits(out.reshape(-1, 1), fast.reshape(-1, 1), f"case {i}, out=")
         stride = case.pop("stride", 1)
         general = samebits.conv2d(x, w, mode=mode, stride=(stride, stride), **case)
         assert_same_bits(fast.reshape(-1, 1), general.reshape(-1, 1), f"case {i}, {mode}")
@@ -154,6 +158,15 @@ def test_conv_fast_path_leaves_the_rest_to_the_general_path():
         assert_same_bits(samebits.conv2d(other, w, padding=1).reshape(-1, 1),
                          samebits.conv2d(np.ascontiguousarray(other), w,
                                          padding=(1, 1)).reshape(-1, 1), "layout")
+    # out= that the fast path leaves alone: a strided view, and (an error) an
+    # out= overlapping the input.
+    y = np.zeros((1, 5, 8, 8), np.float32)
+    assert samebits.conv2d(x, w, padding=1, out=y[:, :, :6, :6]) is not None
+    assert_same_bits(y[:, :, :6, :6].reshape(-1, 1),
+                     samebits.conv2d(x, w, padding=1).reshape(-1, 1), "strided out=")
+    big = np.zeros((1, 5, 6, 6), np.float32)
+    with pytest.raises(ValueError, match="overlap"):
+        samebits.conv2d(big[:, :4], test_values((5, 4, 1, 1), 33), out=big)
     # Errors come from the general path, with its messages.
     with pytest.raises(ValueError, match="does not divide the 4 input channels"):
         samebits.conv2d(x, w, groups=3)
