@@ -21,7 +21,7 @@
 #include "samebits.h"
 #include "sb_internal.h"
 #include "conv_internal.h"
-#include "vec4.h"
+#include "strided_copy.h"
 
 #define IM2COL_CHUNK_ROWS 16
 #define NS_PER_GATHERED 0.5   /* per patch element written */
@@ -51,21 +51,6 @@ static int is_pointwise(const sb_conv_desc *d)
 {
     return d->kh == 1 && d->kw == 1 && d->stride_h == 1 && d->stride_w == 1 && d->pad_top == 0 &&
            d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
-}
-
-/* out[t] = in[2t] for t < len; in[2*len - 1] must be readable too when
- * spare_column (the vector loop loads whole pairs). One shuffle per four. */
-static void copy_stride2(float *out, const float *in, size_t len, int spare_column)
-{
-    size_t t = 0;
-#if VEC4_AVAILABLE
-    size_t vector_end = spare_column ? len / 4 * 4 : (len > 0 ? (len - 1) / 4 * 4 : 0);
-    for (; t < vector_end; t += 4)
-        vec4_store(out + t, vec4_even(vec4_load(in + 2 * t), vec4_load(in + 2 * t + 4)));
-#else
-    (void)spare_column;
-#endif
-    for (; t < len; ++t) out[t] = in[2 * t];
 }
 
 /* len values of one input row starting at column ix0 with column step sw,

@@ -15,6 +15,7 @@
 #include "samebits.h"
 #include "sb_internal.h"
 #include "conv_internal.h"
+#include "strided_copy.h"
 
 /* Work of one chunk, in taps (multiply-adds): whole planes are grouped up to
  * this; a plane of more than DW_BAND_MIN_TAPS is cut into bands of rows of
@@ -88,6 +89,10 @@ static void build_rows(const dw_call *call, float *dst, size_t plane, size_t pro
     const sb_conv_desc *d = call->d;
     const size_t sw = d->stride_w, pl = d->pad_left, pws = call->pws;
     const int zeroed = call->rs <= DW_SHORT_ROW;
+    /* With a column step of 2: the phase of even input columns, and how many
+     * input columns are inside the stored row. */
+    const size_t even_phase = pl % 2;
+    const size_t inside2 = sw != 2 ? 0 : call->hi[0] - call->lo[0] + call->hi[1] - call->lo[1];
     if (zeroed) memset(dst, 0, (nrows * call->rs + DW_SLACK) * sizeof(float));
     for (size_t s = 0; s < nrows; ++s, dst += call->rs) {
         size_t prow = prow0 + s;
@@ -96,18 +101,26 @@ static void build_rows(const dw_call *call, float *dst, size_t plane, size_t pro
             continue;
         }
         const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
+        if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
+            continue;
+        }
         for (size_t p = 0; p < sw; ++p) {
             float *row = dst + p * pws;
             const size_t lo = call->lo[p], hi = call->hi[p], count = hi - lo;
-            if (!zeroed) memset(row, 0, lo * sizeof(float));
-            if (count) {
-                const float *from = src + (p + lo * sw - pl);
-                if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
-                else if (sw == 2) for (size_t q = 0; q < count; ++q) row[lo + q] = from[2 * q];
-                else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
+            if (!zeroed) {
+                memset(row, 0, lo * sizeof(float));
+                memset(row + hi, 0, (pws - hi) * sizeof(float));
             }
-            if (!zeroed) memset(row + hi, 0, (pws - hi) * sizeof(float));
+            if (count == 0 || sw == 2) continue;
+            const float *from = src + (p + lo * sw - pl);
+            if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
+            else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
         }
+        if (sw == 2)
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
     }
     if (!zeroed)
         for (size_t i = 0; i < DW_SLACK; ++i) dst[i] = 0.0f;

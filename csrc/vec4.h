@@ -4,7 +4,8 @@
  * module is built with relaxed SIMD (-mrelaxed-simd: f32x4.relaxed_madd,
  * which the engine runs as one fused instruction where the CPU has FMA).
  * SSE2 and plain SIMD128 have none. vec4_fma is used by fast mode only.
- * vec4_even(a, b) is {a0, a2, b0, b2}: a stride-2 gather of eight floats.
+ * vec4_even(a, b) is {a0, a2, b0, b2} and vec4_odd(a, b) {a1, a3, b1, b3}: the
+ * two halves of a stride-2 gather of eight floats.
  * vec4_load2(p) is {p[0], p[1], +0, +0}; vec4_store2 stores lanes 0 and 1. */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
@@ -20,6 +21,7 @@ typedef v128_t vec4;
 #define vec4_add(a, b) wasm_f32x4_add((a), (b))
 #define vec4_mul(a, b) wasm_f32x4_mul((a), (b))
 #define vec4_even(a, b) wasm_i32x4_shuffle((a), (b), 0, 2, 4, 6)
+#define vec4_odd(a, b) wasm_i32x4_shuffle((a), (b), 1, 3, 5, 7)
 #define vec4_load2(p) wasm_v128_load64_zero(p)
 #define vec4_store2(p, v) wasm_v128_store64_lane((p), (v), 0)
 #if defined(__wasm_relaxed_simd__)
@@ -47,6 +49,7 @@ typedef float32x4_t vec4;
 #define vec4_add(a, b) vaddq_f32((a), (b))
 #define vec4_mul(a, b) vmulq_f32((a), (b))
 #define vec4_even(a, b) vuzp1q_f32((a), (b))
+#define vec4_odd(a, b) vuzp2q_f32((a), (b))
 #define vec4_load2(p) vcombine_f32(vld1_f32(p), vdup_n_f32(0.0f))
 #define vec4_store2(p, v) vst1_f32((p), vget_low_f32(v))
 #define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
@@ -64,6 +67,7 @@ typedef __m128 vec4;
 #define vec4_add(a, b) _mm_add_ps((a), (b))
 #define vec4_mul(a, b) _mm_mul_ps((a), (b))
 #define vec4_even(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(2, 0, 2, 0))
+#define vec4_odd(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(3, 1, 3, 1))
 #define vec4_load2(p) _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)(p))
 #define vec4_store2(p, v) _mm_storel_pi((__m64 *)(void *)(p), (v))
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
