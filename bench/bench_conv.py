@@ -25,6 +25,7 @@ import json
 import math
 import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,9 @@ QUICK_LAYERS = {
     "ResNet-50": ("stem7x7", "l2.0.conv2", "l3.1-5.conv2", "l3.1-5.conv1", "l4.0.down"),
     "MobileNetV3-large": ("b1.dw3x3", "b13.dw5x5+b14.dw5x5", "b11.expand+b12.expand"),
 }
+
+
+SETTLE_SECONDS = 0.2   # idle time before each measurement
 
 
 def have_conv() -> bool:
@@ -137,8 +141,16 @@ def measure(args) -> dict:
     conv = have_conv()
     if not conv:
         print("samebits has no conv2d yet: timing torch and ONNX Runtime only", flush=True)
-    timer = (lambda fn: time_call(fn, min_seconds=0.01, repeats=1, warmup=1)) if args.quick \
-        else time_call
+    measure_once = (lambda fn: time_call(fn, min_seconds=0.01, repeats=1, warmup=1)) \
+        if args.quick else time_call
+
+    def timer(fn):
+        # Let the previous measurement's spinning workers (ONNX Runtime's and
+        # OpenMP's spin after each run; numpy's OpenBLAS after the output
+        # checks) go to sleep first: on a 2-core machine they would share
+        # the cores with the next library timed.
+        time.sleep(SETTLE_SECONDS)
+        return measure_once(fn)
     results, failures = [], []
     for model, layers in CONV_MODELS.items():
         if args.models and not re.search(args.models, model):
@@ -221,7 +233,9 @@ def write_report(data: dict, out_dir: Path | None) -> str:
              ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
               "after 1 warm-up call" if data["quick"] else
               "Times are medians over 3 repetitions of the mean of calls run for at least 80 ms "
-              "after 2 warm-up calls") + ". Batch 1, NCHW, 224 x 224 "
+              "after 2 warm-up calls") + f", each started after {SETTLE_SECONDS} s idle (so that no "
+             "library's spinning worker threads from the previous measurement share the cores)"
+             ". Batch 1, NCHW, 224 x 224 "
              "input, no bias, no activation. samebits: `conv2d(x, pack_conv2d(w), out=...)` "
              "with the weights prepacked once outside the timing, `threads=1` / `threads=None` "
              "(every core); torch: `torch.nn.functional.conv2d` (no `out=`: it allocates its "
