@@ -30,6 +30,13 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
     return fused ? vec_fma(acc, a, b) : vec_add(acc, vec_mul(a, b));
 }
 
+/* Loops over a tile's rows and vectors run to the largest tile's (literal)
+ * bound and skip the rest: every compiler then unrolls them fully before it
+ * knows MR and NV, and keeps the accumulators in registers. With MR and NV as
+ * the bounds, emscripten's clang unrolled only part of them and kept the
+ * accumulators on the stack (about 4x slower in exact mode in the browser). */
+#define UKR_FOR(i, n, bound) for (int i = 0; i < (bound); ++i) if (i < (n))
+
 /* The MR x (NV vectors) tile: see sb_ukernel_fn in sb_internal.h. */
 static inline __attribute__((always_inline)) void
 ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
@@ -38,21 +45,21 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
 {
     vec_t acc[UKR_TILE_MAX_MR][UKR_TILE_MAX_NV];
 #pragma GCC unroll 32
-    for (int r = 0; r < MR; ++r)
+    UKR_FOR(r, MR, UKR_TILE_MAX_MR)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v)
+        UKR_FOR(v, NV, UKR_TILE_MAX_NV)
             acc[r][v] = accumulate ? vec_load(c + r * ldc + v * UKR_LANES) : vec_zero();
 
     for (size_t p = 0; p < kc; ++p) {
         vec_t b[UKR_TILE_MAX_NV];
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v)
+        UKR_FOR(v, NV, UKR_TILE_MAX_NV)
             b[v] = vec_load(bp + v * UKR_LANES);
 #pragma GCC unroll 32
-        for (int r = 0; r < MR; ++r) {
+        UKR_FOR(r, MR, UKR_TILE_MAX_MR) {
             vec_t a = vec_splat(ap[r]);
 #pragma GCC unroll 8
-            for (int v = 0; v < NV; ++v)
+            UKR_FOR(v, NV, UKR_TILE_MAX_NV)
                 acc[r][v] = ukr_step(acc[r][v], a, b[v], fused);
         }
         ap += MR;
@@ -60,9 +67,9 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
     }
 
 #pragma GCC unroll 32
-    for (int r = 0; r < MR; ++r)
+    UKR_FOR(r, MR, UKR_TILE_MAX_MR)
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v)
+        UKR_FOR(v, NV, UKR_TILE_MAX_NV)
             vec_store(c + r * ldc + v * UKR_LANES, acc[r][v]);
 }
 
@@ -296,7 +303,7 @@ ukr_mv_strips(const int MR, const int S, size_t kc, size_t rows, size_t strip0,
     float edge[8][16];   /* a ragged strip's outputs, all MR rows */
     sliver_vec acc[8][UKR_MV_MAX_PIECES];
 #pragma GCC unroll 8
-    for (int i = 0; i < S; ++i) {
+    UKR_FOR(i, S, 8) {
         size_t row = (strip0 + (size_t)i) * (size_t)MR;
         base[i] = ap + (strip0 + (size_t)i) * kc * (size_t)MR;
         if (row + (size_t)MR <= rows) {
@@ -306,22 +313,22 @@ ukr_mv_strips(const int MR, const int S, size_t kc, size_t rows, size_t strip0,
             for (int r = 0; r < MR; ++r) edge[i][r] = row + (size_t)r < rows ? y[row + r] : 0.0f;
         }
 #pragma GCC unroll 4
-        for (int q = 0; q < PIECES; ++q)
+        UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES)
             acc[i][q] = accumulate ? ukr_sliver_get(q < Q ? 4 : 2, out[i] + 4 * q) : sliver_zero();
     }
     for (size_t p = 0; p < kc; ++p) {
         sliver_vec xv = sliver_splat(x[p]);
 #pragma GCC unroll 8
-        for (int i = 0; i < S; ++i)
+        UKR_FOR(i, S, 8)
 #pragma GCC unroll 4
-            for (int q = 0; q < PIECES; ++q)
+            UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES)
                 acc[i][q] = ukr_sliver_step(
                     acc[i][q], xv, ukr_sliver_get(q < Q ? 4 : 2, base[i] + p * MR + 4 * q), fused);
     }
 #pragma GCC unroll 8
-    for (int i = 0; i < S; ++i) {
+    UKR_FOR(i, S, 8) {
 #pragma GCC unroll 4
-        for (int q = 0; q < PIECES; ++q) ukr_sliver_put(q < Q ? 4 : 2, out[i] + 4 * q, acc[i][q]);
+        UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES) ukr_sliver_put(q < Q ? 4 : 2, out[i] + 4 * q, acc[i][q]);
         size_t row = (strip0 + (size_t)i) * (size_t)MR;
         if (out[i] == edge[i])
             for (size_t r = row; r < rows; ++r) y[r] = edge[i][r - row];

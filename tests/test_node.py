@@ -235,6 +235,36 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
                if "relaxed" in op)
 
 
+def test_vec4_tile_keeps_its_accumulators_in_registers(prerequisites, tmp_path):
+    """The wasm tile kernels are fully unrolled and do not spill: per step of
+    k, MR x NV = 4 x 2 multiplies (or fused multiply-adds), and about 22 vector
+    loads and stores in the whole function (C in and out, B, A). A compiler
+    that leaves the accumulators on the stack doubles the latter and made
+    exact mode about 4x slower in the browser once."""
+    tool = shutil.which("wasm-objdump")
+    if tool is None:
+        message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    with zipfile.ZipFile(_wheel()) as zf:
+        modules = {"main": zf.read("samebits/libsamebits.so"), "relaxed": _relaxed_module()}
+    for label, data in modules.items():
+        module = tmp_path / f"{label}.wasm"
+        module.write_bytes(data)
+        proc = subprocess.run([tool, "-d", str(module)], capture_output=True, text=True,
+                              check=True)
+        functions = _function_ops(proc.stdout)
+        tiles = {name: ops for name, ops in functions.items()
+                 if name in ("sb_ukr_vec4_exact", "sb_ukr_vec4_fast")}
+        assert tiles, f"{label}: no vec4 tile kernel found by name"
+        for name, ops in tiles.items():
+            steps = sum("f32x4.mul" in op or "relaxed_madd" in op for op in ops)
+            memory = sum("v128.load" in op or "v128.store" in op for op in ops)
+            assert steps == 8, f"{label} {name}: {steps} multiplies, want 8 (MR 4 x NV 2)"
+            assert memory <= 26, f"{label} {name}: {memory} vector loads/stores (spills?)"
+
+
 def test_node_fast_mode_uses_relaxed_module(prerequisites):
     """With relaxed SIMD, fast mode runs on the relaxed module, says it fuses,
     and meets the fast-mode error bound; on a CPU with FMA its bits are those
