@@ -4,7 +4,6 @@
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
-#include "vec4.h"
 
 typedef float32x4_t vec_t;
 #define UKR_MR 8
@@ -19,16 +18,7 @@ typedef float32x4_t vec_t;
 #define vec_add(a, b) vaddq_f32((a), (b))
 #define vec_mul(a, b) vmulq_f32((a), (b))
 #define vec_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
-typedef float32x4_t sliver_vec;   /* the single-column kernel's slivers */
-#define sliver_load vec4_load
-#define sliver_load2 vec4_load2
-#define sliver_store vec4_store
-#define sliver_store2 vec4_store2
-#define sliver_splat vec4_splat
-#define sliver_zero vec4_zero
-#define sliver_add vec4_add
-#define sliver_mul vec4_mul
-#define sliver_fma vec4_fma
+#include "sliver_vec4.h"
 #include "ukernel_template.h"
 
 UKR_DEFINE(neon, 1)

@@ -37,16 +37,7 @@ typedef vec4 vec_t;
 #define vec_add vec4_add
 #define vec_mul vec4_mul
 #define vec_fma vec4_fma
-typedef vec4 sliver_vec;   /* the single-column kernel's slivers */
-#define sliver_load vec4_load
-#define sliver_load2 vec4_load2
-#define sliver_store vec4_store
-#define sliver_store2 vec4_store2
-#define sliver_splat vec4_splat
-#define sliver_zero vec4_zero
-#define sliver_add vec4_add
-#define sliver_mul vec4_mul
-#define sliver_fma vec4_fma
+#include "sliver_vec4.h"
 #include "ukernel_template.h"
 
 UKR_DEFINE(vec4, VEC4_FUSED)

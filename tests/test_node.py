@@ -199,6 +199,20 @@ def test_relaxed_module_imports_resolve(prerequisites):
             f"{name} is not exported by Pyodide's main module")
 
 
+def _disassembled(module: bytes, tmp_path: Path, name: str) -> dict[str, list[str]]:
+    """{function name: its instruction lines} of a wasm module (wasm-objdump)."""
+    tool = shutil.which("wasm-objdump")
+    if tool is None:
+        message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    path = tmp_path / name
+    path.write_bytes(module)
+    proc = subprocess.run([tool, "-d", str(path)], capture_output=True, text=True, check=True)
+    return _function_ops(proc.stdout)
+
+
 def _function_ops(disassembly: str) -> dict[str, list[str]]:
     """wasm-objdump -d output -> {function name: its instruction lines}."""
     functions, current = {}, None
@@ -213,23 +227,14 @@ def _function_ops(disassembly: str) -> dict[str, list[str]]:
 
 def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     """f32x4.relaxed_madd (the fused multiply-add) is in vec4's fast kernels
-    (tile, row, single-column and depthwise) and in no other function:
+    (tile, narrow tile, row, single-column and depthwise) and in no other function:
     exact-mode code is the plain one."""
-    tool = shutil.which("wasm-objdump")
-    if tool is None:
-        message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    module = tmp_path / RELAXED_NAME
-    module.write_bytes(_relaxed_module())
-    proc = subprocess.run([tool, "-d", str(module)], capture_output=True, text=True, check=True)
-    functions = _function_ops(proc.stdout)
+    functions = _disassembled(_relaxed_module(), tmp_path, RELAXED_NAME)
     assert "sb_sgemm" in functions and "sb_ukr_vec4_exact" in functions
     relaxed = {name: sum("relaxed" in op for op in ops) for name, ops in functions.items()}
     users = {name for name, count in relaxed.items() if count}
-    assert users and users <= {"sb_ukr_vec4_fast", "sb_row_vec4_fast", "sb_mv_vec4_fast",
-                               "sb_dw_vec4_fast"}, users
+    assert users and users <= {"sb_ukr_vec4_fast", "sb_ukr_vec4_narrow_fast", "sb_row_vec4_fast",
+                               "sb_mv_vec4_fast", "sb_dw_vec4_fast"}, users
     assert relaxed["sb_ukr_vec4_fast"] > 0
     assert all("relaxed_madd" in op for ops in functions.values() for op in ops
                if "relaxed" in op)
@@ -241,20 +246,10 @@ def test_vec4_tile_keeps_its_accumulators_in_registers(prerequisites, tmp_path):
     loads and stores in the whole function (C in and out, B, A). A compiler
     that leaves the accumulators on the stack doubles the latter and made
     exact mode about 4x slower in the browser once."""
-    tool = shutil.which("wasm-objdump")
-    if tool is None:
-        message = "wasm-objdump (Debian: apt-get install wabt) is needed to disassemble"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
     with zipfile.ZipFile(_wheel()) as zf:
         modules = {"main": zf.read("samebits/libsamebits.so"), "relaxed": _relaxed_module()}
     for label, data in modules.items():
-        module = tmp_path / f"{label}.wasm"
-        module.write_bytes(data)
-        proc = subprocess.run([tool, "-d", str(module)], capture_output=True, text=True,
-                              check=True)
-        functions = _function_ops(proc.stdout)
+        functions = _disassembled(data, tmp_path, f"{label}.wasm")
         tiles = {name: ops for name, ops in functions.items()
                  if name in ("sb_ukr_vec4_exact", "sb_ukr_vec4_fast")}
         assert tiles, f"{label}: no vec4 tile kernel found by name"
