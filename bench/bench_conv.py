@@ -23,18 +23,23 @@ import argparse
 import datetime
 import json
 import math
+import os
 import re
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# numpy only checks outputs here; one OpenBLAS thread keeps its workers from
+# spinning beside the libraries being timed (set before numpy loads it).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import samebits
-from samebits.bench import time_call
-from samebits.shapes import CONV_MODELS, ConvShape
+import numpy as np  # noqa: E402
 
-from _machine import cpu_model
+import samebits  # noqa: E402
+from samebits.bench import time_call  # noqa: E402
+from samebits.shapes import CONV_MODELS, ConvShape  # noqa: E402
+
+from _machine import cpu_model, cpu_ticks, stolen_share  # noqa: E402
 
 # --quick: one layer of each kind (stem, 3x3, strided 3x3, 1x1, strided 1x1,
 # depthwise 3x3 and 5x5), short timing, nothing written unless --out is given
@@ -134,6 +139,7 @@ def check(name: str, got: np.ndarray, ref: np.ndarray, s: ConvShape) -> str | No
 
 
 def measure(args) -> dict:
+    ticks_at_start = cpu_ticks()
     rng = np.random.default_rng(0)
     cores = samebits.info()["threads"]
     thread_counts = [1] if cores == 1 else [1, cores]
@@ -213,6 +219,7 @@ def measure(args) -> dict:
             results.append(row)
     ort = base.ort
     return {"results": results, "threads": thread_counts, "cores": cores,
+            "stolen_share": stolen_share(ticks_at_start, cpu_ticks()),
             "samebits_conv": conv, "quick": bool(args.quick),
             "layers_in_model": {m: len(v) for m, v in CONV_MODELS.items()},
             "torch": getattr(base.torch, "__version__", None),
@@ -228,7 +235,9 @@ def write_report(data: dict, out_dir: Path | None) -> str:
              "",
              f"CPU: {data['cpu']}; threads: {threads}; samebits {data['samebits']['version']} "
              f"path {path} ({data['samebits']['compiler']}); torch {data['torch']} "
-             f"(oneDNN {'on' if data['torch_mkldnn'] else 'off'}); onnxruntime {data['onnxruntime']}.",
+             f"(oneDNN {'on' if data['torch_mkldnn'] else 'off'}); onnxruntime {data['onnxruntime']}."
+             + (f" CPU time stolen by the hypervisor during the run: "
+                f"{100 * data['stolen_share']:.1f}%." if data.get("stolen_share") is not None else ""),
              "",
              ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
               "after 1 warm-up call" if data["quick"] else
