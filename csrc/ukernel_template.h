@@ -32,7 +32,8 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
 
 /* Loops over a tile's rows and vectors run to the largest tile's (literal)
  * bound and skip the rest: every compiler then unrolls them fully before it
- * knows MR and NV, and keeps the accumulators in registers. With MR and NV as
+ * knows MR and NV (or the depthwise block's R and V), and keeps the
+ * accumulators in registers. With MR and NV as
  * the bounds, emscripten's clang unrolled only part of them and kept the
  * accumulators on the stack (about 4x slower in exact mode in the browser). */
 #define UKR_FOR(i, n, bound) for (int i = 0; i < (bound); ++i) if (i < (n))
@@ -122,30 +123,30 @@ ukr_dw_tile(const int R, const int V, size_t last, size_t taps, const float *res
 {
     vec_t acc[UKR_DW_NV];
 #pragma GCC unroll 32
-    for (int i = 0; i < R * V; ++i)
+    UKR_FOR(i, R * V, UKR_DW_NV)
         acc[i] = vec_zero();
 
     const float *row[8];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r)
+    UKR_FOR(r, R, 8)
         row[r] = in + r * in_row;
 
     for (size_t t = 0; t < taps; ++t) {
         vec_t a = vec_splat(w[t]);
         const ptrdiff_t o = off[t];
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r)
+        UKR_FOR(r, R, 8)
 #pragma GCC unroll 32
-            for (int v = 0; v < V; ++v)
+            UKR_FOR(v, V, UKR_DW_NV)
                 acc[r * V + v] = ukr_step(acc[r * V + v], a,
                                           vec_load(row[r] + o + v * UKR_LANES), fused);
     }
 
 #pragma GCC unroll 32
-    for (int r = 0; r < R; ++r) {
+    UKR_FOR(r, R, 8) {
         float *o = out + r * out_row;
 #pragma GCC unroll 32
-        for (int v = 0; v < V - 1; ++v)
+        UKR_FOR(v, V - 1, UKR_DW_NV)
             vec_store(o + v * UKR_LANES, acc[r * V + v]);
         if (last == UKR_LANES) {
             vec_store(o + (V - 1) * UKR_LANES, acc[r * V + V - 1]);

@@ -241,7 +241,7 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
 
 
 def test_vec4_tile_keeps_its_accumulators_in_registers(prerequisites, tmp_path):
-    """The wasm tile kernels are fully unrolled and do not spill: per step of
+    """The wasm tile and depthwise kernels are fully unrolled; the tile does not spill: per step of
     k, MR x NV = 4 x 2 multiplies (or fused multiply-adds), and about 22 vector
     loads and stores in the whole function (C in and out, B, A). A compiler
     that leaves the accumulators on the stack doubles the latter and made
@@ -258,6 +258,16 @@ def test_vec4_tile_keeps_its_accumulators_in_registers(prerequisites, tmp_path):
             memory = sum("v128.load" in op or "v128.store" in op for op in ops)
             assert steps == 8, f"{label} {name}: {steps} multiplies, want 8 (MR 4 x NV 2)"
             assert memory <= 26, f"{label} {name}: {memory} vector loads/stores (spills?)"
+        # The depthwise kernel's 20 register blocks (R x V, R*V <= 8 in wasm)
+        # hold 105 accumulators between them: each needs its own multiply
+        # once the loops are unrolled (a rolled loop keeps them on the stack;
+        # that made depthwise layers 1.3-2x slower in wasm).
+        depthwise = {name: ops for name, ops in functions.items()
+                     if name in ("sb_dw_vec4_exact", "sb_dw_vec4_fast")}
+        assert depthwise, f"{label}: no vec4 depthwise kernel found by name"
+        for name, ops in depthwise.items():
+            steps = sum("f32x4.mul" in op or "relaxed_madd" in op for op in ops)
+            assert steps >= 105, f"{label} {name}: {steps} multiplies, want at least 105"
 
 
 def test_node_fast_mode_uses_relaxed_module(prerequisites):
