@@ -7,8 +7,8 @@
  * route below gives the definition's bits:
  *
  * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
- *   row p being input plane p, in both modes; over a 1x1 input, on a path
- *   with a single-column kernel, a matrix-vector product (single_column.c);
+ *   row p being input plane p, in both modes; over a 1x1 input, a
+ *   matrix-vector product (single_column.c);
  * - exact mode: the patch matrix is built (im2col), 16 rows per chunk, and
  *   multiplied as an ordinary B;
  * - fast mode: the patch matrix is never built; the framework's packing phase
@@ -213,8 +213,7 @@ static int run_groups(const sb_conv_desc *d)
     const int exact = d->mode == SB_MODE_EXACT, pointwise = is_pointwise(d);
     const size_t in_plane = d->h * d->w;
     const int gathered = !exact && !pointwise && s.k > 0;
-    const int single_column = pointwise && s.cols == 1 && s.k > 0 &&
-                              sb_single_column_available(tile);
+    const int single_column = pointwise && s.cols == 1 && s.k > 0;
     float *matrix = NULL, *own_packed = NULL;
     if ((gathered || single_column) && !d->packed) {   /* these want A prepacked */
         size_t floats = d->groups * packed_group_floats(tile, s.cout_g, s.k);

@@ -37,9 +37,8 @@ static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
 int sb_depthwise_run(const sb_conv_desc *d);
 
 /* single_column.c: a pointwise layer with a 1 x 1 output (every image and
- * group) from weights packed for tile, on paths that have the kernel. */
+ * group) from weights packed for tile (every tile has the kernel). */
 struct sb_path_desc;
-int sb_single_column_available(const struct sb_path_desc *tile);
 void sb_single_column_run(const sb_conv_desc *d, const struct sb_path_desc *tile,
                           const float *packed);
 

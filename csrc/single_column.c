@@ -48,11 +48,6 @@ static void single_column_chunk(void *ctx, size_t chunk, int thread_index)
                      d->activation, d->mode == SB_MODE_EXACT);
 }
 
-int sb_single_column_available(const sb_path_desc *tile)
-{
-    return tile->mv_exact && tile->mv_fast;
-}
-
 void sb_single_column_run(const sb_conv_desc *d, const sb_path_desc *tile, const float *packed)
 {
     single_column_job job;
