@@ -1,4 +1,4 @@
-"""Calibration of the thread estimate (csrc/gemm.c, csrc/pool.c).
+"""Calibration of the thread estimate (csrc/plan.c, csrc/threads.c).
 
     python bench/calibrate_threads.py
 
@@ -24,11 +24,11 @@ from samebits.bench import time_call
 def pool_costs() -> None:
     lib = _lib.lib
     for threads in (1, 2):
-        warm = lib.sb_pool_wake_ns(threads, 2000)
+        warm = lib.sb_threads_wake_ns(threads, 2000)
         cold = []
         for _ in range(20):
             time.sleep(0.005)          # let the workers fall asleep
-            cold.append(lib.sb_pool_wake_ns(threads, 1))
+            cold.append(lib.sb_threads_wake_ns(threads, 1))
         print(f"pool job on {threads} thread(s): warm {warm / 1e3:.2f} us, "
               f"cold median {sorted(cold)[len(cold) // 2] / 1e3:.2f} us")
 

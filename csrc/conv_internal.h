@@ -1,14 +1,17 @@
-/* Internal interfaces of the convolution kernels (conv.c, depthwise.c) and the
- * epilogue they share with the matrix product. */
+/* Internal interfaces of the convolution (conv.c, conv_args.c, depthwise.c,
+ * single_column.c, naive.c). */
 #ifndef SB_CONV_INTERNAL_H
 #define SB_CONV_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "isa.h"
+#include "samebits.h"
 
 /* One convolution call, validated and with its output size worked out. */
 typedef struct {
     int path, mode, max_threads;
+    const sb_isa *isa;                /* the path's ISA (null for the naive reference) */
     size_t n, c, h, w;                /* input, N x C x H x W contiguous */
     size_t cout, kh, kw, groups;
     size_t stride_h, stride_w, dil_h, dil_w;
@@ -22,8 +25,11 @@ typedef struct {
     float *y;                         /* N x Cout x OH x OW contiguous */
 } sb_conv_desc;
 
-/* conv_args.c: fills d from sb_conv2d_argv's array; SB_OK or an error. */
-int sb_conv_parse(const int64_t *args, sb_conv_desc *d);
+/* conv_args.c: fills d from the argument structure; SB_OK or an error. Every
+ * size is checked against SB_MAX_SIZE, the output size comes from
+ * sb_window_output_size, and every element count of x, w and y must be
+ * addressable. The path is not checked (the naive reference has none). */
+int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d);
 
 /* A convolution is depthwise when every group has one input channel and
  * there is more than one group; it then runs the direct kernel of
@@ -33,19 +39,14 @@ static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
     return cin_per_group == 1 && groups > 1;
 }
 
-/* depthwise.c: the whole call (every image and channel), both modes. */
+/* depthwise.c: the whole call (every image and channel), both modes; and its
+ * plan for samebits.explain. */
 int sb_depthwise_run(const sb_conv_desc *d);
+int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info);
 
 /* single_column.c: a pointwise layer with a 1 x 1 output (every image and
- * group) from weights packed for tile (every tile has the kernel). */
-struct sb_path_desc;
-void sb_single_column_run(const sb_conv_desc *d, const struct sb_path_desc *tile,
-                          const float *packed);
-
-/* epilogue.c: to rows x cols outputs at c (row stride ldc), in this order:
- * + row_bias[i] on row i (one rounded add; skipped when row_bias is null),
- * the activation, and in exact mode NaN made canonical (0x7FC00000). */
-void sb_epilogue_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
-                      int activation, int exact);
+ * group) from weights packed for `tile`; and its plan. */
+void sb_single_column_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed);
+void sb_single_column_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info);
 
 #endif

@@ -12,10 +12,12 @@
  * ukernel_template.h) reads contiguous vectors whatever the stride and
  * dilation. This file knows no ISA. */
 #include <string.h>
-#include "samebits.h"
-#include "sb_internal.h"
 #include "conv_internal.h"
+#include "checked.h"
+#include "epilogue.h"
+#include "memory.h"
 #include "strided_copy.h"
+#include "threads.h"
 
 /* Work of one chunk, in taps (multiply-adds): whole planes are grouped up to
  * this; a plane of more than DW_BAND_MIN_TAPS is cut into bands of rows of
@@ -37,7 +39,7 @@
 
 typedef struct {
     const sb_conv_desc *d;
-    sb_dw_kernel_fn kernel;
+    sb_depthwise_kernel_fn kernel;
     const ptrdiff_t *off;     /* taps offsets into the stored rows */
     const size_t *lo, *hi;    /* phase_bounds, stride_w entries each */
     size_t taps, mult;
@@ -49,22 +51,6 @@ typedef struct {
     int exact;
 } dw_call;
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-
-/* *out = a * b or a + b; 0 on overflow. */
-static int mul_ok(size_t a, size_t b, size_t *out)
-{
-    if (a && b > (size_t)-1 / a) return 0;
-    *out = a * b;
-    return 1;
-}
-
-static int add_ok(size_t a, size_t b, size_t *out)
-{
-    if (b > (size_t)-1 - a) return 0;
-    *out = a + b;
-    return 1;
-}
 
 /* Phase p of a stored row holds padded columns c = p + q*sw, q < pws; the
  * input column c - pad_left is inside the plane for q in [lo[p], hi[p]). */
@@ -73,8 +59,8 @@ static void phase_bounds(const sb_conv_desc *d, size_t pw, size_t pws, size_t *l
     const size_t sw = d->stride_w, pl = d->pad_left;
     const size_t end = pl + d->w < pw ? pl + d->w : pw;   /* columns < end may be input */
     for (size_t p = 0; p < sw; ++p) {
-        lo[p] = p >= pl ? 0 : ceil_div(pl - p, sw);
-        hi[p] = end > p ? ceil_div(end - p, sw) : 0;
+        lo[p] = p >= pl ? 0 : sb_ceil_div(pl - p, sw);
+        hi[p] = end > p ? sb_ceil_div(end - p, sw) : 0;
         if (lo[p] > pws) lo[p] = pws;
         if (hi[p] < lo[p]) hi[p] = lo[p];
     }
@@ -156,81 +142,92 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         float *out = d->y + p * plane_out + r0 * d->out_w;
         call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
                      (ptrdiff_t)(d->stride_h * call->rs), out, (ptrdiff_t)d->out_w);
-        sb_epilogue_rows(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL,
-                         d->activation, call->exact);
+        sb_epilogue(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL, NULL,
+                    d->activation, call->exact);
     }
 }
 
-int sb_depthwise_run(const sb_conv_desc *d)
+/* The call's plan: kernel, row layout, chunking, scratch, threads. No memory
+ * is touched. SB_OK, or SB_ERR_NO_MEMORY when a size overflows. */
+static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *threads,
+                     size_t *workspace_bytes, double *est_ns)
 {
-    const sb_path_desc *path = sb_path_get(d->path);
-    if (!path) return SB_ERR_PATH;
-    dw_call call;
-    memset(&call, 0, sizeof call);
-    call.d = d;
-    call.exact = d->mode == SB_MODE_EXACT;
-    call.kernel = call.exact ? path->dw_exact : path->dw_fast;
-    if (!call.kernel) return SB_ERR_PATH;
+    memset(call, 0, sizeof *call);
+    call->d = d;
+    call->exact = d->mode == SB_MODE_EXACT;
+    call->kernel = call->exact ? d->isa->depthwise_exact : d->isa->depthwise_fast;
     if (d->c == 0 || d->cout % d->c) return SB_ERR_ARGUMENT;
-    call.mult = d->cout / d->c;
+    call->mult = d->cout / d->c;
 
     /* Sizes; any overflow means the call cannot fit in memory. */
     size_t taps, plane_out, planes, plane_taps, reach_w, reach_h;
-    if (!mul_ok(d->kh, d->kw, &taps) || !mul_ok(d->out_h, d->out_w, &plane_out) ||
-        !mul_ok(d->n, d->cout, &planes) || !mul_ok(plane_out, taps, &plane_taps) ||
-        !mul_ok(d->kw - 1, d->dil_w, &reach_w) || !mul_ok(d->kh - 1, d->dil_h, &reach_h))
+    if (!sb_mul_ok(d->kh, d->kw, &taps) || !sb_mul_ok(d->out_h, d->out_w, &plane_out) ||
+        !sb_mul_ok(d->n, d->cout, &planes) || !sb_mul_ok(plane_out, taps, &plane_taps) ||
+        !sb_mul_ok(d->kw - 1, d->dil_w, &reach_w) || !sb_mul_ok(d->kh - 1, d->dil_h, &reach_h))
         return SB_ERR_NO_MEMORY;
-    call.taps = taps, call.planes = planes;
+    call->taps = taps, call->planes = planes;
     size_t span_w;   /* pw = (out_w - 1) * stride_w + reach_w + 1 <= padded input width */
-    if (!mul_ok(d->out_w - 1, d->stride_w, &span_w) || !add_ok(span_w, reach_w, &span_w) ||
-        !add_ok(span_w, 1, &call.pw))
+    if (!sb_mul_ok(d->out_w - 1, d->stride_w, &span_w) || !sb_add_ok(span_w, reach_w, &span_w) ||
+        !sb_add_ok(span_w, 1, &call->pw))
         return SB_ERR_NO_MEMORY;
-    call.pws = ceil_div(call.pw, d->stride_w);
-    call.rs = call.pws * d->stride_w;
+    call->pws = sb_ceil_div(call->pw, d->stride_w);
+    call->rs = call->pws * d->stride_w;
 
     if (plane_taps > DW_BAND_MIN_TAPS) {
         size_t row_taps = d->out_w * taps;
-        call.band_rows = row_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / row_taps;
-        call.bands = ceil_div(d->out_h, call.band_rows);
-        if (call.bands == 1) call.band_rows = d->out_h;
+        call->band_rows = row_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / row_taps;
+        call->bands = sb_ceil_div(d->out_h, call->band_rows);
+        if (call->bands == 1) call->band_rows = d->out_h;
     } else {
-        call.band_rows = d->out_h, call.bands = 1;
-        call.planes_per_chunk = plane_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / plane_taps;
+        call->band_rows = d->out_h, call->bands = 1;
+        call->planes_per_chunk = plane_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / plane_taps;
     }
-    size_t chunks;
-    if (call.bands > 1) {
-        if (!mul_ok(planes, call.bands, &chunks)) return SB_ERR_NO_MEMORY;
+    if (call->bands > 1) {
+        if (!sb_mul_ok(planes, call->bands, chunks)) return SB_ERR_NO_MEMORY;
     } else {
-        chunks = ceil_div(planes, call.planes_per_chunk);
+        *chunks = sb_ceil_div(planes, call->planes_per_chunk);
     }
 
     /* Per thread: the stored rows of one band or plane, then the slack,
      * rounded up to 64 bytes. */
     size_t stored_rows, stored_floats;
-    if (!mul_ok(call.band_rows - 1, d->stride_h, &stored_rows) ||
-        !add_ok(stored_rows, reach_h + 1, &stored_rows) ||
-        !mul_ok(stored_rows, call.rs, &stored_floats) ||
-        !add_ok(stored_floats, DW_SLACK + 15, &call.scratch_floats) ||
-        call.scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float))
+    if (!sb_mul_ok(call->band_rows - 1, d->stride_h, &stored_rows) ||
+        !sb_add_ok(stored_rows, reach_h + 1, &stored_rows) ||
+        !sb_mul_ok(stored_rows, call->rs, &stored_floats) ||
+        !sb_add_ok(stored_floats, DW_SLACK + 15, &call->scratch_floats) ||
+        call->scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float))
         return SB_ERR_NO_MEMORY;
-    call.scratch_floats &= ~(size_t)15;
+    call->scratch_floats &= ~(size_t)15;
 
     double total_taps = (double)planes * (double)plane_taps;
-    double copied = (double)chunks * (double)stored_floats;
-    double est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS + copied * DW_NS_PER_COPIED);
-    int threads = sb_pool_threads_for(d->max_threads, est_ns, chunks);
+    double copied = (double)*chunks * (double)stored_floats;
+    *est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS + copied * DW_NS_PER_COPIED);
+    *threads = sb_threads_for_work(d->max_threads, *est_ns, *chunks);
 
     /* One workspace: every thread's scratch, the tap offsets, the phase
      * bounds (stride_w <= rs, so those fit whenever the scratch does). */
     size_t scratch_bytes, off_bytes, bounds_bytes;
-    if (!mul_ok((size_t)threads * sizeof(float), call.scratch_floats, &scratch_bytes) ||
-        !mul_ok(taps, sizeof(ptrdiff_t), &off_bytes) ||
-        !mul_ok(2 * sizeof(size_t), d->stride_w, &bounds_bytes) ||
-        off_bytes > (size_t)-1 - bounds_bytes ||
-        scratch_bytes > (size_t)-1 - off_bytes - bounds_bytes)
+    if (!sb_mul_ok((size_t)*threads * sizeof(float), call->scratch_floats, &scratch_bytes) ||
+        !sb_mul_ok(taps, sizeof(ptrdiff_t), &off_bytes) ||
+        !sb_mul_ok(2 * sizeof(size_t), d->stride_w, &bounds_bytes) ||
+        !sb_add_ok(off_bytes, bounds_bytes, workspace_bytes) ||
+        !sb_add_ok(*workspace_bytes, scratch_bytes, workspace_bytes))
         return SB_ERR_NO_MEMORY;
-    unsigned char *workspace = sb_workspace_get(scratch_bytes + off_bytes + bounds_bytes);
+    return SB_OK;
+}
+
+int sb_depthwise_run(const sb_conv_desc *d)
+{
+    dw_call call;
+    size_t chunks, workspace_bytes;
+    int threads;
+    double est_ns;
+    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    if (status != SB_OK) return status;
+    unsigned char *workspace = sb_workspace_get(workspace_bytes);
     if (!workspace) return SB_ERR_NO_MEMORY;
+    size_t scratch_bytes = (size_t)threads * sizeof(float) * call.scratch_floats;
+    size_t off_bytes = call.taps * sizeof(ptrdiff_t);
     call.scratch = (float *)(void *)workspace;
     ptrdiff_t *off = (ptrdiff_t *)(void *)(workspace + scratch_bytes);
     size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
@@ -246,5 +243,24 @@ int sb_depthwise_run(const sb_conv_desc *d)
 
     sb_parallel_run(threads, chunks, dw_chunk, &call);
     sb_workspace_release(workspace);
+    return SB_OK;
+}
+
+int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info)
+{
+    dw_call call;
+    size_t chunks, workspace_bytes;
+    int threads;
+    double est_ns;
+    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    if (status != SB_OK) return status;
+    info->route = SB_ROUTE_DEPTHWISE;
+    info->products = (int64_t)call.planes;
+    info->m = (int64_t)d->out_h, info->n = (int64_t)d->out_w, info->k = (int64_t)call.taps;
+    info->compute_chunks = (int64_t)chunks;
+    info->threads = threads;
+    info->waves = 1;
+    info->workspace_bytes = (int64_t)workspace_bytes;
+    info->estimated_ns = (int64_t)est_ns;
     return SB_OK;
 }

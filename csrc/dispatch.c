@@ -1,9 +1,16 @@
-/* CPU detection and the table of paths, best last. */
+/* CPU detection, the table of ISA paths (best last), and the library's
+ * identity (version, compiler). */
 #include <stdio.h>
 #include <string.h>
 #include "samebits.h"
-#include "sb_internal.h"
+#include "isa.h"
 #include "cpu_x86.h"
+
+#ifndef SB_VERSION
+#error "SB_VERSION must be defined by the build (from py/samebits/_version.py)"
+#endif
+
+const char *sb_version(void) { return SB_VERSION; }
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -46,29 +53,29 @@ int sb_cpu_has_avx512f(void) { return 0; }
 #endif
 
 /* Index order is part of the ABI with the Python binding (it asks for names). */
-static const sb_path_desc *const all_paths[] = {
-    &sb_path_scalar, &sb_path_vec4, &sb_path_avx2, &sb_path_avx512, &sb_path_neon,
+static const sb_isa *const all_isas[] = {
+    &sb_isa_scalar, &sb_isa_vec4, &sb_isa_avx2, &sb_isa_avx512, &sb_isa_neon,
 };
-#define PATH_COUNT ((int)(sizeof all_paths / sizeof all_paths[0]))
+#define PATH_COUNT ((int)(sizeof all_isas / sizeof all_isas[0]))
 
-const sb_path_desc *sb_path_get(int path)
+const sb_isa *sb_isa_get(int path)
 {
     if (path < 0 || path >= PATH_COUNT) return NULL;
-    return all_paths[path];
+    return all_isas[path];
 }
 
 int sb_path_count(void) { return PATH_COUNT; }
 
 const char *sb_path_name(int path)
 {
-    const sb_path_desc *d = sb_path_get(path);
-    return d ? d->name : NULL;
+    const sb_isa *isa = sb_isa_get(path);
+    return isa ? isa->name : NULL;
 }
 
 int sb_path_built(int path)
 {
-    const sb_path_desc *d = sb_path_get(path);
-    return d && d->exact != NULL;
+    const sb_isa *isa = sb_isa_get(path);
+    return isa && isa->supported != NULL;
 }
 
 /* CPUID and XGETBV can trap to the hypervisor in a VM: ask once per path. */
@@ -79,10 +86,15 @@ int sb_path_supported(int path)
     if (!sb_path_built(path)) return 0;
     int known = supported_cache[path];
     if (!known) {
-        known = all_paths[path]->supported() ? 2 : 1;
+        known = all_isas[path]->supported() ? 2 : 1;
         supported_cache[path] = known;
     }
     return known == 2;
+}
+
+const sb_isa *sb_isa_supported(int path)
+{
+    return sb_path_supported(path) ? all_isas[path] : NULL;
 }
 
 /* The table is ordered slowest to fastest among the paths of one target. */
@@ -93,9 +105,19 @@ int sb_path_best(void)
     return 0;
 }
 
-int sb_path_tile_rows(int path) { return sb_path_built(path) ? all_paths[path]->mr : 0; }
-int sb_path_tile_cols(int path) { return sb_path_built(path) ? all_paths[path]->nr : 0; }
-int sb_path_fused(int path) { return sb_path_built(path) ? all_paths[path]->fused : 0; }
+static const sb_tile *product_tile(int path)
+{
+    return sb_path_built(path) ? all_isas[path]->product_tile[SB_MODE_FAST] : NULL;
+}
+
+int sb_path_tile_rows(int path) { return product_tile(path) ? product_tile(path)->mr : 0; }
+int sb_path_tile_cols(int path) { return product_tile(path) ? product_tile(path)->nr : 0; }
+int sb_path_fused(int path) { return sb_path_built(path) ? all_isas[path]->fused : 0; }
+
+const sb_tile *sb_conv_tile(const sb_isa *isa, size_t cout_g)
+{
+    return isa->conv_tile ? isa->conv_tile(cout_g) : isa->product_tile[SB_MODE_FAST];
+}
 
 const char *sb_build_info(void)
 {

@@ -2,7 +2,7 @@
  * subnormals computed (no flush-to-zero, no denormals-are-zero). The caller's
  * environment is restored afterwards. WebAssembly has no such modes. */
 #include "samebits.h"
-#include "sb_internal.h"
+#include "fpenv.h"
 
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
 #include <xmmintrin.h>

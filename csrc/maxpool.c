@@ -22,11 +22,12 @@
  * a function of the shape only, and each output is written by one chunk. */
 #include <float.h>
 #include "samebits.h"
-#include "sb_internal.h"
+#include "geometry.h"
+#include "memory.h"
+#include "threads.h"
 
 #define CHUNK_OUTPUTS 16384
 #define NS_PER_TAP 0.5
-#define SIZE_LIMIT ((int64_t)1 << 40)   /* no size, stride, dilation or pad beyond this */
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
 
 typedef union { uint32_t u; float f; } bits32;
@@ -40,7 +41,7 @@ typedef struct {
     int64_t pl;
     size_t rows;              /* N*C*OH output rows */
     size_t rows_per_chunk;
-} pool_ctx;
+} max_pool_ctx;
 
 static void update_unit(float *restrict best, const float *restrict src, size_t n)
 {
@@ -67,7 +68,7 @@ static void update_strided(float *restrict best, const float *restrict src, size
     }
 }
 
-static int column_has_inside_tap(const pool_ctx *c, int64_t ox)
+static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
 {
     for (int64_t kx = 0; kx < c->kw; ++kx)
         if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1]) return 1;
@@ -79,7 +80,7 @@ static void fill(float *dst, size_t n, float value)
     for (size_t i = 0; i < n; ++i) dst[i] = value;
 }
 
-static void pool_row(const pool_ctx *c, size_t r)
+static void max_pool_row(const max_pool_ctx *c, size_t r)
 {
     size_t plane = r / (size_t)c->oh;
     int64_t oy = (int64_t)(r % (size_t)c->oh);
@@ -117,25 +118,14 @@ static void pool_row(const pool_ctx *c, size_t r)
     }
 }
 
-static void pool_chunk(void *ctx, size_t chunk, int thread_index)
+static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
-    const pool_ctx *c = (const pool_ctx *)ctx;
+    const max_pool_ctx *c = (const max_pool_ctx *)ctx;
     size_t r0 = chunk * c->rows_per_chunk;
     size_t r1 = r0 + c->rows_per_chunk;
     if (r1 > c->rows) r1 = c->rows;
-    for (size_t r = r0; r < r1; ++r) pool_row(c, r);
-}
-
-/* floor((size + pad_before + pad_after - dil*(k-1) - 1) / stride) + 1, or 0
- * when that is below 1. Every argument is in [0, 2^40], k, dil, stride >= 1. */
-static int64_t output_size(int64_t size, int64_t pad_before, int64_t pad_after, int64_t k,
-                           int64_t dil, int64_t stride)
-{
-    int64_t padded = size + pad_before + pad_after;
-    if (padded < 1) return 0;
-    if (k > 1 && dil > (padded - 1) / (k - 1)) return 0;   /* the window is wider */
-    return (padded - 1 - dil * (k - 1)) / stride + 1;
+    for (size_t r = r0; r < r1; ++r) max_pool_row(c, r);
 }
 
 /* a * b, or 0 when it exceeds limit (a, b >= 0). */
@@ -146,24 +136,22 @@ static int mul_within(uint64_t a, uint64_t b, uint64_t limit, uint64_t *result)
     return 1;
 }
 
-int sb_max_pool2d_argv(const int64_t *args)
+int sb_max_pool2d(const sb_max_pool2d_args *args)
 {
     if (!args) return SB_ERR_ARGUMENT;
-    for (int i = SB_POOL_N; i <= SB_POOL_PAD_RIGHT; ++i)
-        if (args[i] < 0 || args[i] > SIZE_LIMIT) return SB_ERR_ARGUMENT;
-    int64_t n = args[SB_POOL_N], ch = args[SB_POOL_C], h = args[SB_POOL_H], w = args[SB_POOL_W];
-    int64_t kh = args[SB_POOL_KH], kw = args[SB_POOL_KW];
-    int64_t sh = args[SB_POOL_STRIDE_H], sw = args[SB_POOL_STRIDE_W];
-    int64_t dh = args[SB_POOL_DIL_H], dw = args[SB_POOL_DIL_W];
-    int64_t pt = args[SB_POOL_PAD_TOP], pb = args[SB_POOL_PAD_BOTTOM];
-    int64_t pl = args[SB_POOL_PAD_LEFT], pr = args[SB_POOL_PAD_RIGHT];
-    int64_t threads = args[SB_POOL_THREADS];
-    const float *x = (const float *)(intptr_t)args[SB_POOL_X];
-    float *y = (float *)(intptr_t)args[SB_POOL_Y];
-    if (kh < 1 || kw < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1 || threads < 1)
+    int64_t n = args->n, ch = args->c, h = args->h, w = args->w;
+    int64_t kh = args->kh, kw = args->kw, sh = args->stride_h, sw = args->stride_w;
+    int64_t dh = args->dil_h, dw = args->dil_w;
+    int64_t pt = args->pad_top, pb = args->pad_bottom, pl = args->pad_left, pr = args->pad_right;
+    int64_t threads = args->max_threads;
+    const float *x = (const float *)(intptr_t)args->x;
+    float *y = (float *)(intptr_t)args->y;
+    if (n < 0 || ch < 0 || n > SB_MAX_SIZE || ch > SB_MAX_SIZE || threads < 1)
         return SB_ERR_ARGUMENT;
-    int64_t oh = output_size(h, pt, pb, kh, dh, sh);
-    int64_t ow = output_size(w, pl, pr, kw, dw, sw);
+    /* Checks every geometry argument against [0, SB_MAX_SIZE] (kernel,
+     * stride and dilation >= 1); -1 when one is out of range. */
+    int64_t oh = sb_window_output_size(h, pt, pb, kh, dh, sh);
+    int64_t ow = sb_window_output_size(w, pl, pr, kw, dw, sw);
     if (oh < 1 || ow < 1) return SB_ERR_ARGUMENT;
     /* Element counts must be addressable (bytes within size_t). */
     const uint64_t limit = (uint64_t)(SIZE_MAX / sizeof(float));
@@ -201,13 +189,14 @@ int sb_max_pool2d_argv(const int64_t *args)
         cols[2 * kx + 1] = hi;
     }
 
-    pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows, 1};
+    max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows, 1};
     size_t per = CHUNK_OUTPUTS / (size_t)ow;
     ctx.rows_per_chunk = per ? per : 1;
     size_t nchunks = (rows + ctx.rows_per_chunk - 1) / ctx.rows_per_chunk;
     double est_ns = (double)total_out * (double)kh * (double)kw * NS_PER_TAP;
     int max_threads = threads > 1024 ? 1024 : (int)threads;
-    sb_parallel_run(sb_pool_threads_for(max_threads, est_ns, nchunks), nchunks, pool_chunk, &ctx);
+    sb_parallel_run(sb_threads_for_work(max_threads, est_ns, nchunks), nchunks, max_pool_chunk,
+                    &ctx);
     if (cols != stack_cols) sb_workspace_release(cols);
     return SB_OK;
 }

@@ -3,8 +3,9 @@
  * compiled with -ffp-contract=off), every NaN stored as 0x7FC00000. */
 #include <string.h>
 #include "samebits.h"
-#include "sb_internal.h"
 #include "conv_internal.h"
+#include "epilogue.h"
+#include "fpenv.h"
 
 int sb_sgemm_naive(size_t m, size_t n, size_t k,
                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
@@ -36,7 +37,7 @@ int sb_sgemm_naive(size_t m, size_t n, size_t k,
 /* The convolution definition of docs/convolution.md as loops: taps in the
  * order (c, ky, kx), padding taps multiplied by +0, then bias, activation and
  * canonical NaN through the shared epilogue. */
-int sb_conv2d_naive_argv(const int64_t *args)
+int sb_conv2d_naive(const sb_conv2d_args *args)
 {
     sb_conv_desc d;
     int status = sb_conv_parse(args, &d);
@@ -73,7 +74,7 @@ int sb_conv2d_naive_argv(const int64_t *args)
                     out[oy * d.out_w + ox] = acc;
                 }
             }
-            sb_epilogue_rows(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, d.activation, 1);
+            sb_epilogue(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, NULL, d.activation, 1);
         }
     }
     sb_fpenv_leave(&env);

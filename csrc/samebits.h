@@ -2,90 +2,151 @@
  *
  * Matrices are fp32 and addressed through element strides, so a row-padded or
  * transposed operand needs no copy: element (i, p) of A lives at
- * a[i * a_row + p * a_col]. C is written with unit column stride and row
- * stride ldc. Every call is synchronous and thread-safe. */
+ * a[i * a_row + p * a_col]. C is written with unit column stride. Every call
+ * is synchronous and thread-safe.
+ *
+ * The operations that take many arguments (matmul, conv2d, max_pool2d, their
+ * plans) take one structure of int64_t fields, pointers stored as integers:
+ * the layout is then the same on every target (wasm32 included) and one
+ * pointer is all that crosses the ctypes boundary. py/samebits/_abi.py
+ * declares the same structures field for field. */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_VERSION "0.1.0"
+#if defined(SB_BUILDING_LIBRARY) && defined(__GNUC__)
+#define SB_API __attribute__((visibility("default")))
+#else
+#define SB_API
+#endif
 
 enum sb_mode { SB_MODE_FAST = 0, SB_MODE_EXACT = 1 };
 
 enum sb_status {
     SB_OK = 0,
-    SB_ERR_ARGUMENT = -1,    /* a null pointer with a nonzero size, bad mode or thread count */
+    SB_ERR_ARGUMENT = -1,    /* a null pointer with a nonzero size, bad mode, size or thread count */
     SB_ERR_PATH = -2,        /* path not built into this library or not runnable on this CPU */
     SB_ERR_NO_MEMORY = -3,   /* a scratch or packing buffer could not be allocated */
 };
 
+/* Every size, stride, dilation and padding argument must lie in [0, SB_MAX_SIZE]. */
+#define SB_MAX_SIZE ((int64_t)1 << 40)
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the package's, from one file). */
+SB_API const char *sb_version(void);
+
 /* ISA paths. Every index names the same path in every build; a path that the
  * build target cannot hold reports sb_path_built() == 0. */
-int sb_path_count(void);
-const char *sb_path_name(int path);
-int sb_path_built(int path);
-int sb_path_supported(int path);     /* built and runnable on this CPU */
-int sb_path_best(void);              /* the fastest supported path */
-int sb_path_tile_rows(int path);     /* MR */
-int sb_path_tile_cols(int path);     /* NR */
-int sb_path_fused(int path);         /* fast mode uses fused multiply-add */
+SB_API int sb_path_count(void);
+SB_API const char *sb_path_name(int path);
+SB_API int sb_path_built(int path);
+SB_API int sb_path_supported(int path);     /* built and runnable on this CPU */
+SB_API int sb_path_best(void);              /* the fastest supported path */
+SB_API int sb_path_tile_rows(int path);     /* MR of the path's matrix-product tile */
+SB_API int sb_path_tile_cols(int path);     /* NR */
+SB_API int sb_path_fused(int path);         /* fast mode uses fused multiply-add */
 
-int sb_threading_available(void);    /* 0 where the build has no threads (WebAssembly) */
-int sb_cpu_count(void);              /* processors online, as the C runtime sees them */
-const char *sb_build_info(void);     /* compiler and target, for samebits.info() */
+SB_API int sb_threading_available(void);    /* 0 where the build has no threads (WebAssembly) */
+SB_API int sb_cpu_count(void);              /* processors online, as the C runtime sees them */
+SB_API const char *sb_build_info(void);     /* compiler and target, for samebits.info() */
 
-/* C = A * B, A m x k, B k x n, in the given mode on the given path, with at
+/* ---- matrix products ------------------------------------------------------
+ *
+ * C = A * B, A m x k, B k x n, in the given mode on the given path, with at
  * most max_threads threads (the work estimate may use fewer). */
-int sb_sgemm(int path, int mode, int max_threads,
-             size_t m, size_t n, size_t k,
-             const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
-             const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
-             float *c, ptrdiff_t ldc);
+SB_API int sb_sgemm(int path, int mode, int max_threads,
+                    size_t m, size_t n, size_t k,
+                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                    const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                    float *c, ptrdiff_t ldc);
 
 /* Prepacked B (the weights of a linear layer): sb_pack_b writes B (k x n)
  * in the packed layout of `path` into `packed` (at least sb_packed_b_bytes
- * bytes, 64-byte aligned is best); sb_sgemm_packed then multiplies by it with
- * the same bits as sb_sgemm on the unpacked B, on that path only. */
-size_t sb_packed_b_bytes(int path, size_t k, size_t n);  /* 0 if the path is not built */
-int sb_pack_b(int path, int max_threads, size_t k, size_t n,
-              const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
-              void *packed, size_t packed_size);
-int sb_sgemm_packed(int path, int mode, int max_threads,
-                    size_t m, size_t n, size_t k,
-                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
-                    const void *packed_b, float *c, ptrdiff_t ldc);
+ * bytes, 64-byte aligned is best); a product with it has the same bits as
+ * with the unpacked B, on that path only. */
+SB_API size_t sb_packed_b_bytes(int path, size_t k, size_t n);  /* 0 if not built or too large */
+SB_API int sb_pack_b(int path, int max_threads, size_t k, size_t n,
+                     const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                     void *packed, size_t packed_size);
+SB_API int sb_sgemm_packed(int path, int mode, int max_threads,
+                           size_t m, size_t n, size_t k,
+                           const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                           const void *packed_b, float *c, ptrdiff_t ldc);
 
-/* sb_sgemm with its 14 arguments in one array, in the order of sb_sgemm's
- * parameters (pointers as integers), or, when args[13] ... see below. One
- * argument is much cheaper to pass from ctypes than fourteen, which matters
- * for small products. args[14] selects the packed form: when nonzero,
- * args[9] is the packed B (as for sb_sgemm_packed) and args[10..11] are
- * ignored. */
-int sb_sgemm_argv(const int64_t *args);
+/* The fused epilogue of sb_matmul and sb_conv2d: after the sum, + bias (one
+ * rounded add), then the activation. Both compare, so NaN passes through. */
+enum sb_activation { SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2 };
+
+/* Batch dimensions of sb_matmul: product number (i_0, ..., i_{ndim-1}) in
+ * C order reads A at a + sum i_d * a_stride[d] (elements), B and C likewise.
+ * A stride of 0 broadcasts. */
+#define SB_MAX_BATCH_DIMS 16
+typedef struct sb_batch {
+    int64_t ndim;
+    int64_t shape[SB_MAX_BATCH_DIMS];
+    int64_t a_stride[SB_MAX_BATCH_DIMS];
+    int64_t b_stride[SB_MAX_BATCH_DIMS];   /* must be 0 when B is packed */
+    int64_t c_stride[SB_MAX_BATCH_DIMS];
+} sb_batch;
+
+/* One matrix product, or a batch of them (batch != 0), every one with the
+ * bits it has alone: C = A * B, then + bias[j] on column j when bias != 0,
+ * then the activation; exact mode stores NaN as 0x7FC00000. b_packed != 0:
+ * b is sb_pack_b's layout for this path (b_row and b_col unused). */
+typedef struct sb_matmul_args {
+    int64_t path, mode, max_threads;
+    int64_t m, n, k;
+    int64_t a, a_row, a_col;
+    int64_t b, b_row, b_col, b_packed;
+    int64_t c, c_row;
+    int64_t bias, activation;
+    int64_t batch;                         /* address of an sb_batch, or 0: one product */
+} sb_matmul_args;
+SB_API int sb_matmul(const sb_matmul_args *args);
+
+/* The plan of a call, as samebits.explain() shows it: what would run, without
+ * running it. Filled by sb_matmul_plan / sb_conv2d_plan. */
+enum sb_route {
+    SB_ROUTE_EMPTY = 0,      /* nothing to compute */
+    SB_ROUTE_ZERO_K = 1,     /* no terms: +0, then the epilogue */
+    SB_ROUTE_TILES = 2,      /* MC x NC tiles over B prepacked, packed whole or read in place */
+    SB_ROUTE_PANELS = 3,     /* A packed, B packed panel by panel inside each chunk */
+    SB_ROUTE_ROW = 4,        /* one row of A: the row kernel streams B */
+    SB_ROUTE_COLUMN = 5,     /* one column of B (a 1x1 convolution over a 1x1 input) */
+    SB_ROUTE_DEPTHWISE = 6,  /* the direct depthwise kernel */
+};
+enum sb_b_source {
+    SB_B_NONE = 0,
+    SB_B_PREPACKED = 1,      /* packed once by the caller (sb_pack_b, weights) */
+    SB_B_PACKED_WHOLE = 2,   /* packed (or gathered) whole before the tiles, in parallel */
+    SB_B_IN_PLACE = 3,       /* read where it is; only a ragged last strip is packed */
+    SB_B_PER_PANEL = 4,      /* packed panel by panel into each chunk's scratch */
+    SB_B_PER_STRIP = 5,      /* gathered strip by strip into the first-level cache */
+};
+typedef struct sb_plan_info {
+    int64_t route, b_source;
+    int64_t isa_path;                 /* the path index */
+    int64_t mr, nr, mc, nc;           /* register tile and cache tile */
+    int64_t products;                 /* 2-D products in the call */
+    int64_t m, n, k;                  /* the shape of each */
+    int64_t prepare_chunks;           /* chunks of the packing phase (all products) */
+    int64_t compute_chunks;           /* chunks of the compute phase (all products) */
+    int64_t threads;                  /* threads the compute phase would wake */
+    int64_t waves;                    /* runs the products are split into (workspace bound) */
+    int64_t workspace_bytes;          /* largest workspace of one wave */
+    int64_t estimated_ns;             /* one thread's estimated time */
+    int64_t pack_a;                   /* A is packed once per product before the compute phase */
+} sb_plan_info;
+SB_API int sb_matmul_plan(const sb_matmul_args *args, sb_plan_info *info);
 
 /* The exact-mode definition as a plain triple loop: the reference the tests
  * compare every path against. Slow on purpose. */
-int sb_sgemm_naive(size_t m, size_t n, size_t k,
-                   const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
-                   const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
-                   float *c, ptrdiff_t ldc);
-
-/* Fills dst[0..count) with the portable test values of docs/test-values.md:
- * the values depend on (seed, index) only; nspecial special values (NaN,
- * infinities, signed zeros, subnormals) are placed at positions derived from
- * the seed. */
-void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
-
-/* Sets or clears flush-to-zero and denormals-are-zero on the calling thread
- * (MXCSR on x86, FPCR on arm64); returns 1 where the CPU has such modes.
- * For tests that check exact mode under a caller's flush-to-zero. */
-int sb_set_flush_to_zero(int on);
-/* Mean nanoseconds of one pool job of nthreads empty chunks on nthreads
- * threads: the wake-up cost the thread estimate is calibrated against. */
-double sb_pool_wake_ns(int nthreads, int repeats);
-int sb_get_flush_to_zero(void);
+SB_API int sb_sgemm_naive(size_t m, size_t n, size_t k,
+                          const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                          const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                          float *c, ptrdiff_t ldc);
 
 /* ---- 2-D convolution, NCHW ----------------------------------------------
  *
@@ -94,45 +155,64 @@ int sb_get_flush_to_zero(void);
  *                                     ox*stride_w + kx*dil_w - pad_left]
  * with taps outside the input read as +0 (real products, not skipped), then
  * + bias[oc] (one rounded add) and the activation; exact mode stores NaN as
- * 0x7FC00000. x, w and y are contiguous. docs/convolution.md has the rest. */
-enum sb_activation { SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2 };
+ * 0x7FC00000. x, w and y are contiguous. docs/convolution.md has the rest.
+ * weights is either the plain weights (Cout, C/G, KH, KW) or, when packed is
+ * nonzero, weights from sb_conv2d_pack on the same path. bias may be 0. */
+typedef struct sb_conv2d_args {
+    int64_t path, mode, max_threads;
+    int64_t n, c, h, w;
+    int64_t cout, kh, kw, groups;
+    int64_t stride_h, stride_w, dil_h, dil_w;
+    int64_t pad_top, pad_bottom, pad_left, pad_right;
+    int64_t x, weights, packed, bias, activation, y;
+} sb_conv2d_args;
+SB_API int sb_conv2d(const sb_conv2d_args *args);
+SB_API int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info);
+/* The definition above as plain loops (path and mode are ignored; always
+ * exact): the reference the tests compare against. */
+SB_API int sb_conv2d_naive(const sb_conv2d_args *args);
 
-/* Indexes into the int64 argument array of sb_conv2d_argv (pointers as
- * integers). SB_CONV_WEIGHTS is either the plain weights (Cout, C/G, KH, KW)
- * or, when SB_CONV_PACKED is nonzero, weights from sb_conv2d_pack on the same
- * path. SB_CONV_BIAS may be 0 (no bias). */
-enum sb_conv_arg {
-    SB_CONV_PATH, SB_CONV_MODE, SB_CONV_THREADS,
-    SB_CONV_N, SB_CONV_C, SB_CONV_H, SB_CONV_W,
-    SB_CONV_COUT, SB_CONV_KH, SB_CONV_KW, SB_CONV_GROUPS,
-    SB_CONV_STRIDE_H, SB_CONV_STRIDE_W, SB_CONV_DIL_H, SB_CONV_DIL_W,
-    SB_CONV_PAD_TOP, SB_CONV_PAD_BOTTOM, SB_CONV_PAD_LEFT, SB_CONV_PAD_RIGHT,
-    SB_CONV_X, SB_CONV_WEIGHTS, SB_CONV_PACKED, SB_CONV_BIAS, SB_CONV_ACTIVATION, SB_CONV_Y,
-    SB_CONV_NARGS
-};
-int sb_conv2d_argv(const int64_t *args);
-/* The definition above as plain loops (any path and mode arguments are
- * ignored; always exact): the reference the tests compare against. */
-int sb_conv2d_naive_argv(const int64_t *args);
+/* Prepacked convolution weights for one path: bytes needed (0 when too large
+ * or not built), then the packing. A depthwise layer (C/G == 1, G > 1) keeps
+ * its weights as they are. */
+SB_API size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh,
+                                     size_t kw, size_t groups);
+SB_API int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
+                          size_t groups, const float *w, void *packed, size_t packed_size);
 
-/* Prepacked convolution weights for one path: bytes needed, then the packing.
- * A depthwise layer (C/G == 1, G > 1) keeps its weights as they are. */
-size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
-                              size_t groups);
-int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
-                   size_t groups, const float *w, void *packed, size_t packed_size);
+/* ---- 2-D max pooling, NCHW, contiguous ------------------------------------
+ *
+ * y[n, c, oy, ox] is the largest tap of its window, NaN taps ignored, the
+ * first of equal taps kept; a window with no tap inside the input gives
+ * -FLT_MAX. See docs/maxpool.md. */
+typedef struct sb_max_pool2d_args {
+    int64_t n, c, h, w;
+    int64_t kh, kw, stride_h, stride_w, dil_h, dil_w;
+    int64_t pad_top, pad_bottom, pad_left, pad_right;
+    int64_t x, y, max_threads;
+} sb_max_pool2d_args;
+SB_API int sb_max_pool2d(const sb_max_pool2d_args *args);
 
-/* 2-D max pooling, NCHW, contiguous: y[n, c, oy, ox] is the largest tap of
- * its window, NaN taps ignored, the first of equal taps kept; a window with no
- * tap inside the input gives -FLT_MAX. See docs/maxpool.md. Indexes into the
- * argument array of sb_max_pool2d_argv: */
-enum sb_pool_arg {
-    SB_POOL_N, SB_POOL_C, SB_POOL_H, SB_POOL_W,
-    SB_POOL_KH, SB_POOL_KW, SB_POOL_STRIDE_H, SB_POOL_STRIDE_W, SB_POOL_DIL_H, SB_POOL_DIL_W,
-    SB_POOL_PAD_TOP, SB_POOL_PAD_BOTTOM, SB_POOL_PAD_LEFT, SB_POOL_PAD_RIGHT,
-    SB_POOL_X, SB_POOL_Y, SB_POOL_THREADS,
-    SB_POOL_NARGS
-};
-int sb_max_pool2d_argv(const int64_t *args);
+/* ---- test support -------------------------------------------------------- */
+
+/* Fills dst[0..count) with the portable test values of docs/test-values.md:
+ * the values depend on (seed, index) only; nspecial special values (NaN,
+ * infinities, signed zeros, subnormals) are placed at positions derived from
+ * the seed. */
+SB_API void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
+
+/* Sets or clears flush-to-zero and denormals-are-zero on the calling thread
+ * (MXCSR on x86, FPCR on arm64); returns 1 where the CPU has such modes.
+ * For tests that check exact mode under a caller's flush-to-zero. */
+SB_API int sb_set_flush_to_zero(int on);
+SB_API int sb_get_flush_to_zero(void);
+
+/* Mean nanoseconds of one parallel run of nthreads empty chunks on nthreads
+ * threads: the wake-up cost the thread estimate is calibrated against. */
+SB_API double sb_threads_wake_ns(int nthreads, int repeats);
+
+/* The planner's unit check (plan.c): 0 when every tile of every built path
+ * satisfies the framework's assumptions, else the number of violations. */
+SB_API int sb_plan_selfcheck(void);
 
 #endif

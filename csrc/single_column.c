@@ -3,27 +3,26 @@
  * weights times one input vector per image and group. The tile kernel would
  * compute NR columns to keep one; the tile's single-column kernel computes
  * slivers of 4 (or 2) rows of outputs instead, with the tile kernel's
- * per-output order and operations (sb_mv_kernel_fn), so the bits are the
+ * per-output order and operations (sb_column_kernel_fn), so the bits are the
  * tile route's.
  *
  * A chunk is CHUNK_STRIPS strips of one image and group, a constant of the
  * shape; its rows get the epilogue (bias, activation, canonical NaN in exact
  * mode) as a rows x 1 tile. */
-#include "samebits.h"
-#include "sb_internal.h"
 #include "conv_internal.h"
+#include "checked.h"
+#include "epilogue.h"
+#include "threads.h"
 
 #define CHUNK_STRIPS 8
 #define WEIGHTS_PER_NS 4.0   /* bound by streaming the weights once */
 
 typedef struct {
     const sb_conv_desc *d;
-    sb_mv_kernel_fn kernel;
+    sb_column_kernel_fn kernel;
     const float *packed;
     size_t mr, cin_g, cout_g, strips, group_floats, chunks_per_group;
 } single_column_job;
-
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 static void single_column_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -42,25 +41,50 @@ static void single_column_chunk(void *ctx, size_t chunk, int thread_index)
     for (size_t kb = 0; kb * SB_KC < k; ++kb) {
         size_t kc = k - kb * SB_KC < SB_KC ? k - kb * SB_KC : SB_KC;
         const float *block = weights + kb * SB_KC * job->strips * job->mr;
-        job->kernel(kc, rows, block + strip0 * kc * job->mr, x + kb * SB_KC, y, kb > 0);
+        job->kernel(job->mr, kc, rows, block + strip0 * kc * job->mr, x + kb * SB_KC, y, kb > 0);
     }
-    sb_epilogue_rows(y, 1, rows, 1, d->bias ? d->bias + g * job->cout_g + row0 : NULL,
-                     d->activation, d->mode == SB_MODE_EXACT);
+    sb_epilogue(y, 1, rows, 1, d->bias ? d->bias + g * job->cout_g + row0 : NULL, NULL,
+                d->activation, d->mode == SB_MODE_EXACT);
 }
 
-void sb_single_column_run(const sb_conv_desc *d, const sb_path_desc *tile, const float *packed)
+static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
+                     single_column_job *job, size_t *chunks, double *ns)
+{
+    job->d = d;
+    job->kernel = d->mode == SB_MODE_EXACT ? d->isa->column_exact : d->isa->column_fast;
+    job->packed = packed;
+    job->mr = (size_t)tile->mr;
+    job->cin_g = d->c / d->groups, job->cout_g = d->cout / d->groups;
+    job->strips = sb_ceil_div(job->cout_g, job->mr);
+    job->group_floats = sb_packed_a_floats(tile, job->cout_g, job->cin_g);
+    job->chunks_per_group = sb_ceil_div(job->strips, CHUNK_STRIPS);
+    *chunks = d->n * d->groups * job->chunks_per_group;
+    *ns = (double)d->n * (double)d->cout * (double)job->cin_g / WEIGHTS_PER_NS;
+}
+
+void sb_single_column_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed)
 {
     single_column_job job;
-    job.d = d;
-    job.kernel = d->mode == SB_MODE_EXACT ? tile->mv_exact : tile->mv_fast;
-    job.packed = packed;
-    job.mr = (size_t)tile->mr;
-    job.cin_g = d->c / d->groups, job.cout_g = d->cout / d->groups;
-    job.strips = ceil_div(job.cout_g, job.mr);
-    job.group_floats = sb_packed_a_floats(tile, job.cout_g, job.cin_g);
-    job.chunks_per_group = ceil_div(job.strips, CHUNK_STRIPS);
-    size_t chunks = d->n * d->groups * job.chunks_per_group;
-    double ns = (double)d->n * (double)d->cout * (double)job.cin_g / WEIGHTS_PER_NS;
-    sb_parallel_run(sb_pool_threads_for(d->max_threads, ns, chunks), chunks, single_column_chunk,
+    size_t chunks;
+    double ns;
+    plan_job(d, tile, packed, &job, &chunks, &ns);
+    sb_parallel_run(sb_threads_for_work(d->max_threads, ns, chunks), chunks, single_column_chunk,
                     &job);
+}
+
+void sb_single_column_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info)
+{
+    single_column_job job;
+    size_t chunks;
+    double ns;
+    plan_job(d, tile, NULL, &job, &chunks, &ns);
+    info->route = SB_ROUTE_COLUMN;
+    info->b_source = SB_B_IN_PLACE;
+    info->mr = tile->mr, info->nr = 1;
+    info->products = (int64_t)(d->n * d->groups);
+    info->m = (int64_t)job.cout_g, info->n = 1, info->k = (int64_t)job.cin_g;
+    info->compute_chunks = (int64_t)chunks;
+    info->threads = sb_threads_for_work(d->max_threads, ns, chunks);
+    info->waves = 1;
+    info->estimated_ns = (int64_t)ns;
 }

@@ -14,7 +14,7 @@
  * 16-lane operation is two 8-lane ones, fused where the real one fuses, so the
  * path's tiles, edges and framework can be tested bit for bit on CPUs without
  * AVX-512 (the instructions themselves are IEEE operations either way). */
-#include "sb_internal.h"
+#include "isa.h"
 
 #if defined(SB_EMULATE_AVX512)
 #if !defined(__AVX2__) || !defined(__FMA__)
@@ -64,33 +64,46 @@ typedef __m512 vec_t;
 #endif
 
 #if defined(SB_AVX512_BUILT)
-#define UKR_MR 12
-#define UKR_NR 32
-#define UKR_ROW_STRIPS 4
 #define UKR_LANES 16
-#define UKR_DW_NV 24
 #define UKR_TILE_MAX_MR 16
+#define UKR_TILE_MAX_NV 2
+#define UKR_ROW_STRIPS 4
+#define UKR_ROW_NVS(X) X(1) X(2)
+#define UKR_COLUMN_MRS(X) X(8) X(12) X(16)
+#define UKR_DW_NV 24
 #include "sliver_fma3.h"
 #include "ukernel_template.h"
 
-UKR_DEFINE(avx512, 1)
+UKR_DEFINE_TILE(avx512, 12, 32, 1)
 UKR_DEFINE_TILE(avx512_16x16, 16, 16, 1)
 UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
+UKR_DEFINE_ISA(avx512, 1)
 
-static const sb_path_desc conv_16x16 =
-    UKR_TILE_ENTRY(avx512, avx512_16x16, 16, 16, 96, 1024, 64, 1, avx512_supported, NULL);
-static const sb_path_desc conv_8x32 =
-    UKR_TILE_ENTRY(avx512, avx512_8x32, 8, 32, 96, 1024, 64, 1, avx512_supported, NULL);
+static const sb_tile tile_12x32 = {
+    .name = "avx512 12x32", .mr = 12, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512, 32), UKR_GENERIC_PACKERS,
+};
+static const sb_tile tile_16x16 = {
+    .name = "avx512 16x16", .mr = 16, .nr = 16, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_16x16, 16), UKR_GENERIC_PACKERS,
+};
+static const sb_tile tile_8x32 = {
+    .name = "avx512 8x32", .mr = 8, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_8x32, 32), UKR_GENERIC_PACKERS,
+};
 
-static const sb_path_desc *avx512_conv_tile(size_t cout_g)
+static const sb_tile *avx512_conv_tile(size_t cout_g)
 {
     size_t over = cout_g % 16;
-    return over >= 1 && over <= 8 ? &conv_8x32 : &conv_16x16;
+    return over >= 1 && over <= 8 ? &tile_8x32 : &tile_16x16;
 }
 
-const sb_path_desc sb_path_avx512 =
-    UKR_TILE_ENTRY(avx512, avx512, UKR_MR, UKR_NR, 96, 1024, 64, 1, avx512_supported,
-                   avx512_conv_tile);
+const sb_isa sb_isa_avx512 = {
+    .name = "avx512", .supported = avx512_supported, .fused = 1,
+    .product_tile = {&tile_12x32, &tile_12x32},
+    .conv_tile = avx512_conv_tile,
+    UKR_ISA_KERNELS(avx512),
+};
 #else
-const sb_path_desc sb_path_avx512 = {.name = "avx512"};  /* not built: no kernels */
+const sb_isa sb_isa_avx512 = {.name = "avx512"};  /* not built: no kernels */
 #endif

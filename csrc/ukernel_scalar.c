@@ -1,16 +1,18 @@
-/* scalar path: plain C, 4 x 4 tile, runs everywhere. No fused multiply-add
+/* scalar ISA: plain C, 4 x 4 tile, runs everywhere. No fused multiply-add
  * (fast mode is acc + a*b, the same bits as exact mode). Built with
  * -fno-tree-vectorize so that it stays the honest scalar baseline.
  * Register budget: 16 accumulators + 4 B + 1 A = 21 values; x86-64 has 16
  * xmm registers, so a few accumulators live in L1 - acceptable for a
  * fallback path. */
-#include "sb_internal.h"
+#include "isa.h"
 
 typedef float vec_t;
-#define UKR_MR 4
-#define UKR_NR 4
-#define UKR_ROW_STRIPS 2
 #define UKR_LANES 1
+#define UKR_TILE_MAX_MR 4
+#define UKR_TILE_MAX_NV 4
+#define UKR_ROW_STRIPS 2
+#define UKR_ROW_NVS(X) X(4)
+#define UKR_COLUMN_MRS(X) X(4)
 #define vec_load(p) (*(p))
 #define vec_store(p, v) (*(p) = (v))
 #define vec_splat(x) (x)
@@ -40,8 +42,18 @@ static inline sliver_vec sliver_mul(sliver_vec a, sliver_vec b)
 #define sliver_fma(acc, a, b) sliver_add((acc), sliver_mul((a), (b)))
 #include "ukernel_template.h"
 
-UKR_DEFINE(scalar, 0)
+UKR_DEFINE_TILE(scalar, 4, 4, 0)
+UKR_DEFINE_ISA(scalar, 0)
 
 static int scalar_supported(void) { return 1; }
 
-const sb_path_desc sb_path_scalar = UKR_PATH_ENTRY(scalar, 64, 256, 2, 0, scalar_supported);
+static const sb_tile tile_4x4 = {
+    .name = "scalar 4x4", .mr = 4, .nr = 4, .mc = 64, .nc = 256, .muladds_per_ns = 2,
+    UKR_TILE_KERNELS(scalar, 4), UKR_GENERIC_PACKERS,
+};
+
+const sb_isa sb_isa_scalar = {
+    .name = "scalar", .supported = scalar_supported, .fused = 0,
+    .product_tile = {&tile_4x4, &tile_4x4},
+    UKR_ISA_KERNELS(scalar),
+};

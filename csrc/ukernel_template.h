@@ -1,27 +1,23 @@
-/* The register microkernels, written once and instantiated per path.
+/* The kernels of kernels.h, written once and instantiated per ISA.
  *
- * The including file defines: UKR_MR, UKR_NR, UKR_LANES, UKR_ROW_STRIPS,
- * vec_t and the operations vec_load, vec_store, vec_splat, vec_zero,
- * vec_add, vec_mul and vec_fma(acc, a, b) (acc + a*b; one rounding on a
- * fused path). UKR_DEFINE(path, fused) then defines the six kernels
- * sb_ukr_<path>_{exact,fast}, sb_row_<path>_{exact,fast} and the depthwise
- * convolution's sb_dw_<path>_{exact,fast}.
+ * The including file defines: UKR_LANES, UKR_ROW_STRIPS, UKR_TILE_MAX_MR and
+ * UKR_TILE_MAX_NV (the largest tile it has), vec_t and the operations
+ * vec_load, vec_store, vec_splat, vec_zero, vec_add, vec_mul and
+ * vec_fma(acc, a, b) (acc + a*b; one rounding on a fused ISA), and the
+ * 4-lane slivers of the single-column kernel (below). Then
+ * UKR_DEFINE_TILE(name, MR, NR, fused) defines one tile's kernels and
+ * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels;
+ * UKR_TILE_KERNELS and UKR_ISA_KERNELS name them in the descriptors (isa.h).
  *
  * Lanes hold different outputs (columns j), never different terms of one
  * output, so the vector width cannot change a result. Exact mode multiplies
  * and adds as two rounded operations; every file is compiled with
  * -ffp-contract=off so that the compiler cannot fuse them. */
 
-#define UKR_NV (UKR_NR / UKR_LANES)
-
-/* A file may define more register tiles than its own (UKR_DEFINE_TILE); the
- * accumulator arrays are sized for the largest, and the compiler keeps only
- * the ones a tile uses, in registers. */
-#ifndef UKR_TILE_MAX_MR
-#define UKR_TILE_MAX_MR UKR_MR
-#endif
-#ifndef UKR_TILE_MAX_NV
-#define UKR_TILE_MAX_NV UKR_NV
+/* The accumulator arrays are sized for the file's largest tile; the
+ * compiler keeps only the ones a tile uses, in registers. */
+#if !defined(UKR_TILE_MAX_MR) || !defined(UKR_TILE_MAX_NV)
+#error "define UKR_TILE_MAX_MR and UKR_TILE_MAX_NV (the largest tile's MR and NR / UKR_LANES)"
 #endif
 
 static inline __attribute__((always_inline)) vec_t
@@ -38,7 +34,7 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
  * accumulators on the stack (about 4x slower in exact mode in the browser). */
 #define UKR_FOR(i, n, bound) for (int i = 0; i < (bound); ++i) if (i < (n))
 
-/* The MR x (NV vectors) tile: see sb_ukernel_fn in sb_internal.h. */
+/* The MR x (NV vectors) tile: see sb_tile_kernel_fn in kernels.h. */
 static inline __attribute__((always_inline)) void
 ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
          const float *restrict bp, ptrdiff_t b_step, float *restrict c, ptrdiff_t ldc,
@@ -74,7 +70,9 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
             vec_store(c + r * ldc + v * UKR_LANES, acc[r][v]);
 }
 
-/* One row of A times ROW_STRIPS strips of B: see sb_row_kernel_fn. */
+/* One row of A times ROW_STRIPS strips of B: see sb_row_kernel_fn. NV may be
+ * a run-time value (at most UKR_TILE_MAX_NV): then the loops are not unrolled
+ * but compute the same. */
 static inline __attribute__((always_inline)) void
 ukr_row(const int NV, size_t kc, const float *restrict a, ptrdiff_t a_step,
         const float *restrict bp, ptrdiff_t b_step, ptrdiff_t strip_step, float *restrict c,
@@ -101,7 +99,7 @@ ukr_row(const int NV, size_t kc, const float *restrict a, ptrdiff_t a_step,
         vec_store(c + v * UKR_LANES, acc[v]);
 }
 
-/* Depthwise convolution rows: see sb_dw_kernel_fn in sb_internal.h. A block
+/* Depthwise convolution rows: see sb_depthwise_kernel_fn in kernels.h. A block
  * of R output rows x V vectors of output columns keeps its R*V accumulators
  * in registers over every tap; each tap is one broadcast weight and R*V
  * loads. R <= 8 and R*V <= UKR_DW_NV, the accumulator budget, which the
@@ -261,7 +259,7 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
 }
 
 /* Single-column product (a 1x1 convolution over a 1x1 input): see
- * sb_mv_kernel_fn in sb_internal.h. The including file defines a 4-lane type
+ * sb_column_kernel_fn in kernels.h. The including file defines a 4-lane type
  * sliver_vec with sliver_load, sliver_store, sliver_load2 (two floats, the
  * other lanes +0), sliver_store2, sliver_splat, sliver_zero, sliver_add,
  * sliver_mul and sliver_fma, fused exactly where vec_fma is. A strip's MR
@@ -269,8 +267,8 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
  * step of k broadcasts x[p] and does one multiply-add per sliver, S strips at
  * a time for about eight independent chains. */
 #define UKR_MV_MAX_PIECES 4   /* slivers per strip: MR <= 16 */
-#if UKR_TILE_MAX_MR > 16 || UKR_MR % 2
-#error "the single-column kernel wants an even MR of at most 16"
+#if UKR_TILE_MAX_MR > 16
+#error "the single-column kernel wants MR of at most 16"
 #endif
 
 static inline __attribute__((always_inline)) sliver_vec
@@ -299,10 +297,14 @@ ukr_mv_strips(const int MR, const int S, size_t kc, size_t rows, size_t strip0,
               int accumulate, const int fused)
 {
     const int Q = MR / 4, PIECES = MR / 4 + MR % 4 / 2;
-    const float *base[8];
-    float *out[8];
+    const float *base[8] = {0};
+    float *out[8] = {0};
     float edge[8][16];   /* a ragged strip's outputs, all MR rows */
     sliver_vec acc[8][UKR_MV_MAX_PIECES];
+    /* Every slot set, so that an instance with a run-time MR is visibly
+     * initialized; unrolled instances drop the stores they do not use. */
+    for (int i = 0; i < 8; ++i)
+        for (int q = 0; q < UKR_MV_MAX_PIECES; ++q) acc[i][q] = sliver_zero();
 #pragma GCC unroll 8
     UKR_FOR(i, S, 8) {
         size_t row = (strip0 + (size_t)i) * (size_t)MR;
@@ -351,9 +353,8 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
  * ragged last strip with few live columns (the framework's choice). */
 #define UKR_NARROW_NV(NR) ((NR) / UKR_LANES / 2 > 0 ? (NR) / UKR_LANES / 2 : 1)
 
-/* The tile, narrow tile, row and single-column kernels of one register tile:
- * sb_ukr_<name>_{exact,fast}, sb_ukr_<name>_narrow_{exact,fast},
- * sb_row_<name>_{exact,fast} and sb_mv_<name>_{exact,fast}. */
+/* One tile's kernels: sb_ukr_<name>_{exact,fast} and
+ * sb_ukr_<name>_narrow_{exact,fast} (sb_tile_kernel_fn). */
 #define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
     void sb_ukr_##name##_narrow_exact(size_t kc, const float *ap, const float *bp,           \
                                       ptrdiff_t b_step, float *c, ptrdiff_t ldc,             \
@@ -367,16 +368,6 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
     {                                                                                        \
         ukr_tile(MR, UKR_NARROW_NV(NR), kc, ap, bp, b_step, c, ldc, accumulate, fused_flag); \
     }                                                                                        \
-    void sb_mv_##name##_exact(size_t kc, size_t rows, const float *ap, const float *x,       \
-                              float *y, int accumulate)                                      \
-    {                                                                                        \
-        ukr_mv(MR, kc, rows, ap, x, y, accumulate, 0);                                       \
-    }                                                                                        \
-    void sb_mv_##name##_fast(size_t kc, size_t rows, const float *ap, const float *x,        \
-                             float *y, int accumulate)                                       \
-    {                                                                                        \
-        ukr_mv(MR, kc, rows, ap, x, y, accumulate, fused_flag);                              \
-    }                                                                                        \
     void sb_ukr_##name##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
                                float *c, ptrdiff_t ldc, int accumulate)                      \
     {                                                                                        \
@@ -386,50 +377,100 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
                               float *c, ptrdiff_t ldc, int accumulate)                       \
     {                                                                                        \
         ukr_tile(MR, (NR) / UKR_LANES, kc, ap, bp, b_step, c, ldc, accumulate, fused_flag);  \
-    }                                                                                        \
-    void sb_row_##name##_exact(size_t kc, const float *a, ptrdiff_t a_step, const float *bp, \
-                               ptrdiff_t b_step, ptrdiff_t strip_step, float *c,             \
-                               int accumulate)                                               \
-    {                                                                                        \
-        ukr_row((NR) / UKR_LANES, kc, a, a_step, bp, b_step, strip_step, c, accumulate, 0);  \
-    }                                                                                        \
-    void sb_row_##name##_fast(size_t kc, const float *a, ptrdiff_t a_step, const float *bp,  \
-                              ptrdiff_t b_step, ptrdiff_t strip_step, float *c,              \
-                              int accumulate)                                                \
-    {                                                                                        \
-        ukr_row((NR) / UKR_LANES, kc, a, a_step, bp, b_step, strip_step, c, accumulate,      \
-                fused_flag);                                                                 \
     }
 
-/* Every kernel of a path: its own tile (UKR_MR x UKR_NR) and the depthwise
- * rows. */
-#define UKR_DEFINE(path, fused_flag)                                                         \
-    UKR_DEFINE_TILE(path, UKR_MR, UKR_NR, fused_flag)                                        \
-    void sb_dw_##path##_exact(size_t rows, size_t cols, size_t taps, const float *w,         \
-                              const ptrdiff_t *off, const float *in, ptrdiff_t in_row,       \
-                              float *out, ptrdiff_t out_row)                                 \
+/* The tile fields of an sb_tile descriptor for the kernels of
+ * UKR_DEFINE_TILE(name, MR, NR, ...). */
+#define UKR_TILE_KERNELS(name, NR)                                                           \
+    .exact = sb_ukr_##name##_exact, .fast = sb_ukr_##name##_fast,                            \
+    .narrow_nr = UKR_NARROW_NV(NR) * UKR_LANES, .narrow_exact = sb_ukr_##name##_narrow_exact, \
+    .narrow_fast = sb_ukr_##name##_narrow_fast
+
+/* The row kernel for a run-time nr: the widths the including file lists in
+ * UKR_ROW_NVS(X) (X(nv) for each tile's NR / UKR_LANES) get unrolled
+ * instances; any other width (up to UKR_TILE_MAX_NV) runs the same code with
+ * the bound unknown. */
+#define UKR_ROW_CASE(NV)                                                                     \
+    case NV:                                                                                 \
+        ukr_row(NV, kc, a, a_step, bp, b_step, strip_step, c, accumulate, fused);            \
+        return;
+
+static inline __attribute__((always_inline)) void
+ukr_row_any(size_t nr, size_t kc, const float *restrict a, ptrdiff_t a_step,
+            const float *restrict bp, ptrdiff_t b_step, ptrdiff_t strip_step, float *restrict c,
+            int accumulate, const int fused)
+{
+    switch (nr / UKR_LANES) {
+        UKR_ROW_NVS(UKR_ROW_CASE)
+    default:
+        ukr_row((int)(nr / UKR_LANES), kc, a, a_step, bp, b_step, strip_step, c, accumulate,
+                fused);
+    }
+}
+
+/* The single-column kernel for a run-time mr, likewise over UKR_COLUMN_MRS(X). */
+#define UKR_COLUMN_CASE(MR)                                                                  \
+    case MR:                                                                                 \
+        ukr_mv(MR, kc, rows, ap, x, y, accumulate, fused);                                   \
+        return;
+
+static inline __attribute__((always_inline)) void
+ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
+               const float *restrict x, float *restrict y, int accumulate, const int fused)
+{
+    switch (mr) {
+        UKR_COLUMN_MRS(UKR_COLUMN_CASE)
+    default:
+        ukr_mv((int)mr, kc, rows, ap, x, y, accumulate, fused);
+    }
+}
+
+/* The kernels of an ISA that are not tied to one tile: sb_row_<isa>_*,
+ * sb_column_<isa>_* and sb_dw_<isa>_*, each {exact, fast}. */
+#define UKR_DEFINE_ISA(isa, fused_flag)                                                      \
+    void sb_row_##isa##_exact(size_t nr, size_t kc, const float *a, ptrdiff_t a_step,        \
+                              const float *bp, ptrdiff_t b_step, ptrdiff_t strip_step,       \
+                              float *c, int accumulate)                                      \
+    {                                                                                        \
+        ukr_row_any(nr, kc, a, a_step, bp, b_step, strip_step, c, accumulate, 0);            \
+    }                                                                                        \
+    void sb_row_##isa##_fast(size_t nr, size_t kc, const float *a, ptrdiff_t a_step,         \
+                             const float *bp, ptrdiff_t b_step, ptrdiff_t strip_step,        \
+                             float *c, int accumulate)                                       \
+    {                                                                                        \
+        ukr_row_any(nr, kc, a, a_step, bp, b_step, strip_step, c, accumulate, fused_flag);   \
+    }                                                                                        \
+    void sb_column_##isa##_exact(size_t mr, size_t kc, size_t rows, const float *ap,         \
+                                 const float *x, float *y, int accumulate)                   \
+    {                                                                                        \
+        ukr_column_any(mr, kc, rows, ap, x, y, accumulate, 0);                               \
+    }                                                                                        \
+    void sb_column_##isa##_fast(size_t mr, size_t kc, size_t rows, const float *ap,          \
+                                const float *x, float *y, int accumulate)                    \
+    {                                                                                        \
+        ukr_column_any(mr, kc, rows, ap, x, y, accumulate, fused_flag);                      \
+    }                                                                                        \
+    void sb_dw_##isa##_exact(size_t rows, size_t cols, size_t taps, const float *w,          \
+                             const ptrdiff_t *off, const float *in, ptrdiff_t in_row,        \
+                             float *out, ptrdiff_t out_row)                                  \
     {                                                                                        \
         ukr_dw(rows, cols, taps, w, off, in, in_row, out, out_row, 0);                       \
     }                                                                                        \
-    void sb_dw_##path##_fast(size_t rows, size_t cols, size_t taps, const float *w,          \
-                             const ptrdiff_t *off, const float *in, ptrdiff_t in_row,        \
-                             float *out, ptrdiff_t out_row)                                  \
+    void sb_dw_##isa##_fast(size_t rows, size_t cols, size_t taps, const float *w,           \
+                            const ptrdiff_t *off, const float *in, ptrdiff_t in_row,         \
+                            float *out, ptrdiff_t out_row)                                   \
     {                                                                                        \
         ukr_dw(rows, cols, taps, w, off, in, in_row, out, out_row, fused_flag);              \
     }
 
-/* The table entry every path file ends with. */
-#define UKR_PATH_ENTRY(path, mc, nc, muladds_per_ns, fused_flag, supported_fn)               \
-    UKR_TILE_ENTRY(path, path, UKR_MR, UKR_NR, mc, nc, muladds_per_ns, fused_flag,           \
-                   supported_fn, NULL)
+/* The kernel fields of an sb_isa descriptor for UKR_DEFINE_ISA(isa, ...). */
+#define UKR_ISA_KERNELS(isa)                                                                 \
+    .lanes = UKR_LANES, .max_mr = UKR_TILE_MAX_MR, .max_nr = UKR_TILE_MAX_NV * UKR_LANES,     \
+    .row_strips = UKR_ROW_STRIPS, .row_exact = sb_row_##isa##_exact,                         \
+    .row_fast = sb_row_##isa##_fast, .column_exact = sb_column_##isa##_exact,                \
+    .column_fast = sb_column_##isa##_fast, .depthwise_exact = sb_dw_##isa##_exact,           \
+    .depthwise_fast = sb_dw_##isa##_fast
 
-/* An entry for the tile <tile> (MR x NR) of path <path>; conv_tile_fn picks
- * the tile of a convolution (null: this one). */
-#define UKR_TILE_ENTRY(path, tile, MR, NR, mc, nc, muladds_per_ns, fused_flag, supported_fn,  \
-                       conv_tile_fn)                                                         \
-    {#path, MR, NR, mc, nc, UKR_ROW_STRIPS, muladds_per_ns, fused_flag,                      \
-     sb_ukr_##tile##_exact, sb_ukr_##tile##_fast,                                            \
-     sb_row_##tile##_exact, sb_row_##tile##_fast, supported_fn,                              \
-     sb_dw_##path##_exact, sb_dw_##path##_fast, conv_tile_fn,                                \
-     sb_mv_##tile##_exact, sb_mv_##tile##_fast, UKR_NARROW_NV(NR) * UKR_LANES,              \
-     sb_ukr_##tile##_narrow_exact, sb_ukr_##tile##_narrow_fast}
+/* The packers every tile of this build uses (pack.c). */
+#define UKR_GENERIC_PACKERS                                                                  \
+    .pack_a = sb_pack_a_strips, .pack_b = sb_pack_b_strips, .pack_b_rows = sb_pack_b_rows

@@ -10,17 +10,21 @@
  * both modes (bench/results/browser-*.md). The tile cannot change a result.
  * Fast mode fuses on NEON and, in the relaxed-SIMD wasm module, through
  * f32x4.relaxed_madd (vec4.h). */
-#include "sb_internal.h"
+#include "isa.h"
 #include "vec4.h"
 
 #if VEC4_AVAILABLE
 typedef vec4 vec_t;
 #if defined(__wasm_simd128__)
-#define UKR_MR 4
+#define VEC4_MR 4
 #else
-#define UKR_MR 6
+#define VEC4_MR 6
 #endif
-#define UKR_NR 8
+#define UKR_LANES 4
+#define UKR_TILE_MAX_MR VEC4_MR
+#define UKR_TILE_MAX_NV 2
+#define UKR_ROW_NVS(X) X(2)
+#define UKR_COLUMN_MRS(X) X(VEC4_MR)
 #if defined(__wasm_simd128__)
 #define UKR_DW_NV 8
 #elif defined(__aarch64__)
@@ -29,7 +33,6 @@ typedef vec4 vec_t;
 #define UKR_DW_NV 14
 #endif
 #define UKR_ROW_STRIPS 4
-#define UKR_LANES 4
 #define vec_load vec4_load
 #define vec_store vec4_store
 #define vec_splat vec4_splat
@@ -40,11 +43,26 @@ typedef vec4 vec_t;
 #include "sliver_vec4.h"
 #include "ukernel_template.h"
 
-UKR_DEFINE(vec4, VEC4_FUSED)
+UKR_DEFINE_TILE(vec4, VEC4_MR, 8, VEC4_FUSED)
+UKR_DEFINE_ISA(vec4, VEC4_FUSED)
 
 static int vec4_supported(void) { return 1; }
 
-const sb_path_desc sb_path_vec4 = UKR_PATH_ENTRY(vec4, 96, 256, 8, VEC4_FUSED, vec4_supported);
+static const sb_tile tile_vec4 = {
+#if defined(__wasm_simd128__)
+    .name = "vec4 4x8",
 #else
-const sb_path_desc sb_path_vec4 = {.name = "vec4"};  /* not built: no kernels */
+    .name = "vec4 6x8",
+#endif
+    .mr = VEC4_MR, .nr = 8, .mc = 96, .nc = 256, .muladds_per_ns = 8,
+    UKR_TILE_KERNELS(vec4, 8), UKR_GENERIC_PACKERS,
+};
+
+const sb_isa sb_isa_vec4 = {
+    .name = "vec4", .supported = vec4_supported, .fused = VEC4_FUSED,
+    .product_tile = {&tile_vec4, &tile_vec4},
+    UKR_ISA_KERNELS(vec4),
+};
+#else
+const sb_isa sb_isa_vec4 = {.name = "vec4"};  /* not built: no kernels */
 #endif

@@ -11,7 +11,7 @@ import ctypes
 
 import numpy as np
 
-from samebits import _lib
+from samebits import _abi, _lib
 
 ACT = {None: 0, "relu": 1, "relu6": 2}
 
@@ -83,11 +83,11 @@ def conv_float64(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), gro
 
 
 def conv_argv(x, w, bias, y, stride, padding, dilation, groups, activation):
-    """sb_conv2d_argv's array for contiguous numpy operands (path and mode unused
-    by the naive reference)."""
+    """sb_conv2d's argument structure for contiguous numpy operands (path and
+    mode unused by the naive reference)."""
     n, c, h, width = x.shape
     cout, cin_g, kh, kw = w.shape
-    return (ctypes.c_int64 * 25)(
+    return _abi.Conv2dArgs(
         0, 1, 1, n, c, h, width, cout, kh, kw, groups,
         stride[0], stride[1], dilation[0], dilation[1], *padding,
         x.ctypes.data, w.ctypes.data, 0,
@@ -103,6 +103,6 @@ def conv_naive(x, w, bias=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1
     ow = (width + padding[2] + padding[3] - dilation[1] * (w.shape[3] - 1) - 1) // stride[1] + 1
     y = np.empty((n, w.shape[0], oh, ow), dtype=np.float32)
     args = conv_argv(x, w, bias, y, stride, padding, dilation, groups, activation)
-    status = _lib.lib.sb_conv2d_naive_argv(ctypes.addressof(args))
+    status = _lib.lib.sb_conv2d_naive(ctypes.addressof(args))
     assert status == 0, status
     return y

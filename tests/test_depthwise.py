@@ -2,14 +2,13 @@
 multiplier): the direct kernel of csrc/depthwise.c.
 
 Exact mode is compared bit for bit, on every path and at 1 and 2 threads, with
-the C plain-loop reference (sb_conv2d_naive_argv) and with an independent
+the C plain-loop reference (sb_conv2d_naive) and with an independent
 numpy float32 oracle written here; fast mode is held to the Higham bound of a
 float64 sum and compared with torch where torch is installed.
 """
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 import re
 import shutil
@@ -20,12 +19,12 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _lib, _paths
+from samebits import _abi, _lib, _paths
 from conftest import test_values
+from native_build import build_check
 
 lib = _lib.lib
 ACT = {None: 0, "relu": 1, "relu6": 2}
-NARGS = 25   # enum sb_conv_arg's SB_CONV_NARGS
 
 
 def _out_size(size, before, after, k, dil, stride):
@@ -36,7 +35,7 @@ def _argv(x, w, bias, y, case, path=0, mode=1, threads=1):
     n, c, h, width = x.shape
     cout, _, kh, kw = w.shape
     (sh, sw), (dh, dw) = case["stride"], case["dilation"]
-    return (ctypes.c_int64 * NARGS)(
+    return _abi.Conv2dArgs(
         path, mode, threads, n, c, h, width, cout, kh, kw, c, sh, sw, dh, dw, *case["padding"],
         x.ctypes.data, w.ctypes.data, 0, bias.ctypes.data if bias is not None else 0,
         ACT[case["activation"]], y.ctypes.data)
@@ -55,13 +54,13 @@ def naive(case) -> np.ndarray:
     """The C library's plain-loop reference."""
     y = _output(case)
     args = _argv(case["x"], case["w"], case["bias"], y, case)
-    assert lib.sb_conv2d_naive_argv(ctypes.addressof(args)) == 0
+    assert lib.sb_conv2d_naive(ctypes.addressof(args)) == 0
     return y
 
 
 def run(case, path: str, mode: str, threads: int) -> np.ndarray:
     """The library's depthwise kernel on `path`: through samebits.conv2d when
-    the package has it, else through sb_conv2d_argv."""
+    the package has it, else through sb_conv2d."""
     if hasattr(samebits, "conv2d"):
         with samebits.use_path(path):
             return samebits.conv2d(case["x"], case["w"], case["bias"], stride=case["stride"],
@@ -71,7 +70,7 @@ def run(case, path: str, mode: str, threads: int) -> np.ndarray:
     y = _output(case)
     args = _argv(case["x"], case["w"], case["bias"], y, case, _paths.path_index(path),
                  {"fast": 0, "exact": 1}[mode], threads)
-    assert lib.sb_conv2d_argv(ctypes.addressof(args)) == 0
+    assert lib.sb_conv2d(ctypes.addressof(args)) == 0
     return y
 
 
@@ -343,22 +342,8 @@ def test_python_wrapper_and_packed_weights() -> None:
 # over NEON run with their own accumulator budget and strip heights: every
 # path must match the naive loop and print the same digest of its exact
 # outputs as x86-64.
-_ROOT = Path(__file__).resolve().parent.parent
-_FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(_ROOT / "csrc"),
-          "-pthread"]
-_X86_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
-
-
 def _build_check(cc: str, out: Path, x86: bool) -> None:
-    sources = sorted(glob.glob(str(_ROOT / "csrc" / "*.c")))
-    sources.append(str(_ROOT / "tests" / "native" / "check_conv.c"))
-    objects = []
-    for src in sources:
-        obj = out.parent / (Path(src).stem + ".o")
-        extra = _X86_FLAGS.get(Path(src).name, []) if x86 else []
-        subprocess.run([cc, *_FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
-        objects.append(str(obj))
-    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
+    build_check(cc, "check_conv.c", out, x86)
 
 
 def _run_check(cmd: list) -> tuple:

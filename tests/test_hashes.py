@@ -88,7 +88,7 @@ def test_gemm_lines_keep_the_v1_format():
 
 # The exact digest of conv suite v2 (v1, without the squeeze-and-excitation
 # layers, was ed8f2f6d...), equal to the digest of the C library's
-# plain-loop reference (sb_conv2d_naive_argv) and a numpy max pool
+# plain-loop reference (sb_conv2d_naive) and a numpy max pool
 # (test_conv_suite_matches_the_references). A regression pin, like
 # SUITE_V1_EXACT: a change of the conv suite itself must bump
 # hashes.CONV_SUITE_VERSION and this value together.

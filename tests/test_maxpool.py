@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _lib
+from samebits import _abi, _lib
 
 FLT_MAX_BITS = 0x7F7FFFFF
 NEG_FLT_MAX_BITS = 0xFF7FFFFF
@@ -306,7 +306,7 @@ def test_bad_inputs():
 
 
 def _raw(**over):
-    """sb_max_pool2d_argv on a 1 x 1 x 4 x 4 input with some arguments replaced."""
+    """sb_max_pool2d on a 1 x 1 x 4 x 4 input with some arguments replaced."""
     x = np.ones((1, 1, 4, 4), np.float32)
     y = np.zeros((1, 1, 4, 4), np.float32)
     names = ["n", "c", "h", "w", "kh", "kw", "sh", "sw", "dh", "dw", "pt", "pb", "pl", "pr",
@@ -314,13 +314,13 @@ def _raw(**over):
     vals = dict(zip(names, [1, 1, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0,
                             x.ctypes.data, y.ctypes.data, 1]))
     vals.update(over)
-    args = (ctypes.c_int64 * 17)(*[vals[k] for k in names])
-    return _lib.lib.sb_max_pool2d_argv(ctypes.addressof(args))
+    args = _abi.MaxPool2dArgs(*[vals[k] for k in names])
+    return _lib.lib.sb_max_pool2d(ctypes.addressof(args))
 
 
 def test_c_argument_validation():
     assert _raw() == 0
-    assert _lib.lib.sb_max_pool2d_argv(None) == _lib.STATUS_ARGUMENT
+    assert _lib.lib.sb_max_pool2d(None) == _lib.STATUS_ARGUMENT
     for bad in [dict(n=-1), dict(h=-4), dict(kh=0), dict(kw=0), dict(sh=0), dict(sw=0),
                 dict(dh=0), dict(dw=0), dict(pt=-1), dict(pr=-1), dict(threads=0),
                 dict(threads=-3), dict(x=0), dict(y=0), dict(kh=5), dict(kw=3, dw=2),
@@ -359,7 +359,7 @@ def test_close_to_torch():
 
 _WASM_SNIPPET = r'''
 import ctypes, hashlib, samebits
-from samebits import _lib
+from samebits import _abi, _lib
 CASES = [((2, 3, 17, 19), 3, 2, 1, 1), ((1, 4, 9, 70), (2, 3), 1, (0, 2, 1, 0), (2, 1)),
          ((3, 2, 8, 8), 2, 2, 0, 1), ((1, 1, 5, 33), 5, (1, 3), 2, (1, 2)),
          ((1, 2, 3, 3), 1, 1, 3, 1), ((2, 2, 40, 41), 3, 1, 1, 1)]

@@ -7,7 +7,6 @@ and one digest of all exact outputs that must equal the x86-64 one.
 """
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shutil
@@ -16,23 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from native_build import build_check
+
 pytestmark = pytest.mark.slow   # builds the library twice and runs under qemu
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(glob.glob(str(ROOT / "csrc" / "*.c"))) + [str(ROOT / "tests/native/check_paths.c")]
-FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
-         "-pthread"]
-X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
-
-
 def _build(cc: str, out: Path, x86: bool) -> None:
-    objects = []
-    for src in SOURCES:
-        obj = out.parent / (Path(src).stem + f".{out.name}.o")
-        extra = X86_FILE_FLAGS.get(Path(src).name, []) if x86 else []
-        subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
-        objects.append(str(obj))
-    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
+    build_check(cc, "check_paths.c", out, x86)
 
 
 def _run(cmd: list[str]) -> tuple[str, set[str]]:

@@ -234,7 +234,7 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     relaxed = {name: sum("relaxed" in op for op in ops) for name, ops in functions.items()}
     users = {name for name, count in relaxed.items() if count}
     assert users and users <= {"sb_ukr_vec4_fast", "sb_ukr_vec4_narrow_fast", "sb_row_vec4_fast",
-                               "sb_mv_vec4_fast", "sb_dw_vec4_fast"}, users
+                               "sb_column_vec4_fast", "sb_dw_vec4_fast"}, users
     assert relaxed["sb_ukr_vec4_fast"] > 0
     assert all("relaxed_madd" in op for ops in functions.values() for op in ops
                if "relaxed" in op)

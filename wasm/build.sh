@@ -7,7 +7,7 @@
 # NEON) guard on their target macros and come out empty, and the vec4 path
 # runs on wasm SIMD128. The module is an emscripten SIDE_MODULE (what Pyodide
 # loads with dlopen) and must never be built with -pthread: Pyodide cannot
-# load threaded modules, and csrc/pool.c runs serially without threads.
+# load threaded modules, and csrc/threads.c runs serially without threads.
 #
 # Environment:
 #   EMCC        the emscripten compiler (default: emcc on PATH; Debian's 3.1.x
@@ -66,13 +66,20 @@ done
 version=$("$EMCC" --version 2>/dev/null | head -n 1)
 echo "wasm/build.sh: $version"
 
+# The version, written once in py/samebits/_version.py.
+sb_version=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$root/py/samebits/_version.py")
+[ -n "$sb_version" ] || die "no __version__ in py/samebits/_version.py"
+# As natively (CMakeLists.txt): only the public API (SB_API in samebits.h) is
+# exported, the version is compiled in.
+apiflags=(-fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"")
 # The same floating-point rules as the native build (CMakeLists.txt): no
 # contraction into fused multiply-add, no fast-math, no errno.
 cflags=(-O3 -msimd128 -ffp-contract=off -fno-fast-math -fno-math-errno -std=gnu11
-        -Wall -Wextra -fPIC -sSIDE_MODULE=1 -I"$root/csrc")
+        -Wall -Wextra -fPIC -sSIDE_MODULE=1 -I"$root/csrc" "${apiflags[@]}")
 # Pyodide's ABI passes 64-bit integers as BigInt: without WASM_BIGINT a call
-# with an int64 argument through ctypes aborts the runtime.
-ldflags=(-O3 -sSIDE_MODULE=1 -sWASM_BIGINT)
+# with an int64 argument through ctypes aborts the runtime. --profiling-funcs
+# keeps the function names (the name section) for the tests' disassembly.
+ldflags=(-O3 -sSIDE_MODULE=1 -sWASM_BIGINT --profiling-funcs)
 
 obj="$out/obj"
 rm -rf "$obj"
@@ -105,7 +112,7 @@ if [ "$RELAXED" = 1 ]; then
     robj="$out/obj-relaxed"
     rm -rf "$robj"
     mkdir -p "$robj"
-    rflags=(--target=wasm32-unknown-emscripten -ffreestanding -fPIC -fvisibility=default
+    rflags=(--target=wasm32-unknown-emscripten -ffreestanding -fPIC "${apiflags[@]}"
             -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -fno-fast-math -fno-math-errno
             -std=gnu11 -Wall -Wextra -isystem "$here/freestanding" -I"$root/csrc")
     robjects=()

@@ -198,6 +198,9 @@ def project_metadata() -> dict:
         if len(scripts) == 2:
             project["scripts"] = dict(re.findall(r'^(\S+)\s*=\s*"([^"]*)"',
                                                  scripts[1].split("\n[", 1)[0], re.M))
+    if "version" not in project:   # dynamic: written once, in the package
+        version_file = (PACKAGE_DIR / "_version.py").read_text(encoding="utf-8")
+        project["version"] = re.search(r'^__version__ = "([^"]+)"', version_file, re.M).group(1)
     return project
 
 

@@ -2,30 +2,24 @@
 from __future__ import annotations
 
 import ctypes
-import struct
 from typing import Any, Optional, Sequence, Union
 
-from . import _lib, _matmul, _paths, _tensors, _threads
+from . import _abi, _lib, _matmul, _paths, _tensors, _threads
 from ._matmul import mode_code
 from ._operands import is_numpy
 
 IntPair = Union[int, Sequence[int]]
 ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
 
-# Indexes of enum sb_conv_arg in samebits.h.
-(_PATH, _MODE, _THREADS, _N, _C, _H, _W, _COUT, _KH, _KW, _GROUPS, _STRIDE_H, _STRIDE_W,
- _DIL_H, _DIL_W, _PAD_TOP, _PAD_BOTTOM, _PAD_LEFT, _PAD_RIGHT, _X, _WEIGHTS, _PACKED, _BIAS,
- _ACTIVATION, _Y, _NARGS) = range(26)
-_ARGV = ctypes.c_int64 * _NARGS
 
 # The numpy fast path of conv2d, as matmul's (see _matmul.py): C-contiguous
 # float32 arrays (x, out= and a bias), prepacked or plain weights, plain-int
 # geometry. It makes the general path's checks and falls through to it on any
 # doubt (an out= overlapping an input included), so errors are raised there;
 # a small layer's call goes from ~18 us to ~6 us.
-_pack_conv_argv = struct.Struct(f"={_NARGS}q").pack
-_CONV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_conv2d_argv),
-               "exact": (_lib.MODE_EXACT, _lib.lib.sb_conv2d_argv)}
+_pack_conv_args = _abi.packer(_abi.Conv2dArgs)
+_CONV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_conv2d),
+               "exact": (_lib.MODE_EXACT, _lib.lib.sb_conv2d)}
 
 
 def _is_int(v: Any) -> bool:
@@ -230,10 +224,11 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
     numpy_result = is_numpy(x) or (packed._numpy_source if packed is not None else is_numpy(w))
     output = _tensors.output_nd(out, (n, cout, out_h, out_w), numpy_result, inputs, "conv2d")
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
-    args = _ARGV(path, code, nthreads, n, c, h, width, cout, kh, kw, groups, stride_h, stride_w,
-                 dil_h, dil_w, pads[0], pads[1], pads[2], pads[3], xt.ptr, w_ptr,
-                 1 if packed is not None else 0, bias_ptr, ACTIVATIONS[activation], output.ptr)
-    _lib.check_status(library.sb_conv2d_argv(ctypes.addressof(args)), "conv2d")
+    args = _abi.Conv2dArgs(path, code, nthreads, n, c, h, width, cout, kh, kw, groups, stride_h,
+                           stride_w, dil_h, dil_w, pads[0], pads[1], pads[2], pads[3], xt.ptr,
+                           w_ptr, 1 if packed is not None else 0, bias_ptr,
+                           ACTIVATIONS[activation], output.ptr)
+    _lib.check_status(library.sb_conv2d(ctypes.addressof(args)), "conv2d")
     return output.finish()
 
 
@@ -301,7 +296,7 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
             return None   # overlapping an input: the general path says so
         y = out
     code, function = call
-    status = function(_pack_conv_argv(
+    status = function(_pack_conv_args(
         path, code, nthreads, n, c, h, width, cout, kh, kw, groups, stride, stride,
         dilation, dilation, padding, padding, padding, padding, x_ptr, w_ptr, packed, bias_ptr,
         act, _matmul._read_word(id(y) + _matmul._DATA_OFFSET).value))

@@ -6,8 +6,7 @@ import sys
 from typing import Any
 
 from . import _lib, _paths, _threads
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def info() -> dict[str, Any]:

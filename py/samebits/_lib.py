@@ -129,10 +129,12 @@ _declare("sb_pack_b", [_int, _int, _size, _size, _p, _diff, _diff, _p, _size], _
 #                     float *c, ptrdiff_t ldc);
 _declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _diff, _p, _p,
                              _diff], _int)
-# int sb_sgemm_argv(const int64_t *args);   (15 integers: see samebits.h)
-_declare("sb_sgemm_argv", [_p], _int)
-# int sb_max_pool2d_argv(const int64_t *args);   (SB_POOL_NARGS integers: enum sb_pool_arg)
-_declare("sb_max_pool2d_argv", [_p], _int)
+# int sb_matmul(const sb_matmul_args *); int sb_matmul_plan(const sb_matmul_args *, sb_plan_info *);
+# (the structures are in _abi.py; a bytes object of the same layout may stand in for one)
+_declare("sb_matmul", [_p], _int)
+_declare("sb_matmul_plan", [_p, _p], _int)
+# int sb_max_pool2d(const sb_max_pool2d_args *);
+_declare("sb_max_pool2d", [_p], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);
@@ -140,21 +142,39 @@ _declare("sb_sgemm_naive", [_size, _size, _size, _p, _diff, _diff, _p, _diff, _d
          _int)
 # void sb_fill_test_values(float *dst, size_t count, uint32_t seed, uint32_t nspecial);
 _declare("sb_fill_test_values", [_p, _size, ctypes.c_uint32, ctypes.c_uint32], None)
-# double sb_pool_wake_ns(int nthreads, int repeats);
-_declare("sb_pool_wake_ns", [_int, _int], ctypes.c_double)
-# int sb_conv2d_argv(const int64_t *args); int sb_conv2d_naive_argv(const int64_t *args);
-#   (SB_CONV_NARGS integers: see enum sb_conv_arg in samebits.h)
-_declare("sb_conv2d_argv", [_p], _int)
-_declare("sb_conv2d_naive_argv", [_p], _int)
+# double sb_threads_wake_ns(int nthreads, int repeats);
+_declare("sb_threads_wake_ns", [_int, _int], ctypes.c_double)
+# int sb_conv2d(const sb_conv2d_args *); int sb_conv2d_naive(const sb_conv2d_args *);
+# int sb_conv2d_plan(const sb_conv2d_args *, sb_plan_info *);
+_declare("sb_conv2d", [_p], _int)
+_declare("sb_conv2d_naive", [_p], _int)
+_declare("sb_conv2d_plan", [_p, _p], _int)
 # size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_t kh,
 #                               size_t kw, size_t groups);
 _declare("sb_conv2d_packed_bytes", [_int, _size, _size, _size, _size, _size], _size)
 # int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_t kw,
 #                    size_t groups, const float *w, void *packed, size_t packed_size);
 _declare("sb_conv2d_pack", [_int, _size, _size, _size, _size, _size, _p, _p, _size], _int)
+# const char *sb_version(void); int sb_plan_selfcheck(void);
+_declare("sb_version", [], ctypes.c_char_p)
+_declare("sb_plan_selfcheck", [], _int)
 # int sb_set_flush_to_zero(int on); int sb_get_flush_to_zero(void);
 _declare("sb_set_flush_to_zero", [_int], _int)
 _declare("sb_get_flush_to_zero", [], _int)
+
+def _check_version() -> None:
+    """A library left over from another build gives wrong answers in subtle
+    ways (its structures may differ): refuse it."""
+    from ._version import __version__
+    for library, path in ((lib, LIBRARY_PATH), (fast_lib, FAST_LIBRARY_PATH)):
+        found = library.sb_version().decode()
+        if found != __version__:
+            raise ImportError(f"samebits {__version__}: the library {path} is version {found}; "
+                              "reinstall the package (pip install .) or point SAMEBITS_LIBRARY "
+                              "at a matching build")
+
+
+_check_version()
 
 MODE_FAST = 0
 MODE_EXACT = 1

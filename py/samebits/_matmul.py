@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import ctypes
-import struct
 import sys
 from typing import Any
 
-from . import _lib, _operands, _paths, _threads
+from . import _abi, _lib, _operands, _paths, _threads
 from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
-_ARGV = ctypes.c_int64 * 15
 _addressof = ctypes.addressof
 
 
@@ -55,10 +53,10 @@ _NDARRAY = _operands.np.ndarray if _operands.np is not None else None
 _FLOAT32 = _operands._FLOAT32
 _ITEM = _operands.ITEM
 _np_empty = _operands.np.empty if _operands.np is not None else None
-_pack_argv = struct.Struct("=15q").pack
+_pack_args = _abi.packer(_abi.MatmulArgs)
 # mode -> (code, the C function that runs it)
-_ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_sgemm_argv),
-               "exact": (_lib.MODE_EXACT, _lib.lib.sb_sgemm_argv)}
+_ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_matmul),
+               "exact": (_lib.MODE_EXACT, _lib.lib.sb_matmul)}
 _DATA_OFFSET = object.__basicsize__        # PyArrayObject: the object header, then char *data
 _read_word = ctypes.c_size_t.from_address  # _read_word(id(x) + _DATA_OFFSET).value: x's data
 
@@ -134,10 +132,10 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
                     and path is not None and nthreads is not None):
                 c = _np_empty((m, n), _FLOAT32)
                 code, function = call
-                status = function(_pack_argv(
+                status = function(_pack_args(
                     path, code, nthreads, m, n, k,
-                    a_ptr, a_row // _ITEM, a_col // _ITEM, b_ptr, b_row // _ITEM, b_col // _ITEM,
-                    _read_word(id(c) + _DATA_OFFSET).value, n, 0))
+                    a_ptr, a_row // _ITEM, a_col // _ITEM, b_ptr, b_row // _ITEM, b_col // _ITEM, 0,
+                    _read_word(id(c) + _DATA_OFFSET).value, n, 0, 0, 0))
                 if status:
                     _lib.check_status(status, "matmul")
                 return c
@@ -177,9 +175,8 @@ def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) ->
         b_ptr, b_row, b_col, is_packed = packed.address, 0, 0, 1
     else:
         b_ptr, b_row, b_col, is_packed = mb.ptr, mb.row_stride, mb.col_stride, 0
-    args = _ARGV()   # one array argument: far cheaper through ctypes than fifteen
-    args[:] = (path, code, nthreads, m, n, k, ma.ptr, ma.row_stride, ma.col_stride,
-               b_ptr, b_row, b_col, c_ptr, ldc, is_packed)
-    status = library.sb_sgemm_argv(_addressof(args))
+    args = _abi.MatmulArgs(path, code, nthreads, m, n, k, ma.ptr, ma.row_stride, ma.col_stride,
+                           b_ptr, b_row, b_col, is_packed, c_ptr, ldc, 0, 0, 0)
+    status = library.sb_matmul(_addressof(args))
     _lib.check_status(status, "matmul")
     return result if output is None else output.finish()

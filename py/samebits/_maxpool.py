@@ -4,10 +4,9 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence, Union
 
-from . import _lib, _tensors, _threads
+from . import _abi, _lib, _tensors, _threads
 from ._operands import is_numpy, np
 
-_ARGV = ctypes.c_int64 * 17          # SB_POOL_NARGS, in the order of enum sb_pool_arg
 _addressof = ctypes.addressof
 _LIMIT = 1 << 40                     # the C side's bound on every size argument
 
@@ -140,8 +139,8 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                 f"{before} + {after} is less than the window's extent dilation*(kernel-1)+1 = "
                 f"{d * (k - 1) + 1}); it must be at least 1")
     output = _tensors.output_nd(out, (n, c, oh, ow), is_numpy(x), [(x, tx)], "max_pool2d")
-    args = _ARGV()   # one array argument: far cheaper through ctypes than seventeen
-    args[:] = (n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, tx.ptr, output.ptr, nthreads)
-    status = _lib.lib.sb_max_pool2d_argv(_addressof(args))
+    args = _abi.MaxPool2dArgs(n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, tx.ptr,
+                              output.ptr, nthreads)
+    status = _lib.lib.sb_max_pool2d(_addressof(args))
     _lib.check_status(status, "max_pool2d")
     return output.finish()

@@ -14,7 +14,7 @@ import hashlib
 import time
 from typing import Iterable, NamedTuple
 
-from . import _lib, _paths, _testdata, _threads
+from . import _abi, _lib, _paths, _testdata, _threads
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
@@ -140,8 +140,6 @@ CONV_ACTIVATIONS = {"ResNet-50": "relu", "MobileNetV3-large": "relu6",
 # MobileNetV3-large's squeeze-and-excitation layers.
 CONV_SUITE_MODELS = {**CONV_MODELS, "MobileNetV3-large SE": MOBILENETV3_LARGE_SE_CONVS}
 _CONV_ACTIVATION_CODES = {None: 0, "relu": 1, "relu6": 2}
-_CONV_NARGS = 25             # SB_CONV_NARGS (enum sb_conv_arg in samebits.h)
-_POOL_NARGS = 17             # SB_POOL_NARGS (enum sb_pool_arg in samebits.h)
 
 
 class ConvCase(NamedTuple):
@@ -195,29 +193,31 @@ def conv_case_output(case: ConvCase, index: int, mode: int, path: int, threads: 
                      naive: bool = False) -> bytes:
     """The (1, cout, out_h, out_w) output of entry `index` as little-endian
     float32 bytes. naive=True computes a convolution with the C library's
-    plain-loop reference (sb_conv2d_naive_argv) instead of the kernels."""
+    plain-loop reference (sb_conv2d_naive) instead of the kernels."""
     x = _testdata.float_buffer(case.c * case.h * case.w, CONV_SEED + 3 * index, NSPECIAL)
     y = _testdata.float_buffer(case.cout * case.out_h * case.out_w, CONV_OUT_SEED + index, 0)
     if case.kind == "maxpool":
-        args = (ctypes.c_int64 * _POOL_NARGS)(
+        pool = _abi.MaxPool2dArgs(
             1, case.c, case.h, case.w, case.kh, case.kw, case.stride, case.stride, 1, 1,
             case.padding, case.padding, case.padding, case.padding,
             ctypes.addressof(x), ctypes.addressof(y), threads)
-        _lib.check_status(_lib.lib.sb_max_pool2d_argv(args), "conv hash suite (max pool)")
+        _lib.check_status(_lib.lib.sb_max_pool2d(ctypes.addressof(pool)),
+                          "conv hash suite (max pool)")
         return bytes(memoryview(y).cast("B"))
     w = _testdata.float_buffer(case.cout * (case.c // case.groups) * case.kh * case.kw,
                                CONV_SEED + 3 * index + 1, NSPECIAL)
     bias = _testdata.float_buffer(case.cout, CONV_SEED + 3 * index + 2, 0)
-    args = (ctypes.c_int64 * _CONV_NARGS)(
+    args = _abi.Conv2dArgs(
         path, mode, threads, 1, case.c, case.h, case.w, case.cout, case.kh, case.kw, case.groups,
         case.stride, case.stride, 1, 1, case.padding, case.padding, case.padding, case.padding,
         ctypes.addressof(x), ctypes.addressof(w), 0, ctypes.addressof(bias),
         _CONV_ACTIVATION_CODES[case.activation], ctypes.addressof(y))
     if naive:
-        function = _lib.lib.sb_conv2d_naive_argv
+        function = _lib.lib.sb_conv2d_naive
     else:
-        function = (_lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib).sb_conv2d_argv
-    _lib.check_status(function(args), f"conv hash suite ({case.model} {case.name})")
+        function = (_lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib).sb_conv2d
+    _lib.check_status(function(ctypes.addressof(args)),
+                      f"conv hash suite ({case.model} {case.name})")
     return bytes(memoryview(y).cast("B"))
 
 

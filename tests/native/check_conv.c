@@ -2,7 +2,7 @@
  * own, on every path the build target runs, for targets where the Python
  * package cannot run (arm64 under qemu-user): the depthwise kernel and the
  * single-column kernel of 1x1 layers over 1x1 inputs. Exact mode must be
- * bit-identical to sb_conv2d_naive_argv at 1 and 3 threads, from plain and
+ * bit-identical to sb_conv2d_naive at 1 and 3 threads, from plain and
  * from packed weights; fast mode identical at 1 and 3 threads. Depthwise
  * cases: fixed pseudo-random shapes (kernels 1..7, strides 1..3, dilation
  * 1..2, asymmetric padding, channel multipliers 1..3, bias, relu/relu6,
@@ -72,19 +72,21 @@ static size_t out_size(size_t size, size_t before, size_t after, size_t k, size_
     return (size + before + after - dil * (k - 1) - 1) / stride + 1;
 }
 
-static void fill_args(int64_t *a, const conv_case *k, int path, int mode, int threads,
+static void fill_args(sb_conv2d_args *a, const conv_case *k, int path, int mode, int threads,
                       const float *x, const float *w, const void *packed, const float *bias,
                       float *y)
 {
-    int64_t v[SB_CONV_NARGS] = {
-        path, mode, threads, (int64_t)k->n, (int64_t)k->c, (int64_t)k->h, (int64_t)k->w,
-        (int64_t)k->cout, (int64_t)k->kh, (int64_t)k->kw, (int64_t)k->groups,
-        (int64_t)k->sh, (int64_t)k->sw, (int64_t)k->dh, (int64_t)k->dw,
-        (int64_t)k->pad[0], (int64_t)k->pad[1], (int64_t)k->pad[2], (int64_t)k->pad[3],
-        (int64_t)(intptr_t)x, (int64_t)(intptr_t)(packed ? packed : (const void *)w),
-        packed != NULL, (int64_t)(intptr_t)bias, k->act,
-        (int64_t)(intptr_t)y};
-    memcpy(a, v, sizeof v);
+    sb_conv2d_args v = {
+        .path = path, .mode = mode, .max_threads = threads, .n = (int64_t)k->n,
+        .c = (int64_t)k->c, .h = (int64_t)k->h, .w = (int64_t)k->w, .cout = (int64_t)k->cout,
+        .kh = (int64_t)k->kh, .kw = (int64_t)k->kw, .groups = (int64_t)k->groups,
+        .stride_h = (int64_t)k->sh, .stride_w = (int64_t)k->sw, .dil_h = (int64_t)k->dh,
+        .dil_w = (int64_t)k->dw, .pad_top = (int64_t)k->pad[0], .pad_bottom = (int64_t)k->pad[1],
+        .pad_left = (int64_t)k->pad[2], .pad_right = (int64_t)k->pad[3],
+        .x = (int64_t)(intptr_t)x, .weights = (int64_t)(intptr_t)(packed ? packed : (const void *)w),
+        .packed = packed != NULL, .bias = (int64_t)(intptr_t)bias, .activation = k->act,
+        .y = (int64_t)(intptr_t)y};
+    *a = v;
 }
 
 int main(void)
@@ -117,13 +119,13 @@ int main(void)
             int sp = sb_conv2d_pack(path, k.cout, cin_g, k.kh, k.kw, k.groups, w, packed,
                                     packed_bytes);
             const float *bias = k.bias ? b : NULL;
-            int64_t args[SB_CONV_NARGS];
-            fill_args(args, &k, path, SB_MODE_EXACT, 1, x, w, NULL, bias, want);
-            int s0 = sb_conv2d_naive_argv(args);
-            fill_args(args, &k, path, SB_MODE_EXACT, 1, x, w, NULL, bias, got);
-            int s1 = sb_conv2d_argv(args);
-            fill_args(args, &k, path, SB_MODE_EXACT, 3, x, NULL, packed, bias, got3);
-            int s3 = sb_conv2d_argv(args);
+            sb_conv2d_args args;
+            fill_args(&args, &k, path, SB_MODE_EXACT, 1, x, w, NULL, bias, want);
+            int s0 = sb_conv2d_naive(&args);
+            fill_args(&args, &k, path, SB_MODE_EXACT, 1, x, w, NULL, bias, got);
+            int s1 = sb_conv2d(&args);
+            fill_args(&args, &k, path, SB_MODE_EXACT, 3, x, NULL, packed, bias, got3);
+            int s3 = sb_conv2d(&args);
             if (sp || s0 || s1 || s3 || memcmp(got, want, ny * sizeof(float)) ||
                 memcmp(got3, want, ny * sizeof(float))) {
                 if (failures++ < 10)
@@ -131,10 +133,10 @@ int main(void)
                            sb_path_name(path), i, sp, s0, s1, s3);
             }
             path_digest = fnv1a(path_digest, got, ny * sizeof(float));
-            fill_args(args, &k, path, SB_MODE_FAST, 1, x, w, NULL, bias, got);
-            s1 = sb_conv2d_argv(args);
-            fill_args(args, &k, path, SB_MODE_FAST, 3, x, NULL, packed, bias, got3);
-            s3 = sb_conv2d_argv(args);
+            fill_args(&args, &k, path, SB_MODE_FAST, 1, x, w, NULL, bias, got);
+            s1 = sb_conv2d(&args);
+            fill_args(&args, &k, path, SB_MODE_FAST, 3, x, NULL, packed, bias, got3);
+            s3 = sb_conv2d(&args);
             if (s1 || s3 || memcmp(got, got3, ny * sizeof(float))) {
                 if (failures++ < 10)
                     printf("FAIL fast packed/threads path=%s case %d\n", sb_path_name(path), i);

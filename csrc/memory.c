@@ -1,4 +1,5 @@
-/* Per-thread workspace for one call's packed B and scratch.
+/* Memory for kernel work (memory.h): aligned blocks, and each calling
+ * thread's reusable workspace.
  *
  * Allocating and freeing ~100 KiB on every call made small products pay for
  * fresh pages each time (the allocator gives the memory back, and a page fault
@@ -8,13 +9,32 @@
  * covers the packed B of a 2048 x 4096 operand and a convolution's gathered
  * patches (ResNet-50's stem: 7 MiB), which faulted in ~1800 fresh pages on
  * every call at the old 4 MiB limit. */
+#include <stdint.h>
 #include <stdlib.h>
-#include "sb_internal.h"
+#include "memory.h"
+
+/* Over-allocate and align by hand: plain malloc is all a wasm side module
+ * is sure to import from its host. */
+void *sb_alloc_aligned(size_t bytes)
+{
+    if (bytes > (size_t)-1 - 64 - sizeof(void *)) return NULL;
+    unsigned char *raw = malloc(bytes + 64 + sizeof(void *));
+    if (!raw) return NULL;
+    uintptr_t start = (uintptr_t)(raw + sizeof(void *));
+    unsigned char *aligned = (unsigned char *)((start + 63) & ~(uintptr_t)63);
+    ((void **)aligned)[-1] = raw;
+    return aligned;
+}
+
+void sb_free_aligned(void *p)
+{
+    if (p) free(((void **)p)[-1]);
+}
 
 #define WORKSPACE_KEEP ((size_t)64 << 20)
 
-/* Two kept buffers per thread: a convolution holds its patch matrix in one
- * while the matrix product it calls takes the other. */
+/* Two kept buffers per thread: a convolution holds its packed weights in one
+ * while the driver takes the other for the products. */
 #define KEPT_SLOTS 2
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)

@@ -1,4 +1,4 @@
-/* The fixed-chunk thread pool.
+/* The fixed-chunk thread pool (threads.h).
  *
  * Chunks are handed out through one atomic counter, so which thread runs a
  * chunk is a matter of timing and never of what the chunk computes. Workers
@@ -6,14 +6,14 @@
  * that finds the pool serving someone else runs its chunks itself. Every
  * thread that runs chunks sets the kernel floating-point environment first. */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include "samebits.h"
-#include "sb_internal.h"
+#include "fpenv.h"
+#include "threads.h"
 
 #define NS_PER_THREAD 80000.0  /* wake one more thread per 80 us of estimated work */
 #define MAX_WORKERS 255
 
-int sb_pool_threads_for(int max_threads, double est_ns, size_t nchunks)
+int sb_threads_for_work(int max_threads, double est_ns, size_t nchunks)
 {
     if (max_threads < 1 || nchunks <= 1 || !sb_threading_available()) return 1;
     double by_work = 1.0 + est_ns / NS_PER_THREAD;
@@ -44,7 +44,7 @@ int sb_cpu_count(void) { return 1; }
 
 /* No threads, nothing to wake (and no clock_gettime, whose timespec layout
  * differs between emscripten versions). */
-double sb_pool_wake_ns(int nthreads, int repeats)
+double sb_threads_wake_ns(int nthreads, int repeats)
 {
     (void)nthreads, (void)repeats;
     return 0.0;
@@ -70,7 +70,7 @@ typedef struct {
     atomic_size_t next;
     int workers_wanted;      /* workers 0 .. workers_wanted-1 take part */
     atomic_int workers_running;  /* participants not yet finished */
-} pool_job;
+} parallel_job;
 
 /* Waking a sleeping thread costs 10-20 us on the machines measured
  * (bench/results/threads-calibration.md), more than a small product. So a
@@ -96,7 +96,7 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t job_posted = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t job_finished = PTHREAD_COND_INITIALIZER;
 static atomic_flag pool_busy = ATOMIC_FLAG_INIT;
-static pool_job job;
+static parallel_job job;
 static atomic_ulong job_generation;
 static int workers_started;
 /* The generation each worker was created in: a worker must not miss the job
@@ -205,7 +205,7 @@ static void empty_chunk(void *ctx, size_t chunk, int thread_index)
 
 /* For calibrating NS_PER_THREAD: the cost of one parallel_run over nthreads
  * empty chunks with nthreads threads woken, averaged over `repeats`. */
-double sb_pool_wake_ns(int nthreads, int repeats)
+double sb_threads_wake_ns(int nthreads, int repeats)
 {
     struct timespec t0, t1;
     if (repeats < 1) repeats = 1;
@@ -217,21 +217,3 @@ double sb_pool_wake_ns(int nthreads, int repeats)
     return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / repeats;
 }
 #endif
-
-/* Over-allocate and align by hand: plain malloc is all a wasm side module
- * is sure to import from its host. */
-void *sb_alloc_aligned(size_t bytes)
-{
-    if (bytes > (size_t)-1 - 64 - sizeof(void *)) return NULL;
-    unsigned char *raw = malloc(bytes + 64 + sizeof(void *));
-    if (!raw) return NULL;
-    uintptr_t start = (uintptr_t)(raw + sizeof(void *));
-    unsigned char *aligned = (unsigned char *)((start + 63) & ~(uintptr_t)63);
-    ((void **)aligned)[-1] = raw;
-    return aligned;
-}
-
-void sb_free_aligned(void *p)
-{
-    if (p) free(((void **)p)[-1]);
-}

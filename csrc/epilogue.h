@@ -1,0 +1,15 @@
+/* The epilogue of finished outputs (epilogue.c): bias, activation, canonical
+ * NaN, each its own rounded operation after the sum. */
+#ifndef SB_EPILOGUE_H
+#define SB_EPILOGUE_H
+
+#include <stddef.h>
+
+/* To rows x cols outputs at c (row stride ldc), in this order:
+ * + row_bias[i] on row i, or + col_bias[j] on column j (one rounded add;
+ * skipped when null; at most one of them is given), the activation
+ * (enum sb_activation), and in exact mode NaN made canonical (0x7FC00000). */
+void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
+                 const float *col_bias, int activation, int exact);
+
+#endif

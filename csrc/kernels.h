@@ -1,0 +1,50 @@
+/* The kernel contracts: what every ISA's kernels compute, in which order.
+ * ukernel_template.h writes them once for every vector type; an ISA file
+ * instantiates them (see isa.h for how they are described to the framework).
+ *
+ * Every kernel adds each output's products in increasing p, one accumulator
+ * per output, starting from +0 (or from the stored value when it continues a
+ * previous k-block); lanes hold different outputs. A fast-mode kernel fuses
+ * the multiply and add where its ISA says it fuses; an exact-mode kernel never
+ * does. So every kernel of a mode gives the same bits for an output. */
+#ifndef SB_KERNELS_H
+#define SB_KERNELS_H
+
+#include <stddef.h>
+
+/* Tile: ap is an MR-row strip of packed A (element (p, r) at p*MR + r); bp
+ * holds kc rows of NR values of B, row p at bp + p*b_step (b_step is NR for a
+ * packed strip, the row stride for B read in place). The kernel updates the
+ * full MR x NR tile at c (row stride ldc): it starts from +0 when accumulate
+ * is 0, else from the values in c, and adds the kc products of each output in
+ * increasing p. */
+typedef void (*sb_tile_kernel_fn)(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
+                                  float *c, ptrdiff_t ldc, int accumulate);
+
+/* Row (a product with one row of A): the 1 x (row_strips * nr) outputs at c
+ * (contiguous) of the A values a[p*a_step] and row_strips strips of nr
+ * columns of B, strip s row p at bp + s*strip_step + p*b_step. nr is a tile's
+ * width, a run-time value (the ISA file instantiates the widths its tiles
+ * have). Same accumulate rule and per-output operations as the tile kernel. */
+typedef void (*sb_row_kernel_fn)(size_t nr, size_t kc, const float *a, ptrdiff_t a_step,
+                                 const float *bp, ptrdiff_t b_step, ptrdiff_t strip_step,
+                                 float *c, int accumulate);
+
+/* Single column (a matrix-vector product from packed A): y[r] for r < rows =
+ * the sum over p < kc of A(r, p) * x[p], where A is consecutive mr-row
+ * strips of one k-block of packed A (strip s at ap + s*kc*mr, element (p, r)
+ * at p*mr + r). Each output starts from +0, or from y[r] when accumulate, and
+ * adds its products in increasing p with the tile kernel's operations. */
+typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, const float *ap,
+                                    const float *x, float *y, int accumulate);
+
+/* Depthwise convolution rows: for r < rows and x < cols,
+ * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of
+ * w[t] * in[r*in_row + off[t] + x], from +0, one multiply and one add per tap
+ * in increasing t (fused in fast mode on a fused ISA). The kernel may read,
+ * and not use, up to 15 floats past the last column of each row it reads. */
+typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, const float *w,
+                                       const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
+                                       float *out, ptrdiff_t out_row);
+
+#endif

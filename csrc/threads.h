@@ -1,0 +1,20 @@
+/* The fixed-chunk parallel-for (threads.c). A chunk's work never depends on
+ * which thread or how many threads run it; thread_index (0 for the caller,
+ * 1.. for workers) only picks a scratch buffer. */
+#ifndef SB_THREADS_H
+#define SB_THREADS_H
+
+#include <stddef.h>
+
+typedef void (*sb_chunk_fn)(void *ctx, size_t chunk, int thread_index);
+
+/* Threads worth waking for est_ns of one thread's work: one per 80 us,
+ * at most max_threads and at most nchunks; 1 where there are no threads. */
+int sb_threads_for_work(int max_threads, double est_ns, size_t nchunks);
+
+/* Runs fn(ctx, chunk, thread) for every chunk < nchunks on up to nthreads
+ * threads (the caller included), each in the kernel floating-point
+ * environment. Returns when all are done. */
+void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,74 @@
+"""The argument structures of samebits.h, field for field, as ctypes Structures.
+
+Every field is an int64_t (pointers stored as integers), so the layout is the
+same on every target, wasm32 included. The numpy fast paths pack the same
+layout with `struct` (see `packer`), which costs less per call than filling a
+Structure; `tests/test_abi.py` checks that the two agree with the C header.
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+from typing import Callable
+
+_I64 = ctypes.c_int64
+MAX_BATCH_DIMS = 16          # SB_MAX_BATCH_DIMS
+MAX_SIZE = 1 << 40           # SB_MAX_SIZE: the bound on every size argument
+
+
+def _fields(*names: str) -> list[tuple[str, type]]:
+    return [(name, _I64) for name in names]
+
+
+class MatmulArgs(ctypes.Structure):
+    """struct sb_matmul_args: one product or a batch (batch = address of a Batch)."""
+    _fields_ = _fields("path", "mode", "max_threads", "m", "n", "k",
+                       "a", "a_row", "a_col", "b", "b_row", "b_col", "b_packed",
+                       "c", "c_row", "bias", "activation", "batch")
+
+
+class Batch(ctypes.Structure):
+    """struct sb_batch: batch dimensions in C order, element strides (0 broadcasts)."""
+    _fields_ = [("ndim", _I64), ("shape", _I64 * MAX_BATCH_DIMS),
+                ("a_stride", _I64 * MAX_BATCH_DIMS), ("b_stride", _I64 * MAX_BATCH_DIMS),
+                ("c_stride", _I64 * MAX_BATCH_DIMS)]
+
+
+class Conv2dArgs(ctypes.Structure):
+    """struct sb_conv2d_args."""
+    _fields_ = _fields("path", "mode", "max_threads", "n", "c", "h", "w",
+                       "cout", "kh", "kw", "groups", "stride_h", "stride_w", "dil_h", "dil_w",
+                       "pad_top", "pad_bottom", "pad_left", "pad_right",
+                       "x", "weights", "packed", "bias", "activation", "y")
+
+
+class MaxPool2dArgs(ctypes.Structure):
+    """struct sb_max_pool2d_args."""
+    _fields_ = _fields("n", "c", "h", "w", "kh", "kw", "stride_h", "stride_w", "dil_h",
+                       "dil_w", "pad_top", "pad_bottom", "pad_left", "pad_right",
+                       "x", "y", "max_threads")
+
+
+class PlanInfo(ctypes.Structure):
+    """struct sb_plan_info: what a call would run (samebits.explain)."""
+    _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",
+                       "m", "n", "k", "prepare_chunks", "compute_chunks", "threads", "waves",
+                       "workspace_bytes", "estimated_ns", "pack_a")
+
+
+def packer(structure: type) -> Callable[..., bytes]:
+    """struct.pack for a Structure of int64 fields, in field order: the bytes
+    can be passed where C expects a pointer to the structure."""
+    return struct.Struct("=" + "q" * len(structure._fields_)).pack
+
+
+def field_index(structure: type, name: str) -> int:
+    """Position of a field: for the packers' argument order."""
+    return [f[0] for f in structure._fields_].index(name)
+
+
+# enum sb_route and enum sb_b_source, for explain().
+ROUTES = {0: "empty", 1: "zero-k", 2: "tiles", 3: "panels", 4: "row", 5: "column",
+          6: "depthwise"}
+B_SOURCES = {0: "none", 1: "prepacked", 2: "packed whole", 3: "in place", 4: "per panel",
+             5: "per strip"}

@@ -1,0 +1,31 @@
+"""Builds the C library's sources straight into a test program (no CMake), for
+a target where the Python package cannot run (arm64 under qemu-user) and for
+the host it is compared with. Used by test_native_targets.py and
+test_depthwise.py."""
+from __future__ import annotations
+
+import glob
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION = re.search(r'__version__ = "([^"]+)"',
+                    (ROOT / "py" / "samebits" / "_version.py").read_text()).group(1)
+FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
+         "-pthread", f'-DSB_VERSION="{VERSION}"']
+X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
+
+
+def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
+    """Compiles every csrc/*.c file and tests/native/<check_source> with `cc`
+    (each ISA file with its flags on x86-64) and links them into `out`."""
+    sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")))
+    sources.append(str(ROOT / "tests" / "native" / check_source))
+    objects = []
+    for src in sources:
+        obj = out.parent / (Path(src).stem + f".{out.name}.o")
+        extra = X86_FILE_FLAGS.get(Path(src).name, []) if x86 else []
+        subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
+        objects.append(str(obj))
+    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
