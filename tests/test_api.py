@@ -240,3 +240,106 @@ def test_fork_after_pool_started():
             "_, status = os.waitpid(pid, 0)\n"
             "raise SystemExit(os.waitstatus_to_exitcode(status))\n")
     assert _run(code).returncode == 0
+
+
+# ---- Integer arguments: numpy integers accepted, bool refused, range-checked ----
+
+def _conv_call(**over):
+    x, w = test_values((1, 2, 9, 9), 41), test_values((4, 1, 3, 3), 42)
+    kwargs = dict(stride=2, padding=1, dilation=2, groups=2, threads=2, mode="exact")
+    kwargs.update(over)
+    return samebits.conv2d(x, w, **kwargs)
+
+
+def _pack_conv_call(**over):
+    x, w = test_values((1, 2, 9, 9), 41), test_values((4, 1, 3, 3), 42)
+    kwargs = dict(groups=2)
+    kwargs.update(over)
+    return samebits.conv2d(x, samebits.pack_conv2d(w, **kwargs), groups=2, mode="exact")
+
+
+def _pool_call(**over):
+    kwargs = dict(kernel_size=3, stride=2, padding=1, dilation=2, threads=2)
+    kwargs.update(over)
+    return samebits.max_pool2d(test_values((1, 2, 9, 9), 43), **kwargs)
+
+
+def _matmul_call(**over):
+    return samebits.matmul(*_ab(7, 5, 6), mode="exact", threads=over.get("threads", 2))
+
+
+def _pack_call(**over):
+    a, b = _ab(7, 5, 6)
+    return samebits.matmul(a, samebits.pack(b, threads=over.get("threads", 2)), mode="exact")
+
+
+_INT_ARGUMENTS = [
+    ("conv2d", _conv_call, "stride", 2), ("conv2d", _conv_call, "padding", 1),
+    ("conv2d", _conv_call, "dilation", 2), ("conv2d", _conv_call, "groups", 2),
+    ("conv2d", _conv_call, "threads", 2),
+    ("pack_conv2d", _pack_conv_call, "groups", 2),
+    ("max_pool2d", _pool_call, "kernel_size", 3), ("max_pool2d", _pool_call, "stride", 2),
+    ("max_pool2d", _pool_call, "padding", 1), ("max_pool2d", _pool_call, "dilation", 2),
+    ("max_pool2d", _pool_call, "threads", 2),
+    ("matmul", _matmul_call, "threads", 2),
+    ("pack", _pack_call, "threads", 2),
+]
+_INT_IDS = [f"{op}-{name}" for op, _, name, _ in _INT_ARGUMENTS]
+
+
+@pytest.mark.parametrize("op,call,name,value", _INT_ARGUMENTS, ids=_INT_IDS)
+def test_numpy_integers_are_accepted(op, call, name, value):
+    want = call(**{name: value})
+    for kind in (np.int64, np.int32, np.uint8):
+        assert_same_bits(call(**{name: kind(value)}), want, f"{op} {name}={kind.__name__}")
+    if name in ("stride", "padding", "dilation", "kernel_size"):   # in pairs too
+        assert_same_bits(call(**{name: (np.int64(value), value)}), want, f"{op} {name} pair")
+
+
+@pytest.mark.parametrize("op,call,name,value", _INT_ARGUMENTS, ids=_INT_IDS)
+def test_bool_is_refused_naming_the_argument(op, call, name, value):
+    for flag in (True, np.True_, False):
+        with pytest.raises(TypeError, match=f"{op}: {name} must be an int, got bool"):
+            call(**{name: flag})
+    if name in ("stride", "padding", "dilation", "kernel_size"):
+        with pytest.raises(TypeError, match=rf"{op}: {name} must be an int, got bool "
+                                            rf"np.True_ in \(1, np.True_\)"):
+            call(**{name: (1, np.True_)})
+
+
+def test_threads_out_of_range_name_the_argument():
+    a, b = _ab()
+    with pytest.raises(ValueError, match=r"matmul: threads must be at least 1, got np.int64\(-2\)"):
+        samebits.matmul(a, b, threads=np.int64(-2))
+    with pytest.raises(ValueError, match="pack: threads must be at least 1, got 0"):
+        samebits.pack(b, threads=0)
+    with pytest.raises(TypeError, match="pack: threads must be an int, got float 2.0"):
+        samebits.pack(b, threads=2.0)
+    # Any cap above the cores is as good as every core: clamped, never passed on raw.
+    assert_same_bits(samebits.matmul(a, b, threads=2**70), samebits.matmul(a, b), "2**70")
+
+
+def test_matmul_and_pack_refuse_sizes_c_cannot_take():
+    # Broadcast (stride-0) arrays hold no memory for their dimensions.
+    tall = np.broadcast_to(np.float32(1), (2**41, 1))
+    with pytest.raises(ValueError, match=r"matmul: a has shape \(2199023255552, 1\); "
+                                         r"dimensions above 2\*\*40"):
+        samebits.matmul(tall, np.ones((1, 1), np.float32))
+    with pytest.raises(ValueError, match=r"pack: b has shape \(2199023255552, 1\)"):
+        samebits.pack(tall)
+    # Dimensions in range, but a result of 2**80 bytes: refused before allocating.
+    col, row = (np.broadcast_to(np.float32(1), s) for s in ((2**39, 1), (1, 2**39)))
+    with pytest.raises(ValueError, match=r"matmul: the output would have shape "
+                                         r"\(549755813888, 549755813888\), \d+ bytes"):
+        samebits.matmul(col, row)
+    with pytest.raises(ValueError, match=r"matmul: the output would have shape"):
+        _matmul_general_call(col, row)
+    # A packing of more than 2**62 bytes: refused before allocating.
+    with pytest.raises(ValueError, match=r"pack: b of shape \(1073741825, 1073741825\) "
+                                         r"is too large to pack"):
+        samebits.pack(np.broadcast_to(np.float32(1), (2**30 + 1, 2**30 + 1)))
+
+
+def _matmul_general_call(a, b):
+    from samebits import _matmul
+    return _matmul._matmul_general(a, b, "fast", None, None)

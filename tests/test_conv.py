@@ -253,7 +253,9 @@ def test_errors() -> None:
         samebits.conv2d(x, w, groups=2, stride=True)
     with pytest.raises(ValueError, match="padding must not be negative"):
         samebits.conv2d(x, w, groups=2, padding=(1, -1))
-    with pytest.raises(TypeError, match="padding"):
+    # A sequence of the wrong length is a ValueError, as in max_pool2d.
+    with pytest.raises(ValueError, match=r"conv2d: padding must be an int or a sequence of 2 "
+                                         r"or 4 ints, got 3 values: \(1, 2, 3\)"):
         samebits.conv2d(x, w, groups=2, padding=(1, 2, 3))
     with pytest.raises(ValueError, match="mode"):
         samebits.conv2d(x, w, groups=2, mode="approximate")
@@ -272,3 +274,75 @@ def test_out_overlapping_input_is_refused() -> None:
     w = np.ones((2, 2, 1, 1), np.float32)
     with pytest.raises(ValueError, match="overlaps"):
         samebits.conv2d(buf, w, out=buf)
+
+
+# ---- Integer arguments: range-checked in Python before they reach C --------
+
+def test_stride_beyond_int64_is_refused_not_wrapped() -> None:
+    # The int64 argument array used to wrap 2**64 + 1 to 1 while Python sized
+    # the output from the real value: a segfault.
+    x = np.ones((1, 1, 1, 100000), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError,
+                       match=r"conv2d: stride is too large: \(1, 18446744073709551617\)"):
+        samebits.conv2d(x, w, stride=(1, 2**64 + 1))
+
+
+def test_huge_padding_and_dilation_are_refused_not_wrapped() -> None:
+    # 2**64 and 2**64 + 1 used to reach C as 0 and 1: [3, 5, ..., 19] came
+    # back, although by the documented formula the second tap lies in the padding.
+    x = np.arange(1, 11, dtype=np.float32).reshape(1, 1, 1, 10)
+    w = np.ones((1, 1, 1, 2), np.float32)
+    with pytest.raises(ValueError,
+                       match=r"conv2d: dilation is too large: \(1, 18446744073709551617\)"):
+        samebits.conv2d(x, w, padding=(0, 0, 0, 2**64), dilation=(1, 2**64 + 1), mode="exact")
+    with pytest.raises(ValueError,
+                       match=r"conv2d: padding is too large: \(0, 0, 0, 18446744073709551616\)"):
+        samebits.conv2d(x, w, padding=(0, 0, 0, 2**64), dilation=(1, 2**40), mode="exact")
+    # At the bound the formula holds: the second tap is always padding (+0).
+    for mode in ("exact", "fast"):
+        got = samebits.conv2d(x, w, padding=(0, 0, 0, 2**40), dilation=(1, 2**40), mode=mode)
+        assert_same_bits(got, x, f"{mode}, dilation 2**40")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # The scalar form goes through the numpy fast path first (struct.error there before).
+    (dict(stride=2**64 + 1),
+     r"conv2d: stride is too large: 18446744073709551617 \(at most 2\*\*40"),
+    (dict(stride=2**40 + 1), r"conv2d: stride is too large: 1099511627777"),
+    (dict(stride=(1, 2**41)), r"conv2d: stride is too large: \(1, 2199023255552\)"),
+    (dict(dilation=2**41), r"conv2d: dilation is too large: 2199023255552"),
+    (dict(padding=2**62), r"conv2d: padding is too large: 4611686018427387904"),
+    (dict(padding=(1, 2**41)), r"conv2d: padding is too large: \(1, 2199023255552\)"),
+    (dict(padding=-2**64), r"conv2d: padding must not be negative, got -18446744073709551616"),
+    (dict(groups=2**64), r"conv2d: groups is too large: 18446744073709551616"),
+    # In range, but the output would be 2**41 + 1 squared floats: refused before allocating.
+    (dict(padding=2**40),
+     r"conv2d: the output would have shape \(1, 1, 2199023255553, 2199023255553\), \d+ bytes"),
+])
+def test_out_of_range_arguments_name_the_argument(kwargs, match) -> None:
+    x = np.ones((1, 1, 1, 1), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError, match=match):
+        samebits.conv2d(x, w, **kwargs)
+    if "groups" not in kwargs:
+        with pytest.raises(ValueError, match=match):   # the general path (non-numpy x)
+            samebits.conv2d(memoryview(bytearray(4)).cast("f", (1, 1, 1, 1)), w, **kwargs)
+
+
+def test_derived_sizes_and_dimensions_are_checked() -> None:
+    x = np.ones((1, 1, 1, 1), np.float32)
+    # dilation*(kernel-1)+1 = 2**40 * 2**22 + 1 would wrap size_t arithmetic in C.
+    w_wide = np.empty((0, 1, 1, 2**22 + 1), np.float32)
+    with pytest.raises(ValueError, match=r"conv2d: the window's width extent "
+                                         r"dilation\*\(kernel-1\)\+1 = .* is too large"):
+        samebits.conv2d(x, w_wide, dilation=2**40)
+    # Empty arrays can have dimensions C refuses; Python says which.
+    with pytest.raises(ValueError, match=r"conv2d: x has shape \(0, 1, 1, 2199023255552\); "
+                                         r"dimensions above 2\*\*40"):
+        samebits.conv2d(np.empty((0, 1, 1, 2**41), np.float32),
+                        np.ones((1, 1, 1, 1), np.float32))
+    with pytest.raises(ValueError, match=r"conv2d: w has shape \(2199023255552, 0, 1, 1\)"):
+        samebits.conv2d(x, np.empty((2**41, 0, 1, 1), np.float32))
+    with pytest.raises(ValueError, match=r"pack_conv2d: w has shape \(0, 1, 2199023255552, 1\)"):
+        samebits.pack_conv2d(np.empty((0, 1, 2**41, 1), np.float32))

@@ -6,7 +6,7 @@ import struct
 import sys
 from typing import Any
 
-from . import _lib, _operands, _paths, _threads
+from . import _args, _lib, _operands, _paths, _threads
 from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
@@ -61,6 +61,7 @@ _ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_sgemm_argv),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_sgemm_argv)}
 _DATA_OFFSET = object.__basicsize__        # PyArrayObject: the object header, then char *data
 _read_word = ctypes.c_size_t.from_address  # _read_word(id(x) + _DATA_OFFSET).value: x's data
+_LIMIT, _MAX_ELEMENTS = _args.LIMIT, _args.MAX_ELEMENTS
 
 
 def _data_field_holds() -> bool:
@@ -109,8 +110,9 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
         filled in place and returned.
     threads
         Maximum number of threads (default: every core, capped by
-        SAMEBITS_THREADS). Small products stay on the calling thread. The
-        result never depends on it.
+        SAMEBITS_THREADS): an int or a numpy integer >= 1, not a bool; caps
+        above 1024 count as 1024. Small products stay on the calling thread.
+        The result never depends on it.
 
     Returns
     -------
@@ -129,9 +131,13 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             a_ptr = _read_word(id(a) + _DATA_OFFSET).value
             b_ptr = _read_word(id(b) + _DATA_OFFSET).value
             path = _DEFAULT_PATH if _paths.forced_path() is None else _paths.active_path_index()
-            nthreads = _DEFAULT_THREADS if threads is None else _threads.resolve_threads(threads)
+            nthreads = _DEFAULT_THREADS if threads is None else _args.threads(threads, "matmul")
+            # The general path's bounds as plain comparisons: every dimension
+            # below 2**40 (possible beyond only for empty or broadcast arrays)
+            # and a result of at most 2**62 bytes.
             if (kb == k and not (a_ptr | b_ptr | a_row | a_col | b_row | b_col) % _ITEM
-                    and path is not None and nthreads is not None):
+                    and path is not None and nthreads is not None
+                    and (m | n | k) < _LIMIT and m * n <= _MAX_ELEMENTS):
                 c = _np_empty((m, n), _FLOAT32)
                 code, function = call
                 status = function(_pack_argv(
@@ -148,9 +154,10 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
 
 def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) -> Any:
     code = mode_code(mode)
-    nthreads = _threads.resolve_threads(threads)
+    nthreads = _args.threads(threads, "matmul")
     path = _paths.active_path_index()
     ma = _operands.as_input(a, "a")
+    _args.shape(ma.shape, "a", "matmul")
     packed = b if isinstance(b, PackedMatrix) else None
     if packed is not None:
         if packed.path != _paths.path():
@@ -159,11 +166,13 @@ def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) ->
         b_shape, b_inputs = packed.shape, []
     else:
         mb = _operands.as_input(b, "b")
+        _args.shape(mb.shape, "b", "matmul")
         b_shape, b_inputs = mb.shape, [(b, mb)]
     if ma.cols != b_shape[0]:
         raise ValueError(f"matmul: shapes {ma.shape} and {b_shape} are not aligned "
                          f"(a has {ma.cols} columns, b has {b_shape[0]} rows)")
     m, n, k = ma.rows, b_shape[1], ma.cols
+    _args.output_bytes((m, n), "matmul")
     numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
                                              else packed._numpy_source)
     if out is None and numpy_result:   # the common case, kept short for small products

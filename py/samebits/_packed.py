@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from . import _lib, _operands, _paths, _threads
+from . import _args, _lib, _operands, _paths
 
 
 class PackedMatrix:
@@ -17,17 +17,23 @@ class PackedMatrix:
     """
 
     def __init__(self, b: Any, threads: int | None = None) -> None:
+        nthreads = _args.threads(threads, "pack")
         source = _operands.as_input(b, "b")
+        _args.shape(source.shape, "b", "pack")
         self.path: str = _paths.path()
         self.shape: tuple[int, int] = source.shape
         index = _paths.path_index(self.path)
         k, n = self.shape
         self.nbytes: int = _lib.lib.sb_packed_b_bytes(index, k, n)
+        if (self.nbytes == 0 and k * n) or self.nbytes > _args.MAX_BYTES:
+            # 0 is the C library's answer for a size it cannot hold in size_t.
+            raise ValueError(f"pack: b of shape {self.shape} is too large to pack "
+                             f"(more than 2**62 bytes)")
         # 64 spare bytes so that the packed data can start on a cache line.
         self._storage = (ctypes.c_char * (self.nbytes + 64))()
         base = ctypes.addressof(self._storage)
         self._address = (base + 63) & ~63
-        status = _lib.lib.sb_pack_b(index, _threads.resolve_threads(threads), k, n,
+        status = _lib.lib.sb_pack_b(index, nthreads, k, n,
                                     source.ptr, source.row_stride, source.col_stride,
                                     self._address, self.nbytes)
         _lib.check_status(status, "pack")
