@@ -4,6 +4,7 @@ from __future__ import annotations
 import array
 import ctypes
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -343,3 +344,59 @@ def test_matmul_and_pack_refuse_sizes_c_cannot_take():
 def _matmul_general_call(a, b):
     from samebits import _matmul
     return _matmul._matmul_general(a, b, "fast", None, None)
+
+
+# ---- Failed allocations say what, how many bytes and for which shape ----------
+
+_UNDER_ASAN = "asan" in os.environ.get("LD_PRELOAD", "")
+_no_asan = pytest.mark.skipif(_UNDER_ASAN, reason="ASan aborts on an impossible allocation "
+                                                  "instead of failing it")
+
+
+@_no_asan
+def test_failed_allocations_say_what_for():
+    # 2**60 bytes: within the 2**62 bound, beyond any address space.
+    huge = np.broadcast_to(np.float32(1), (2**29, 2**29))     # strides 0: read in place
+    with pytest.raises(MemoryError, match=r"pack: could not allocate \d+ bytes for the packed "
+                                          r"data of shape \(536870912, 536870912\)"):
+        samebits.pack(huge)
+    # C-contiguous strides over one float: never read, the allocation fails first.
+    w = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=(2**29, 2**29, 1, 1),
+                                        strides=(2**31, 4, 4, 4))
+    with pytest.raises(MemoryError, match=r"pack_conv2d: could not allocate \d+ bytes for the "
+                                          r"packed data of shape \(536870912, 536870912, 1, 1\)"):
+        samebits.pack_conv2d(w)
+    col, row = huge[:, :1], huge[:1]
+    with pytest.raises(MemoryError, match=r"matmul: could not allocate 1152921504606846976 bytes "
+                                          r"for the output of shape \(536870912, 536870912\)"):
+        samebits.matmul(col, row)
+    one = np.ones((1, 1, 1, 1), np.float32)
+    buffer_one = memoryview(bytearray(4)).cast("f", (1, 1, 1, 1))
+    shape = r"\(1, 1, 536870913, 536870913\)"
+    for x in (one, buffer_one):   # conv2d's numpy fast path, then the general path
+        with pytest.raises(MemoryError, match=rf"conv2d: could not allocate \d+ bytes for the "
+                                              rf"output of shape {shape}"):
+            samebits.conv2d(x, one, padding=2**28)
+        with pytest.raises(MemoryError, match=rf"max_pool2d: could not allocate \d+ bytes for "
+                                              rf"the output of shape {shape}"):
+            samebits.max_pool2d(x, 1, padding=2**28)
+
+
+@_no_asan
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+def test_pack_under_a_memory_limit():
+    # The address space capped 64 MiB above what the process uses: packing a
+    # (4096, 8192) matrix needs 128 MiB.
+    code = (
+        "import resource, numpy as np, samebits\n"
+        "b = np.broadcast_to(np.float32(1), (4096, 8192))\n"
+        "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (used + (64 << 20), resource.RLIM_INFINITY))\n"
+        "try:\n"
+        "    samebits.pack(b, threads=1)\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError:', e)\n")
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"MemoryError: pack: could not allocate \d+ bytes for the packed data "
+                        r"of shape \(4096, 8192\)", r.stdout.strip()), r.stdout

@@ -20,15 +20,19 @@ import operator
 from typing import Any, Optional, Sequence
 
 from . import _threads
-from ._operands import ITEM, np
+
+try:
+    from numpy import bool_ as _numpy_bool
+    _BOOLS: tuple[type, ...] = (bool, _numpy_bool)
+except ImportError:   # Pyodide without numpy loaded
+    _BOOLS = (bool,)
 
 LIMIT = 1 << 40            # the C side's bound on every size argument
 DERIVED_LIMIT = 1 << 62    # bound on a window's extent and on a padded size
 MAX_BYTES = 1 << 62        # bound on an output's (or a packing's) byte size
-MAX_ELEMENTS = MAX_BYTES // ITEM
+FLOAT_BYTES = 4            # every tensor is float32
+MAX_ELEMENTS = MAX_BYTES // FLOAT_BYTES
 MAX_THREADS = 1024         # thread caps above this are clamped: no machine has more cores
-
-_BOOLS = (bool,) if np is None else (bool, np.bool_)
 
 
 def as_int(value: Any, name: str, what: str, whole: Any = None) -> int:
@@ -116,17 +120,24 @@ def output_bytes(dims: Sequence[int], what: str, thing: str = "the output") -> i
     count = 1
     for d in dims:
         count *= d
-    nbytes = count * ITEM
+    nbytes = count * FLOAT_BYTES
     if nbytes > MAX_BYTES:
         raise ValueError(f"{what}: {thing} would have shape {tuple(dims)}, {nbytes} bytes; "
                          f"more than 2**62 bytes cannot be allocated")
     return nbytes
 
 
-def no_memory(what: str, thing: str, nbytes: int, dims: Sequence[int]) -> MemoryError:
-    """The MemoryError for an allocation that failed, saying what it was for."""
+def no_memory(what: str, thing: str, dims: Sequence[int], nbytes: Optional[int] = None
+              ) -> MemoryError:
+    """The MemoryError for an allocation that failed, saying what it was for
+    (numpy's says less, ctypes' nothing at all). nbytes defaults to a float32
+    tensor of shape `dims`."""
+    if nbytes is None:
+        nbytes = FLOAT_BYTES
+        for d in dims:
+            nbytes *= d
     return MemoryError(f"{what}: could not allocate {nbytes} bytes for {thing} "
-                       f"(shape {tuple(dims)})")
+                       f"of shape {tuple(dims)}")
 
 
 def window_output_size(size: int, pad_before: int, pad_after: int, kernel: int, dilation: int,

@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Union
 from . import _args, _lib, _matmul, _paths, _tensors
 from ._matmul import mode_code
 from ._operands import is_numpy
+from ._packed import PackedData
 
 IntPair = Union[int, Sequence[int]]
 ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
@@ -30,12 +31,14 @@ _CONV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_conv2d_argv),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_conv2d_argv)}
 
 
-class PackedConv2d:
+class PackedConv2d(PackedData):
     """Convolution weights (Cout, C/groups, KH, KW) packed for one ISA path.
 
     Accepted by ``conv2d`` in place of the weights, with the same bits. The
     packing belongs to the path active when it was made; it holds a copy.
     """
+
+    _WHAT, _SOURCE = "pack_conv2d", "w"
 
     def __init__(self, w: Any, groups: int = 1) -> None:
         groups = _args.bounded(groups, "groups", "pack_conv2d")
@@ -51,21 +54,15 @@ class PackedConv2d:
         self.shape: tuple[int, int, int, int] = weights.shape
         self.groups: int = groups
         index = _paths.path_index(self.path)
-        self.nbytes: int = _lib.lib.sb_conv2d_packed_bytes(index, cout, cin_g, kh, kw, groups)
-        if (self.nbytes == 0 and cout * cin_g) or self.nbytes > _args.MAX_BYTES:
-            # 0 is the C library's answer for a size it cannot hold.
-            raise ValueError(f"pack_conv2d: w of shape {weights.shape} is too large to pack")
-        # 64 spare bytes so that the packed data can start on a cache line.
-        self._storage = (ctypes.c_char * (self.nbytes + 64))()
-        self._address = (ctypes.addressof(self._storage) + 63) & ~63
+        self._set_nbytes(index)
+        self._allocate()
         status = _lib.lib.sb_conv2d_pack(index, cout, cin_g, kh, kw, groups, weights.ptr,
                                          self._address, self.nbytes)
         _lib.check_status(status, "pack_conv2d")
         self._numpy_source = is_numpy(w)
 
-    @property
-    def address(self) -> int:
-        return self._address
+    def _packed_bytes(self, index: int) -> int:
+        return _lib.lib.sb_conv2d_packed_bytes(index, *self.shape, self.groups)
 
     def __repr__(self) -> str:
         return (f"PackedConv2d(shape={self.shape}, groups={self.groups}, path={self.path!r}, "
@@ -258,7 +255,10 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     if (x_ptr | w_ptr | bias_ptr) % _matmul._ITEM or path is None or nthreads is None:
         return None
     if out is None:
-        y = _matmul._np_empty((n, cout, out_h, out_w), f32)
+        try:
+            y = _matmul._np_empty((n, cout, out_h, out_w), f32)
+        except MemoryError:
+            return None   # the general path says what could not be allocated
     else:
         if (type(out) is not _matmul._NDARRAY or out.dtype is not f32
                 or out.shape != (n, cout, out_h, out_w) or not out.flags.c_contiguous

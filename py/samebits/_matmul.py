@@ -138,7 +138,10 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             if (kb == k and not (a_ptr | b_ptr | a_row | a_col | b_row | b_col) % _ITEM
                     and path is not None and nthreads is not None
                     and (m | n | k) < _LIMIT and m * n <= _MAX_ELEMENTS):
-                c = _np_empty((m, n), _FLOAT32)
+                try:
+                    c = _np_empty((m, n), _FLOAT32)
+                except MemoryError:   # the general path says what could not be allocated
+                    return _matmul_general(a, b, mode, out, threads)
                 code, function = call
                 status = function(_pack_argv(
                     path, code, nthreads, m, n, k,
@@ -176,7 +179,10 @@ def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) ->
     numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
                                              else packed._numpy_source)
     if out is None and numpy_result:   # the common case, kept short for small products
-        result = _operands.np.empty((m, n), dtype=_operands.np.float32)
+        try:
+            result = _operands.np.empty((m, n), dtype=_operands.np.float32)
+        except MemoryError:   # numpy's message does not say what for
+            raise _args.no_memory("matmul", "the output", (m, n)) from None
         c_ptr, ldc, output = _operands.numpy_address(result), n, None
     else:
         output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")

@@ -10,6 +10,8 @@ import ctypes
 import sys
 from typing import Any, Callable, Sequence
 
+from ._args import no_memory
+
 try:
     import numpy as np
 except ImportError:  # Pyodide without numpy loaded
@@ -159,14 +161,19 @@ class Output:
                  inputs: list[tuple[Any, Matrix]], what: str) -> None:
         self._copy_back = None
         if out is None:
-            if numpy_result:
-                self.result = np.empty((m, n), dtype=np.float32)
-                self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result, True)
-            else:
-                storage = (ctypes.c_float * n * m)()
-                view = memoryview(storage)
-                self.result = view.cast("B").cast("f", (m, n)) if m and n else view
-                self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+            # numpy's MemoryError does not say what for, ctypes' says nothing.
+            try:
+                if numpy_result:
+                    self.result = np.empty((m, n), dtype=np.float32)
+                    self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result,
+                                         True)
+                else:
+                    storage = (ctypes.c_float * n * m)()
+                    view = memoryview(storage)
+                    self.result = view.cast("B").cast("f", (m, n)) if m and n else view
+                    self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+            except MemoryError:
+                raise no_memory(what, "the output", (m, n)) from None
             return
         self.result = out
         if is_numpy(out):
@@ -181,7 +188,10 @@ class Output:
                 self.matrix = Matrix(numpy_address(out), m, n,
                                      out.strides[0] // ITEM if direct else n, 1, out, True)
             else:  # the kernels write unit-stride rows: go through a temporary
-                temp = np.empty((m, n), dtype=np.float32)
+                try:
+                    temp = np.empty((m, n), dtype=np.float32)
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", (m, n)) from None
                 self.matrix = Matrix(numpy_address(temp), m, n, n, 1, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
         else:

@@ -1,4 +1,8 @@
-"""samebits.pack: a right-hand matrix packed once and multiplied many times."""
+"""samebits.pack: a right-hand matrix packed once and multiplied many times.
+
+Also the storage that PackedMatrix and PackedConv2d share (PackedData): the
+packed bytes at a 64-byte-aligned address inside memory the object owns.
+"""
 from __future__ import annotations
 
 import ctypes
@@ -7,7 +11,54 @@ from typing import Any
 from . import _args, _lib, _operands, _paths
 
 
-class PackedMatrix:
+class PackedData:
+    """nbytes of packed data for one ISA path, owned by this object.
+
+    The data starts on a cache line, so the object keeps its own buffer and
+    the aligned address inside it.
+    """
+
+    # Subclasses set these: the operation and the argument named in messages.
+    _WHAT = ""
+    _SOURCE = ""
+
+    path: str
+    shape: tuple[int, ...]
+    nbytes: int
+    _numpy_source: bool
+
+    def _packed_bytes(self, index: int) -> int:
+        """The byte size the C library gives this packing under path `index`."""
+        raise NotImplementedError
+
+    def _allocate(self) -> None:
+        """Fresh storage for nbytes, 64-byte aligned, zeroed; a MemoryError
+        that says what it was for when it cannot be had."""
+        size = self.nbytes + 64   # 64 spare bytes so that the data can start on a cache line
+        try:
+            self._storage = (ctypes.c_char * size)()
+        except (MemoryError, OverflowError):   # ctypes raises these without a message
+            raise _args.no_memory(self._WHAT, "the packed data", self.shape, size) from None
+        self._address = (ctypes.addressof(self._storage) + 63) & ~63
+
+    def _set_nbytes(self, index: int) -> None:
+        """Asks the C library for the packing's size, refusing one it cannot hold."""
+        nbytes = self._packed_bytes(index)
+        elements = 1
+        for d in self.shape:
+            elements *= d
+        if (nbytes == 0 and elements) or nbytes > _args.MAX_BYTES:
+            # (0 is the C library's answer for a size it cannot hold.)
+            raise ValueError(f"{self._WHAT}: {self._SOURCE} of shape {self.shape} is too large "
+                             f"to pack (more than 2**62 bytes)")
+        self.nbytes = nbytes
+
+    @property
+    def address(self) -> int:
+        return self._address
+
+
+class PackedMatrix(PackedData):
     """B (k x n) in the packed layout of one ISA path, for ``matmul(a, packed)``.
 
     The products have the same bits as ``matmul(a, b)`` on the unpacked matrix.
@@ -15,6 +66,8 @@ class PackedMatrix:
     it while another path is active raises ValueError. It holds a copy: later
     changes to ``b`` do not reach it.
     """
+
+    _WHAT, _SOURCE = "pack", "b"
 
     def __init__(self, b: Any, threads: int | None = None) -> None:
         nthreads = _args.threads(threads, "pack")
@@ -24,24 +77,16 @@ class PackedMatrix:
         self.shape: tuple[int, int] = source.shape
         index = _paths.path_index(self.path)
         k, n = self.shape
-        self.nbytes: int = _lib.lib.sb_packed_b_bytes(index, k, n)
-        if (self.nbytes == 0 and k * n) or self.nbytes > _args.MAX_BYTES:
-            # 0 is the C library's answer for a size it cannot hold in size_t.
-            raise ValueError(f"pack: b of shape {self.shape} is too large to pack "
-                             f"(more than 2**62 bytes)")
-        # 64 spare bytes so that the packed data can start on a cache line.
-        self._storage = (ctypes.c_char * (self.nbytes + 64))()
-        base = ctypes.addressof(self._storage)
-        self._address = (base + 63) & ~63
+        self._set_nbytes(index)
+        self._allocate()
         status = _lib.lib.sb_pack_b(index, nthreads, k, n,
                                     source.ptr, source.row_stride, source.col_stride,
                                     self._address, self.nbytes)
         _lib.check_status(status, "pack")
         self._numpy_source = _operands.is_numpy(b)
 
-    @property
-    def address(self) -> int:
-        return self._address
+    def _packed_bytes(self, index: int) -> int:
+        return _lib.lib.sb_packed_b_bytes(index, *self.shape)
 
     def __repr__(self) -> str:
         return f"PackedMatrix(shape={self.shape}, path={self.path!r}, nbytes={self.nbytes})"

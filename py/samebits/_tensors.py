@@ -20,6 +20,7 @@ import ctypes
 import itertools
 from typing import Any, Sequence
 
+from ._args import no_memory
 from ._operands import ITEM, _address, _float_view, is_numpy, np, numpy_address, overlaps
 
 __all__ = ["Tensor", "Tensor4", "as_input_nd", "as_nchw_input", "as_contiguous_input",
@@ -160,17 +161,21 @@ class OutputND:
             shape = tuple(int(s) for s in shape)
         self._copy_back = None
         if out is None:
-            if numpy_result:
-                self.result = np.empty(shape, dtype=np.float32)
-                self.tensor = _make(numpy_address(self.result), shape, self.result, True)
-            else:
-                storage = ctypes.c_float
-                for s in reversed(shape):
-                    storage = storage * s
-                storage = storage()
-                view = memoryview(storage)
-                self.result = view.cast("B").cast("f", shape) if _prod(shape) else view
-                self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
+            # numpy's MemoryError does not say what for, ctypes' says nothing.
+            try:
+                if numpy_result:
+                    self.result = np.empty(shape, dtype=np.float32)
+                    self.tensor = _make(numpy_address(self.result), shape, self.result, True)
+                else:
+                    storage = ctypes.c_float
+                    for s in reversed(shape):
+                        storage = storage * s
+                    storage = storage()
+                    view = memoryview(storage)
+                    self.result = view.cast("B").cast("f", shape) if _prod(shape) else view
+                    self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
+            except MemoryError:
+                raise no_memory(what, "the output", shape) from None
             return
         self.result = out
         n = _prod(shape)
@@ -184,7 +189,10 @@ class OutputND:
             if (out.flags.c_contiguous and out.flags.aligned) or n == 0:
                 self.tensor = _make(numpy_address(out), shape, out, True)
             else:   # the kernels write dense C order: go through a temporary
-                temp = np.empty(shape, dtype=np.float32)
+                try:
+                    temp = np.empty(shape, dtype=np.float32)
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", shape) from None
                 self.tensor = _make(numpy_address(temp), shape, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
             out_span = lambda: _numpy_span(out)   # only needed beside non-numpy inputs
@@ -198,7 +206,10 @@ class OutputND:
             if view.c_contiguous:
                 self.tensor = _make(_address(view), shape, view, True)
             else:
-                storage = (ctypes.c_float * max(n, 1))()
+                try:
+                    storage = (ctypes.c_float * max(n, 1))()
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", shape) from None
                 temp = memoryview(storage).cast("B").cast("f", shape)
                 self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
 
