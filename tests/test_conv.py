@@ -4,11 +4,14 @@ mode within the Higham bound, packed = unpacked, 1 thread = all, and errors.
 Depthwise layers have their own file (test_depthwise.py)."""
 from __future__ import annotations
 
+import gc
+import pickle
+
 import numpy as np
 import pytest
 
 import samebits
-from conftest import test_values
+from conftest import duplicate, test_values, unrunnable_path
 from conv_reference import conv_float64, conv_naive, conv_oracle
 
 
@@ -346,3 +349,46 @@ def test_derived_sizes_and_dimensions_are_checked() -> None:
         samebits.conv2d(x, np.empty((2**41, 0, 1, 1), np.float32))
     with pytest.raises(ValueError, match=r"pack_conv2d: w has shape \(0, 1, 2199023255552, 1\)"):
         samebits.pack_conv2d(np.empty((0, 1, 2**41, 1), np.float32))
+
+
+# ---- Copies and pickles of PackedConv2d own their packed data -----------------
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle2", "pickle5"])
+@pytest.mark.parametrize("groups", [1, 2, 6])   # 6: depthwise (stored as it is)
+def test_packed_conv2d_copy_owns_its_memory(how, groups) -> None:
+    x = test_values((2, 6, 9, 8), 51, 2)
+    w = test_values((12, 6 // groups, 3, 3), 52, 2)
+    packed = samebits.pack_conv2d(w, groups=groups)
+    want = {mode: samebits.conv2d(x, packed, padding=1, groups=groups, mode=mode)
+            for mode in ("exact", "fast")}
+    dup = duplicate(packed, how)
+    assert type(dup) is samebits.PackedConv2d
+    assert ((dup.path, dup.shape, dup.groups, dup.nbytes)
+            == (packed.path, packed.shape, packed.groups, packed.nbytes))
+    original = packed.address
+    # Free the original and reuse its memory: a copy keeping the original's
+    # address read freed memory (ASan: heap-use-after-free).
+    del packed
+    gc.collect()
+    others = [samebits.pack_conv2d(np.full_like(w, np.nan), groups=groups) for _ in range(8)]
+    for mode, bits in want.items():
+        for xs in (x, memoryview(x.copy())):   # numpy fast path and general path
+            assert_same_bits(samebits.conv2d(xs, dup, padding=1, groups=groups, mode=mode),
+                             bits, f"{how} groups={groups} {mode}")
+    assert dup.address != original and dup.address % 64 == 0 and others
+
+
+def test_unpickling_packed_conv2d_for_a_path_this_machine_cannot_run() -> None:
+    x, w = test_values((1, 4, 5, 5), 53), test_values((6, 2, 3, 3), 54)
+    packed = samebits.pack_conv2d(w, groups=2)
+    packed.path = unrunnable_path()   # as if packed on a machine that runs that path
+    loaded = pickle.loads(pickle.dumps(packed))
+    assert (loaded.path, loaded.shape, loaded.groups) == (packed.path, (6, 2, 3, 3), 2)
+    with pytest.raises(ValueError, match=f"conv2d: w was packed for path '{packed.path}' but "
+                                         f"the active path is '{samebits.path()}'"):
+        samebits.conv2d(x, loaded, groups=2)
+    state = packed.__getstate__()
+    for groups in (0, True, 2**41, None):
+        with pytest.raises(ValueError, match="pack_conv2d: unpickling a PackedConv2d"):
+            samebits.PackedConv2d.__new__(samebits.PackedConv2d).__setstate__(
+                {**state, "groups": groups})

@@ -36,9 +36,11 @@ class PackedConv2d(PackedData):
 
     Accepted by ``conv2d`` in place of the weights, with the same bits. The
     packing belongs to the path active when it was made; it holds a copy.
+    Copies and pickles hold their own.
     """
 
-    _WHAT, _SOURCE = "pack_conv2d", "w"
+    _WHAT, _SOURCE, _NDIM = "pack_conv2d", "w", 4
+    _STATE = PackedData._STATE + ("groups",)
 
     def __init__(self, w: Any, groups: int = 1) -> None:
         groups = _args.bounded(groups, "groups", "pack_conv2d")
@@ -63,6 +65,10 @@ class PackedConv2d(PackedData):
 
     def _packed_bytes(self, index: int) -> int:
         return _lib.lib.sb_conv2d_packed_bytes(index, *self.shape, self.groups)
+
+    def _state_ok(self, state: dict) -> bool:
+        groups = state.get("groups")
+        return type(groups) is int and 1 <= groups <= _args.LIMIT
 
     def __repr__(self) -> str:
         return (f"PackedConv2d(shape={self.shape}, groups={self.groups}, path={self.path!r}, "
