@@ -157,6 +157,29 @@ def test_buffer_protocol_without_numpy_arrays():
                         out=memoryview(a.obj).cast("B")[:36].cast("f", (3, 3)))
 
 
+def test_strided_memoryview_out():
+    # A 2-D strided buffer out (not numpy) used to be refused ("must be
+    # C-contiguous"); it is written through a temporary, like a strided numpy out.
+    a, b = _ab(4, 3, 4)
+    want = samebits.matmul(a, b, mode="exact")
+    o = np.zeros((4, 8), np.float32)
+    got = samebits.matmul(a, b, mode="exact", out=memoryview(o[:, ::2]))
+    assert isinstance(got, memoryview)
+    assert_same_bits(o[:, ::2], want, "strided memoryview out")
+    assert not o[:, 1::2].any()
+    # In one buffer with an input read in place: rows 0-1 are a (contiguous),
+    # out is every other column of rows 2-3 (apart) or of rows 1-2 (overlapping).
+    z = np.zeros((4, 8), np.float32)
+    z[:2] = test_values((2, 8), 3)
+    bb = test_values((8, 4), 4)
+    want = samebits.matmul(z[:2].copy(), bb, mode="exact")
+    samebits.matmul(memoryview(z[:2]), bb, mode="exact", out=memoryview(z[2:, ::2]))
+    assert_same_bits(z[2:, ::2], want, "out beside a")
+    assert not z[2:, 1::2].any()
+    with pytest.raises(ValueError, match="matmul: out overlaps an input"):
+        samebits.matmul(memoryview(z[:2]), bb, out=memoryview(z[1:3, ::2]))
+
+
 def test_paths_and_use_path():
     assert "scalar" in samebits.paths()
     assert samebits.path() in samebits.paths()

@@ -392,3 +392,38 @@ def test_unpickling_packed_conv2d_for_a_path_this_machine_cannot_run() -> None:
         with pytest.raises(ValueError, match="pack_conv2d: unpickling a PackedConv2d"):
             samebits.PackedConv2d.__new__(samebits.PackedConv2d).__setstate__(
                 {**state, "groups": groups})
+
+
+# ---- A strided buffer (not numpy) as out= ----------------------------------------
+
+def test_strided_memoryview_out_is_written_not_refused() -> None:
+    # memoryview(view.obj) of a strided numpy array is not contiguous, so the
+    # whole-object fallback said "overlaps" about an out that touches no input.
+    x, w = test_values((1, 1, 4, 4), 61, 2), test_values((1, 1, 1, 1), 62)
+    want = samebits.conv2d(x, w, mode="exact")
+    z = np.zeros((1, 1, 4, 8), np.float32)
+    got = samebits.conv2d(x, w, mode="exact", out=memoryview(z[..., ::2]))
+    assert isinstance(got, memoryview)
+    assert_same_bits(z[..., ::2], want, "strided memoryview out")
+    assert not z[..., 1::2].any()
+    pool = np.zeros((1, 1, 2, 4), np.float32)
+    samebits.max_pool2d(x, 2, out=memoryview(pool[..., ::2]))
+    assert_same_bits(pool[..., ::2], samebits.max_pool2d(x, 2), "max_pool2d strided out")
+    assert not pool[..., 1::2].any()
+
+
+def test_strided_memoryview_out_over_an_input_buffer() -> None:
+    # Input and out in one buffer: x reads rows 0-1 in place (a contiguous
+    # memoryview); out writes every other column of rows 2-3 (touching no
+    # byte of x) or of rows 1-2 (touching row 1).
+    z = np.zeros((1, 1, 4, 8), np.float32)
+    z[:, :, :2] = test_values((1, 1, 2, 8), 63)
+    x = memoryview(z[:, :, :2])
+    assert x.c_contiguous
+    w = test_values((1, 1, 1, 2), 64)
+    want = samebits.conv2d(z[:, :, :2].copy(), w, stride=(1, 2), mode="exact")
+    samebits.conv2d(x, w, stride=(1, 2), mode="exact", out=memoryview(z[:, :, 2:, ::2]))
+    assert_same_bits(z[:, :, 2:, ::2], want, "out beside x")
+    assert not z[:, :, 2:, 1::2].any()
+    with pytest.raises(ValueError, match="conv2d: out overlaps an input"):
+        samebits.conv2d(x, w, stride=(1, 2), out=memoryview(z[:, :, 1:3, ::2]))

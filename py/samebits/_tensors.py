@@ -17,11 +17,11 @@ that `finish()` copies back.
 from __future__ import annotations
 
 import ctypes
-import itertools
 from typing import Any, Sequence
 
 from ._args import no_memory
-from ._operands import ITEM, _address, _float_view, is_numpy, np, numpy_address, overlaps
+from ._operands import (ITEM, _address, _float_view, buffer_span, copy_into, is_numpy, np,
+                        numpy_address, numpy_span, overlaps)
 
 __all__ = ["Tensor", "Tensor4", "as_input_nd", "as_nchw_input", "as_contiguous_input",
            "output_nd", "OutputND"]
@@ -123,32 +123,6 @@ def as_nchw_input(x: Any, name: str) -> Tensor4:
 as_contiguous_input = as_input_nd
 
 
-def _numpy_span(a: "np.ndarray") -> tuple[int, int]:
-    if a.size == 0:
-        return (0, 0)
-    utils = getattr(np.lib, "array_utils", None)
-    bounds = utils.byte_bounds if utils is not None else np.byte_bounds
-    return bounds(a)
-
-
-def _buffer_span(view: memoryview) -> tuple[int, int] | None:
-    """Bytes a writable buffer may touch: exact when C-contiguous, else the
-    whole exporting buffer (conservative); None when it cannot be told."""
-    if view.nbytes == 0:
-        return (0, 0)
-    if view.c_contiguous:
-        lo = _address(view)
-        return (lo, lo + view.nbytes)
-    try:
-        base = memoryview(view.obj)
-        if base.readonly or not base.c_contiguous:
-            return None
-        lo = _address(base)
-        return (lo, lo + base.nbytes)
-    except (TypeError, ValueError, BufferError):
-        return None
-
-
 class OutputND:
     """Where the C library writes a C-contiguous result of `shape`, and what
     the caller gets back (`finish()`)."""
@@ -195,7 +169,7 @@ class OutputND:
                     raise no_memory(what, "a temporary for out", shape) from None
                 self.tensor = _make(numpy_address(temp), shape, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
-            out_span = lambda: _numpy_span(out)   # only needed beside non-numpy inputs
+            out_span = lambda: numpy_span(out)
         else:
             view = _float_view(out, f"{what}: out", len(shape))
             if tuple(view.shape) != shape:
@@ -212,13 +186,8 @@ class OutputND:
                     raise no_memory(what, "a temporary for out", shape) from None
                 temp = memoryview(storage).cast("B").cast("f", shape)
                 self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
-
-                def copy_back(view=view, temp=temp, shape=shape) -> None:
-                    for index in itertools.product(*(range(s) for s in shape)):
-                        view[index] = temp[index]
-                self._copy_back = copy_back
-            span = _buffer_span(view)
-            out_span = lambda: span
+                self._copy_back = lambda: copy_into(view, temp)
+            out_span = lambda: buffer_span(view)
         if overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
