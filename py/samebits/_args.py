@@ -154,10 +154,9 @@ def output_hw(what: str, hw: tuple[int, int], pads: tuple[int, int, int, int],
     """(OH, OW) of a windowed op over an (H, W) input, each at least 1, else a
     ValueError giving the numbers. Also refuses a window extent or padded size
     of 2**62 or more, which the C side's size_t arithmetic could not hold."""
-    sizes = []
-    for axis, size, before, after, k, d, s in (
-            ("height", hw[0], pads[0], pads[1], kernel[0], dilation[0], stride[0]),
-            ("width", hw[1], pads[2], pads[3], kernel[1], dilation[1], stride[1])):
+    axes = (("height", hw[0], pads[0], pads[1], kernel[0], dilation[0], stride[0]),
+            ("width", hw[1], pads[2], pads[3], kernel[1], dilation[1], stride[1]))
+    for axis, size, before, after, k, d, _ in axes:
         extent = d * (k - 1) + 1
         if extent >= DERIVED_LIMIT:
             raise ValueError(f"{what}: the window's {axis} extent dilation*(kernel-1)+1 = "
@@ -165,11 +164,8 @@ def output_hw(what: str, hw: tuple[int, int], pads: tuple[int, int, int, int],
         if size + before + after >= DERIVED_LIMIT:
             raise ValueError(f"{what}: the padded {axis} {size} + {before} + {after} is too "
                              f"large (2**62 or more)")
-        sizes.append(window_output_size(size, before, after, k, d, s))
-    oh, ow = sizes
-    for axis, size, before, after, k, d, o in (
-            ("height", hw[0], pads[0], pads[1], kernel[0], dilation[0], oh),
-            ("width", hw[1], pads[2], pads[3], kernel[1], dilation[1], ow)):
+    oh, ow = (window_output_size(*axis[1:]) for axis in axes)
+    for (axis, size, before, after, k, d, _), o in zip(axes, (oh, ow)):
         if o < 1:
             raise ValueError(
                 f"{what}: the output size {oh} x {ow} is below 1: output {axis} would be {o} "
