@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import samebits
+from samebits import _matmul
 from conftest import assert_same_bits, exact_oracle, test_values
 
 
@@ -427,16 +428,11 @@ def test_matmul_and_pack_refuse_sizes_c_cannot_take():
                                          r"\(549755813888, 549755813888\), \d+ bytes"):
         samebits.matmul(col, row)
     with pytest.raises(ValueError, match=r"matmul: the output would have shape"):
-        _matmul_general_call(col, row)
+        _matmul._matmul_general(col, row, "fast", None, None)   # without the fast path
     # A packing of more than 2**62 bytes: refused before allocating.
     with pytest.raises(ValueError, match=r"pack: b of shape \(1073741825, 1073741825\) "
                                          r"is too large to pack"):
         samebits.pack(np.broadcast_to(np.float32(1), (2**30 + 1, 2**30 + 1)))
-
-
-def _matmul_general_call(a, b):
-    from samebits import _matmul
-    return _matmul._matmul_general(a, b, "fast", None, None)
 
 
 # ---- Failed allocations say what, how many bytes and for which shape ----------
