@@ -1,7 +1,9 @@
 """Shared fixtures: the paths to test, the oracle, raw calls into the library."""
 from __future__ import annotations
 
+import copy
 import ctypes
+import pickle
 
 import numpy as np
 import pytest
@@ -107,3 +109,18 @@ def flush_to_zero():
         yield
     finally:
         lib.sb_set_flush_to_zero(0)
+
+
+def duplicate(packed, how: str):
+    """A copy of a PackedMatrix / PackedConv2d made by copy.copy ("copy"),
+    copy.deepcopy ("deepcopy") or a pickle round trip ("pickle<protocol>")."""
+    if how == "copy":
+        return copy.copy(packed)
+    if how == "deepcopy":
+        return copy.deepcopy(packed)
+    return pickle.loads(pickle.dumps(packed, protocol=int(how[len("pickle"):])))
+
+
+def unrunnable_path() -> str:
+    """A path name this library cannot run (one it was built without, or unknown)."""
+    return next((p for p in _paths.ALL_PATHS if p not in _paths.built_paths()), "sve2")

@@ -4,11 +4,14 @@ mode within the Higham bound, packed = unpacked, 1 thread = all, and errors.
 Depthwise layers have their own file (test_depthwise.py)."""
 from __future__ import annotations
 
+import gc
+import pickle
+
 import numpy as np
 import pytest
 
 import samebits
-from conftest import test_values
+from conftest import duplicate, test_values, unrunnable_path
 from conv_reference import conv_float64, conv_naive, conv_oracle
 
 
@@ -253,7 +256,9 @@ def test_errors() -> None:
         samebits.conv2d(x, w, groups=2, stride=True)
     with pytest.raises(ValueError, match="padding must not be negative"):
         samebits.conv2d(x, w, groups=2, padding=(1, -1))
-    with pytest.raises(TypeError, match="padding"):
+    # A sequence of the wrong length is a ValueError, as in max_pool2d.
+    with pytest.raises(ValueError, match=r"conv2d: padding must be an int or a sequence of 2 "
+                                         r"or 4 ints, got 3 values: \(1, 2, 3\)"):
         samebits.conv2d(x, w, groups=2, padding=(1, 2, 3))
     with pytest.raises(ValueError, match="mode"):
         samebits.conv2d(x, w, groups=2, mode="approximate")
@@ -272,3 +277,152 @@ def test_out_overlapping_input_is_refused() -> None:
     w = np.ones((2, 2, 1, 1), np.float32)
     with pytest.raises(ValueError, match="overlaps"):
         samebits.conv2d(buf, w, out=buf)
+
+
+# ---- Integer arguments: range-checked in Python before they reach C --------
+
+def test_stride_beyond_int64_is_refused_not_wrapped() -> None:
+    # The int64 argument array used to wrap 2**64 + 1 to 1 while Python sized
+    # the output from the real value: a segfault.
+    x = np.ones((1, 1, 1, 100000), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError,
+                       match=r"conv2d: stride is too large: \(1, 18446744073709551617\)"):
+        samebits.conv2d(x, w, stride=(1, 2**64 + 1))
+
+
+def test_huge_padding_and_dilation_are_refused_not_wrapped() -> None:
+    # 2**64 and 2**64 + 1 used to reach C as 0 and 1: [3, 5, ..., 19] came
+    # back, although by the documented formula the second tap lies in the padding.
+    x = np.arange(1, 11, dtype=np.float32).reshape(1, 1, 1, 10)
+    w = np.ones((1, 1, 1, 2), np.float32)
+    with pytest.raises(ValueError,
+                       match=r"conv2d: dilation is too large: \(1, 18446744073709551617\)"):
+        samebits.conv2d(x, w, padding=(0, 0, 0, 2**64), dilation=(1, 2**64 + 1), mode="exact")
+    with pytest.raises(ValueError,
+                       match=r"conv2d: padding is too large: \(0, 0, 0, 18446744073709551616\)"):
+        samebits.conv2d(x, w, padding=(0, 0, 0, 2**64), dilation=(1, 2**40), mode="exact")
+    # At the bound the formula holds: the second tap is always padding (+0).
+    for mode in ("exact", "fast"):
+        got = samebits.conv2d(x, w, padding=(0, 0, 0, 2**40), dilation=(1, 2**40), mode=mode)
+        assert_same_bits(got, x, f"{mode}, dilation 2**40")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # The scalar form goes through the numpy fast path first (struct.error there before).
+    (dict(stride=2**64 + 1),
+     r"conv2d: stride is too large: 18446744073709551617 \(at most 2\*\*40"),
+    (dict(stride=2**40 + 1), r"conv2d: stride is too large: 1099511627777"),
+    (dict(stride=(1, 2**41)), r"conv2d: stride is too large: \(1, 2199023255552\)"),
+    (dict(dilation=2**41), r"conv2d: dilation is too large: 2199023255552"),
+    (dict(padding=2**62), r"conv2d: padding is too large: 4611686018427387904"),
+    (dict(padding=(1, 2**41)), r"conv2d: padding is too large: \(1, 2199023255552\)"),
+    (dict(padding=-2**64), r"conv2d: padding must not be negative, got -18446744073709551616"),
+    (dict(groups=2**64), r"conv2d: groups is too large: 18446744073709551616"),
+    # In range, but the output would be 2**41 + 1 squared floats: refused before allocating.
+    (dict(padding=2**40),
+     r"conv2d: the output would have shape \(1, 1, 2199023255553, 2199023255553\), \d+ bytes"),
+])
+def test_out_of_range_arguments_name_the_argument(kwargs, match) -> None:
+    x = np.ones((1, 1, 1, 1), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    with pytest.raises(ValueError, match=match):
+        samebits.conv2d(x, w, **kwargs)
+    with pytest.raises(ValueError, match=match):   # the general path (non-numpy x)
+        samebits.conv2d(memoryview(bytearray(4)).cast("f", (1, 1, 1, 1)), w, **kwargs)
+
+
+def test_derived_sizes_and_dimensions_are_checked() -> None:
+    x = np.ones((1, 1, 1, 1), np.float32)
+    # dilation*(kernel-1)+1 = 2**40 * 2**22 + 1 would wrap size_t arithmetic in C.
+    w_wide = np.empty((0, 1, 1, 2**22 + 1), np.float32)
+    with pytest.raises(ValueError, match=r"conv2d: the window's width extent "
+                                         r"dilation\*\(kernel-1\)\+1 = .* is too large"):
+        samebits.conv2d(x, w_wide, dilation=2**40)
+    # Empty arrays can have dimensions C refuses; Python says which.
+    with pytest.raises(ValueError, match=r"conv2d: x has shape \(0, 1, 1, 2199023255552\); "
+                                         r"dimensions above 2\*\*40"):
+        samebits.conv2d(np.empty((0, 1, 1, 2**41), np.float32),
+                        np.ones((1, 1, 1, 1), np.float32))
+    with pytest.raises(ValueError, match=r"conv2d: w has shape \(2199023255552, 0, 1, 1\)"):
+        samebits.conv2d(x, np.empty((2**41, 0, 1, 1), np.float32))
+    with pytest.raises(ValueError, match=r"pack_conv2d: w has shape \(0, 1, 2199023255552, 1\)"):
+        samebits.pack_conv2d(np.empty((0, 1, 2**41, 1), np.float32))
+
+
+# ---- Copies and pickles of PackedConv2d own their packed data -----------------
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle2", "pickle5"])
+@pytest.mark.parametrize("groups", [1, 2, 6])   # 6: depthwise (stored as it is)
+def test_packed_conv2d_copy_owns_its_memory(how, groups) -> None:
+    x = test_values((2, 6, 9, 8), 51, 2)
+    w = test_values((12, 6 // groups, 3, 3), 52, 2)
+    packed = samebits.pack_conv2d(w, groups=groups)
+    want = {mode: samebits.conv2d(x, packed, padding=1, groups=groups, mode=mode)
+            for mode in ("exact", "fast")}
+    dup = duplicate(packed, how)
+    assert type(dup) is samebits.PackedConv2d
+    assert ((dup.path, dup.shape, dup.groups, dup.nbytes)
+            == (packed.path, packed.shape, packed.groups, packed.nbytes))
+    original = packed.address
+    # Free the original and reuse its memory: a copy keeping the original's
+    # address read freed memory (ASan: heap-use-after-free).
+    del packed
+    gc.collect()
+    others = [samebits.pack_conv2d(np.full_like(w, np.nan), groups=groups) for _ in range(8)]
+    for mode, bits in want.items():
+        for xs in (x, memoryview(x.copy())):   # numpy fast path and general path
+            assert_same_bits(samebits.conv2d(xs, dup, padding=1, groups=groups, mode=mode),
+                             bits, f"{how} groups={groups} {mode}")
+    assert dup.address != original and dup.address % 64 == 0 and others
+
+
+def test_unpickling_packed_conv2d_for_a_path_this_machine_cannot_run() -> None:
+    x, w = test_values((1, 4, 5, 5), 53), test_values((6, 2, 3, 3), 54)
+    packed = samebits.pack_conv2d(w, groups=2)
+    packed.path = unrunnable_path()   # as if packed on a machine that runs that path
+    loaded = pickle.loads(pickle.dumps(packed))
+    assert (loaded.path, loaded.shape, loaded.groups) == (packed.path, (6, 2, 3, 3), 2)
+    with pytest.raises(ValueError, match=f"conv2d: w was packed for path '{packed.path}' but "
+                                         f"the active path is '{samebits.path()}'"):
+        samebits.conv2d(x, loaded, groups=2)
+    state = packed.__getstate__()
+    for groups in (0, True, 2**41, None):
+        with pytest.raises(ValueError, match="pack_conv2d: unpickling a PackedConv2d"):
+            samebits.PackedConv2d.__new__(samebits.PackedConv2d).__setstate__(
+                {**state, "groups": groups})
+
+
+# ---- A strided buffer (not numpy) as out= ----------------------------------------
+
+def test_strided_memoryview_out_is_written_not_refused() -> None:
+    # memoryview(view.obj) of a strided numpy array is not contiguous, so the
+    # whole-object fallback said "overlaps" about an out that touches no input.
+    x, w = test_values((1, 1, 4, 4), 61, 2), test_values((1, 1, 1, 1), 62)
+    want = samebits.conv2d(x, w, mode="exact")
+    z = np.zeros((1, 1, 4, 8), np.float32)
+    got = samebits.conv2d(x, w, mode="exact", out=memoryview(z[..., ::2]))
+    assert isinstance(got, memoryview)
+    assert_same_bits(z[..., ::2], want, "strided memoryview out")
+    assert not z[..., 1::2].any()
+    pool = np.zeros((1, 1, 2, 4), np.float32)
+    samebits.max_pool2d(x, 2, out=memoryview(pool[..., ::2]))
+    assert_same_bits(pool[..., ::2], samebits.max_pool2d(x, 2), "max_pool2d strided out")
+    assert not pool[..., 1::2].any()
+
+
+def test_strided_memoryview_out_over_an_input_buffer() -> None:
+    # Input and out in one buffer: x reads rows 0-1 in place (a contiguous
+    # memoryview); out writes every other column of rows 2-3 (touching no
+    # byte of x) or of rows 1-2 (touching row 1).
+    z = np.zeros((1, 1, 4, 8), np.float32)
+    z[:, :, :2] = test_values((1, 1, 2, 8), 63)
+    x = memoryview(z[:, :, :2])
+    assert x.c_contiguous
+    w = test_values((1, 1, 1, 2), 64)
+    want = samebits.conv2d(z[:, :, :2].copy(), w, stride=(1, 2), mode="exact")
+    samebits.conv2d(x, w, stride=(1, 2), mode="exact", out=memoryview(z[:, :, 2:, ::2]))
+    assert_same_bits(z[:, :, 2:, ::2], want, "out beside x")
+    assert not z[:, :, 2:, 1::2].any()
+    with pytest.raises(ValueError, match="conv2d: out overlaps an input"):
+        samebits.conv2d(x, w, stride=(1, 2), out=memoryview(z[:, :, 1:3, ::2]))

@@ -84,6 +84,17 @@ def test_gemm_lines_keep_the_v1_format():
         hashes.parse_line("conv exact avx2 sha256=00")
 
 
+@pytest.mark.parametrize("suite", ["gemm", "conv"])
+def test_hash_lines_check_threads_before_c(suite):
+    # The conv suite's int64 argument array wrapped 2**64 + 1 to 1 thread
+    # while the line said threads=18446744073709551617; 0 was the C
+    # library's bare 'rejected its arguments'.
+    with pytest.raises(ValueError, match="hashes: threads must be at least 1, got 0"):
+        hashes.hash_lines(["exact"], [samebits.path()], [0], QUICK, suite=suite)
+    with pytest.raises(TypeError, match="hashes: threads must be an int, got bool"):
+        hashes.hash_lines(["exact"], [samebits.path()], [True], QUICK, suite=suite)
+
+
 # ---- The conv suite -------------------------------------------------------
 
 # The exact digest of conv suite v2 (v1, without the squeeze-and-excitation

@@ -294,6 +294,30 @@ def test_bad_arguments(kwargs, error, match):
         samebits.max_pool2d(x, **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(kernel_size=(1, 2**64 + 1)), r"max_pool2d: kernel_size is too large: \(1, 1844"),
+    (dict(kernel_size=1, stride=2**64), r"max_pool2d: stride is too large: 18446744073709551616"),
+    (dict(kernel_size=1, dilation=(2**41, 1)), r"max_pool2d: dilation is too large: \(2199"),
+    (dict(kernel_size=1, padding=-2**64), r"max_pool2d: padding must not be negative"),
+    # In range, but dilation*(kernel-1)+1 would wrap size_t arithmetic in C.
+    (dict(kernel_size=(1, 2**40), dilation=(1, 2**40)),
+     r"max_pool2d: the window's width extent dilation\*\(kernel-1\)\+1 = "
+     r"1099511627776\*\(1099511627776-1\)\+1 = \d+ is too large"),
+    # In range, but an output of 2**41 + 1 squared floats: refused before allocating.
+    (dict(kernel_size=1, padding=2**40),
+     r"max_pool2d: the output would have shape \(1, 1, 2199023255553, 2199023255553\)"),
+])
+def test_out_of_range_arguments_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        samebits.max_pool2d(np.ones((1, 1, 1, 1), np.float32), **kwargs)
+
+
+def test_huge_empty_input_is_refused():
+    with pytest.raises(ValueError, match=r"max_pool2d: x has shape \(2199023255552, 1, 1, 0\); "
+                                         r"dimensions above 2\*\*40"):
+        samebits.max_pool2d(np.empty((2**41, 1, 1, 0), np.float32), 1, padding=1)
+
+
 def test_bad_inputs():
     with pytest.raises(TypeError, match="float64"):
         samebits.max_pool2d(np.ones((1, 1, 4, 4)), 2)

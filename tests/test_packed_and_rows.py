@@ -1,11 +1,14 @@
 """Prepacked B and the single-row / small-m strategies give the blocked bits."""
 from __future__ import annotations
 
+import gc
+import pickle
+
 import numpy as np
 import pytest
 
 import samebits
-from conftest import assert_same_bits, exact_oracle, test_values
+from conftest import assert_same_bits, duplicate, exact_oracle, test_values, unrunnable_path
 
 
 @pytest.mark.parametrize("m", [1, 2, 5, 6, 7, 13, 32, 96, 97, 200])
@@ -60,3 +63,47 @@ def test_packed_is_a_copy():
     want = samebits.matmul(a, b, mode="exact")
     b[:] = 0
     assert_same_bits(samebits.matmul(a, packed, mode="exact"), want, "after changing b")
+
+
+# ---- Copies and pickles own their packed data ----------------------------------
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle2", "pickle5"])
+def test_packed_copy_owns_its_memory(how):
+    a, b = test_values((9, 70), 1), test_values((70, 33), 2)
+    packed = samebits.pack(b)
+    want = {mode: samebits.matmul(a, packed, mode=mode) for mode in ("exact", "fast")}
+    dup = duplicate(packed, how)
+    assert type(dup) is samebits.PackedMatrix
+    assert (dup.path, dup.shape, dup.nbytes) == (packed.path, packed.shape, packed.nbytes)
+    original = packed.address
+    # A copy that kept the original's address read freed memory (ASan:
+    # heap-use-after-free): free it, and reuse the memory for other data.
+    del packed
+    gc.collect()
+    others = [samebits.pack(np.full_like(b, np.nan)) for _ in range(8)]
+    for mode, bits in want.items():
+        assert_same_bits(samebits.matmul(a, dup, mode=mode), bits, f"{how} {mode}")
+    assert dup.address != original and dup.address % 64 == 0 and others
+
+
+def test_unpickling_a_packing_for_a_path_this_machine_cannot_run():
+    a, b = test_values((3, 8), 1), test_values((8, 5), 2)
+    packed = samebits.pack(b)
+    packed.path = unrunnable_path()   # as if packed on a machine that runs that path
+    loaded = pickle.loads(pickle.dumps(packed))
+    assert loaded.path == packed.path and loaded.shape == (8, 5)
+    with pytest.raises(ValueError, match=f"matmul: b was packed for path '{packed.path}' but "
+                                         f"the active path is '{samebits.path()}'"):
+        samebits.matmul(a, loaded)
+
+
+def test_unpickling_an_inconsistent_packing_is_refused():
+    packed = samebits.pack(test_values((8, 5), 2))
+    state = packed.__getstate__()
+    for change in ({"data": state["data"][:-4]}, {"nbytes": state["nbytes"] - 4},
+                   {"shape": (8, 2**41)}, {"shape": (8,)}, {"version": 0}):
+        broken = {**state, **change}
+        if "data" not in change and "nbytes" in change:
+            broken["data"] = state["data"][:broken["nbytes"]]   # consistent, but not the size
+        with pytest.raises(ValueError, match="pack: unpickling a PackedMatrix"):
+            samebits.PackedMatrix.__new__(samebits.PackedMatrix).__setstate__(broken)

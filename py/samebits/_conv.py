@@ -4,9 +4,10 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _lib, _matmul, _paths, _tensors, _threads
+from . import _abi, _args, _lib, _matmul, _paths, _tensors
 from ._matmul import mode_code
 from ._operands import is_numpy
+from ._packed import PackedData
 
 IntPair = Union[int, Sequence[int]]
 ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
@@ -14,71 +15,31 @@ ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
 
 # The numpy fast path of conv2d, as matmul's (see _matmul.py): C-contiguous
 # float32 arrays (x, out= and a bias), prepacked or plain weights, plain-int
-# geometry. It makes the general path's checks and falls through to it on any
-# doubt (an out= overlapping an input included), so errors are raised there;
-# a small layer's call goes from ~18 us to ~6 us.
+# geometry. It makes the general path's checks (the 2**40 bounds of _args
+# included, as plain comparisons) and falls through to it on any doubt (an
+# out= overlapping an input included), so errors are raised there; a small
+# layer's call goes from ~18 us to ~6 us.
 _pack_conv_args = _abi.packer(_abi.Conv2dArgs)
+_LIMIT, _MAX_ELEMENTS = _args.LIMIT, _args.MAX_ELEMENTS
 _CONV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_conv2d),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_conv2d)}
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _positive_pair(value: Any, name: str) -> tuple[int, int]:
-    pair = (value, value) if _is_int(value) else tuple(value) if isinstance(value, (tuple, list)) else None
-    if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair):
-        raise TypeError(f"conv2d: {name} must be an int or a pair of ints, got {value!r}")
-    if min(pair) < 1:
-        raise ValueError(f"conv2d: {name} must be at least 1, got {value!r}")
-    return pair  # type: ignore[return-value]
-
-
-def padding_quad(padding: Any, what: str = "conv2d") -> tuple[int, int, int, int]:
-    """(top, bottom, left, right) from an int, a pair (h, w) or a 4-tuple."""
-    if _is_int(padding):
-        quad = (padding,) * 4
-    elif isinstance(padding, (tuple, list)) and len(padding) == 2:
-        quad = (padding[0], padding[0], padding[1], padding[1])
-    elif isinstance(padding, (tuple, list)) and len(padding) == 4:
-        quad = tuple(padding)
-    else:
-        raise TypeError(f"{what}: padding must be an int, a pair (h, w) or "
-                        f"(top, bottom, left, right), got {padding!r}")
-    if not all(_is_int(v) for v in quad):
-        raise TypeError(f"{what}: padding values must be ints, got {padding!r}")
-    if min(quad) < 0:
-        raise ValueError(f"{what}: padding must not be negative, got {padding!r}")
-    return quad  # type: ignore[return-value]
-
-
-def output_size(size: int, before: int, after: int, k: int, dilation: int, stride: int) -> int:
-    """floor((size + before + after - dilation*(k-1) - 1) / stride) + 1."""
-    return (size + before + after - dilation * (k - 1) - 1) // stride + 1
-
-
-def _geometry(stride: Any, padding: Any, dilation: Any) -> tuple:
-    """(stride_h, stride_w, dil_h, dil_w, top, bottom, left, right), checked.
-    Plain ints (the common case) take a short path: this runs every call."""
-    if type(stride) is int and type(padding) is int and type(dilation) is int and \
-            stride >= 1 and dilation >= 1 and padding >= 0:
-        return (stride, stride, dilation, dilation, padding, padding, padding, padding)
-    return _positive_pair(stride, "stride") + _positive_pair(dilation, "dilation") + \
-        padding_quad(padding)
-
-
-class PackedConv2d:
+class PackedConv2d(PackedData):
     """Convolution weights (Cout, C/groups, KH, KW) packed for one ISA path.
 
     Accepted by ``conv2d`` in place of the weights, with the same bits. The
     packing belongs to the path active when it was made; it holds a copy.
+    Copies and pickles hold their own.
     """
 
+    _WHAT, _SOURCE, _NDIM = "pack_conv2d", "w", 4
+    _STATE = PackedData._STATE + ("groups",)
+
     def __init__(self, w: Any, groups: int = 1) -> None:
-        if not _is_int(groups) or groups < 1:
-            raise ValueError(f"pack_conv2d: groups must be a positive int, got {groups!r}")
+        groups = _args.bounded(groups, "groups", "pack_conv2d")
         weights = _tensors.as_input_nd(w, "w", 4)
+        _args.shape(weights.shape, "w", "pack_conv2d")
         cout, cin_g, kh, kw = weights.shape
         if cout % groups:
             raise ValueError(f"pack_conv2d: groups={groups} does not divide the {cout} output "
@@ -89,18 +50,19 @@ class PackedConv2d:
         self.shape: tuple[int, int, int, int] = weights.shape
         self.groups: int = groups
         index = _paths.path_index(self.path)
-        self.nbytes: int = _lib.lib.sb_conv2d_packed_bytes(index, cout, cin_g, kh, kw, groups)
-        # 64 spare bytes so that the packed data can start on a cache line.
-        self._storage = (ctypes.c_char * (self.nbytes + 64))()
-        self._address = (ctypes.addressof(self._storage) + 63) & ~63
+        self._set_nbytes(index)
+        self._allocate()
         status = _lib.lib.sb_conv2d_pack(index, cout, cin_g, kh, kw, groups, weights.ptr,
                                          self._address, self.nbytes)
         _lib.check_status(status, "pack_conv2d")
         self._numpy_source = is_numpy(w)
 
-    @property
-    def address(self) -> int:
-        return self._address
+    def _packed_bytes(self, index: int) -> int:
+        return _lib.lib.sb_conv2d_packed_bytes(index, *self.shape, self.groups)
+
+    def _state_ok(self, state: dict) -> bool:
+        groups = state.get("groups")
+        return type(groups) is int and 1 <= groups <= _args.LIMIT
 
     def __repr__(self) -> str:
         return (f"PackedConv2d(shape={self.shape}, groups={self.groups}, path={self.path!r}, "
@@ -132,14 +94,14 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
     bias
         Optional (Cout,) float32, added after the sum as one rounded add.
     stride, dilation
-        An int or a pair (h, w), each at least 1.
+        An int or a pair (h, w), each in [1, 2**40].
     padding
-        Zero padding: an int, a pair (h, w) or (top, bottom, left, right).
-        Padding taps are real products with +0.
+        Zero padding: an int, a pair (h, w) or (top, bottom, left, right),
+        each in [0, 2**40]. Padding taps are real products with +0.
     groups
-        Channel groups; must divide C and Cout. ``groups == C`` with one
-        input channel per group (depthwise, any channel multiplier) runs a
-        direct kernel with the same definition.
+        Channel groups, in [1, 2**40]; must divide C and Cout. ``groups ==
+        C`` with one input channel per group (depthwise, any channel
+        multiplier) runs a direct kernel with the same definition.
     activation
         None, ``"relu"`` or ``"relu6"``, applied after the bias; NaN passes
         through.
@@ -156,11 +118,25 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
     threads
         Maximum number of threads; the result never depends on it.
 
+    Integer arguments are ints or numpy integers (anything with __index__),
+    never bool; tensor dimensions are at most 2**40 as well.
+
     Returns
     -------
     The (N, Cout, OH, OW) output, OH = floor((H + pad_top + pad_bottom -
     dilation_h*(KH-1) - 1) / stride_h) + 1 (OW likewise): ``out`` if given,
     else a numpy array when x or w is one, else a 4-D memoryview.
+
+    Raises
+    ------
+    TypeError
+        A wrong dtype or a non-buffer input; an integer argument that is not
+        an int (bool included).
+    ValueError
+        Wrong dimensions or shapes; an integer argument out of range or a
+        sequence of the wrong length; an output below 1 row or column, or of
+        more than 2**62 bytes; groups that do not divide the channels; a bad
+        mode, activation or out; weights packed for other groups or another path.
     """
     if (type(x) is _matmul._NDARRAY and type(stride) is int
             and type(padding) is int and type(dilation) is int and type(groups) is int):
@@ -169,15 +145,17 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         if y is not None:
             return y
     code = mode_code(mode)
-    if activation not in ACTIVATIONS:
+    if not (activation is None or isinstance(activation, str)) or activation not in ACTIVATIONS:
         raise ValueError(f"conv2d: activation must be None, 'relu' or 'relu6', got {activation!r}")
-    if not _is_int(groups) or groups < 1:
-        raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
-    stride_h, stride_w, dil_h, dil_w, *pads = _geometry(stride, padding, dilation)
-    nthreads = _threads.resolve_threads(threads)
+    groups = _args.bounded(groups, "groups", "conv2d")
+    stride_h, stride_w = _args.pair(stride, "stride", "conv2d")
+    dil_h, dil_w = _args.pair(dilation, "dilation", "conv2d")
+    pads = _args.padding(padding, "conv2d")
+    nthreads = _args.threads(threads, "conv2d")
     path = _paths.active_path_index()
 
     xt = _tensors.as_nchw_input(x, "x")
+    _args.shape(xt.shape, "x", "conv2d")
     n, c, h, width = xt.shape
     inputs = [(x, xt)]
     packed = w if isinstance(w, PackedConv2d) else None
@@ -191,6 +169,7 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         w_shape, w_ptr = packed.shape, packed.address
     else:
         wt = _tensors.as_input_nd(w, "w", 4)
+        _args.shape(wt.shape, "w", "conv2d")
         w_shape, w_ptr = wt.shape, wt.ptr
         inputs.append((w, wt))
     cout, cin_g, kh, kw = w_shape
@@ -205,13 +184,9 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
                          f"but x (shape {xt.shape}) with groups={groups} has {c // groups}")
     if kh < 1 or kw < 1:
         raise ValueError(f"conv2d: w has an empty kernel (shape {w_shape})")
-    out_h = output_size(h, pads[0], pads[1], kh, dil_h, stride_h)
-    out_w = output_size(width, pads[2], pads[3], kw, dil_w, stride_w)
-    if out_h < 1 or out_w < 1:
-        raise ValueError(
-            f"conv2d: the output size {out_h} x {out_w} is below 1: input {h} x {width}, padding "
-            f"{pads} (top, bottom, left, right), kernel {kh} x {kw}, dilation {(dil_h, dil_w)}, "
-            f"stride {(stride_h, stride_w)}")
+    out_h, out_w = _args.output_hw("conv2d", (h, width), pads, (kh, kw), (dil_h, dil_w),
+                                   (stride_h, stride_w))
+    _args.output_bytes((n, cout, out_h, out_w), "conv2d")
     bias_ptr = 0
     if bias is not None:
         bt = _tensors.as_input_nd(bias, "bias", 1)
@@ -243,9 +218,11 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     call = _CONV_CALLS.get(mode) if type(mode) is str else None
     act = ACTIVATIONS.get(activation) if activation is None or type(activation) is str else None
     f32 = _matmul._FLOAT32
+    limit = _LIMIT
     if (call is None or act is None or x.dtype is not f32 or x.ndim != 4
-            or not x.flags.c_contiguous or stride < 1 or dilation < 1 or padding < 0
-            or groups < 1):
+            or not x.flags.c_contiguous or not 1 <= stride <= limit
+            or not 1 <= dilation <= limit or not 0 <= padding <= limit
+            or not 1 <= groups <= limit):
         return None
     if type(w) is PackedConv2d:
         if w.groups != groups or w.path != _paths.path():
@@ -259,11 +236,12 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     n, c, h, width = x.shape
     cout, cin_g, kh, kw = w_shape
     if (not (n and c and cout and h and width) or c % groups or cout % groups
-            or cin_g * groups != c or kh < 1 or kw < 1):
+            or cin_g * groups != c or kh < 1 or kw < 1
+            or (n | c | h | width | cout | kh | kw) >= limit):   # all below 2**40
         return None
-    out_h = output_size(h, padding, padding, kh, dilation, stride)
-    out_w = output_size(width, padding, padding, kw, dilation, stride)
-    if out_h < 1 or out_w < 1:
+    out_h = _args.window_output_size(h, padding, padding, kh, dilation, stride)
+    out_w = _args.window_output_size(width, padding, padding, kw, dilation, stride)
+    if out_h < 1 or out_w < 1 or n * cout * out_h * out_w > _MAX_ELEMENTS:
         return None
     bias_ptr = 0
     if bias is not None:
@@ -274,11 +252,14 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     x_ptr = _matmul._read_word(id(x) + _matmul._DATA_OFFSET).value
     path = (_matmul._DEFAULT_PATH if _paths.forced_path() is None
             else _paths.active_path_index())
-    nthreads = _matmul._DEFAULT_THREADS if threads is None else _threads.resolve_threads(threads)
+    nthreads = _matmul._DEFAULT_THREADS if threads is None else _args.threads(threads, "conv2d")
     if (x_ptr | w_ptr | bias_ptr) % _matmul._ITEM or path is None or nthreads is None:
         return None
     if out is None:
-        y = _matmul._np_empty((n, cout, out_h, out_w), f32)
+        try:
+            y = _matmul._np_empty((n, cout, out_h, out_w), f32)
+        except MemoryError:
+            return None   # the general path says what could not be allocated
     else:
         if (type(out) is not _matmul._NDARRAY or out.dtype is not f32
                 or out.shape != (n, cout, out_h, out_w) or not out.flags.c_contiguous

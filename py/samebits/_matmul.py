@@ -5,7 +5,7 @@ import ctypes
 import sys
 from typing import Any
 
-from . import _abi, _lib, _operands, _paths, _threads
+from . import _abi, _args, _lib, _operands, _paths, _threads
 from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
@@ -59,6 +59,7 @@ _ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_matmul),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_matmul)}
 _DATA_OFFSET = object.__basicsize__        # PyArrayObject: the object header, then char *data
 _read_word = ctypes.c_size_t.from_address  # _read_word(id(x) + _DATA_OFFSET).value: x's data
+_LIMIT, _MAX_ELEMENTS = _args.LIMIT, _args.MAX_ELEMENTS
 
 
 def _data_field_holds() -> bool:
@@ -107,8 +108,9 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
         filled in place and returned.
     threads
         Maximum number of threads (default: every core, capped by
-        SAMEBITS_THREADS). Small products stay on the calling thread. The
-        result never depends on it.
+        SAMEBITS_THREADS): an int or a numpy integer >= 1, not a bool; caps
+        above 1024 count as 1024. Small products stay on the calling thread.
+        The result never depends on it.
 
     Returns
     -------
@@ -127,10 +129,17 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             a_ptr = _read_word(id(a) + _DATA_OFFSET).value
             b_ptr = _read_word(id(b) + _DATA_OFFSET).value
             path = _DEFAULT_PATH if _paths.forced_path() is None else _paths.active_path_index()
-            nthreads = _DEFAULT_THREADS if threads is None else _threads.resolve_threads(threads)
+            nthreads = _DEFAULT_THREADS if threads is None else _args.threads(threads, "matmul")
+            # The general path's bounds as plain comparisons: every dimension
+            # below 2**40 (possible beyond only for empty or broadcast arrays)
+            # and a result of at most 2**62 bytes.
             if (kb == k and not (a_ptr | b_ptr | a_row | a_col | b_row | b_col) % _ITEM
-                    and path is not None and nthreads is not None):
-                c = _np_empty((m, n), _FLOAT32)
+                    and path is not None and nthreads is not None
+                    and (m | n | k) < _LIMIT and m * n <= _MAX_ELEMENTS):
+                try:
+                    c = _np_empty((m, n), _FLOAT32)
+                except MemoryError:   # the general path says what could not be allocated
+                    return _matmul_general(a, b, mode, out, threads)
                 code, function = call
                 status = function(_pack_args(
                     path, code, nthreads, m, n, k,
@@ -146,9 +155,10 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
 
 def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) -> Any:
     code = mode_code(mode)
-    nthreads = _threads.resolve_threads(threads)
+    nthreads = _args.threads(threads, "matmul")
     path = _paths.active_path_index()
     ma = _operands.as_input(a, "a")
+    _args.shape(ma.shape, "a", "matmul")
     packed = b if isinstance(b, PackedMatrix) else None
     if packed is not None:
         if packed.path != _paths.path():
@@ -157,15 +167,20 @@ def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) ->
         b_shape, b_inputs = packed.shape, []
     else:
         mb = _operands.as_input(b, "b")
+        _args.shape(mb.shape, "b", "matmul")
         b_shape, b_inputs = mb.shape, [(b, mb)]
     if ma.cols != b_shape[0]:
         raise ValueError(f"matmul: shapes {ma.shape} and {b_shape} are not aligned "
                          f"(a has {ma.cols} columns, b has {b_shape[0]} rows)")
     m, n, k = ma.rows, b_shape[1], ma.cols
+    _args.output_bytes((m, n), "matmul")
     numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
                                              else packed._numpy_source)
     if out is None and numpy_result:   # the common case, kept short for small products
-        result = _operands.np.empty((m, n), dtype=_operands.np.float32)
+        try:
+            result = _operands.np.empty((m, n), dtype=_operands.np.float32)
+        except MemoryError:   # numpy's message does not say what for
+            raise _args.no_memory("matmul", "the output", (m, n)) from None
         c_ptr, ldc, output = _operands.numpy_address(result), n, None
     else:
         output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")

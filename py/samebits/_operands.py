@@ -7,8 +7,11 @@ dimensions (a memoryview cast to a shape, a 2-D ctypes array, ...).
 from __future__ import annotations
 
 import ctypes
+import itertools
 import sys
 from typing import Any, Callable, Sequence
+
+from ._args import no_memory
 
 try:
     import numpy as np
@@ -124,20 +127,67 @@ def as_input(x: Any, name: str) -> Matrix:
     return _from_buffer(x, name)
 
 
+def _as_array(x: Any) -> Any:
+    """A numpy array over x's own memory (x itself for an array), or None
+    without numpy or when numpy cannot view x. Through memoryview(x), never
+    __array__, which may return a copy and so hide an overlap."""
+    if is_numpy(x):
+        return x
+    if np is None:
+        return None
+    try:
+        return np.asarray(memoryview(x))
+    except (TypeError, ValueError, BufferError):
+        return None
+
+
+def numpy_span(a: "np.ndarray") -> tuple[int, int]:
+    """[lo, hi) of the bytes a numpy array covers; empty when it has no element."""
+    if a.size == 0:
+        return (0, 0)
+    utils = getattr(np.lib, "array_utils", None)
+    bounds = utils.byte_bounds if utils is not None else np.byte_bounds
+    return bounds(a)
+
+
+def buffer_span(view: memoryview) -> tuple[int, int] | None:
+    """Bytes a writable buffer may touch, for when numpy is not there to ask:
+    exact when C-contiguous, else the whole exporting buffer (conservative);
+    None when it cannot be told."""
+    if view.nbytes == 0:
+        return (0, 0)
+    if view.c_contiguous:
+        lo = _address(view)
+        return (lo, lo + view.nbytes)
+    try:
+        base = memoryview(view.obj)
+        if base.readonly or not base.c_contiguous:
+            return None
+        lo = _address(base)
+        return (lo, lo + base.nbytes)
+    except (TypeError, ValueError, BufferError):
+        return None
+
+
 def overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
              inputs: Sequence[tuple[Any, Any]]) -> bool:
     """Whether `out` may share memory with an input read in place (inputs are
-    (object, Matrix or Tensor) pairs). numpy pairs are asked exactly; other
-    pairs compare byte spans, out_span() giving out's or None when it cannot
-    be told (then the answer is yes: refusing is safer than a wrong result)."""
+    (object, Matrix or Tensor) pairs). With numpy every pair is asked exactly
+    (a buffer through a numpy view of its memory: a strided memoryview out
+    has exact bounds, interleaved columns do not overlap). Without numpy,
+    byte spans are compared, out_span() giving out's memory or None when it
+    cannot be told (then the answer is yes: refusing is safer than a wrong
+    result)."""
+    out_array = _as_array(out)
     for obj, operand in inputs:
         if not operand.zero_copy:
             continue
-        if is_numpy(out) and is_numpy(obj):
-            if not np.may_share_memory(out, obj):
+        obj_array = _as_array(obj) if out_array is not None else None
+        if obj_array is not None:
+            if not np.may_share_memory(out_array, obj_array):
                 continue
             try:
-                if np.shares_memory(out, obj, max_work=100_000):
+                if np.shares_memory(out_array, obj_array, max_work=100_000):
                     return True
             except _TOO_HARD:   # undecided within the work limit: refuse
                 return True
@@ -152,6 +202,16 @@ def overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
     return False
 
 
+def copy_into(view: memoryview, source: memoryview) -> None:
+    """Copies the float32 buffer `source` into the strided buffer `view` of
+    the same shape (an out= the kernels could not write directly)."""
+    if np is not None:
+        np.copyto(np.asarray(view), np.asarray(source))
+        return
+    for index in itertools.product(*(range(s) for s in view.shape)):
+        view[index] = source[index]
+
+
 class Output:
     """Where the C library writes an (m, n) result, and what the caller gets back."""
 
@@ -159,14 +219,19 @@ class Output:
                  inputs: list[tuple[Any, Matrix]], what: str) -> None:
         self._copy_back = None
         if out is None:
-            if numpy_result:
-                self.result = np.empty((m, n), dtype=np.float32)
-                self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result, True)
-            else:
-                storage = (ctypes.c_float * n * m)()
-                view = memoryview(storage)
-                self.result = view.cast("B").cast("f", (m, n)) if m and n else view
-                self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+            # numpy's MemoryError does not say what for, ctypes' says nothing.
+            try:
+                if numpy_result:
+                    self.result = np.empty((m, n), dtype=np.float32)
+                    self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result,
+                                         True)
+                else:
+                    storage = (ctypes.c_float * n * m)()
+                    view = memoryview(storage)
+                    self.result = view.cast("B").cast("f", (m, n)) if m and n else view
+                    self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+            except MemoryError:
+                raise no_memory(what, "the output", (m, n)) from None
             return
         self.result = out
         if is_numpy(out):
@@ -181,7 +246,10 @@ class Output:
                 self.matrix = Matrix(numpy_address(out), m, n,
                                      out.strides[0] // ITEM if direct else n, 1, out, True)
             else:  # the kernels write unit-stride rows: go through a temporary
-                temp = np.empty((m, n), dtype=np.float32)
+                try:
+                    temp = np.empty((m, n), dtype=np.float32)
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", (m, n)) from None
                 self.matrix = Matrix(numpy_address(temp), m, n, n, 1, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
         else:
@@ -191,11 +259,19 @@ class Output:
                                  f"the result has shape {(m, n)}")
             if view.readonly:
                 raise ValueError(f"{what}: out is read-only")
-            if not view.c_contiguous:
-                raise ValueError(f"{what}: an out buffer that is not a numpy array must be "
-                                 "C-contiguous")
-            self.matrix = Matrix(_address(view), m, n, n, 1, view, True)
-        if overlaps(out, self.matrix.byte_span, inputs):
+            if view.c_contiguous:
+                self.matrix = Matrix(_address(view), m, n, n, 1, view, True)
+            else:   # strided: the kernels write a temporary, copied into out at the end
+                try:
+                    storage = (ctypes.c_float * max(m * n, 1))()
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", (m, n)) from None
+                temp = memoryview(storage).cast("B").cast("f", (m, n))
+                self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+                self._copy_back = lambda: copy_into(view, temp)
+        # out's own memory, not a temporary's: that is what must not overlap an input.
+        out_span = (lambda: numpy_span(out)) if is_numpy(out) else (lambda: buffer_span(view))
+        if overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
     def finish(self) -> Any:

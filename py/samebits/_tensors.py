@@ -17,10 +17,11 @@ that `finish()` copies back.
 from __future__ import annotations
 
 import ctypes
-import itertools
 from typing import Any, Sequence
 
-from ._operands import ITEM, _address, _float_view, is_numpy, np, numpy_address, overlaps
+from ._args import no_memory
+from ._operands import (ITEM, _address, _float_view, buffer_span, copy_into, is_numpy, np,
+                        numpy_address, numpy_span, overlaps)
 
 __all__ = ["Tensor", "Tensor4", "as_input_nd", "as_nchw_input", "as_contiguous_input",
            "output_nd", "OutputND"]
@@ -122,32 +123,6 @@ def as_nchw_input(x: Any, name: str) -> Tensor4:
 as_contiguous_input = as_input_nd
 
 
-def _numpy_span(a: "np.ndarray") -> tuple[int, int]:
-    if a.size == 0:
-        return (0, 0)
-    utils = getattr(np.lib, "array_utils", None)
-    bounds = utils.byte_bounds if utils is not None else np.byte_bounds
-    return bounds(a)
-
-
-def _buffer_span(view: memoryview) -> tuple[int, int] | None:
-    """Bytes a writable buffer may touch: exact when C-contiguous, else the
-    whole exporting buffer (conservative); None when it cannot be told."""
-    if view.nbytes == 0:
-        return (0, 0)
-    if view.c_contiguous:
-        lo = _address(view)
-        return (lo, lo + view.nbytes)
-    try:
-        base = memoryview(view.obj)
-        if base.readonly or not base.c_contiguous:
-            return None
-        lo = _address(base)
-        return (lo, lo + base.nbytes)
-    except (TypeError, ValueError, BufferError):
-        return None
-
-
 class OutputND:
     """Where the C library writes a C-contiguous result of `shape`, and what
     the caller gets back (`finish()`)."""
@@ -160,17 +135,21 @@ class OutputND:
             shape = tuple(int(s) for s in shape)
         self._copy_back = None
         if out is None:
-            if numpy_result:
-                self.result = np.empty(shape, dtype=np.float32)
-                self.tensor = _make(numpy_address(self.result), shape, self.result, True)
-            else:
-                storage = ctypes.c_float
-                for s in reversed(shape):
-                    storage = storage * s
-                storage = storage()
-                view = memoryview(storage)
-                self.result = view.cast("B").cast("f", shape) if _prod(shape) else view
-                self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
+            # numpy's MemoryError does not say what for, ctypes' says nothing.
+            try:
+                if numpy_result:
+                    self.result = np.empty(shape, dtype=np.float32)
+                    self.tensor = _make(numpy_address(self.result), shape, self.result, True)
+                else:
+                    storage = ctypes.c_float
+                    for s in reversed(shape):
+                        storage = storage * s
+                    storage = storage()
+                    view = memoryview(storage)
+                    self.result = view.cast("B").cast("f", shape) if _prod(shape) else view
+                    self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
+            except MemoryError:
+                raise no_memory(what, "the output", shape) from None
             return
         self.result = out
         n = _prod(shape)
@@ -184,10 +163,13 @@ class OutputND:
             if (out.flags.c_contiguous and out.flags.aligned) or n == 0:
                 self.tensor = _make(numpy_address(out), shape, out, True)
             else:   # the kernels write dense C order: go through a temporary
-                temp = np.empty(shape, dtype=np.float32)
+                try:
+                    temp = np.empty(shape, dtype=np.float32)
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", shape) from None
                 self.tensor = _make(numpy_address(temp), shape, temp, True)
                 self._copy_back = lambda: np.copyto(out, temp)
-            out_span = lambda: _numpy_span(out)   # only needed beside non-numpy inputs
+            out_span = lambda: numpy_span(out)
         else:
             view = _float_view(out, f"{what}: out", len(shape))
             if tuple(view.shape) != shape:
@@ -198,16 +180,14 @@ class OutputND:
             if view.c_contiguous:
                 self.tensor = _make(_address(view), shape, view, True)
             else:
-                storage = (ctypes.c_float * max(n, 1))()
+                try:
+                    storage = (ctypes.c_float * max(n, 1))()
+                except MemoryError:
+                    raise no_memory(what, "a temporary for out", shape) from None
                 temp = memoryview(storage).cast("B").cast("f", shape)
                 self.tensor = _make(ctypes.addressof(storage), shape, storage, True)
-
-                def copy_back(view=view, temp=temp, shape=shape) -> None:
-                    for index in itertools.product(*(range(s) for s in shape)):
-                        view[index] = temp[index]
-                self._copy_back = copy_back
-            span = _buffer_span(view)
-            out_span = lambda: span
+                self._copy_back = lambda: copy_into(view, temp)
+            out_span = lambda: buffer_span(view)
         if overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 

@@ -40,14 +40,3 @@ def default_threads() -> int:
     if _DEFAULT_ERROR:
         raise ValueError(_DEFAULT_ERROR)
     return _DEFAULT
-
-
-def resolve_threads(threads: int | None) -> int:
-    """The thread cap for one call. Results never depend on it."""
-    if threads is None:
-        return default_threads()
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
-    return min(threads, 1024)

@@ -14,7 +14,7 @@ import hashlib
 import time
 from typing import Iterable, NamedTuple
 
-from . import _abi, _lib, _paths, _testdata, _threads
+from . import _abi, _args, _lib, _paths, _testdata, _threads
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
@@ -162,11 +162,13 @@ class ConvCase(NamedTuple):
 
     @property
     def out_h(self) -> int:
-        return (self.h + 2 * self.padding - self.kh) // self.stride + 1
+        return _args.window_output_size(self.h, self.padding, self.padding, self.kh, 1,
+                                        self.stride)
 
     @property
     def out_w(self) -> int:
-        return (self.w + 2 * self.padding - self.kw) // self.stride + 1
+        return _args.window_output_size(self.w, self.padding, self.padding, self.kw, 1,
+                                        self.stride)
 
 
 def conv_suite() -> list[ConvCase]:
@@ -280,6 +282,9 @@ def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | 
     if threads is None:
         cores = _threads.default_threads()
         threads = [1] if cores == 1 else [1, cores]
+    # Checked (and caps above 1024 clamped) before they reach C, where the conv
+    # suite's int64 argument array would wrap them; the lines show the value used.
+    threads = [_args.threads(t, "hashes") for t in threads]
     groups = tuple(groups)
     lines = []
     for mode in modes:

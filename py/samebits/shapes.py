@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ._args import window_output_size
+
 
 class Product(NamedTuple):
     name: str
@@ -65,11 +67,11 @@ class ConvShape:
 
     @property
     def out_h(self) -> int:
-        return (self.h + 2 * self.padding - self.kh) // self.stride + 1
+        return window_output_size(self.h, self.padding, self.padding, self.kh, 1, self.stride)
 
     @property
     def out_w(self) -> int:
-        return (self.w + 2 * self.padding - self.kw) // self.stride + 1
+        return window_output_size(self.w, self.padding, self.padding, self.kw, 1, self.stride)
 
     @property
     def macs(self) -> int:
@@ -135,7 +137,7 @@ def mobilenetv3_large_layers() -> list[tuple]:
         if exp != cin:
             layers.append((f"b{i}.expand", cin, size, size, exp, 1, 1, 1))
         layers.append((f"b{i}.dw{k}x{k}", exp, size, size, exp, k, stride, exp))
-        size = (size + 2 * (k // 2) - k) // stride + 1
+        size = window_output_size(size, k // 2, k // 2, k, 1, stride)
         layers.append((f"b{i}.project", exp, size, size, cout, 1, 1, 1))
     layers.append(("last1x1", 160, size, size, 960, 1, 1, 1))
     return layers
