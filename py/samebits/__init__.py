@@ -1,4 +1,5 @@
-"""samebits: fp32 matrix products with the same bits everywhere in exact mode.
+"""samebits: fp32 matrix products and convolutions with the same bits
+everywhere in exact mode, and near the hardware's peak in fast mode.
 
 >>> import numpy as np, samebits
 >>> a = np.ones((2, 3), np.float32); b = np.ones((3, 4), np.float32)
@@ -8,22 +9,28 @@
 from __future__ import annotations
 
 from ._conv import PackedConv2d, conv2d, pack_conv2d
+from ._explain import Plan, explain
 from ._info import __version__, info
+from ._linear import linear
 from ._matmul import matmul
 from ._maxpool import max_pool2d
-from ._packed import PackedMatrix, pack
+from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
 
 __all__ = [
     "__version__",
     "conv2d",
+    "explain",
     "info",
+    "linear",
     "matmul",
     "max_pool2d",
     "pack",
     "pack_conv2d",
+    "pack_linear",
     "PackedConv2d",
     "PackedMatrix",
+    "Plan",
     "path",
     "paths",
     "use_path",

@@ -4,13 +4,12 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _args, _lib, _matmul, _paths, _tensors
-from ._matmul import mode_code
+from . import _abi, _args, _explain, _lib, _matmul, _operands, _paths
+from ._products import ACTIVATIONS, activation_code, mode_code
 from ._operands import is_numpy
 from ._packed import PackedData
 
 IntPair = Union[int, Sequence[int]]
-ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
 
 
 # The numpy fast path of conv2d, as matmul's (see _matmul.py): C-contiguous
@@ -38,7 +37,7 @@ class PackedConv2d(PackedData):
 
     def __init__(self, w: Any, groups: int = 1) -> None:
         groups = _args.bounded(groups, "groups", "pack_conv2d")
-        weights = _tensors.as_input_nd(w, "w", 4)
+        weights = _operands.as_operand(w, "w", 4, dense=True)
         _args.shape(weights.shape, "w", "pack_conv2d")
         cout, cin_g, kh, kw = weights.shape
         if cout % groups:
@@ -144,9 +143,20 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
                           threads, out)
         if y is not None:
             return y
+    library, args, output, _ = prepare(x, w, bias, stride, padding, dilation, groups, activation,
+                                       mode, out, threads)
+    if _explain.TRACE:
+        _explain.trace(lambda: _explain.plan_conv2d(library, args))
+    _lib.check_status(library.sb_conv2d(ctypes.addressof(args)), "conv2d")
+    return output.finish()
+
+
+def prepare(x: Any, w: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: Any,
+            activation: Any, mode: Any, out: Any, threads: Any) -> tuple:
+    """conv2d's arguments checked into (library, sb_conv2d_args, output, the
+    operands to keep alive): what conv2d runs and explain() plans."""
     code = mode_code(mode)
-    if not (activation is None or isinstance(activation, str)) or activation not in ACTIVATIONS:
-        raise ValueError(f"conv2d: activation must be None, 'relu' or 'relu6', got {activation!r}")
+    act = activation_code(activation, "conv2d")
     groups = _args.bounded(groups, "groups", "conv2d")
     stride_h, stride_w = _args.pair(stride, "stride", "conv2d")
     dil_h, dil_w = _args.pair(dilation, "dilation", "conv2d")
@@ -154,7 +164,7 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
     nthreads = _args.threads(threads, "conv2d")
     path = _paths.active_path_index()
 
-    xt = _tensors.as_nchw_input(x, "x")
+    xt = _operands.as_operand(x, "x", 4, dense=True)
     _args.shape(xt.shape, "x", "conv2d")
     n, c, h, width = xt.shape
     inputs = [(x, xt)]
@@ -168,7 +178,7 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
                              f"the call has groups={groups}")
         w_shape, w_ptr = packed.shape, packed.address
     else:
-        wt = _tensors.as_input_nd(w, "w", 4)
+        wt = _operands.as_operand(w, "w", 4, dense=True)
         _args.shape(wt.shape, "w", "conv2d")
         w_shape, w_ptr = wt.shape, wt.ptr
         inputs.append((w, wt))
@@ -189,7 +199,7 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
     _args.output_bytes((n, cout, out_h, out_w), "conv2d")
     bias_ptr = 0
     if bias is not None:
-        bt = _tensors.as_input_nd(bias, "bias", 1)
+        bt = _operands.as_operand(bias, "bias", 1, dense=True)
         if bt.shape != (cout,):
             raise ValueError(f"conv2d: bias has shape {bt.shape}, expected ({cout},) for w of "
                              f"shape {w_shape}")
@@ -197,14 +207,13 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         inputs.append((bias, bt))
 
     numpy_result = is_numpy(x) or (packed._numpy_source if packed is not None else is_numpy(w))
-    output = _tensors.output_nd(out, (n, cout, out_h, out_w), numpy_result, inputs, "conv2d")
+    output = _operands.Output(out, (n, cout, out_h, out_w), numpy_result, inputs, "conv2d")
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
     args = _abi.Conv2dArgs(path, code, nthreads, n, c, h, width, cout, kh, kw, groups, stride_h,
                            stride_w, dil_h, dil_w, pads[0], pads[1], pads[2], pads[3], xt.ptr,
                            w_ptr, 1 if packed is not None else 0, bias_ptr,
-                           ACTIVATIONS[activation], output.ptr)
-    _lib.check_status(library.sb_conv2d(ctypes.addressof(args)), "conv2d")
-    return output.finish()
+                           act, output.ptr)
+    return library, args, output, inputs
 
 
 def _span(a: Any, ptr: int) -> tuple[int, int]:

@@ -1,29 +1,19 @@
-"""samebits.matmul: the fp32 matrix product."""
+"""samebits.matmul: the fp32 matrix product, with numpy's shape rules."""
 from __future__ import annotations
 
 import ctypes
 import sys
 from typing import Any
 
-from . import _abi, _args, _lib, _operands, _paths, _threads
-from ._packed import PackedMatrix
-
-MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
-_addressof = ctypes.addressof
-
-
-def mode_code(mode: str) -> int:
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(f"mode must be 'fast' or 'exact', got {mode!r}")
-    return MODES[mode]
+from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _threads
 
 
 # ---- The fast path --------------------------------------------------------
 #
 # A small product costs more in Python than in C, so the common call -- two
 # float32 numpy arrays (exactly np.ndarray, 2-D, element-aligned strides), no
-# `out` -- skips the general machinery (_matmul_general: Matrix objects, the
-# Output class, a ctypes array filled element by element). It passes the C
+# `out` -- skips the general machinery (_products: Operand objects, the
+# Output class, an argument Structure filled field by field). It passes the C
 # library exactly the arguments the general path would (same pointers,
 # strides, path and thread cap), so the results are the same bits. Every test
 # it makes is one the general path makes with the same outcome; a call that
@@ -38,7 +28,7 @@ def mode_code(mode: str) -> int:
 #   the result is always new), and ~1.5 us for __array_interface__ or
 #   ndarray.ctypes.data. Checked at import against ndarray.ctypes.data; where
 #   it does not hold, the fast path is off.
-# - struct.pack builds the 15 int64 arguments in one step (~0.15 us; creating
+# - struct.pack builds the 18 int64 fields of sb_matmul_args in one step (~0.15 us; creating
 #   and filling a c_int64 array takes ~0.7 us), and ctypes passes the bytes
 #   object to the `const int64_t *` parameter as a pointer to its data, which C
 #   only reads. That data follows the object header, ob_size and ob_shash, all
@@ -79,8 +69,8 @@ def _import_time_default(read):
         return None
 
 
-if not _data_field_holds():
-    _NDARRAY = None   # no call takes the fast path
+if not _data_field_holds() or _explain.TRACE:
+    _NDARRAY = None   # no call takes a fast path (conv2d's neither): tracing goes the general way
 _DEFAULT_PATH = _import_time_default(_paths.default_path_index)
 _DEFAULT_THREADS = _import_time_default(_threads.default_threads)
 
@@ -154,44 +144,4 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
 # ---- The general path -----------------------------------------------------
 
 def _matmul_general(a: Any, b: Any, mode: str, out: Any, threads: int | None) -> Any:
-    code = mode_code(mode)
-    nthreads = _args.threads(threads, "matmul")
-    path = _paths.active_path_index()
-    ma = _operands.as_input(a, "a")
-    _args.shape(ma.shape, "a", "matmul")
-    packed = b if isinstance(b, PackedMatrix) else None
-    if packed is not None:
-        if packed.path != _paths.path():
-            raise ValueError(f"matmul: b was packed for path {packed.path!r} but the active "
-                             f"path is {_paths.path()!r}; pack it again under this path")
-        b_shape, b_inputs = packed.shape, []
-    else:
-        mb = _operands.as_input(b, "b")
-        _args.shape(mb.shape, "b", "matmul")
-        b_shape, b_inputs = mb.shape, [(b, mb)]
-    if ma.cols != b_shape[0]:
-        raise ValueError(f"matmul: shapes {ma.shape} and {b_shape} are not aligned "
-                         f"(a has {ma.cols} columns, b has {b_shape[0]} rows)")
-    m, n, k = ma.rows, b_shape[1], ma.cols
-    _args.output_bytes((m, n), "matmul")
-    numpy_result = _operands.is_numpy(a) or (_operands.is_numpy(b) if packed is None
-                                             else packed._numpy_source)
-    if out is None and numpy_result:   # the common case, kept short for small products
-        try:
-            result = _operands.np.empty((m, n), dtype=_operands.np.float32)
-        except MemoryError:   # numpy's message does not say what for
-            raise _args.no_memory("matmul", "the output", (m, n)) from None
-        c_ptr, ldc, output = _operands.numpy_address(result), n, None
-    else:
-        output = _operands.Output(out, m, n, numpy_result, [(a, ma)] + b_inputs, "matmul")
-        c_ptr, ldc = output.matrix.ptr, output.matrix.row_stride
-    library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
-    if packed is not None:
-        b_ptr, b_row, b_col, is_packed = packed.address, 0, 0, 1
-    else:
-        b_ptr, b_row, b_col, is_packed = mb.ptr, mb.row_stride, mb.col_stride, 0
-    args = _abi.MatmulArgs(path, code, nthreads, m, n, k, ma.ptr, ma.row_stride, ma.col_stride,
-                           b_ptr, b_row, b_col, is_packed, c_ptr, ldc, 0, 0, 0)
-    status = library.sb_matmul(_addressof(args))
-    _lib.check_status(status, "matmul")
-    return result if output is None else output.finish()
+    return _products.run(_products.prepare_matmul(a, b, mode, out, threads))

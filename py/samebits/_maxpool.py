@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence, Union
 
-from . import _abi, _args, _lib, _tensors
+from . import _abi, _args, _lib, _operands
 from ._operands import is_numpy
 
 _addressof = ctypes.addressof
@@ -73,13 +73,13 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     dilations = _args.pair(dilation, "dilation", "max_pool2d")
     pt, pb, pl, pr = pads = _args.padding(padding, "max_pool2d")
     nthreads = _args.threads(threads, "max_pool2d")
-    tx = _tensors.as_nchw_input(x, "x")
+    tx = _operands.as_operand(x, "x", 4, dense=True)
     _args.shape(tx.shape, "x", "max_pool2d")
     n, c, h, w = tx.shape
     oh, ow = _args.output_hw("max_pool2d", (h, w), pads, kernel, dilations, strides)
     _args.output_bytes((n, c, oh, ow), "max_pool2d")
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
-    output = _tensors.output_nd(out, (n, c, oh, ow), is_numpy(x), [(x, tx)], "max_pool2d")
+    output = _operands.Output(out, (n, c, oh, ow), is_numpy(x), [(x, tx)], "max_pool2d")
     args = _abi.MaxPool2dArgs(n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, tx.ptr,
                               output.ptr, nthreads)
     status = _lib.lib.sb_max_pool2d(_addressof(args))

@@ -1,15 +1,23 @@
-"""Turns user arrays into pointers and element strides for the C library.
+"""Turns user arrays into what the C library reads and writes: one Operand type
+(an address, a shape and element strides) for matrices and N-d tensors alike.
 
-Two kinds of operand are accepted: numpy arrays (when numpy is importable)
-and, without numpy, any object with the buffer protocol, format 'f' and two
-dimensions (a memoryview cast to a shape, a 2-D ctypes array, ...).
+Inputs are numpy float32 arrays (when numpy is importable) or, without numpy,
+any object with the buffer protocol and format 'f' (a memoryview cast to a
+shape, a ctypes array, ...). An operation either reads strided operands in
+place (matmul: any element-aligned strides) or wants them dense (the layers:
+C-contiguous); anything the C side cannot address is copied once.
+
+Outputs (`Output`) are a fresh numpy array or ctypes-backed memoryview, or
+the caller's `out`, written in place when the operation can write its
+layout, else through a temporary that `finish()` copies back. An `out` that
+shares memory with an input read in place is refused.
 """
 from __future__ import annotations
 
 import ctypes
 import itertools
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from ._args import no_memory
 
@@ -21,41 +29,66 @@ except ImportError:  # Pyodide without numpy loaded
 _TOO_HARD = getattr(getattr(np, "exceptions", np), "TooHardError", Exception) if np else Exception
 FLOAT_FORMATS = {"f", "=f", "@f", "<f" if sys.byteorder == "little" else ">f"}
 ITEM = 4
+_FLOAT32 = np.dtype(np.float32) if np is not None else None
+_char_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
 
 
-class Matrix:
-    """A 2-D float32 operand as the C library sees it."""
+def prod(shape: Sequence[int]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
-    __slots__ = ("ptr", "rows", "cols", "row_stride", "col_stride", "keep", "zero_copy")
 
-    def __init__(self, ptr: int, rows: int, cols: int, row_stride: int, col_stride: int,
-                 keep: Any, zero_copy: bool) -> None:
-        self.ptr = ptr                  # address of element (0, 0)
-        self.rows = rows
-        self.cols = cols
-        self.row_stride = row_stride    # in elements
-        self.col_stride = col_stride    # in elements
+def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of `shape`."""
+    strides, step = [], 1
+    for s in reversed(shape):
+        strides.append(step)
+        step *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class Operand:
+    """A float32 array as the C library sees it."""
+
+    __slots__ = ("ptr", "shape", "strides", "keep", "zero_copy")
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], keep: Any,
+                 zero_copy: bool) -> None:
+        self.ptr = ptr                  # address of element (0, ..., 0); 0 when empty
+        self.shape = shape
+        self.strides = strides          # in elements
         self.keep = keep                # the object that owns the memory, alive for the call
         self.zero_copy = zero_copy      # ptr points into the caller's memory
 
     @property
-    def shape(self) -> tuple[int, int]:
-        return (self.rows, self.cols)
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+    @property
+    def c_contiguous(self) -> bool:
+        return self.size == 0 or all(st == c for s, st, c in
+                                     zip(self.shape, self.strides, c_strides(self.shape)) if s > 1)
 
     def byte_span(self) -> tuple[int, int]:
-        """[lo, hi) of the bytes the matrix can touch; empty when it has no element."""
-        if self.rows == 0 or self.cols == 0:
+        """[lo, hi) of the bytes the operand can touch; empty when it has no element."""
+        if self.size == 0:
             return (0, 0)
         lo = hi = self.ptr
-        for extent, stride in ((self.rows, self.row_stride), (self.cols, self.col_stride)):
+        for extent, stride in zip(self.shape, self.strides):
             reach = (extent - 1) * stride * ITEM
             lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
         return (lo, hi + ITEM)
 
-
-_FLOAT32 = np.dtype(np.float32) if np is not None else None
-_char_from_buffer = ctypes.c_char.from_buffer
-_addressof = ctypes.addressof
+    def __repr__(self) -> str:
+        return (f"Operand(ptr=0x{self.ptr:x}, shape={self.shape}, strides={self.strides}, "
+                f"zero_copy={self.zero_copy})")
 
 
 def is_numpy(x: Any) -> bool:
@@ -72,23 +105,40 @@ def numpy_address(x: "np.ndarray") -> int:
         return x.ctypes.data
 
 
-def _from_numpy(x: "np.ndarray", name: str) -> Matrix:
+def _ndim_ok(ndim: int, want: Optional[int], min_ndim: int) -> bool:
+    return ndim == want if want is not None else ndim >= min_ndim
+
+
+def _ndim_error(name: str, shape: tuple, want: Optional[int], min_ndim: int) -> ValueError:
+    rule = f"{want}-D" if want is not None else f"at least {min_ndim}-D"
+    return ValueError(f"{name} must be {rule}, got shape {shape}")
+
+
+def _from_numpy(x: "np.ndarray", name: str, ndim: Optional[int], min_ndim: int,
+                dense: bool) -> Operand:
     if x.dtype is not _FLOAT32 and x.dtype != _FLOAT32:
-        raise TypeError(f"{name} must have dtype float32, got {x.dtype}")
-    if x.ndim != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {x.shape}")
-    rows, cols = x.shape
-    row_bytes, col_bytes = x.strides
+        hint = " (convert with .astype(np.float32))" if x.dtype.kind in "fiub" else ""
+        raise TypeError(f"{name} must have dtype float32, got {x.dtype}{hint}")
+    if not _ndim_ok(x.ndim, ndim, min_ndim):
+        raise _ndim_error(name, x.shape, ndim, min_ndim)
     address = numpy_address(x)
-    if row_bytes % ITEM or col_bytes % ITEM or address % ITEM:
-        x = np.array(x, order="C", copy=True)   # a fresh, aligned copy the C side can read
-        return Matrix(numpy_address(x), rows, cols, cols, 1, x, False)
-    return Matrix(address, rows, cols, row_bytes // ITEM, col_bytes // ITEM, x, True)
+    if dense:
+        direct = x.flags.c_contiguous and x.flags.aligned
+    else:
+        direct = not address % ITEM and not any(st % ITEM for st in x.strides)
+    if direct:
+        strides = c_strides(x.shape) if dense else tuple(st // ITEM for st in x.strides)
+        return Operand(address, x.shape, strides, x, True)
+    try:
+        copy = np.array(x, order="C", copy=True)   # a fresh, aligned copy the C side can read
+    except MemoryError:
+        raise no_memory("samebits", f"a copy of {name}", x.shape) from None
+    return Operand(numpy_address(copy), copy.shape, c_strides(copy.shape), copy, False)
 
 
-def _float_view(x: Any, name: str, ndim: int = 2) -> memoryview:
-    """x as a memoryview of float32 with ndim dimensions, or a TypeError /
-    ValueError naming what is wrong."""
+def float_view(x: Any, name: str, ndim: Optional[int] = None, min_ndim: int = 0) -> memoryview:
+    """x as a memoryview of float32 (with `ndim` dimensions, or at least
+    `min_ndim`), or a TypeError / ValueError naming what is wrong."""
     try:
         view = memoryview(x)
     except TypeError:
@@ -97,35 +147,51 @@ def _float_view(x: Any, name: str, ndim: int = 2) -> memoryview:
                         f"(format 'f'), got {type(x).__name__}") from None
     if view.format not in FLOAT_FORMATS:
         raise TypeError(f"{name} must hold float32 (buffer format 'f'), got format {view.format!r}")
-    if view.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(view.shape)}")
+    if not _ndim_ok(view.ndim, ndim, min_ndim):
+        raise _ndim_error(name, tuple(view.shape), ndim, min_ndim)
     return view
 
 
-def _address(view: memoryview) -> int:
+def view_address(view: memoryview) -> int:
     """Address of a writable C-contiguous buffer's first byte."""
     if view.nbytes == 0:
         return 0
     return ctypes.addressof((ctypes.c_char * view.nbytes).from_buffer(view))
 
 
-def _from_buffer(x: Any, name: str) -> Matrix:
-    view = _float_view(x, name)
-    rows, cols = view.shape
+def _from_buffer(x: Any, name: str, ndim: Optional[int], min_ndim: int) -> Operand:
+    view = float_view(x, name, ndim, min_ndim)
+    shape = tuple(view.shape)
     if view.c_contiguous and not view.readonly:
-        return Matrix(_address(view), rows, cols, cols, 1, view, True)
-    # Read-only or strided buffers: one C-contiguous copy of the logical elements.
-    copy = (ctypes.c_float * max(rows * cols, 1))()
-    ctypes.memmove(copy, view.tobytes(), rows * cols * ITEM)
-    return Matrix(ctypes.addressof(copy), rows, cols, cols, 1, copy, False)
+        return Operand(view_address(view), shape, c_strides(shape), view, True)
+    # Read-only (no safe way to take its address from Python) or strided: one
+    # C-contiguous copy of the logical elements.
+    n = prod(shape)
+    try:
+        copy = (ctypes.c_float * max(n, 1))()
+    except MemoryError:
+        raise no_memory("samebits", f"a copy of {name}", shape) from None
+    if n:
+        ctypes.memmove(copy, view.tobytes(), n * ITEM)
+    return Operand(ctypes.addressof(copy), shape, c_strides(shape), copy, False)
 
 
-def as_input(x: Any, name: str) -> Matrix:
-    """A read-only operand: zero-copy where the C side can address it."""
+def as_operand(x: Any, name: str, ndim: Optional[int] = None, *, min_ndim: int = 0,
+               dense: bool = False) -> Operand:
+    """A read-only float32 operand, zero-copy where the C side can address it.
+
+    ndim: the number of dimensions required (None: at least min_ndim).
+    dense: the operation reads C-contiguous memory only (else any
+    element-aligned strides are read in place). TypeError for a wrong dtype or
+    format or a non-buffer object, ValueError for the wrong number of
+    dimensions, each naming the argument.
+    """
     if is_numpy(x):
-        return _from_numpy(x, name)
-    return _from_buffer(x, name)
+        return _from_numpy(x, name, ndim, min_ndim, dense)
+    return _from_buffer(x, name, ndim, min_ndim)
 
+
+# ---- outputs ----------------------------------------------------------------
 
 def _as_array(x: Any) -> Any:
     """A numpy array over x's own memory (x itself for an array), or None
@@ -157,27 +223,26 @@ def buffer_span(view: memoryview) -> tuple[int, int] | None:
     if view.nbytes == 0:
         return (0, 0)
     if view.c_contiguous:
-        lo = _address(view)
+        lo = view_address(view)
         return (lo, lo + view.nbytes)
     try:
         base = memoryview(view.obj)
         if base.readonly or not base.c_contiguous:
             return None
-        lo = _address(base)
+        lo = view_address(base)
         return (lo, lo + base.nbytes)
     except (TypeError, ValueError, BufferError):
         return None
 
 
 def overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
-             inputs: Sequence[tuple[Any, Any]]) -> bool:
+             inputs: Sequence[tuple[Any, Operand]]) -> bool:
     """Whether `out` may share memory with an input read in place (inputs are
-    (object, Matrix or Tensor) pairs). With numpy every pair is asked exactly
-    (a buffer through a numpy view of its memory: a strided memoryview out
-    has exact bounds, interleaved columns do not overlap). Without numpy,
-    byte spans are compared, out_span() giving out's memory or None when it
-    cannot be told (then the answer is yes: refusing is safer than a wrong
-    result)."""
+    (object, Operand) pairs). With numpy every pair is asked exactly (a buffer
+    through a numpy view of its memory: a strided memoryview out has exact
+    bounds, interleaved columns do not overlap). Without numpy, byte spans are
+    compared, out_span() giving out's memory or None when it cannot be told
+    (then the answer is yes: refusing is safer than a wrong result)."""
     out_array = _as_array(out)
     for obj, operand in inputs:
         if not operand.zero_copy:
@@ -212,69 +277,93 @@ def copy_into(view: memoryview, source: memoryview) -> None:
         view[index] = source[index]
 
 
-class Output:
-    """Where the C library writes an (m, n) result, and what the caller gets back."""
+def dense_layout(operand: Operand) -> bool:
+    """The layers write dense C order only."""
+    return operand.c_contiguous
 
-    def __init__(self, out: Any, m: int, n: int, numpy_result: bool,
-                 inputs: list[tuple[Any, Matrix]], what: str) -> None:
-        self._copy_back = None
+
+class Output:
+    """Where the C library writes a float32 result of `shape`, and what the
+    caller gets back (`finish()`).
+
+    writable(operand) says whether the operation can write a layout in place
+    (default: dense C order); `out` in any other layout is written through a
+    C-contiguous temporary that finish() copies into it.
+    """
+
+    __slots__ = ("result", "operand", "_copy_back")
+
+    def __init__(self, out: Any, shape: Sequence[int], numpy_result: bool,
+                 inputs: Sequence[tuple[Any, Operand]], what: str,
+                 writable: Callable[[Operand], bool] = dense_layout) -> None:
+        shape = tuple(int(s) for s in shape)
+        self._copy_back: Optional[Callable[[], Any]] = None
         if out is None:
-            # numpy's MemoryError does not say what for, ctypes' says nothing.
-            try:
-                if numpy_result:
-                    self.result = np.empty((m, n), dtype=np.float32)
-                    self.matrix = Matrix(numpy_address(self.result), m, n, n, 1, self.result,
-                                         True)
-                else:
-                    storage = (ctypes.c_float * n * m)()
-                    view = memoryview(storage)
-                    self.result = view.cast("B").cast("f", (m, n)) if m and n else view
-                    self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
-            except MemoryError:
-                raise no_memory(what, "the output", (m, n)) from None
+            self.result, self.operand = self._fresh(shape, numpy_result, what, "the output")
             return
         self.result = out
         if is_numpy(out):
             if out.dtype != np.float32:
                 raise TypeError(f"{what}: out must have dtype float32, got {out.dtype}")
-            if out.shape != (m, n):
-                raise ValueError(f"{what}: out has shape {out.shape}, the result has shape {(m, n)}")
+            if out.shape != shape:
+                raise ValueError(f"{what}: out has shape {out.shape}, the result has shape {shape}")
             if not out.flags.writeable:
                 raise ValueError(f"{what}: out is read-only")
-            direct = out.strides[1] == ITEM and out.strides[0] % ITEM == 0 and out.flags.aligned
-            if direct or m * n == 0:
-                self.matrix = Matrix(numpy_address(out), m, n,
-                                     out.strides[0] // ITEM if direct else n, 1, out, True)
-            else:  # the kernels write unit-stride rows: go through a temporary
-                try:
-                    temp = np.empty((m, n), dtype=np.float32)
-                except MemoryError:
-                    raise no_memory(what, "a temporary for out", (m, n)) from None
-                self.matrix = Matrix(numpy_address(temp), m, n, n, 1, temp, True)
+            address = numpy_address(out) if out.size else 0
+            direct = None
+            if out.flags.aligned and not any(st % ITEM for st in out.strides):
+                direct = Operand(address, shape, tuple(st // ITEM for st in out.strides), out,
+                                 True)
+            if direct is not None and (out.size == 0 or writable(direct)):
+                self.operand = direct
+            else:   # a layout the kernels cannot write: through a temporary
+                temp, self.operand = self._fresh(shape, True, what, "a temporary for out")
                 self._copy_back = lambda: np.copyto(out, temp)
+            out_span = lambda: numpy_span(out)   # noqa: E731
         else:
-            view = _float_view(out, f"{what}: out")
-            if tuple(view.shape) != (m, n):
+            view = float_view(out, f"{what}: out", len(shape))
+            if tuple(view.shape) != shape:
                 raise ValueError(f"{what}: out has shape {tuple(view.shape)}, "
-                                 f"the result has shape {(m, n)}")
+                                 f"the result has shape {shape}")
             if view.readonly:
                 raise ValueError(f"{what}: out is read-only")
             if view.c_contiguous:
-                self.matrix = Matrix(_address(view), m, n, n, 1, view, True)
+                self.operand = Operand(view_address(view), shape, c_strides(shape), view, True)
             else:   # strided: the kernels write a temporary, copied into out at the end
-                try:
-                    storage = (ctypes.c_float * max(m * n, 1))()
-                except MemoryError:
-                    raise no_memory(what, "a temporary for out", (m, n)) from None
-                temp = memoryview(storage).cast("B").cast("f", (m, n))
-                self.matrix = Matrix(ctypes.addressof(storage), m, n, n, 1, storage, True)
+                temp, self.operand = self._fresh(shape, False, what, "a temporary for out")
                 self._copy_back = lambda: copy_into(view, temp)
+            out_span = lambda: buffer_span(view)   # noqa: E731
         # out's own memory, not a temporary's: that is what must not overlap an input.
-        out_span = (lambda: numpy_span(out)) if is_numpy(out) else (lambda: buffer_span(view))
         if overlaps(out, out_span, inputs):
             raise ValueError(f"{what}: out overlaps an input; pass a separate array")
 
+    @staticmethod
+    def _fresh(shape: tuple[int, ...], numpy_result: bool, what: str,
+               thing: str) -> tuple[Any, Operand]:
+        """A new C-contiguous result: (what the caller sees, its Operand).
+        numpy's MemoryError does not say what for, ctypes' says nothing."""
+        try:
+            if numpy_result:
+                array = np.empty(shape, dtype=np.float32)
+                return array, Operand(numpy_address(array) if array.size else 0, shape,
+                                      c_strides(shape), array, True)
+            storage = ctypes.c_float
+            for s in reversed(shape):
+                storage = storage * s
+            storage = storage()
+            view = memoryview(storage)
+            result = view.cast("B").cast("f", shape) if prod(shape) else view
+            return result, Operand(ctypes.addressof(storage), shape, c_strides(shape), storage,
+                                   True)
+        except MemoryError:
+            raise no_memory(what, thing, shape) from None
+
+    @property
+    def ptr(self) -> int:
+        return self.operand.ptr
+
     def finish(self) -> Any:
+        """Copies a temporary back into `out` where one was used; returns the result."""
         if self._copy_back is not None:
             self._copy_back()
         return self.result

@@ -111,20 +111,23 @@ class PackedMatrix(PackedData):
 
     _WHAT, _SOURCE, _NDIM = "pack", "b", 2
 
-    def __init__(self, b: Any, threads: int | None = None) -> None:
-        nthreads = _args.threads(threads, "pack")
-        source = _operands.as_input(b, "b")
-        _args.shape(source.shape, "b", "pack")
+    def __init__(self, b: Any, threads: int | None = None, transpose: bool = False) -> None:
+        what, name = ("pack_linear", "weight") if transpose else ("pack", "b")
+        nthreads = _args.threads(threads, what)
+        source = _operands.as_operand(b, name, 2)
+        _args.shape(source.shape, name, what)
+        if transpose:   # weight (out_features, in_features) packed as B = weight.T
+            source = _operands.Operand(source.ptr, source.shape[::-1], source.strides[::-1],
+                                       source.keep, source.zero_copy)
         self.path: str = _paths.path()
         self.shape: tuple[int, int] = source.shape
         index = _paths.path_index(self.path)
         k, n = self.shape
         self._set_nbytes(index)
         self._allocate()
-        status = _lib.lib.sb_pack_b(index, nthreads, k, n,
-                                    source.ptr, source.row_stride, source.col_stride,
+        status = _lib.lib.sb_pack_b(index, nthreads, k, n, source.ptr, *source.strides,
                                     self._address, self.nbytes)
-        _lib.check_status(status, "pack")
+        _lib.check_status(status, what)
         self._numpy_source = _operands.is_numpy(b)
 
     def _packed_bytes(self, index: int) -> int:
@@ -141,3 +144,11 @@ def pack(b: Any, *, threads: int | None = None) -> PackedMatrix:
     the same forms as in ``matmul``. Returns a PackedMatrix.
     """
     return PackedMatrix(b, threads)
+
+
+def pack_linear(weight: Any, *, threads: int | None = None) -> PackedMatrix:
+    """Packs the (out_features, in_features) weight of a linear layer once for
+    repeated ``linear(x, packed)``: the PackedMatrix of ``weight.T`` (shape
+    (in_features, out_features)), the same as ``pack(weight.T)``.
+    """
+    return PackedMatrix(weight, threads, transpose=True)

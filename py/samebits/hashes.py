@@ -123,7 +123,7 @@ def suite_digest(mode: str, path: str, threads: int,
     flip_bit flips that bit of the first nonempty output before hashing: a
     negative control proving that a comparison of lines notices one bit.
     """
-    from ._matmul import mode_code
+    from ._products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     outputs = (case_output(case, i, code, index, threads) for i, case in enumerate(suite(groups)))
     return _digest(outputs, flip_bit)
@@ -226,7 +226,7 @@ def conv_case_output(case: ConvCase, index: int, mode: int, path: int, threads: 
 def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
     """SHA-256 over the outputs of every entry of the conv suite, in order
     (flip_bit as in suite_digest)."""
-    from ._matmul import mode_code
+    from ._products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     outputs = (conv_case_output(case, i, code, index, threads)
                for i, case in enumerate(conv_suite()))
