@@ -143,7 +143,7 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
                      (ptrdiff_t)(d->stride_h * call->rs), out, (ptrdiff_t)d->out_w);
         sb_epilogue(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL, NULL,
-                    d->activation, call->exact);
+                    d->activation);
     }
 }
 

@@ -119,10 +119,11 @@ void sb_describe_products(const sb_product_run *run, int path, sb_plan_info *inf
     info->b_source = plan->b_source;
     info->isa_path = path;
     info->mr = plan->tile->mr, info->nr = plan->tile->nr;
-    info->mc = plan->tile->mc, info->nc = (int64_t)plan->nc;
+    info->mc = (int64_t)plan->mc, info->nc = (int64_t)plan->nc;
     info->products = (int64_t)plan->count;
     info->m = (int64_t)plan->m, info->n = (int64_t)plan->n, info->k = (int64_t)plan->k;
     info->pack_a = plan->pack_a;
+    info->a_in_place = plan->direct_a;
     if (plan->route == SB_ROUTE_EMPTY) return;
     info->prepare_chunks = (int64_t)(plan->prepare_chunks * plan->count);
     info->compute_chunks = (int64_t)(plan->compute_chunks * plan->count);

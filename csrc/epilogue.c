@@ -1,7 +1,8 @@
 /* The epilogue of a finished output tile: bias, activation, canonical NaN.
  *
- * Each step is its own rounded operation after the exact sum, so exact mode
- * stays a function of the inputs alone. The activations pass NaN through
+ * Each step is its own rounded operation after the sum, so exact mode stays a
+ * function of the inputs alone; every NaN is then stored as 0x7FC00000, in
+ * fast mode too (see epilogue.h). The activations pass NaN through
  * (a comparison with NaN is false), so a NaN sum is never hidden as 0 or 6. */
 #include "samebits.h"
 #include "epilogue.h"
@@ -40,15 +41,14 @@ static void canonicalize_nans(float *row, size_t cols)
 }
 
 void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
-                 const float *col_bias, int activation, int exact)
+                 const float *col_bias, int activation)
 {
-    if (!row_bias && !col_bias && activation == SB_ACT_NONE && !exact) return;
     for (size_t i = 0; i < rows; ++i) {
         float *row = c + (ptrdiff_t)i * ldc;
         if (row_bias) add_bias(row, cols, row_bias[i]);
         else if (col_bias) add_column_bias(row, cols, col_bias);
         if (activation == SB_ACT_RELU) relu(row, cols);
         else if (activation == SB_ACT_RELU6) relu6(row, cols);
-        if (exact) canonicalize_nans(row, cols);
+        canonicalize_nans(row, cols);
     }
 }

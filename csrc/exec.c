@@ -29,7 +29,7 @@ static scratch_layout scratch_for(const sb_product_plan *plan, float *scratch)
     const size_t nr = (size_t)plan->tile->nr, strips = (size_t)plan->isa->row_strips;
     scratch_layout s;
     s.packed_a = scratch;
-    s.edge_b = s.packed_a + (size_t)plan->tile->mc * SB_KC;
+    s.edge_b = s.packed_a + plan->mc * SB_KC;
     s.edge_c = s.edge_b + (size_t)SB_KC * strips * nr;
     s.panel = s.edge_c + (size_t)plan->tile->mr * nr + strips * nr;
     return s;
@@ -54,12 +54,12 @@ static const float *packed_b_of(const sb_product_state *state)
 }
 
 /* A finished piece of C (rows from `row`, columns from `col`): bias,
- * activation, and in exact mode the canonical NaN, while it is in cache. */
+ * activation and the canonical NaN, while it is in cache. */
 static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
                            size_t row, size_t col, size_t rows, size_t cols)
 {
     sb_epilogue(c, ops->ldc, rows, cols, ops->row_bias ? ops->row_bias + row : NULL,
-                ops->col_bias ? ops->col_bias + col : NULL, run->activation, run->plan->exact);
+                ops->col_bias ? ops->col_bias + col : NULL, run->activation);
 }
 
 /* Strips [strip0, strip_end) of k-block rows [p0, p0 + kc) of the product's
@@ -107,30 +107,72 @@ static void copy_tile(const float *src, ptrdiff_t lds, float *dst, ptrdiff_t ldd
         memcpy(dst + (ptrdiff_t)i * ldd, src + (ptrdiff_t)i * lds, cols * sizeof(float));
 }
 
+/* Where the tile kernels find the A strips of rows [i0, i0 + rows) for one
+ * k-block from p0: a packed block (strip s at block + s*kc*MR), or A read in
+ * place (plan->direct_a), whose whole MR-row strips the direct kernels read
+ * where they are while a ragged last strip is packed into `block` (strip 0). */
+typedef struct {
+    const float *block;
+    const float *a;               /* element (i0, p0) of A when read in place */
+    ptrdiff_t a_row, a_col;
+    size_t whole_rows;            /* rows read in place: whole strips */
+} a_strips;
+
+/* A block of rows [i0, i0 + rows) for k-block rows [p0, p0 + kc): packed
+ * (prepacked, or packed here into scratch) or read in place. */
+static a_strips a_block_for(const sb_product_run *run, const sb_product_state *state,
+                            scratch_layout s, size_t i0, size_t rows, size_t kb, size_t kc)
+{
+    const sb_product_plan *plan = run->plan;
+    const sb_operands *ops = &state->ops;
+    const sb_tile *tile = plan->tile;
+    const size_t mr = (size_t)tile->mr, p0 = kb * SB_KC;
+    const float *packed_a = packed_a_of(state);
+    a_strips strips = {s.packed_a, NULL, 0, 0, 0};
+    if (packed_a) {   /* tiles start on whole strips: MC is a multiple of MR */
+        strips.block = packed_a + kb * SB_KC * sb_ceil_div(plan->m, mr) * mr + (i0 / mr) * kc * mr;
+    } else if (plan->direct_a) {
+        strips.a = ops->a + (ptrdiff_t)i0 * ops->a_row + (ptrdiff_t)p0 * ops->a_col;
+        strips.a_row = ops->a_row, strips.a_col = ops->a_col;
+        strips.whole_rows = rows / mr * mr;
+        if (strips.whole_rows < rows)
+            tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0 + strips.whole_rows,
+                         rows - strips.whole_rows, p0, kc, s.packed_a);
+    } else {
+        tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0, rows, p0, kc, s.packed_a);
+    }
+    return strips;
+}
+
 /* The tile kernel down one strip of B (kc rows at bp, row step b_step, the
- * live_cols columns from `col`) and the A block's strips for rows
- * [i0, i0 + rows); ragged edges run the kernel on a scratch tile. */
+ * live_cols columns from `col`) and the A strips for rows [i0, i0 + rows);
+ * ragged edges run the kernel on a scratch tile. */
 static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch_layout s,
-                      size_t kc, const float *a_block, const float *bp, ptrdiff_t b_step,
+                      size_t kc, const a_strips *a, const float *bp, ptrdiff_t b_step,
                       size_t i0, size_t rows, size_t col, size_t live_cols, int accumulate,
                       int last)
 {
     const sb_product_plan *plan = run->plan;
     const size_t mr = (size_t)plan->tile->mr, nr = (size_t)plan->tile->nr;
+    const int narrow = plan->narrow_kernel && live_cols <= (size_t)plan->tile->narrow_nr;
     for (size_t ii = 0; ii < rows; ii += mr) {
-        const float *ap = a_block + (ii / mr) * kc * mr;
         size_t live_rows = sb_min_size(rows - ii, mr);
         float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
-        if (live_rows == mr && live_cols == nr) {
-            plan->kernel(kc, ap, bp, b_step, cp, ops->ldc, accumulate);
-        } else {   /* through a tile buffer; few live columns take the narrow tile */
-            sb_tile_kernel_fn kernel =
-                plan->narrow_kernel && live_cols <= (size_t)plan->tile->narrow_nr
-                    ? plan->narrow_kernel : plan->kernel;
-            if (accumulate) copy_tile(cp, ops->ldc, s.edge_c, (ptrdiff_t)nr, live_rows, live_cols);
-            kernel(kc, ap, bp, b_step, s.edge_c, (ptrdiff_t)nr, accumulate);
-            copy_tile(s.edge_c, (ptrdiff_t)nr, cp, ops->ldc, live_rows, live_cols);
+        const int whole = live_rows == mr && live_cols == nr;
+        float *out = whole ? cp : s.edge_c;   /* a ragged edge goes through a tile buffer */
+        ptrdiff_t ldo = whole ? ops->ldc : (ptrdiff_t)nr;
+        if (!whole && accumulate) copy_tile(cp, ops->ldc, s.edge_c, (ptrdiff_t)nr, live_rows,
+                                            live_cols);
+        if (ii < a->whole_rows) {
+            const float *ap = a->a + (ptrdiff_t)ii * a->a_row;
+            (narrow ? plan->narrow_direct_kernel : plan->direct_kernel)(
+                kc, ap, a->a_row, a->a_col, bp, b_step, out, ldo, accumulate);
+        } else {
+            const float *ap = a->block + ((ii - a->whole_rows) / mr) * kc * mr;
+            (narrow ? plan->narrow_kernel : plan->kernel)(kc, ap, bp, b_step, out, ldo,
+                                                          accumulate);
         }
+        if (!whole) copy_tile(s.edge_c, (ptrdiff_t)nr, cp, ops->ldc, live_rows, live_cols);
         if (last) finish_outputs(run, ops, cp, i0 + ii, col, live_rows, live_cols);
     }
 }
@@ -141,25 +183,19 @@ static void compute_tile(const sb_product_run *run, const sb_product_state *stat
     const sb_product_plan *plan = run->plan;
     const sb_operands *ops = &state->ops;
     const sb_tile *tile = plan->tile;
-    const size_t mr = (size_t)tile->mr, nr = (size_t)tile->nr;
-    const size_t mc = (size_t)tile->mc, nc = plan->nc;
+    const size_t nr = (size_t)tile->nr;
+    const size_t mc = plan->mc, nc = plan->nc;
     /* Tiles that share B columns are adjacent chunks, so concurrent threads
      * read the same B strips. */
     const size_t tile_n = chunk / plan->tiles_m, tile_m = chunk % plan->tiles_m;
     const size_t i0 = tile_m * mc, rows = sb_min_size(plan->m - i0, mc);
     const size_t j0 = tile_n * nc, cols = sb_min_size(plan->n - j0, nc);
-    const float *packed_a = packed_a_of(state), *packed_b = packed_b_of(state);
-    const size_t a_strips = sb_ceil_div(plan->m, mr);
+    const float *packed_b = packed_b_of(state);
 
     for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb);
         const int accumulate = kb > 0, last = kb + 1 == plan->k_blocks;
-        const float *a_block = s.packed_a;
-        if (packed_a)   /* tiles start on whole strips: MC is a multiple of MR */
-            a_block = packed_a + kb * SB_KC * a_strips * mr + (i0 / mr) * kc * mr;
-        else
-            tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0, rows, kb * SB_KC, kc,
-                         s.packed_a);
+        const a_strips a = a_block_for(run, state, s, i0, rows, kb, kc);
         for (size_t jj = 0; jj < cols; jj += nr) {
             const size_t strip = (j0 + jj) / nr, live_cols = sb_min_size(cols - jj, nr);
             const float *bp;
@@ -175,7 +211,7 @@ static void compute_tile(const sb_product_run *run, const sb_product_state *stat
                 bp = s.edge_b;
                 b_step = (ptrdiff_t)nr;
             }
-            run_strip(run, ops, s, kc, a_block, bp, b_step, i0, rows, j0 + jj, live_cols,
+            run_strip(run, ops, s, kc, &a, bp, b_step, i0, rows, j0 + jj, live_cols,
                       accumulate, last);
         }
     }
@@ -192,17 +228,15 @@ static void compute_panel(const sb_product_run *run, const sb_product_state *sta
 {
     const sb_product_plan *plan = run->plan;
     const sb_operands *ops = &state->ops;
-    const size_t mr = (size_t)plan->tile->mr, nr = (size_t)plan->tile->nr;
+    const size_t nr = (size_t)plan->tile->nr;
     const size_t j0 = chunk * SB_PANEL_STRIPS * nr;
     const size_t cols = sb_min_size(plan->n - j0, SB_PANEL_STRIPS * nr);
     const int by_strip = plan->b_source == SB_B_PER_STRIP;
-    const float *packed_a = packed_a_of(state);
-    const size_t a_strips = sb_ceil_div(plan->m, mr);
 
     for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb);
         const int accumulate = kb > 0, last = kb + 1 == plan->k_blocks;
-        const float *a_block = packed_a + kb * SB_KC * a_strips * mr;
+        const a_strips a = a_block_for(run, state, s, 0, plan->m, kb, kc);
         if (!by_strip)
             fill_b(run, ops, 1, kb * SB_KC, kc, j0 / nr, j0 / nr + sb_ceil_div(cols, nr), s.panel);
         for (size_t jj = 0; jj < cols; jj += nr) {
@@ -211,7 +245,7 @@ static void compute_panel(const sb_product_run *run, const sb_product_state *sta
                 fill_b(run, ops, 0, kb * SB_KC, kc, (j0 + jj) / nr, (j0 + jj) / nr + 1, s.panel);
             else
                 strip += (jj / nr) * kc * nr;
-            run_strip(run, ops, s, kc, a_block, strip, (ptrdiff_t)nr, 0, plan->m, j0 + jj,
+            run_strip(run, ops, s, kc, &a, strip, (ptrdiff_t)nr, 0, plan->m, j0 + jj,
                       sb_min_size(cols - jj, nr), accumulate, last);
         }
     }

@@ -40,6 +40,8 @@ struct sb_tile {
      * used only when narrow_nr < nr. */
     int narrow_nr;
     sb_tile_kernel_fn narrow_exact, narrow_fast;
+    /* The same kernels over A read in place (sb_tile_direct_fn). */
+    sb_tile_direct_fn direct_exact, direct_fast, narrow_direct_exact, narrow_direct_fast;
     sb_pack_a_fn pack_a;          /* the layouts the kernels read */
     sb_pack_b_fn pack_b;          /* strip by strip */
     sb_pack_b_fn pack_b_rows;     /* the same layout, read row by row across strips */

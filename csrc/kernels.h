@@ -21,6 +21,13 @@
 typedef void (*sb_tile_kernel_fn)(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
                                   float *c, ptrdiff_t ldc, int accumulate);
 
+/* Tile over A read where it is (no packing): element (p, r) of the MR x kc
+ * strip is a[r*a_row + p*a_col]. Otherwise as sb_tile_kernel_fn, with the
+ * same operations in the same order, hence the same bits. */
+typedef void (*sb_tile_direct_fn)(size_t kc, const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                                  const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
+                                  int accumulate);
+
 /* Row (a product with one row of A): the 1 x (row_strips * nr) outputs at c
  * (contiguous) of the A values a[p*a_step] and row_strips strips of nr
  * columns of B, strip s row p at bp + s*strip_step + p*b_step. nr is a tile's

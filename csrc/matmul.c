@@ -146,6 +146,7 @@ static int plan_call(const matmul_call *call, sb_product_plan *plan, sb_product_
 {
     sb_product_desc desc = {0};
     desc.m = call->m, desc.n = call->n, desc.k = call->k;
+    desc.a_row = call->a_row, desc.a_col = call->a_col;
     desc.b_row = call->b_row, desc.b_col = call->b_col;
     desc.b_form = call->packed ? SB_B_PACKED : SB_B_MATRIX;
     desc.count = call->batch.count;

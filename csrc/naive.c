@@ -74,7 +74,7 @@ int sb_conv2d_naive(const sb_conv2d_args *args)
                     out[oy * d.out_w + ox] = acc;
                 }
             }
-            sb_epilogue(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, NULL, d.activation, 1);
+            sb_epilogue(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, NULL, d.activation);
         }
     }
     sb_fpenv_leave(&env);

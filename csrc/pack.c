@@ -5,6 +5,7 @@
 #include <string.h>
 #include "isa.h"
 #include "checked.h"
+#include "transpose.h"
 
 /* A row piece of a strip: constant sizes become a few vector moves. */
 static inline void copy_strip_row(float *dst, const float *src, size_t cols)
@@ -26,15 +27,21 @@ void sb_pack_b_strips(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrd
     for (size_t s = strip0; s < strip_end; ++s) {
         size_t j0 = s * nr;
         size_t cols = j0 < n ? sb_min_size(n - j0, nr) : 0;
-        for (size_t p = 0; p < kc; ++p) {
-            const float *src = b + (ptrdiff_t)(p0 + p) * b_row + (ptrdiff_t)j0 * b_col;
-            float *out = dst + p * nr;
-            if (b_col == 1) {
-                copy_strip_row(out, src, cols);
-            } else {
-                for (size_t j = 0; j < cols; ++j) out[j] = src[(ptrdiff_t)j * b_col];
+        const float *src = b + (ptrdiff_t)p0 * b_row + (ptrdiff_t)j0 * b_col;
+        if (b_row == 1 && b_col != 1) {   /* B's columns contiguous (a transpose): transpose */
+            sb_transpose_copy(dst, nr, src, b_col, cols, kc);
+            for (size_t p = 0; p < kc; ++p)
+                for (size_t j = cols; j < nr; ++j) dst[p * nr + j] = 0.0f;
+        } else {
+            for (size_t p = 0; p < kc; ++p, src += b_row) {
+                float *out = dst + p * nr;
+                if (b_col == 1) {
+                    copy_strip_row(out, src, cols);
+                } else {
+                    for (size_t j = 0; j < cols; ++j) out[j] = src[(ptrdiff_t)j * b_col];
+                }
+                for (size_t j = cols; j < nr; ++j) out[j] = 0.0f;
             }
-            for (size_t j = cols; j < nr; ++j) out[j] = 0.0f;
         }
         dst += kc * nr;
     }
@@ -79,12 +86,8 @@ void sb_pack_a_strips(const sb_tile *tile, const float *a, ptrdiff_t a_row, ptrd
     for (size_t r0 = 0; r0 < rows; r0 += mr) {
         size_t live = sb_min_size(rows - r0, mr);
         const float *src = a + (ptrdiff_t)(i0 + r0) * a_row + (ptrdiff_t)p0 * a_col;
-        if (a_col == 1) {
-            /* Row-major A: read each row in order, write it down the strip (in L1). */
-            for (size_t r = 0; r < live; ++r) {
-                const float *row = src + (ptrdiff_t)r * a_row;
-                for (size_t p = 0; p < kc; ++p) dst[p * mr + r] = row[p];
-            }
+        if (a_col == 1) {   /* row-major A: a transpose into the strip */
+            sb_transpose_copy(dst, mr, src, a_row, live, kc);
             for (size_t r = live; r < mr; ++r)
                 for (size_t p = 0; p < kc; ++p) dst[p * mr + r] = 0.0f;
         } else {

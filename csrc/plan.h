@@ -24,6 +24,7 @@ enum sb_b_form {
 
 typedef struct {
     size_t m, n, k;
+    ptrdiff_t a_row, a_col;       /* A's strides when not packed: whether to read it in place */
     ptrdiff_t b_row, b_col;       /* for SB_B_MATRIX: whether reading in place pays */
     int b_form;                   /* enum sb_b_form */
     int a_packed;                 /* A comes packed in the tile's layout (weights) */
@@ -35,13 +36,15 @@ typedef struct {
     int route;                    /* enum sb_route */
     int b_source;                 /* enum sb_b_source */
     int pack_a;                   /* A is packed once per product in the prepare phase */
+    int direct_a;                 /* the tile kernels read A in place (whole MR-row strips) */
     int exact;
     const sb_isa *isa;
     const sb_tile *tile;
     sb_tile_kernel_fn kernel, narrow_kernel;  /* narrow: null when not narrower */
+    sb_tile_direct_fn direct_kernel, narrow_direct_kernel;
     sb_row_kernel_fn row_kernel;
     size_t m, n, k, count;
-    size_t nc;                    /* tile width for this shape */
+    size_t mc, nc;                /* cache tile (rows, columns) of one TILES chunk */
     size_t tiles_m, tiles_n, k_blocks;
     size_t b_strips;              /* strips of the packed layout (padded to row groups) */
     size_t row_cols;              /* outputs per row-kernel call */

@@ -138,6 +138,7 @@ typedef struct sb_plan_info {
     int64_t workspace_bytes;          /* largest workspace of one wave */
     int64_t estimated_ns;             /* one thread's estimated time */
     int64_t pack_a;                   /* A is packed once per product before the compute phase */
+    int64_t a_in_place;               /* the tile kernels read A where it is (no packing) */
 } sb_plan_info;
 SB_API int sb_matmul_plan(const sb_matmul_args *args, sb_plan_info *info);
 

@@ -7,8 +7,8 @@
  * tile route's.
  *
  * A chunk is CHUNK_STRIPS strips of one image and group, a constant of the
- * shape; its rows get the epilogue (bias, activation, canonical NaN in exact
- * mode) as a rows x 1 tile. */
+ * shape; its rows get the epilogue (bias, activation, canonical NaN) as a
+ * rows x 1 tile. */
 #include "conv_internal.h"
 #include "checked.h"
 #include "epilogue.h"
@@ -44,7 +44,7 @@ static void single_column_chunk(void *ctx, size_t chunk, int thread_index)
         job->kernel(job->mr, kc, rows, block + strip0 * kc * job->mr, x + kb * SB_KC, y, kb > 0);
     }
     sb_epilogue(y, 1, rows, 1, d->bias ? d->bias + g * job->cout_g + row0 : NULL, NULL,
-                d->activation, d->mode == SB_MODE_EXACT);
+                d->activation);
 }
 
 static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *packed,

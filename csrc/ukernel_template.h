@@ -34,13 +34,23 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
  * accumulators on the stack (about 4x slower in exact mode in the browser). */
 #define UKR_FOR(i, n, bound) for (int i = 0; i < (bound); ++i) if (i < (n))
 
-/* The MR x (NV vectors) tile: see sb_tile_kernel_fn in kernels.h. */
+/* The MR x (NV vectors) tile: see sb_tile_kernel_fn and sb_tile_direct_fn in
+ * kernels.h. Element (p, r) of the A strip is ap[r*a_rs + p*a_ps]: packed
+ * (a_rs = 1, a_ps = MR, constants the compiler folds) or read in place. */
 static inline __attribute__((always_inline)) void
-ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
-         const float *restrict bp, ptrdiff_t b_step, float *restrict c, ptrdiff_t ldc,
-         int accumulate, const int fused)
+ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap, ptrdiff_t a_rs,
+         ptrdiff_t a_ps, const float *restrict bp, ptrdiff_t b_step, float *restrict c,
+         ptrdiff_t ldc, int accumulate, const int fused)
 {
     vec_t acc[UKR_TILE_MAX_MR][UKR_TILE_MAX_NV];
+    /* The C tile is written at the end: ask for its lines now, for writing,
+     * so that their misses overlap the k loop instead of stalling the
+     * stores (C rows far apart miss the cache and the TLB). */
+#pragma GCC unroll 32
+    UKR_FOR(r, MR, UKR_TILE_MAX_MR)
+#pragma GCC unroll 8
+        UKR_FOR(v, NV, UKR_TILE_MAX_NV)
+            __builtin_prefetch(c + r * ldc + v * UKR_LANES, 1, 3);
 #pragma GCC unroll 32
     UKR_FOR(r, MR, UKR_TILE_MAX_MR)
 #pragma GCC unroll 8
@@ -54,12 +64,12 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap,
             b[v] = vec_load(bp + v * UKR_LANES);
 #pragma GCC unroll 32
         UKR_FOR(r, MR, UKR_TILE_MAX_MR) {
-            vec_t a = vec_splat(ap[r]);
+            vec_t a = vec_splat(ap[r * a_rs]);
 #pragma GCC unroll 8
             UKR_FOR(v, NV, UKR_TILE_MAX_NV)
                 acc[r][v] = ukr_step(acc[r][v], a, b[v], fused);
         }
-        ap += MR;
+        ap += a_ps;
         bp += b_step;
     }
 
@@ -353,38 +363,40 @@ ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
  * ragged last strip with few live columns (the framework's choice). */
 #define UKR_NARROW_NV(NR) ((NR) / UKR_LANES / 2 > 0 ? (NR) / UKR_LANES / 2 : 1)
 
-/* One tile's kernels: sb_ukr_<name>_{exact,fast} and
- * sb_ukr_<name>_narrow_{exact,fast} (sb_tile_kernel_fn). */
-#define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
-    void sb_ukr_##name##_narrow_exact(size_t kc, const float *ap, const float *bp,           \
-                                      ptrdiff_t b_step, float *c, ptrdiff_t ldc,             \
-                                      int accumulate)                                        \
-    {                                                                                        \
-        ukr_tile(MR, UKR_NARROW_NV(NR), kc, ap, bp, b_step, c, ldc, accumulate, 0);          \
-    }                                                                                        \
-    void sb_ukr_##name##_narrow_fast(size_t kc, const float *ap, const float *bp,            \
-                                     ptrdiff_t b_step, float *c, ptrdiff_t ldc,              \
-                                     int accumulate)                                         \
-    {                                                                                        \
-        ukr_tile(MR, UKR_NARROW_NV(NR), kc, ap, bp, b_step, c, ldc, accumulate, fused_flag); \
-    }                                                                                        \
-    void sb_ukr_##name##_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, \
-                               float *c, ptrdiff_t ldc, int accumulate)                      \
-    {                                                                                        \
-        ukr_tile(MR, (NR) / UKR_LANES, kc, ap, bp, b_step, c, ldc, accumulate, 0);           \
-    }                                                                                        \
-    void sb_ukr_##name##_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,  \
-                              float *c, ptrdiff_t ldc, int accumulate)                       \
-    {                                                                                        \
-        ukr_tile(MR, (NR) / UKR_LANES, kc, ap, bp, b_step, c, ldc, accumulate, fused_flag);  \
+/* One tile's kernels (kernels.h): over packed A, sb_ukr_<name>_{exact,fast}
+ * and sb_ukr_<name>_narrow_{exact,fast}; over A in place,
+ * sb_ukr_<name>_direct_{exact,fast} and sb_ukr_<name>_narrow_direct_{exact,fast}. */
+#define UKR_TILE_FN(fn, MR, NV, fused_flag)                                                   \
+    void fn(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c,          \
+            ptrdiff_t ldc, int accumulate)                                                    \
+    {                                                                                         \
+        ukr_tile(MR, NV, kc, ap, 1, MR, bp, b_step, c, ldc, accumulate, fused_flag);          \
     }
+#define UKR_DIRECT_FN(fn, MR, NV, fused_flag)                                                 \
+    void fn(size_t kc, const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const float *bp,     \
+            ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate)                        \
+    {                                                                                         \
+        ukr_tile(MR, NV, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate, fused_flag);    \
+    }
+#define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
+    UKR_TILE_FN(sb_ukr_##name##_exact, MR, (NR) / UKR_LANES, 0)                              \
+    UKR_TILE_FN(sb_ukr_##name##_fast, MR, (NR) / UKR_LANES, fused_flag)                      \
+    UKR_TILE_FN(sb_ukr_##name##_narrow_exact, MR, UKR_NARROW_NV(NR), 0)                      \
+    UKR_TILE_FN(sb_ukr_##name##_narrow_fast, MR, UKR_NARROW_NV(NR), fused_flag)              \
+    UKR_DIRECT_FN(sb_ukr_##name##_direct_exact, MR, (NR) / UKR_LANES, 0)                     \
+    UKR_DIRECT_FN(sb_ukr_##name##_direct_fast, MR, (NR) / UKR_LANES, fused_flag)             \
+    UKR_DIRECT_FN(sb_ukr_##name##_narrow_direct_exact, MR, UKR_NARROW_NV(NR), 0)             \
+    UKR_DIRECT_FN(sb_ukr_##name##_narrow_direct_fast, MR, UKR_NARROW_NV(NR), fused_flag)
 
 /* The tile fields of an sb_tile descriptor for the kernels of
  * UKR_DEFINE_TILE(name, MR, NR, ...). */
 #define UKR_TILE_KERNELS(name, NR)                                                           \
     .exact = sb_ukr_##name##_exact, .fast = sb_ukr_##name##_fast,                            \
     .narrow_nr = UKR_NARROW_NV(NR) * UKR_LANES, .narrow_exact = sb_ukr_##name##_narrow_exact, \
-    .narrow_fast = sb_ukr_##name##_narrow_fast
+    .narrow_fast = sb_ukr_##name##_narrow_fast, .direct_exact = sb_ukr_##name##_direct_exact, \
+    .direct_fast = sb_ukr_##name##_direct_fast,                                              \
+    .narrow_direct_exact = sb_ukr_##name##_narrow_direct_exact,                              \
+    .narrow_direct_fast = sb_ukr_##name##_narrow_direct_fast
 
 /* The row kernel for a run-time nr: the widths the including file lists in
  * UKR_ROW_NVS(X) (X(nv) for each tile's NR / UKR_LANES) get unrolled

@@ -6,7 +6,10 @@
  * SSE2 and plain SIMD128 have none. vec4_fma is used by fast mode only.
  * vec4_even(a, b) is {a0, a2, b0, b2} and vec4_odd(a, b) {a1, a3, b1, b3}: the
  * two halves of a stride-2 gather of eight floats.
- * vec4_load2(p) is {p[0], p[1], +0, +0}; vec4_store2 stores lanes 0 and 1. */
+ * vec4_load2(p) is {p[0], p[1], +0, +0}; vec4_store2 stores lanes 0 and 1.
+ * For transposes (data movement only): vec4_zip_lo(a, b) = {a0, b0, a1, b1},
+ * vec4_zip_hi(a, b) = {a2, b2, a3, b3}, vec4_lo64(a, b) = {a0, a1, b0, b1},
+ * vec4_hi64(a, b) = {a2, a3, b2, b3}. */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
 
@@ -24,6 +27,10 @@ typedef v128_t vec4;
 #define vec4_odd(a, b) wasm_i32x4_shuffle((a), (b), 1, 3, 5, 7)
 #define vec4_load2(p) wasm_v128_load64_zero(p)
 #define vec4_store2(p, v) wasm_v128_store64_lane((p), (v), 0)
+#define vec4_zip_lo(a, b) wasm_i32x4_shuffle((a), (b), 0, 4, 1, 5)
+#define vec4_zip_hi(a, b) wasm_i32x4_shuffle((a), (b), 2, 6, 3, 7)
+#define vec4_lo64(a, b) wasm_i32x4_shuffle((a), (b), 0, 1, 4, 5)
+#define vec4_hi64(a, b) wasm_i32x4_shuffle((a), (b), 2, 3, 6, 7)
 #if defined(__wasm_relaxed_simd__)
 /* relaxed_madd(x, y, z) = x * y + z, fused or not at the engine's choice
  * (fused on x86 with FMA3 and on arm64). */
@@ -52,6 +59,12 @@ typedef float32x4_t vec4;
 #define vec4_odd(a, b) vuzp2q_f32((a), (b))
 #define vec4_load2(p) vcombine_f32(vld1_f32(p), vdup_n_f32(0.0f))
 #define vec4_store2(p, v) vst1_f32((p), vget_low_f32(v))
+#define vec4_zip_lo(a, b) vzip1q_f32((a), (b))
+#define vec4_zip_hi(a, b) vzip2q_f32((a), (b))
+#define vec4_lo64(a, b) \
+    vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)))
+#define vec4_hi64(a, b) \
+    vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)))
 #define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
 
 #elif defined(__SSE2__)
@@ -70,6 +83,10 @@ typedef __m128 vec4;
 #define vec4_odd(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(3, 1, 3, 1))
 #define vec4_load2(p) _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)(p))
 #define vec4_store2(p, v) _mm_storel_pi((__m64 *)(void *)(p), (v))
+#define vec4_zip_lo(a, b) _mm_unpacklo_ps((a), (b))
+#define vec4_zip_hi(a, b) _mm_unpackhi_ps((a), (b))
+#define vec4_lo64(a, b) _mm_movelh_ps((a), (b))
+#define vec4_hi64(a, b) _mm_movehl_ps((b), (a))
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
 
 #else

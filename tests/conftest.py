@@ -52,12 +52,8 @@ def bits(x) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
 
 
-def assert_same_bits(got, want, what: str, any_nan: bool = False) -> None:
-    """Bit-for-bit equality; any_nan=True counts every NaN as equal to every
-    other (fast mode promises its bits except NaN payloads)."""
+def assert_same_bits(got, want, what: str) -> None:
     g, w = bits(got), bits(want)
-    if any_nan:
-        g, w = (np.where((x & 0x7FFFFFFF) > 0x7F800000, np.uint32(0x7FC00000), x) for x in (g, w))
     if g.shape != w.shape:
         raise AssertionError(f"{what}: shape {g.shape} != {w.shape}")
     diff = np.argwhere(g != w)

@@ -204,6 +204,7 @@ def test_panel_mode_shapes(path: str, m: int, k: int, n: int) -> None:
                              f"{path} exact {m}x{k}x{n} threads {threads}")
         fast = samebits.matmul(a, b, threads=1)
         assert_same_bits(samebits.matmul(a, b, threads=2), fast, "fast: 2 threads vs 1")
+        # Another route: the same bits (NaN canonical in fast mode too).
         assert_same_bits(samebits.matmul(a, samebits.pack(b), threads=1), fast,
                          "fast: packed vs plain")
         assert_same_bits(samebits.matmul(a, b.T.copy().T, threads=1), fast,

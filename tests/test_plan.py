@@ -77,6 +77,9 @@ def test_routes_follow_the_shape():
     assert big["threads"] == 2 and big["prepare_chunks"] > 0
     wide = plan_matmul(path, 1, 2, 32, 768, 768)
     assert wide["route"] == 3 and wide["pack_a"] == 1               # few rows: panels
+    narrow = plan_matmul(path, 1, 2, 40, 256, 512)
+    assert narrow["route"] == 3 and narrow["a_in_place"] == 1       # A read where it is
+    assert plan_matmul(path, 1, 2, 64, 64, 64)["a_in_place"] == 1   # small: no packing
     packed = plan_matmul(path, 1, 2, 1024, 1024, 1024, packed=True)
     assert packed["b_source"] == 1 and packed["prepare_chunks"] == 0
     transposed = plan_matmul(path, 1, 2, 1, 300, 70, b_strides=(1, 70))

@@ -53,7 +53,7 @@ class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",
                        "m", "n", "k", "prepare_chunks", "compute_chunks", "threads", "waves",
-                       "workspace_bytes", "estimated_ns", "pack_a")
+                       "workspace_bytes", "estimated_ns", "pack_a", "a_in_place")
 
 
 def packer(structure: type) -> Callable[..., bytes]:

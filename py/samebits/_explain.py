@@ -52,6 +52,7 @@ class Plan:
     workspace_bytes: int
     estimated_us: float
     pack_a: bool
+    a_in_place: bool
 
     def __str__(self) -> str:
         shape = f"{self.m}x{self.n}x{self.k}"
@@ -60,7 +61,8 @@ class Plan:
             what = f"{self.products} planes of {self.m}x{self.n} outputs, {self.k} taps each"
         parts = [f"{self.op} ({self.mode}) on {self.path}: {what}", f"route {self.route}"]
         if self.route in ("tiles", "panels", "row"):
-            parts.append(f"B {self.b_source}" + (", A packed first" if self.pack_a else ""))
+            a = ", A packed first" if self.pack_a else ", A read in place" if self.a_in_place else ""
+            parts.append(f"B {self.b_source}{a}")
             parts.append(f"tile {self.tile[0]}x{self.tile[1]}, cache tile "
                          f"{self.cache_tile[0]}x{self.cache_tile[1]}")
         chunks = f"{self.compute_chunks} chunk{'s' if self.compute_chunks != 1 else ''}"
@@ -83,7 +85,7 @@ def _plan(op: str, info: _abi.PlanInfo, mode_code: int) -> Plan:
                 m=info.m, n=info.n, k=info.k, prepare_chunks=info.prepare_chunks,
                 compute_chunks=info.compute_chunks, threads=info.threads, waves=info.waves,
                 workspace_bytes=info.workspace_bytes, estimated_us=info.estimated_ns / 1000.0,
-                pack_a=bool(info.pack_a))
+                pack_a=bool(info.pack_a), a_in_place=bool(info.a_in_place))
 
 
 def plan_products(call: Any) -> Plan:

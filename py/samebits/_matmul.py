@@ -1,8 +1,6 @@
 """samebits.matmul: the fp32 matrix product, with numpy's shape rules."""
 from __future__ import annotations
 
-import ctypes
-import sys
 from typing import Any
 
 from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _threads
@@ -12,7 +10,7 @@ from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _thread
 #
 # A small product costs more in Python than in C, so the common call -- two
 # float32 numpy arrays (exactly np.ndarray, 2-D, element-aligned strides), no
-# `out` -- skips the general machinery (_products: Operand objects, the
+# `out` or a numpy one whose rows have unit column stride -- skips the general machinery (_products: Operand objects, the
 # Output class, an argument Structure filled field by field). It passes the C
 # library exactly the arguments the general path would (same pointers,
 # strides, path and thread cap), so the results are the same bits. Every test
@@ -47,19 +45,8 @@ _pack_args = _abi.packer(_abi.MatmulArgs)
 # mode -> (code, the C function that runs it)
 _ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_matmul),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_matmul)}
-_DATA_OFFSET = object.__basicsize__        # PyArrayObject: the object header, then char *data
-_read_word = ctypes.c_size_t.from_address  # _read_word(id(x) + _DATA_OFFSET).value: x's data
+_DATA_OFFSET, _read_word = _operands.DATA_OFFSET, _operands.read_word
 _LIMIT, _MAX_ELEMENTS = _args.LIMIT, _args.MAX_ELEMENTS
-
-
-def _data_field_holds() -> bool:
-    """Whether _read_word(id(x) + _DATA_OFFSET).value is x.ctypes.data here."""
-    np = _operands.np
-    if np is None or sys.implementation.name != "cpython":   # id() is an address in CPython
-        return False
-    base = np.zeros((4, 6), np.float32)
-    probes = (base, base[1:, 2:], base[::-1, ::2], np.empty((0, 3), np.float32))
-    return all(_read_word(id(x) + _DATA_OFFSET).value == x.ctypes.data for x in probes)
 
 
 def _import_time_default(read):
@@ -69,45 +56,65 @@ def _import_time_default(read):
         return None
 
 
-if not _data_field_holds() or _explain.TRACE:
+if not _operands.DATA_FIELD_HOLDS or _explain.TRACE:
     _NDARRAY = None   # no call takes a fast path (conv2d's neither): tracing goes the general way
 _DEFAULT_PATH = _import_time_default(_paths.default_path_index)
 _DEFAULT_THREADS = _import_time_default(_threads.default_threads)
 
 
+def _span(ptr: int, rows: int, cols: int, row_bytes: int, col_bytes: int) -> tuple[int, int]:
+    """[lo, hi) of the bytes a non-empty 2-D array can touch."""
+    lo = hi = ptr
+    for reach in ((rows - 1) * row_bytes, (cols - 1) * col_bytes):
+        if reach < 0:
+            lo += reach
+        else:
+            hi += reach
+    return lo, hi + _ITEM
+
+
 def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
            threads: int | None = None) -> Any:
-    """The float32 product ``a @ b`` of an (m, k) and a (k, n) matrix.
+    """The float32 matrix product ``a @ b``, with numpy's matmul shape rules.
 
     Parameters
     ----------
     a, b
-        float32 matrices: numpy arrays with any strides (row-padded and
-        transposed views are read in place; other layouts may be copied), or,
-        without numpy, 2-D buffer-protocol objects of format 'f'. ``b`` may
-        also be a PackedMatrix from ``samebits.pack`` (same bits).
+        float32 arrays: numpy arrays with any strides (views, transposes,
+        broadcasts and negative strides are read in place; unaligned or
+        byte-strided ones are copied), or, without numpy, buffer-protocol
+        objects of format 'f'. As in ``np.matmul``: (m, k) @ (k, n) is a
+        matrix product; N-D operands are stacks of matrices in the last two
+        dimensions, whose leading (batch) dimensions broadcast; a 1-D ``a`` is
+        a row and a 1-D ``b`` a column, the added axis removed from the
+        result. ``b`` may also be a PackedMatrix from ``samebits.pack`` (same
+        bits).
     mode
         ``"exact"``: every output is the sum of its k products in increasing
         order from +0, each product and sum rounded to float32, no fused
         multiply-add, NaN stored as 0x7FC00000; the same bits on every
         machine, path, thread count and runtime. ``"fast"`` (default): the same
         order with fused multiply-add where the path has it; repeatable on one
-        machine and path.
+        machine and path. Either way each 2-D product of a batch has the bits
+        it has alone.
     out
-        Optional writable float32 (m, n) array, not overlapping a or b,
-        filled in place and returned.
+        Optional writable float32 array of the result's shape, not
+        overlapping a or b, filled in place and returned (any strides; rows
+        with unit column stride are written directly).
     threads
         Maximum number of threads (default: every core, capped by
         SAMEBITS_THREADS): an int or a numpy integer >= 1, not a bool; caps
-        above 1024 count as 1024. Small products stay on the calling thread.
-        The result never depends on it.
+        above 1024 count as 1024. Small products stay on the calling thread;
+        the products of a batch share the threads. The result never depends
+        on it.
 
     Returns
     -------
-    The (m, n) product: ``out`` if given; else a numpy array when a or b is
-    one, or a memoryview of format 'f' and shape (m, n) otherwise.
+    The product: ``out`` if given; else a numpy array when a or b is one
+    (a numpy scalar for two 1-D operands, as numpy gives), or a memoryview of
+    format 'f' otherwise.
     """
-    if type(a) is _NDARRAY and type(b) is _NDARRAY and out is None and type(mode) is str:
+    if type(a) is _NDARRAY and type(b) is _NDARRAY and type(mode) is str:
         # The fast path (see above); anything it does not take falls through.
         call = _ARGV_CALLS.get(mode)
         if (call is not None and a.dtype is _FLOAT32 and b.dtype is _FLOAT32
@@ -126,15 +133,32 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             if (kb == k and not (a_ptr | b_ptr | a_row | a_col | b_row | b_col) % _ITEM
                     and path is not None and nthreads is not None
                     and (m | n | k) < _LIMIT and m * n <= _MAX_ELEMENTS):
-                try:
-                    c = _np_empty((m, n), _FLOAT32)
-                except MemoryError:   # the general path says what could not be allocated
+                if out is None:
+                    try:
+                        c = _np_empty((m, n), _FLOAT32)
+                    except MemoryError:   # the general path says what could not be allocated
+                        return _matmul_general(a, b, mode, out, threads)
+                    c_ptr, c_row = _read_word(id(c) + _DATA_OFFSET).value, n
+                elif (type(out) is _NDARRAY and out.dtype is _FLOAT32 and out.shape == (m, n)
+                      and out.strides[1] == _ITEM and m * n and out.flags.writeable):
+                    # Rows with unit column stride are written in place; an
+                    # out whose bytes may meet an input's goes the general
+                    # way (an exact check there, and its error).
+                    c, c_ptr, c_row = out, _read_word(id(out) + _DATA_OFFSET).value, out.strides[0]
+                    lo, hi = _span(c_ptr, m, n, c_row, _ITEM)
+                    if c_row % _ITEM or c_ptr % _ITEM or (k and any(
+                            lo < ihi and ilo < hi for ilo, ihi in (
+                                _span(a_ptr, m, k, a_row, a_col),
+                                _span(b_ptr, k, n, b_row, b_col)))):
+                        return _matmul_general(a, b, mode, out, threads)
+                    c_row //= _ITEM
+                else:
                     return _matmul_general(a, b, mode, out, threads)
                 code, function = call
                 status = function(_pack_args(
                     path, code, nthreads, m, n, k,
                     a_ptr, a_row // _ITEM, a_col // _ITEM, b_ptr, b_row // _ITEM, b_col // _ITEM, 0,
-                    _read_word(id(c) + _DATA_OFFSET).value, n, 0, 0, 0))
+                    c_ptr, c_row, 0, 0, 0))
                 if status:
                     _lib.check_status(status, "matmul")
                 return c
