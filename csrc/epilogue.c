@@ -43,6 +43,7 @@ static void canonicalize_nans(float *row, size_t cols)
 void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
                  const float *col_bias, int activation)
 {
+    if (!row_bias && !col_bias && activation == SB_ACT_NONE) return;
     for (size_t i = 0; i < rows; ++i) {
         float *row = c + (ptrdiff_t)i * ldc;
         if (row_bias) add_bias(row, cols, row_bias[i]);

@@ -8,9 +8,10 @@
 /* To rows x cols outputs at c (row stride ldc), in this order:
  * + row_bias[i] on row i, or + col_bias[j] on column j (one rounded add;
  * skipped when null; at most one of them is given), the activation
- * (enum sb_activation), and every NaN made canonical (0x7FC00000), in both
- * modes: which NaN a fused or commuted instruction passes on depends on the
- * kernel's code, and fast mode keeps its bits the same whatever the route. */
+ * (enum sb_activation), then every NaN made canonical (0x7FC00000), in both
+ * modes (a NaN bias brings its own payload). Without bias and activation
+ * there is nothing to do: the kernels store NaN canonical themselves
+ * (ukernel_template.h). */
 void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
                  const float *col_bias, int activation);
 

@@ -56,6 +56,10 @@ typedef struct sb_isa {
     /* The matrix product's tile per mode (SB_MODE_FAST, SB_MODE_EXACT). Both
      * must have the same NR, since B is packed before the mode is known. */
     const sb_tile *product_tile[2];
+    /* Other tiles the planner may give a product whose shape they fit with
+     * fewer padded rows and columns (small products); null-terminated. With
+     * a prepacked B only those of the packing's NR qualify. */
+    const sb_tile *other_tiles[4];
     /* A convolution's tile for cout_g output channels per group (null: the
      * product's fast tile). A function of cout_g alone: weights are packed
      * before the mode or any input size is known. */

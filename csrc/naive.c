@@ -7,6 +7,16 @@
 #include "epilogue.h"
 #include "fpenv.h"
 
+/* NaN stored as 0x7FC00000, as the definition says. */
+static float canonical(float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) bits = 0x7fc00000u;
+    memcpy(&v, &bits, sizeof bits);
+    return v;
+}
+
 int sb_sgemm_naive(size_t m, size_t n, size_t k,
                    const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
                    const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
@@ -23,11 +33,7 @@ int sb_sgemm_naive(size_t m, size_t n, size_t k,
                              b[(ptrdiff_t)p * b_row + (ptrdiff_t)j * b_col];
                 acc = acc + prod;
             }
-            float result = acc;
-            uint32_t bits;
-            memcpy(&bits, &result, sizeof bits);
-            if ((bits & 0x7fffffffu) > 0x7f800000u) bits = 0x7fc00000u;
-            memcpy(&c[(ptrdiff_t)i * ldc + (ptrdiff_t)j], &bits, sizeof bits);
+            c[(ptrdiff_t)i * ldc + (ptrdiff_t)j] = canonical(acc);
         }
     }
     sb_fpenv_leave(&env);
@@ -71,7 +77,7 @@ int sb_conv2d_naive(const sb_conv2d_args *args)
                             }
                         }
                     }
-                    out[oy * d.out_w + ox] = acc;
+                    out[oy * d.out_w + ox] = canonical(acc);
                 }
             }
             sb_epilogue(out, 0, 1, plane, d.bias ? d.bias + oc : NULL, NULL, d.activation);

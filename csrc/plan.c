@@ -104,12 +104,40 @@ size_t sb_packed_a_floats(const sb_tile *tile, size_t m, size_t k)
     return sb_ceil_div(m, (size_t)tile->mr) * (size_t)tile->mr * k;
 }
 
+/* The padded outputs a tile computes for m x n: whole MR-row strips by whole
+ * NR-column strips, a ragged last strip of at most narrow_nr columns counted
+ * at that width (the narrow tile). */
+static double padded_area(const sb_tile *tile, size_t m, size_t n)
+{
+    size_t mr = (size_t)tile->mr, nr = (size_t)tile->nr, last = n % nr;
+    size_t cols = n / nr * nr + (last == 0 ? 0 : last <= (size_t)tile->narrow_nr
+                                                     ? (size_t)tile->narrow_nr : nr);
+    return (double)sb_ceil_div(m, mr) * (double)mr * (double)cols;
+}
+
+/* The ISA's tile for this mode, or another of its tiles that pads the
+ * product at least MIN_TILE_GAIN less (every tile computes each output the
+ * same way, so the choice is about speed alone). */
+#define MIN_TILE_GAIN 0.02
+static const sb_tile *product_tile(const sb_isa *isa, int mode, const sb_product_desc *desc)
+{
+    const sb_tile *best = isa->product_tile[mode == SB_MODE_EXACT];
+    double best_area = padded_area(best, desc->m, desc->n);
+    for (int i = 0; i < 4 && isa->other_tiles[i]; ++i) {
+        const sb_tile *t = isa->other_tiles[i];
+        if (desc->b_form == SB_B_PACKED && t->nr != best->nr) continue;
+        double area = padded_area(t, desc->m, desc->n);
+        if (area < best_area * (1.0 - MIN_TILE_GAIN)) best = t, best_area = area;
+    }
+    return best;
+}
+
 int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
                     sb_product_plan *plan)
 {
     const size_t m = desc->m, n = desc->n, k = desc->k;
     const size_t count = desc->count ? desc->count : 1;
-    const sb_tile *tile = desc->tile ? desc->tile : isa->product_tile[mode == SB_MODE_EXACT];
+    const sb_tile *tile = desc->tile ? desc->tile : product_tile(isa, mode, desc);
     *plan = (sb_product_plan){0};
     plan->isa = isa, plan->tile = tile;
     plan->exact = mode == SB_MODE_EXACT;
@@ -250,6 +278,8 @@ int sb_plan_selfcheck(void)
         bad += !isa->row_exact || !isa->row_fast || !isa->column_exact || !isa->column_fast;
         bad += !isa->depthwise_exact || !isa->depthwise_fast;
         for (int mode = 0; mode < 2; ++mode) bad += tile_violations(isa, isa->product_tile[mode]);
+        for (int i = 0; i < 4 && isa->other_tiles[i]; ++i)
+            bad += tile_violations(isa, isa->other_tiles[i]);
         /* B is packed before the mode is known: both modes read one layout. */
         bad += isa->product_tile[0]->nr != isa->product_tile[1]->nr;
         for (size_t cout_g = 1; cout_g <= 256; ++cout_g)

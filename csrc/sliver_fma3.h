@@ -15,5 +15,7 @@ typedef __m128 sliver_vec;
 #define sliver_add(a, b) _mm_add_ps((a), (b))
 #define sliver_mul(a, b) _mm_mul_ps((a), (b))
 #define sliver_fma(acc, a, b) _mm_fmadd_ps((a), (b), (acc))
+#define sliver_canon(v)                                                                     \
+    _mm_blendv_ps((v), _mm_castsi128_ps(_mm_set1_epi32(0x7fc00000)), _mm_cmpunord_ps((v), (v)))
 
 #endif

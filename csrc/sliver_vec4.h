@@ -16,5 +16,6 @@ typedef vec4 sliver_vec;
 #define sliver_add vec4_add
 #define sliver_mul vec4_mul
 #define sliver_fma vec4_fma
+#define sliver_canon vec4_canon
 
 #endif

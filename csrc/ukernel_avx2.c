@@ -22,6 +22,9 @@ typedef __m256 vec_t;
 #define vec_add(a, b) _mm256_add_ps((a), (b))
 #define vec_mul(a, b) _mm256_mul_ps((a), (b))
 #define vec_fma(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
+#define vec_canon(v)                                                                        \
+    _mm256_blendv_ps((v), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),               \
+                     _mm256_cmp_ps((v), (v), _CMP_UNORD_Q))
 #include "sliver_fma3.h"
 #include "ukernel_template.h"
 

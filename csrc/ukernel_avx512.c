@@ -46,6 +46,12 @@ static inline vec_t vec_fma(vec_t acc, vec_t a, vec_t b)
 {
     return (vec_t){_mm256_fmadd_ps(a.lo, b.lo, acc.lo), _mm256_fmadd_ps(a.hi, b.hi, acc.hi)};
 }
+static inline __m256 half_canon(__m256 v)
+{
+    return _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
+                            _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+static inline vec_t vec_canon(vec_t v) { return (vec_t){half_canon(v.lo), half_canon(v.hi)}; }
 #define avx512_supported sb_cpu_has_avx2_fma
 
 #elif defined(__AVX512F__) && defined(__FMA__)
@@ -60,6 +66,9 @@ typedef __m512 vec_t;
 #define vec_add(a, b) _mm512_add_ps((a), (b))
 #define vec_mul(a, b) _mm512_mul_ps((a), (b))
 #define vec_fma(acc, a, b) _mm512_fmadd_ps((a), (b), (acc))
+#define vec_canon(v)                                                                        \
+    _mm512_mask_mov_ps((v), _mm512_cmp_ps_mask((v), (v), _CMP_UNORD_Q),                     \
+                       _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)))
 #define avx512_supported sb_cpu_has_avx512f
 #endif
 
@@ -101,6 +110,7 @@ static const sb_tile *avx512_conv_tile(size_t cout_g)
 const sb_isa sb_isa_avx512 = {
     .name = "avx512", .supported = avx512_supported, .fused = 1,
     .product_tile = {&tile_12x32, &tile_12x32},
+    .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
     UKR_ISA_KERNELS(avx512),
 };

@@ -20,6 +20,7 @@ typedef float32x4_t vec_t;
 #define vec_add(a, b) vaddq_f32((a), (b))
 #define vec_mul(a, b) vmulq_f32((a), (b))
 #define vec_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
+#define vec_canon(v) vec4_canon(v)
 #include "sliver_vec4.h"
 #include "ukernel_template.h"
 

@@ -4,6 +4,7 @@
  * Register budget: 16 accumulators + 4 B + 1 A = 21 values; x86-64 has 16
  * xmm registers, so a few accumulators live in L1 - acceptable for a
  * fallback path. */
+#include <stdint.h>
 #include "isa.h"
 
 typedef float vec_t;
@@ -20,6 +21,9 @@ typedef float vec_t;
 #define vec_add(a, b) ((a) + (b))
 #define vec_mul(a, b) ((a) * (b))
 #define vec_fma(acc, a, b) ((acc) + (a) * (b))
+typedef union { uint32_t u; float f; } scalar_bits;
+static inline float canon1(float v) { return v != v ? (scalar_bits){0x7fc00000u}.f : v; }
+#define vec_canon(v) canon1(v)
 /* Four plain floats for the single-column kernel's slivers. */
 typedef struct { float v[4]; } sliver_vec;
 static inline sliver_vec sliver_load(const float *p) { return (sliver_vec){{p[0], p[1], p[2], p[3]}}; }
@@ -40,6 +44,10 @@ static inline sliver_vec sliver_mul(sliver_vec a, sliver_vec b)
     return (sliver_vec){{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}};
 }
 #define sliver_fma(acc, a, b) sliver_add((acc), sliver_mul((a), (b)))
+static inline sliver_vec sliver_canon(sliver_vec q)
+{
+    return (sliver_vec){{canon1(q.v[0]), canon1(q.v[1]), canon1(q.v[2]), canon1(q.v[3])}};
+}
 #include "ukernel_template.h"
 
 UKR_DEFINE_TILE(scalar, 4, 4, 0)

@@ -2,9 +2,13 @@
  *
  * The including file defines: UKR_LANES, UKR_ROW_STRIPS, UKR_TILE_MAX_MR and
  * UKR_TILE_MAX_NV (the largest tile it has), vec_t and the operations
- * vec_load, vec_store, vec_splat, vec_zero, vec_add, vec_mul and
- * vec_fma(acc, a, b) (acc + a*b; one rounding on a fused ISA), and the
- * 4-lane slivers of the single-column kernel (below). Then
+ * vec_load, vec_store, vec_splat, vec_zero, vec_add, vec_mul,
+ * vec_fma(acc, a, b) (acc + a*b; one rounding on a fused ISA) and
+ * vec_canon(v) (every NaN lane replaced by 0x7FC00000), and the 4-lane
+ * slivers of the single-column kernel (below). Every kernel stores its
+ * outputs with NaN made canonical, in both modes: which NaN an instruction
+ * passes on is the hardware's and the compiler's choice (operand order),
+ * not the definition's, and this way no route, tile or path shows it. Then
  * UKR_DEFINE_TILE(name, MR, NR, fused) defines one tile's kernels and
  * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels;
  * UKR_TILE_KERNELS and UKR_ISA_KERNELS name them in the descriptors (isa.h).
@@ -77,7 +81,7 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap, ptrdif
     UKR_FOR(r, MR, UKR_TILE_MAX_MR)
 #pragma GCC unroll 8
         UKR_FOR(v, NV, UKR_TILE_MAX_NV)
-            vec_store(c + r * ldc + v * UKR_LANES, acc[r][v]);
+            vec_store(c + r * ldc + v * UKR_LANES, vec_canon(acc[r][v]));
 }
 
 /* One row of A times ROW_STRIPS strips of B: see sb_row_kernel_fn. NV may be
@@ -106,7 +110,7 @@ ukr_row(const int NV, size_t kc, const float *restrict a, ptrdiff_t a_step,
 
 #pragma GCC unroll 32
     for (int v = 0; v < UKR_ROW_STRIPS * NV; ++v)
-        vec_store(c + v * UKR_LANES, acc[v]);
+        vec_store(c + v * UKR_LANES, vec_canon(acc[v]));
 }
 
 /* Depthwise convolution rows: see sb_depthwise_kernel_fn in kernels.h. A block
@@ -155,12 +159,12 @@ ukr_dw_tile(const int R, const int V, size_t last, size_t taps, const float *res
         float *o = out + r * out_row;
 #pragma GCC unroll 32
         UKR_FOR(v, V - 1, UKR_DW_NV)
-            vec_store(o + v * UKR_LANES, acc[r * V + v]);
+            vec_store(o + v * UKR_LANES, vec_canon(acc[r * V + v]));
         if (last == UKR_LANES) {
-            vec_store(o + (V - 1) * UKR_LANES, acc[r * V + V - 1]);
+            vec_store(o + (V - 1) * UKR_LANES, vec_canon(acc[r * V + V - 1]));
         } else {
             float part[UKR_LANES];
-            vec_store(part, acc[r * V + V - 1]);
+            vec_store(part, vec_canon(acc[r * V + V - 1]));
             for (size_t i = 0; i < last; ++i) o[(V - 1) * UKR_LANES + i] = part[i];
         }
     }
@@ -272,7 +276,7 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
  * sb_column_kernel_fn in kernels.h. The including file defines a 4-lane type
  * sliver_vec with sliver_load, sliver_store, sliver_load2 (two floats, the
  * other lanes +0), sliver_store2, sliver_splat, sliver_zero, sliver_add,
- * sliver_mul and sliver_fma, fused exactly where vec_fma is. A strip's MR
+ * sliver_mul, sliver_fma (fused exactly where vec_fma is) and sliver_canon. A strip's MR
  * rows are MR/4 four-row slivers and, when MR is 4q + 2, a two-row one; each
  * step of k broadcasts x[p] and does one multiply-add per sliver, S strips at
  * a time for about eight independent chains. */
@@ -296,6 +300,7 @@ ukr_sliver_get(const int width, const float *p)
 static inline __attribute__((always_inline)) void
 ukr_sliver_put(const int width, float *p, sliver_vec v)
 {
+    v = sliver_canon(v);
     if (width == 4) sliver_store(p, v);
     else sliver_store2(p, v);
 }

@@ -40,6 +40,7 @@ typedef vec4 vec_t;
 #define vec_add vec4_add
 #define vec_mul vec4_mul
 #define vec_fma vec4_fma
+#define vec_canon vec4_canon
 #include "sliver_vec4.h"
 #include "ukernel_template.h"
 

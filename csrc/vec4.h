@@ -9,7 +9,8 @@
  * vec4_load2(p) is {p[0], p[1], +0, +0}; vec4_store2 stores lanes 0 and 1.
  * For transposes (data movement only): vec4_zip_lo(a, b) = {a0, b0, a1, b1},
  * vec4_zip_hi(a, b) = {a2, b2, a3, b3}, vec4_lo64(a, b) = {a0, a1, b0, b1},
- * vec4_hi64(a, b) = {a2, a3, b2, b3}. */
+ * vec4_hi64(a, b) = {a2, a3, b2, b3}. vec4_canon(v) is v with every NaN lane
+ * replaced by the canonical NaN 0x7FC00000 (a compare and a select). */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
 
@@ -31,6 +32,8 @@ typedef v128_t vec4;
 #define vec4_zip_hi(a, b) wasm_i32x4_shuffle((a), (b), 2, 6, 3, 7)
 #define vec4_lo64(a, b) wasm_i32x4_shuffle((a), (b), 0, 1, 4, 5)
 #define vec4_hi64(a, b) wasm_i32x4_shuffle((a), (b), 2, 3, 6, 7)
+#define vec4_canon(v) \
+    wasm_v128_bitselect((v), wasm_i32x4_splat(0x7fc00000), wasm_f32x4_eq((v), (v)))
 #if defined(__wasm_relaxed_simd__)
 /* relaxed_madd(x, y, z) = x * y + z, fused or not at the engine's choice
  * (fused on x86 with FMA3 and on arm64). */
@@ -65,6 +68,8 @@ typedef float32x4_t vec4;
     vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)))
 #define vec4_hi64(a, b) \
     vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)))
+#define vec4_canon(v) \
+    vbslq_f32(vceqq_f32((v), (v)), (v), vreinterpretq_f32_u32(vdupq_n_u32(0x7fc00000u)))
 #define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
 
 #elif defined(__SSE2__)
@@ -87,6 +92,12 @@ typedef __m128 vec4;
 #define vec4_zip_hi(a, b) _mm_unpackhi_ps((a), (b))
 #define vec4_lo64(a, b) _mm_movelh_ps((a), (b))
 #define vec4_hi64(a, b) _mm_movehl_ps((b), (a))
+static inline __m128 vec4_canon(__m128 v)
+{
+    __m128 nan = _mm_cmpunord_ps(v, v);
+    return _mm_or_ps(_mm_and_ps(nan, _mm_castsi128_ps(_mm_set1_epi32(0x7fc00000))),
+                     _mm_andnot_ps(nan, v));
+}
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
 
 #else

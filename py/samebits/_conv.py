@@ -239,7 +239,7 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
         w_shape, w_ptr, packed = w.shape, w.address, 1
     elif (type(w) is _matmul._NDARRAY and w.dtype is f32 and w.ndim == 4
             and w.flags.c_contiguous):
-        w_shape, w_ptr, packed = w.shape, _matmul._read_word(id(w) + _matmul._DATA_OFFSET).value, 0
+        w_shape, w_ptr, packed = w.shape, _matmul._data_address(w), 0
     else:
         return None
     n, c, h, width = x.shape
@@ -257,8 +257,8 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
         if (type(bias) is not _matmul._NDARRAY or bias.dtype is not f32
                 or bias.shape != (cout,) or not bias.flags.c_contiguous):
             return None
-        bias_ptr = _matmul._read_word(id(bias) + _matmul._DATA_OFFSET).value
-    x_ptr = _matmul._read_word(id(x) + _matmul._DATA_OFFSET).value
+        bias_ptr = _matmul._data_address(bias)
+    x_ptr = _matmul._data_address(x)
     path = (_matmul._DEFAULT_PATH if _paths.forced_path() is None
             else _paths.active_path_index())
     nthreads = _matmul._DEFAULT_THREADS if threads is None else _args.threads(threads, "conv2d")
@@ -274,7 +274,7 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
                 or out.shape != (n, cout, out_h, out_w) or not out.flags.c_contiguous
                 or not out.flags.writeable):
             return None
-        y_lo, y_hi = _span(out, _matmul._read_word(id(out) + _matmul._DATA_OFFSET).value)
+        y_lo, y_hi = _span(out, _matmul._data_address(out))
         if y_lo % _matmul._ITEM:
             return None
         inputs = [_span(x, x_ptr)]
@@ -289,7 +289,7 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     status = function(_pack_conv_args(
         path, code, nthreads, n, c, h, width, cout, kh, kw, groups, stride, stride,
         dilation, dilation, padding, padding, padding, padding, x_ptr, w_ptr, packed, bias_ptr,
-        act, _matmul._read_word(id(y) + _matmul._DATA_OFFSET).value))
+        act, _matmul._data_address(y)))
     if status:
         _lib.check_status(status, "conv2d")
     return y

@@ -45,8 +45,8 @@ _pack_args = _abi.packer(_abi.MatmulArgs)
 # mode -> (code, the C function that runs it)
 _ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_matmul),
                "exact": (_lib.MODE_EXACT, _lib.lib.sb_matmul)}
-_DATA_OFFSET, _read_word = _operands.DATA_OFFSET, _operands.read_word
-_LIMIT, _MAX_ELEMENTS = _args.LIMIT, _args.MAX_ELEMENTS
+_data_address = _operands.data_address
+_LIMIT, _MAX_ELEMENTS, _MAX_THREADS = _args.LIMIT, _args.MAX_ELEMENTS, _args.MAX_THREADS
 
 
 def _import_time_default(read):
@@ -60,17 +60,6 @@ if not _operands.DATA_FIELD_HOLDS or _explain.TRACE:
     _NDARRAY = None   # no call takes a fast path (conv2d's neither): tracing goes the general way
 _DEFAULT_PATH = _import_time_default(_paths.default_path_index)
 _DEFAULT_THREADS = _import_time_default(_threads.default_threads)
-
-
-def _span(ptr: int, rows: int, cols: int, row_bytes: int, col_bytes: int) -> tuple[int, int]:
-    """[lo, hi) of the bytes a non-empty 2-D array can touch."""
-    lo = hi = ptr
-    for reach in ((rows - 1) * row_bytes, (cols - 1) * col_bytes):
-        if reach < 0:
-            lo += reach
-        else:
-            hi += reach
-    return lo, hi + _ITEM
 
 
 def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
@@ -123,10 +112,12 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             kb, n = b.shape
             a_row, a_col = a.strides
             b_row, b_col = b.strides
-            a_ptr = _read_word(id(a) + _DATA_OFFSET).value
-            b_ptr = _read_word(id(b) + _DATA_OFFSET).value
+            a_ptr = _data_address(a)
+            b_ptr = _data_address(b)
             path = _DEFAULT_PATH if _paths.forced_path() is None else _paths.active_path_index()
-            nthreads = _DEFAULT_THREADS if threads is None else _args.threads(threads, "matmul")
+            nthreads = (_DEFAULT_THREADS if threads is None
+                        else threads if type(threads) is int and 0 < threads <= _MAX_THREADS
+                        else _args.threads(threads, "matmul"))
             # The general path's bounds as plain comparisons: every dimension
             # below 2**40 (possible beyond only for empty or broadcast arrays)
             # and a result of at most 2**62 bytes.
@@ -138,18 +129,22 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
                         c = _np_empty((m, n), _FLOAT32)
                     except MemoryError:   # the general path says what could not be allocated
                         return _matmul_general(a, b, mode, out, threads)
-                    c_ptr, c_row = _read_word(id(c) + _DATA_OFFSET).value, n
+                    c_ptr, c_row = _data_address(c), n
                 elif (type(out) is _NDARRAY and out.dtype is _FLOAT32 and out.shape == (m, n)
-                      and out.strides[1] == _ITEM and m * n and out.flags.writeable):
-                    # Rows with unit column stride are written in place; an
-                    # out whose bytes may meet an input's goes the general
-                    # way (an exact check there, and its error).
-                    c, c_ptr, c_row = out, _read_word(id(out) + _DATA_OFFSET).value, out.strides[0]
-                    lo, hi = _span(c_ptr, m, n, c_row, _ITEM)
-                    if c_row % _ITEM or c_ptr % _ITEM or (k and any(
-                            lo < ihi and ilo < hi for ilo, ihi in (
-                                _span(a_ptr, m, k, a_row, a_col),
-                                _span(b_ptr, k, n, b_row, b_col)))):
+                      and out.strides[1] == _ITEM and m * n * k and out.flags.writeable):
+                    # Rows with unit column stride are written in place. The
+                    # operands' byte ranges are compared when every stride is
+                    # positive (the common case); an out that may meet an
+                    # input, or other strides, go the general way (an exact
+                    # check there, and its error).
+                    c, c_ptr, c_row = out, _data_address(out), out.strides[0]
+                    c_end = c_ptr + (m - 1) * c_row + n * _ITEM
+                    if (c_row <= 0 or a_row <= 0 or a_col <= 0 or b_row <= 0 or b_col <= 0
+                            or (c_row | c_ptr) % _ITEM
+                            or (c_ptr < a_ptr + (m - 1) * a_row + (k - 1) * a_col + _ITEM
+                                and a_ptr < c_end)
+                            or (c_ptr < b_ptr + (k - 1) * b_row + (n - 1) * b_col + _ITEM
+                                and b_ptr < c_end)):
                         return _matmul_general(a, b, mode, out, threads)
                     c_row //= _ITEM
                 else:
