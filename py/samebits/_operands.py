@@ -328,23 +328,28 @@ class Output:
     def __init__(self, out: Any, shape: Sequence[int], numpy_result: bool,
                  inputs: Sequence[tuple[Any, Operand]], what: str,
                  writable: Callable[[Operand], bool] = dense_layout) -> None:
-        shape = tuple(int(s) for s in shape)
+        if type(shape) is not tuple:
+            shape = tuple(int(s) for s in shape)
         self._copy_back: Optional[Callable[[], Any]] = None
         if out is None:
             self.result, self.operand = self._fresh(shape, numpy_result, what, "the output")
             return
         self.result = out
         if is_numpy(out):
-            if out.dtype != np.float32:
+            if out.dtype is not _FLOAT32 and out.dtype != _FLOAT32:
                 raise TypeError(f"{what}: out must have dtype float32, got {out.dtype}")
             if out.shape != shape:
                 raise ValueError(f"{what}: out has shape {out.shape}, the result has shape {shape}")
-            if not out.flags.writeable:
+            flags = out.flags
+            if not flags.writeable:
                 raise ValueError(f"{what}: out is read-only")
             address = numpy_address(out) if out.size else 0
             direct = None
-            if out.flags.aligned and not any(st % ITEM for st in out.strides):
-                direct = Operand(address, shape, tuple(st // ITEM for st in out.strides), out,
+            misaligned = address % ITEM
+            for st in out.strides:
+                misaligned |= st % ITEM
+            if not misaligned:
+                direct = Operand(address, shape, tuple([st // ITEM for st in out.strides]), out,
                                  True)
             if direct is not None and (out.size == 0 or writable(direct)):
                 self.operand = direct

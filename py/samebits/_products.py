@@ -113,7 +113,8 @@ def _prepare(what: str, mode: str, threads: Any, a_obj: Any, a: Operand, b: Any,
     m, k, a_row, a_col = _core(a, 0)
     kb, n, b_row, b_col = b_core
     a_batch = a.shape[:-2]
-    batch = _broadcast(a_batch, b_batch, what, a.shape, _shape_of(b))
+    batch = a_batch if a_batch == b_batch else _broadcast(a_batch, b_batch, what, a.shape,
+                                                          _shape_of(b))
     if k != kb:
         raise ValueError(f"{what}: Input operand 1 has a mismatch in its core dimension 0, with "
                          f"gufunc signature {_SIGNATURE} (size {kb} is different from {k}): "
@@ -121,32 +122,30 @@ def _prepare(what: str, mode: str, threads: Any, a_obj: Any, a: Operand, b: Any,
     out_shape = batch + ((m,) if a.ndim > 1 else ()) + ((n,) if not b_vector else ())
     _args.output_bytes(out_shape, what)
     c_axes = len(batch)
-
-    def writable(op: Operand) -> bool:   # the kernels write rows with unit column stride
-        return n <= 1 or op.strides[-1] == 1
-
     output = _operands.Output(out, out_shape, numpy_result, [(a_obj, a)] + other_inputs, what,
-                              writable)
+                              _any_layout if n <= 1 else _unit_rows)
     c = output.operand
     c_row = c.strides[c_axes] if a.ndim > 1 else 0
     a_strides = _batch_strides(batch, a_batch, a.strides)
     b_strides = (_batch_strides(batch, b_batch, b.strides) if isinstance(b, Operand)
                  else [0] * len(batch))
     c_strides = list(c.strides[:c_axes])
-    dims = _merge_batch(batch, (a_strides, b_strides, c_strides))
+    dims = _merge_batch(batch, (a_strides, b_strides, c_strides)) if batch else []
     # Dimensions past what one C call takes are looped here (numpy allows 64).
-    split = max(0, len(dims) - _abi.MAX_BATCH_DIMS)
-    outer, inner = dims[:split], dims[split:]
-    runs = [tuple(sum(i * step[r] for i, (_, step) in zip(index, outer)) for r in range(3))
-            for index in itertools.product(*(range(extent) for extent, _ in outer))]
+    runs = _NO_OFFSETS
+    if len(dims) > _abi.MAX_BATCH_DIMS:
+        outer, dims = dims[:-_abi.MAX_BATCH_DIMS], dims[-_abi.MAX_BATCH_DIMS:]
+        runs = [tuple(sum(i * step[r] for i, (_, step) in zip(index, outer)) for r in range(3))
+                for index in itertools.product(*(range(extent) for extent, _ in outer))]
     batch_struct = None
-    if inner:
+    if dims:
         batch_struct = _abi.Batch()
-        batch_struct.ndim = len(inner)
-        for d, (extent, (sa, sb, sc)) in enumerate(inner):
-            batch_struct.shape[d] = extent
-            batch_struct.a_stride[d], batch_struct.b_stride[d] = sa, sb
-            batch_struct.c_stride[d] = sc
+        batch_struct.ndim = count = len(dims)
+        extents, steps = zip(*dims)
+        batch_struct.shape[:count] = extents
+        batch_struct.a_stride[:count] = [step[0] for step in steps]
+        batch_struct.b_stride[:count] = [step[1] for step in steps]
+        batch_struct.c_stride[:count] = [step[2] for step in steps]
     packed = isinstance(b, PackedMatrix)
     args = _abi.MatmulArgs(
         path, code, nthreads, m, n, k, a.ptr, a_row, a_col,
@@ -160,6 +159,17 @@ def _prepare(what: str, mode: str, threads: Any, a_obj: Any, a: Operand, b: Any,
 
 def _shape_of(b: Any) -> tuple:
     return b.shape
+
+
+_NO_OFFSETS = [(0, 0, 0)]
+
+
+def _unit_rows(op: Operand) -> bool:   # the kernels write rows with unit column stride
+    return op.strides[-1] == 1
+
+
+def _any_layout(op: Operand) -> bool:   # one column: any strides
+    return True
 
 
 def _check_packed(packed: PackedMatrix, what: str, name: str) -> None:
