@@ -1,0 +1,116 @@
+"""The C ABI: the argument structures as py/samebits/_abi.py declares them match
+csrc/samebits.h field for field, the library exports only its public API, the
+version is one, and the C entry points refuse out-of-range arguments with a
+status (never a crash) whatever Python lets through."""
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from samebits import _abi, _lib, _paths
+from samebits._version import __version__
+
+HEADER = (Path(__file__).resolve().parent.parent / "csrc" / "samebits.h").read_text()
+
+
+def _c_fields(struct_name: str) -> list[str]:
+    """The field names of `typedef struct <name> {...}` in samebits.h, in order."""
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct_name, struct_name), HEADER,
+                     re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        assert decl.startswith("int64_t "), decl
+        for part in decl[len("int64_t "):].split(","):
+            names.append(part.strip().split("[")[0])
+    return names
+
+
+@pytest.mark.parametrize("c_name,py", [("sb_matmul_args", _abi.MatmulArgs),
+                                       ("sb_batch", _abi.Batch),
+                                       ("sb_conv2d_args", _abi.Conv2dArgs),
+                                       ("sb_max_pool2d_args", _abi.MaxPool2dArgs),
+                                       ("sb_plan_info", _abi.PlanInfo)])
+def test_structures_match_the_header(c_name, py):
+    assert [name for name, _ in py._fields_] == _c_fields(c_name)
+    if py is not _abi.Batch:   # all int64: the struct packers write the same bytes
+        assert ctypes.sizeof(py) == struct.calcsize("=" + "q" * len(py._fields_))
+        values = list(range(1, len(py._fields_) + 1))
+        assert _abi.packer(py)(*values) == bytes(py(*values))
+    assert _abi.MAX_BATCH_DIMS == int(re.search(r"#define SB_MAX_BATCH_DIMS (\d+)",
+                                                HEADER).group(1))
+
+
+def test_the_library_exports_only_its_public_api():
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not installed")
+    out = subprocess.run([nm, "-D", "--defined-only", _lib.LIBRARY_PATH], capture_output=True,
+                         text=True, check=True).stdout
+    exported = {line.split()[-1] for line in out.splitlines() if " T " in line}
+    declared = set(re.findall(r"SB_API [^;(]*?\b(sb_\w+)\(", HEADER))
+    assert exported == declared, (exported ^ declared)
+
+
+def test_one_version():
+    assert _lib.lib.sb_version().decode() == __version__
+
+
+def _matmul_status(**over) -> int:
+    a = np.ones((4, 4), np.float32)
+    c = np.zeros((4, 4), np.float32)
+    fields = dict(path=_paths.path_index(_paths.path()), mode=1, max_threads=1, m=4, n=4, k=4,
+                  a=a.ctypes.data, a_row=4, a_col=1, b=a.ctypes.data, b_row=4, b_col=1,
+                  b_packed=0, c=c.ctypes.data, c_row=4, bias=0, activation=0, batch=0)
+    fields.update(over)
+    args = _abi.MatmulArgs(**fields)   # alive for the call
+    return _lib.lib.sb_matmul(ctypes.addressof(args))
+
+
+def test_matmul_refuses_out_of_range_arguments():
+    assert _matmul_status() == 0
+    limit = 1 << 40
+    for bad in [dict(m=-1), dict(n=limit + 1), dict(k=-5), dict(mode=2), dict(max_threads=0),
+                dict(activation=3), dict(path=99), dict(a_row=1 << 62), dict(c=0),
+                dict(a=0), dict(b_col=-(1 << 62))]:
+        assert _matmul_status(**bad) == _lib.STATUS_ARGUMENT, bad
+    batch = _abi.Batch()
+    batch.ndim = 17
+    assert _matmul_status(batch=ctypes.addressof(batch)) == _lib.STATUS_ARGUMENT
+    batch.ndim, batch.shape[0] = 1, -2
+    assert _matmul_status(batch=ctypes.addressof(batch)) == _lib.STATUS_ARGUMENT
+
+
+def test_conv_references_refuse_windows_that_overflow():
+    """A kernel of 2**24 + 1 taps with dilation 2**40 spans more than int64:
+    every entry point says no instead of wrapping."""
+    x = np.ones((1, 1, 4, 4), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    y = np.zeros((1, 1, 4, 4), np.float32)
+
+    def conv(function, **over):
+        fields = dict(path=0, mode=1, max_threads=1, n=1, c=1, h=4, w=4, cout=1, kh=1, kw=1,
+                      groups=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1, pad_top=0,
+                      pad_bottom=0, pad_left=0, pad_right=0, x=x.ctypes.data,
+                      weights=w.ctypes.data, packed=0, bias=0, activation=0, y=y.ctypes.data)
+        fields.update(over)
+        args = _abi.Conv2dArgs(**fields)   # alive for the call
+        return function(ctypes.addressof(args))
+    for function in (_lib.lib.sb_conv2d_naive, _lib.lib.sb_conv2d):
+        assert conv(function) == 0
+        for bad in [dict(kh=(1 << 24) + 1, dil_h=1 << 40), dict(stride_w=(1 << 40) + 1),
+                    dict(pad_left=-1), dict(dil_w=0), dict(groups=0), dict(h=1 << 41)]:
+            assert conv(function, **bad) == _lib.STATUS_ARGUMENT, (function, bad)
+    pool = _abi.MaxPool2dArgs(1, 1, 4, 4, (1 << 24) + 1, 1, 1, 1, 1 << 40, 1, 0, 0, 0, 0,
+                              x.ctypes.data, y.ctypes.data, 1)
+    assert _lib.lib.sb_max_pool2d(ctypes.addressof(pool)) == _lib.STATUS_ARGUMENT
