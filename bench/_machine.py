@@ -3,6 +3,7 @@ bench_conv.py): imported as a sibling module, since the scripts run as
 `python bench/<name>.py`."""
 from __future__ import annotations
 
+import os
 import platform
 
 
@@ -32,3 +33,46 @@ def stolen_share(start: tuple[int, int] | None, end: tuple[int, int] | None) -> 
     if start is None or end is None or end[0] <= start[0]:
         return None
     return (end[1] - start[1]) / (end[0] - start[0])
+
+
+def load_sample() -> tuple[float, float, float] | None:
+    """(CPU seconds elapsed on all cores, of them busy, of them used by this
+    process) so far, or None where /proc/stat is missing: the difference of
+    two readings tells how much CPU other processes took during a run."""
+    try:
+        fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    hz = os.sysconf("SC_CLK_TCK")
+    total = sum(fields[:8])
+    idle = fields[3] + fields[4] + (fields[7] if len(fields) > 7 else 0)   # idle, iowait, steal
+    own = os.times()
+    return total / hz, (total - idle) / hz, own.user + own.system
+
+
+def others_share(start: tuple[float, float, float] | None,
+                 end: tuple[float, float, float] | None) -> float | None:
+    """The share of the machine's CPU time that other processes used between
+    two load_sample() readings. A library whose threads wait for each other
+    in spin barriers (OpenBLAS, OpenMP) slows down by 100x or more at 2
+    threads on a 2-core machine when another process holds one core, so a
+    run where this is not near 0 does not measure the libraries."""
+    if start is None or end is None or end[0] <= start[0]:
+        return None
+    return max(0.0, (end[1] - start[1]) - (end[2] - start[2])) / (end[0] - start[0])
+
+
+BUSY_MACHINE_SHARE = 0.05   # above this share of CPU time used by others, a report warns
+
+
+def load_note(stolen: float | None, others: float | None) -> str:
+    """The report's sentence on what the hypervisor and other processes took."""
+    note = ""
+    if stolen is not None:
+        note += f" CPU time stolen by the hypervisor during the run: {100 * stolen:.1f}%."
+    if others is not None:
+        note += f" CPU time used by other processes during the run: {100 * others:.1f}%."
+        if others > BUSY_MACHINE_SHARE:
+            note += (" **The machine was busy: times, at all threads above all, do not measure"
+                     " the libraries alone; rerun it on an idle machine.**")
+    return note
