@@ -1,9 +1,9 @@
 """Side-by-side convolution benchmark: samebits.conv2d (fast and exact, 1 thread
 and all threads) against torch.nn.functional.conv2d and ONNX Runtime's Conv on
-every distinct convolution of ResNet-50 and MobileNetV3-large (224 x 224,
-batch 1), in one process, one run.
+every distinct convolution of ResNet-50 and MobileNetV3-large (224 x 224),
+at batch 1 and 8 (--batch), in one process, one run.
 
-    python bench/bench_conv.py [--quick] [--models RE] [--layers RE] [--out bench/results]
+    python bench/bench_conv.py [--quick] [--models RE] [--layers RE] [--batch 1,8] [--out bench/results]
 
 Method (bench/README.md): per cell, two warm-up calls, then calls repeated for
 at least 80 ms and averaged; the median of three such means. Inputs, weights
@@ -13,9 +13,12 @@ a model would: samebits gets them prepacked once by samebits.pack_conv2d
 (prepacked by ORT when the session is made), torch as a plain tensor. The cells
 of one layer are timed one after the other (samebits fast, exact, torch, ORT at
 one thread count, then the next thread count) so that a disturbance on a shared
-machine falls on all of them alike. Every library's output is checked against
-the others before the layer is timed. Model rows sum count x time over the
-distinct layers of a model. No bias and no activation: the convolution alone.
+machine falls on all of them alike; every measurement starts after
+SETTLE_SECONDS idle. Every layer is timed at each batch size N, input
+(N, C, H, W), the same for every library. Every library's output is checked
+against the others. Model rows sum count x time over the distinct layers of a
+model, per batch size and thread count. No bias and no activation: the
+convolution alone.
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ import samebits  # noqa: E402
 from samebits.bench import time_call  # noqa: E402
 from samebits.shapes import CONV_MODELS, ConvShape  # noqa: E402
 
-from _machine import cpu_model, cpu_ticks, stolen_share  # noqa: E402
+from _machine import (cpu_model, cpu_ticks, load_note, load_sample, others_share,  # noqa: E402
+                      stolen_share)
 
 # --quick: one layer of each kind (stem, 3x3, strided 3x3, 1x1, strided 1x1,
 # depthwise 3x3 and 5x5), short timing, nothing written unless --out is given
@@ -138,8 +142,58 @@ def check(name: str, got: np.ndarray, ref: np.ndarray, s: ConvShape) -> str | No
     return None if err <= tol else f"{name}: max |diff| {err:.3g} > {tol:.3g}"
 
 
+def layer_row(model: str, s: ConvShape, batch: int, w, packed, rng, base: Baselines,
+              thread_counts: list[int], timer) -> dict:
+    """Every cell of one layer at one batch size, the libraries one after the
+    other at each thread count; the outputs checked against each other."""
+    conv = packed is not None
+    x = rng.standard_normal((batch, s.c, s.h, s.w), dtype=np.float32)
+    out = np.empty((batch, s.cout, s.out_h, s.out_w), dtype=np.float32)
+    ort_out = np.empty_like(out)
+    row = {"model": model, "name": s.name, "batch": batch, "shape": shape_label(s),
+           "conv": {k: getattr(s, k) for k in ("c", "h", "w", "cout", "kh", "kw", "stride",
+                                               "padding", "groups")},
+           "count": s.count, "macs": macs(s) * batch, "cells": {}, "check": []}
+    ticks, load = cpu_ticks(), load_sample()
+    outputs = {}
+    torch_fn, outputs["torch"] = base.torch_conv(s, x, w)
+    if conv:
+        for mode in ("fast", "exact"):
+            outputs[f"samebits {mode}"] = samebits.conv2d(
+                x, packed, stride=s.stride, padding=s.padding, groups=s.groups,
+                mode=mode).copy()
+    ref = outputs.get("samebits exact", outputs["torch"])
+    for threads in thread_counts:
+        samebits_threads = 1 if threads == 1 else None     # None: every core
+        base.set_threads(threads)
+        if conv:
+            for mode in ("fast", "exact"):
+                def call(mode=mode):
+                    samebits.conv2d(x, packed, stride=s.stride, padding=s.padding,
+                                    groups=s.groups, mode=mode, out=out,
+                                    threads=samebits_threads)
+                row["cells"][f"samebits {mode} t{threads}"] = timer(call)
+                outputs[f"samebits {mode} out= t{threads}"] = out.copy()
+        if torch_fn is not None:
+            with base.torch.inference_mode():
+                row["cells"][f"torch t{threads}"] = timer(torch_fn)
+        ort_fn, outputs[f"onnxruntime t{threads}"] = base.ort_conv(s, x, w, ort_out, threads)
+        if ort_fn is not None:
+            row["cells"][f"onnxruntime t{threads}"] = timer(ort_fn)
+    if ref is not None:
+        ref = ref.astype(np.float64)
+        for name, got in outputs.items():
+            if got is not None:
+                problem = check(name, got, ref, s)
+                if problem:
+                    row["check"].append(problem)
+    row["stolen_share"] = stolen_share(ticks, cpu_ticks())
+    row["others_share"] = others_share(load, load_sample())
+    return row
+
+
 def measure(args) -> dict:
-    ticks_at_start = cpu_ticks()
+    ticks_at_start, load_at_start = cpu_ticks(), load_sample()
     rng = np.random.default_rng(0)
     cores = samebits.info()["threads"]
     thread_counts = [1] if cores == 1 else [1, cores]
@@ -166,60 +220,21 @@ def measure(args) -> dict:
                 continue
             if args.layers and not re.search(args.layers, s.name):
                 continue
-            x = rng.standard_normal((1, s.c, s.h, s.w), dtype=np.float32)
             w = rng.standard_normal((s.cout, s.c // s.groups, s.kh, s.kw), dtype=np.float32)
-            out = np.empty((1, s.cout, s.out_h, s.out_w), dtype=np.float32)
-            ort_out = np.empty_like(out)
-            row = {"model": model, "name": s.name, "shape": shape_label(s),
-                   "conv": {k: getattr(s, k) for k in ("c", "h", "w", "cout", "kh", "kw", "stride",
-                                                       "padding", "groups")},
-                   "count": s.count, "macs": macs(s), "cells": {}, "check": []}
             packed = samebits.pack_conv2d(w, groups=s.groups) if conv else None
-            ref = None
-            outputs = {}
-            torch_fn, outputs["torch"] = base.torch_conv(s, x, w)
-            if conv:
-                for mode in ("fast", "exact"):
-                    outputs[f"samebits {mode}"] = samebits.conv2d(
-                        x, packed, stride=s.stride, padding=s.padding, groups=s.groups,
-                        mode=mode).copy()
-            if "samebits exact" in outputs:
-                ref = outputs["samebits exact"].astype(np.float64)
-            elif outputs["torch"] is not None:
-                ref = outputs["torch"].astype(np.float64)
-            for threads in thread_counts:
-                samebits_threads = 1 if threads == 1 else None     # None: every core
-                base.set_threads(threads)
-                if conv:
-                    for mode in ("fast", "exact"):
-                        def call(mode=mode):
-                            samebits.conv2d(x, packed, stride=s.stride, padding=s.padding,
-                                            groups=s.groups, mode=mode, out=out,
-                                            threads=samebits_threads)
-                        row["cells"][f"samebits {mode} t{threads}"] = timer(call)
-                        outputs[f"samebits {mode} out= t{threads}"] = out.copy()
-                if torch_fn is not None:
-                    with base.torch.inference_mode():
-                        row["cells"][f"torch t{threads}"] = timer(torch_fn)
-                ort_fn, outputs[f"onnxruntime t{threads}"] = base.ort_conv(s, x, w, ort_out,
-                                                                          threads)
-                if ort_fn is not None:
-                    row["cells"][f"onnxruntime t{threads}"] = timer(ort_fn)
-            if ref is not None:
-                for name, got in outputs.items():
-                    if got is not None:
-                        problem = check(name, got, ref, s)
-                        if problem:
-                            row["check"].append(problem)
-                            failures.append(f"{model} {s.name}: {problem}")
-            flop = 2.0 * macs(s)
-            print(f"{model:18s} {s.name:32s} " + "  ".join(
-                f"{key}={v * 1e3:.3f}ms ({flop / v / 1e9:.1f})" for key, v in row["cells"].items()),
-                flush=True)
-            results.append(row)
+            for batch in args.batch:
+                row = layer_row(model, s, batch, w, packed, rng, base, thread_counts, timer)
+                failures += [f"{model} {s.name} batch {batch}: {p}" for p in row["check"]]
+                flop = 2.0 * row["macs"]
+                print(f"{model:18s} {s.name:32s} b{batch:<3d} " + "  ".join(
+                    f"{key}={v * 1e3:.3f}ms ({flop / v / 1e9:.1f})"
+                    for key, v in row["cells"].items()), flush=True)
+                results.append(row)
     ort = base.ort
     return {"results": results, "threads": thread_counts, "cores": cores,
+            "batches": args.batch, "settle_seconds": SETTLE_SECONDS,
             "stolen_share": stolen_share(ticks_at_start, cpu_ticks()),
+            "others_share": others_share(load_at_start, load_sample()),
             "samebits_conv": conv, "quick": bool(args.quick),
             "layers_in_model": {m: len(v) for m, v in CONV_MODELS.items()},
             "torch": getattr(base.torch, "__version__", None),
@@ -229,99 +244,156 @@ def measure(args) -> dict:
             "date": datetime.date.today().isoformat(), "failures": failures}
 
 
-def write_report(data: dict, out_dir: Path | None) -> str:
-    threads, path = data["threads"], data["samebits"]["path"]
-    lines = [f"# samebits convolution benchmark, {data['date']}" + (" (--quick)" if data["quick"] else ""),
-             "",
-             f"CPU: {data['cpu']}; threads: {threads}; samebits {data['samebits']['version']} "
-             f"path {path} ({data['samebits']['compiler']}); torch {data['torch']} "
-             f"(oneDNN {'on' if data['torch_mkldnn'] else 'off'}); onnxruntime {data['onnxruntime']}."
-             + (f" CPU time stolen by the hypervisor during the run: "
-                f"{100 * data['stolen_share']:.1f}%." if data.get("stolen_share") is not None else ""),
-             "",
-             ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
-              "after 1 warm-up call" if data["quick"] else
-              "Times are medians over 3 repetitions of the mean of calls run for at least 80 ms "
-              "after 2 warm-up calls") + f", each started after {SETTLE_SECONDS} s idle (so that no "
-             "library's spinning worker threads from the previous measurement share the cores)"
-             ". Batch 1, NCHW, 224 x 224 "
-             "input, no bias, no activation. samebits: `conv2d(x, pack_conv2d(w), out=...)` "
-             "with the weights prepacked once outside the timing, `threads=1` / `threads=None` "
-             "(every core); torch: `torch.nn.functional.conv2d` (no `out=`: it allocates its "
-             "output in each call) under `torch.set_num_threads` and `torch.inference_mode()`; "
-             "ONNX Runtime: a one-node Conv model with the weights as an initializer, default "
-             "graph optimizations, "
-             "`intra_op_num_threads` 1 / all, sequential execution, output bound to a "
-             "preallocated array. GFLOP/s = 2 x multiply-adds / time. Ratios are speed ratios "
-             "(>1: samebits faster); exact/fast is the exact mode's speed relative to fast.", ""]
-    if not data["samebits_conv"]:
-        lines += ["**samebits had no conv2d in this run: only torch and ONNX Runtime were timed.**", ""]
+def ms(v) -> str:
+    return f"{v * 1e3:.3f}" if v else "-"
 
-    def ms(v):
-        return f"{v * 1e3:.3f}" if v else "-"
 
-    def speed(peer, mine):
-        return f"{peer / mine:.2f}" if peer and mine else "-"
+def speed(peer, mine) -> str:
+    """Speed ratio (>1: `mine` faster)."""
+    return f"{peer / mine:.2f}" if peer and mine else "-"
 
-    models: dict = {}
-    for row in data["results"]:
-        models.setdefault(row["model"], []).append(row)
-    for t in threads:
-        tl = f"{t} thread{'s' if t > 1 else ''}"
-        for model, rows in models.items():
-            lines += [f"## {model}, {tl}", "",
-                      "| layer | shape | count | MMAC | fast ms | fast GFLOP/s | exact ms | "
-                      "exact GFLOP/s | exact/fast | torch ms | torch GFLOP/s | ORT ms | ORT GFLOP/s | "
-                      "fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-            for row in rows:
-                c = row["cells"]
-                fast, exact = c.get(f"samebits fast t{t}"), c.get(f"samebits exact t{t}")
-                tor, ort = c.get(f"torch t{t}"), c.get(f"onnxruntime t{t}")
-                flop = 2.0 * row["macs"]
 
-                def gf(v):
-                    return f"{flop / v / 1e9:.1f}" if v else "-"
-                lines.append(
-                    f"| {row['name']} | {row['shape']} | {row['count']} | {row['macs'] / 1e6:.1f} | "
-                    f"{ms(fast)} | {gf(fast)} | {ms(exact)} | {gf(exact)} | {speed(fast, exact)} | "
-                    f"{ms(tor)} | {gf(tor)} | {ms(ort)} | {gf(ort)} | {speed(tor, fast)} | "
-                    f"{speed(tor, exact)} | {speed(ort, fast)} | {speed(ort, exact)} |")
-            lines.append("")
-    lines += ["## Model rows: sum over distinct layers of count x time", ""]
-    partial = any(len(rows) < data["layers_in_model"][m] for m, rows in models.items())
-    if partial:
-        lines += ["Only the layers timed in this run (see the layers column); not a whole model.", ""]
-    lines += ["| model | threads | layers | GMAC | fast ms | exact ms | exact/fast | torch ms | ORT ms | "
-              "fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    totals: dict = {}
-    for model, rows in models.items():
-        gmac = sum(r["count"] * r["macs"] for r in rows) / 1e9
-        for t in threads:
+def threads_label(t: int) -> str:
+    return f"{t} thread{'s' if t > 1 else ''}"
+
+
+def header(data: dict) -> list[str]:
+    batches = ", ".join(str(b) for b in data["batches"])
+    return [f"# samebits convolution benchmark, {data['date']}" + (" (--quick)" if data["quick"] else ""),
+            "",
+            f"CPU: {data['cpu']}; threads: {data['threads']}; batch sizes: {batches}; samebits "
+            f"{data['samebits']['version']} path {data['samebits']['path']} "
+            f"({data['samebits']['compiler']}); torch {data['torch']} "
+            f"(oneDNN {'on' if data['torch_mkldnn'] else 'off'}); onnxruntime {data['onnxruntime']}."
+            + load_note(data.get("stolen_share"), data.get("others_share")),
+            "",
+            ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
+             "after 1 warm-up call" if data["quick"] else
+             "Times are medians over 3 repetitions of the mean of calls run for at least 80 ms "
+             "after 2 warm-up calls") + f", each started after {SETTLE_SECONDS} s idle (so that no "
+            "library's spinning worker threads from the previous measurement share the cores)"
+            f". Batch sizes N = {batches}: every layer's input is (N, C, H, W), NCHW "
+            "(224 x 224 at the stem), the same for every library; no bias, no activation. "
+            "samebits: "
+            "`conv2d(x, pack_conv2d(w), out=...)` "
+            "with the weights prepacked once outside the timing, `threads=1` / `threads=None` "
+            "(every core); torch: `torch.nn.functional.conv2d` (no `out=`: it allocates its "
+            "output in each call) under `torch.set_num_threads` and `torch.inference_mode()`; "
+            "ONNX Runtime: a one-node Conv model with the weights as an initializer, default "
+            "graph optimizations, "
+            "`intra_op_num_threads` 1 / all, sequential execution, output bound to a "
+            "preallocated array. MMAC and GFLOP/s count the whole batch; GFLOP/s = "
+            "2 x multiply-adds / time. Ratios are speed ratios "
+            "(>1: samebits faster); exact/fast is the exact mode's speed relative to fast.", ""]
+
+
+def layer_table(model: str, batch: int, t: int, rows: list[dict]) -> list[str]:
+    lines = [f"## {model}, batch {batch}, {threads_label(t)}", "",
+             "| layer | shape | count | MMAC | fast ms | fast GFLOP/s | exact ms | "
+             "exact GFLOP/s | exact/fast | torch ms | torch GFLOP/s | ORT ms | ORT GFLOP/s | "
+             "fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        c = row["cells"]
+        fast, exact = c.get(f"samebits fast t{t}"), c.get(f"samebits exact t{t}")
+        tor, ort = c.get(f"torch t{t}"), c.get(f"onnxruntime t{t}")
+        flop = 2.0 * row["macs"]
+
+        def gf(v):
+            return f"{flop / v / 1e9:.1f}" if v else "-"
+        lines.append(
+            f"| {row['name']} | {row['shape']} | {row['count']} | {row['macs'] / 1e6:.1f} | "
+            f"{ms(fast)} | {gf(fast)} | {ms(exact)} | {gf(exact)} | {speed(fast, exact)} | "
+            f"{ms(tor)} | {gf(tor)} | {ms(ort)} | {gf(ort)} | {speed(tor, fast)} | "
+            f"{speed(tor, exact)} | {speed(ort, fast)} | {speed(ort, exact)} |")
+    return lines + [""]
+
+
+def model_totals(data: dict, groups: dict) -> dict:
+    """(model, batch, threads) -> each library's chain time: the sum over the
+    model's distinct layers of count x time (None where a cell is missing)."""
+    totals = {}
+    for (model, batch), rows in groups.items():
+        for t in data["threads"]:
             def total(key):
                 if any(key not in r["cells"] for r in rows):
                     return None
                 return sum(r["count"] * r["cells"][key] for r in rows)
-            fast, exact = total(f"samebits fast t{t}"), total(f"samebits exact t{t}")
-            tor, ort = total(f"torch t{t}"), total(f"onnxruntime t{t}")
-            totals[(model, t)] = {"fast": fast, "exact": exact, "torch": tor, "onnxruntime": ort}
-            fmt = lambda x: f"{x * 1e3:.1f}" if x else "-"  # noqa: E731
-            lines.append(f"| {model} | {t} | {len(rows)}/{data['layers_in_model'][model]} | "
+            totals[(model, batch, t)] = {
+                "fast": total(f"samebits fast t{t}"), "exact": total(f"samebits exact t{t}"),
+                "torch": total(f"torch t{t}"), "onnxruntime": total(f"onnxruntime t{t}")}
+    return totals
+
+
+def model_table(data: dict, groups: dict, totals: dict) -> list[str]:
+    lines = ["## Model rows: sum over distinct layers of count x time", ""]
+    if any(len(rows) < data["layers_in_model"][m] for (m, _), rows in groups.items()):
+        lines += ["Only the layers timed in this run (see the layers column); not a whole model.", ""]
+    lines += ["| model | batch | threads | layers | GMAC | fast ms | exact ms | exact/fast | torch ms | "
+              "ORT ms | fast vs torch | exact vs torch | fast vs ORT | exact vs ORT |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    fmt = lambda x: f"{x * 1e3:.1f}" if x else "-"  # noqa: E731
+    for (model, batch), rows in groups.items():
+        gmac = sum(r["count"] * r["macs"] for r in rows) / 1e9
+        for t in data["threads"]:
+            v = totals[(model, batch, t)]
+            fast, exact, tor, ort = v["fast"], v["exact"], v["torch"], v["onnxruntime"]
+            lines.append(f"| {model} | {batch} | {t} | {len(rows)}/{data['layers_in_model'][model]} | "
                          f"{gmac:.3f} | {fmt(fast)} | {fmt(exact)} | {speed(fast, exact)} | "
                          f"{fmt(tor)} | {fmt(ort)} | {speed(tor, fast)} | {speed(tor, exact)} | "
                          f"{speed(ort, fast)} | {speed(ort, exact)} |")
-    lines.append("")
+    return lines + [""]
+
+
+LIBRARIES = ("fast", "exact", "torch", "onnxruntime")
+LIBRARY_COLUMNS = "samebits fast | samebits exact | torch | ORT |"
+
+
+def scaling_tables(data: dict, groups: dict, totals: dict) -> list[str]:
+    """Thread scaling (model time at 1 thread / at all) and, with batch 1 and
+    larger batches, batch scaling (time per image at batch 1 / at batch N)."""
+    lines = []
+    threads, batches = data["threads"], data["batches"]
     if len(threads) > 1:
         t = threads[-1]
         lines += [f"### Thread scaling: model time at 1 thread / at {t} threads", "",
-                  "| model | samebits fast | samebits exact | torch | ORT |", "|---|---|---|---|---|"]
-        for model in models:
-            one, many = totals[(model, 1)], totals[(model, t)]
-            lines.append(f"| {model} | " + " | ".join(
-                speed(one[k], many[k]) for k in ("fast", "exact", "torch", "onnxruntime")) + " |")
+                  f"| model | batch | {LIBRARY_COLUMNS}", "|---|---|---|---|---|---|"]
+        for model, batch in groups:
+            one, many = totals[(model, batch, 1)], totals[(model, batch, t)]
+            lines.append(f"| {model} | {batch} | "
+                         + " | ".join(speed(one[k], many[k]) for k in LIBRARIES) + " |")
         lines.append("")
-    data["model_rows"] = [{"model": m, "threads": t, **v} for (m, t), v in totals.items()]
+    if 1 in batches and len(batches) > 1:
+        lines += ["### Batch scaling: time per image at batch 1 / at batch N", "",
+                  f"| model | batch | threads | {LIBRARY_COLUMNS}", "|---|---|---|---|---|---|---|"]
+        for model, batch in groups:
+            if batch == 1 or (model, 1) not in groups:
+                continue
+            for t in threads:
+                one, many = totals[(model, 1, t)], totals[(model, batch, t)]
+                lines.append(f"| {model} | {batch} | {t} | " + " | ".join(
+                    speed(one[k] and one[k] * batch, many[k]) for k in LIBRARIES) + " |")
+        lines.append("")
+    return lines
+
+
+def write_report(data: dict, out_dir: Path | None) -> str:
+    lines = header(data)
+    if not data["samebits_conv"]:
+        lines += ["**samebits had no conv2d in this run: only torch and ONNX Runtime were timed.**", ""]
+    groups: dict = {}                       # (model, batch) -> rows, in the order timed
+    for row in sorted(data["results"], key=lambda r: r["batch"]):
+        groups.setdefault((row["model"], row["batch"]), []).append(row)
+    for batch in data["batches"]:
+        for t in data["threads"]:
+            for (model, b), rows in groups.items():
+                if b == batch:
+                    lines += layer_table(model, batch, t, rows)
+    totals = model_totals(data, groups)
+    lines += model_table(data, groups, totals)
+    lines += scaling_tables(data, groups, totals)
+    data["model_rows"] = [{"model": m, "batch": b, "threads": t, **v}
+                          for (m, b, t), v in totals.items()]
     if data["failures"]:
         lines += ["## Output check failures", ""] + [f"- {f}" for f in data["failures"]] + [""]
     text = "\n".join(lines)
@@ -334,12 +406,22 @@ def write_report(data: dict, out_dir: Path | None) -> str:
     return text
 
 
+def batch_list(text: str) -> list[int]:
+    batches = [int(v) for v in text.split(",") if v.strip()]
+    if not batches or min(batches) < 1:
+        raise argparse.ArgumentTypeError("batch sizes are integers >= 1, comma separated")
+    return batches
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="a few layers of each kind, short timing; writes nothing unless --out")
     parser.add_argument("--models", default="", help="only models whose name matches this regex")
     parser.add_argument("--layers", default="", help="only layers whose name matches this regex")
+    parser.add_argument("--batch", type=batch_list, default=[1, 8],
+                        help="batch sizes N, comma separated; every layer is timed at each "
+                        "(default: 1,8)")
     parser.add_argument("--out", type=Path, default=None,
                         help="results folder (default: bench/results, or nothing with --quick)")
     args = parser.parse_args()
