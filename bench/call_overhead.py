@@ -7,22 +7,20 @@ timeit repeats per turn), and the median over the rounds of the time and of
 the samebits/numpy ratio is printed; the machine may be shared, so only the
 ratios measured side by side mean much. The floors show what any ctypes
 binding pays here: an empty ctypes call with one pointer argument, and the
-C library's sb_sgemm_argv on prebuilt arguments (the C work of a 16^3 product
-plus that call).
+C library's sb_matmul on a prebuilt argument structure (the C work of a 16^3
+product plus that call).
 """
 from __future__ import annotations
 
 import argparse
-import ctypes
 import statistics
-import struct
 import sys
 import timeit
 
 import numpy as np
 
 import samebits
-from samebits import _lib, _paths
+from samebits import _abi, _lib, _paths
 
 SHAPES = [(16, 16, 16), (64, 64, 64), (1, 768, 768)]
 
@@ -51,13 +49,13 @@ def compare(m: int, k: int, n: int, rounds: int) -> tuple[float, float, float]:
 def floors(rounds: int) -> dict[str, float]:
     a = np.ones((16, 16), np.float32)
     c = np.empty((16, 16), np.float32)
-    argv = _lib.lib.sb_sgemm_argv
-    args = (ctypes.c_int64 * 15)(_paths.active_path_index(), _lib.MODE_FAST, 1, 16, 16, 16,
-                                 a.ctypes.data, 16, 1, a.ctypes.data, 16, 1, c.ctypes.data, 16, 0)
-    packed = struct.pack("=15q", *args)
+    call = _lib.lib.sb_matmul
+    packed = _abi.packer(_abi.MatmulArgs)(
+        _paths.active_path_index(), _lib.MODE_FAST, 1, 16, 16, 16, a.ctypes.data, 16, 1,
+        a.ctypes.data, 16, 1, 0, c.ctypes.data, 16, 0, 0, 0)
     tests = {
-        "empty ctypes call, one pointer argument (sb_sgemm_argv(NULL))": lambda: argv(None),
-        "sb_sgemm_argv on prebuilt arguments, 16^3, one thread": lambda: argv(packed),
+        "empty ctypes call, one pointer argument (sb_matmul(NULL))": lambda: call(None),
+        "sb_matmul on prebuilt arguments, 16^3, one thread": lambda: call(packed),
         "numpy a @ b, 16^3": lambda: a @ a,
     }
     return {name: statistics.median(_per_call(f, 50000) for _ in range(rounds))
