@@ -5,13 +5,15 @@ products (4-D operands, one call per batch) against the same three.
 
     python bench/bench_matmul.py [--quick] [--shapes RE] [--batches 1,8] [--out bench/results]
 
-Method (bench/README.md): per cell, two warm-up calls, then calls repeated for
-at least 80 ms and averaged; the median of three such means. Inputs and
-outputs are allocated outside the timing; samebits packs B inside it. Every
-measurement starts after SETTLE_SECONDS idle, and the cells of one shape are
-timed one after the other (samebits, numpy, torch, ORT at one thread count,
-then the next thread count), so that a disturbance on a shared machine falls on
-all of them alike. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from this
+Method (bench/README.md): per shape and thread count, every cell (samebits on
+each path and mode, numpy, torch, ORT) gets two warm-up calls, then ROUNDS
+rounds in which each cell in turn is timed as the mean of calls repeated for
+at least ROUND_SECONDS; a cell's time is the median over the rounds, and a
+speed ratio the median of the per-round ratios (with the lowest and highest
+round), so that a burst of load on a shared machine falls on all libraries
+alike. With several threads each cell starts after SETTLE_SECONDS idle.
+Inputs and outputs are allocated outside the timing; samebits packs B inside
+it. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from this
 process's environment (the script re-executes itself without them) so that
 OpenBLAS picks its kernel from the CPU; the kernel it reports is printed.
 """
@@ -22,6 +24,7 @@ import datetime
 import json
 import os
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -33,7 +36,6 @@ if os.environ.get("OPENBLAS_CORETYPE") or os.environ.get("OPENBLAS_L2_SIZE"):
 import numpy as np  # noqa: E402
 
 import samebits  # noqa: E402
-from samebits.bench import time_call  # noqa: E402
 from samebits.shapes import MODELS  # noqa: E402
 
 from _machine import (cpu_model, cpu_ticks, load_note, load_sample, others_share,  # noqa: E402
@@ -151,21 +153,46 @@ def nominal_peak_gflops(path: str, threads: int, ghz: float) -> float:
     return ghz * 2 * lanes * 2 * threads
 
 
-def timer(fn) -> float:
-    """time_call after SETTLE_SECONDS idle. numpy's OpenBLAS workers, ONNX
-    Runtime's and torch's OpenMP threads spin for about 0.1 s after each call;
-    on a 2-core machine they took a core from whichever library was timed next
-    (samebits at 2 threads looked 2x slower right after numpy)."""
-    time.sleep(SETTLE_SECONDS)
-    return time_call(fn)
+ROUNDS = 5            # timing rounds per shape and thread count
+ROUND_SECONDS = 0.04  # calls repeated for at least this long per cell and round
+
+
+def mean_time(fn, seconds: float = ROUND_SECONDS) -> float:
+    calls, start = 0, time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
+def interleaved(cells: list, threads: int) -> dict:
+    """{key: [seconds per call, one per round]}: in each of ROUNDS rounds every
+    cell is timed once, in turn, so that a burst of load on the shared machine
+    falls on every library alike. With several threads each cell starts after
+    SETTLE_SECONDS idle: numpy's OpenBLAS workers, ONNX Runtime's and torch's
+    OpenMP threads spin for about 0.1 s after each call and on a 2-core
+    machine took a core from whichever library was timed next (samebits at 2
+    threads looked 2x slower right after numpy)."""
+    for _, fn in cells:   # two warm-up calls each
+        fn(), fn()
+    rounds: dict = {key: [] for key, _ in cells}
+    for _ in range(ROUNDS):
+        for key, fn in cells:
+            if threads > 1:
+                time.sleep(SETTLE_SECONDS)
+            rounds[key].append(mean_time(fn))
+    return rounds
 
 
 def time_cells(a, b, out, threads: int, paths: list[str], base: Baselines,
-               ref=None) -> tuple[dict, list[str]]:
-    """Every library's cells for one shape at one thread count, one after the
-    other; with `ref`, each library's output is compared with it after its
-    timing (within 1e-3 sqrt(k) for standard normal inputs)."""
-    cells, problems = {}, []
+               ref=None) -> tuple[dict, dict, list[str]]:
+    """Every library's cells for one shape at one thread count, timed in
+    interleaved rounds: (median seconds per cell, every round's seconds per
+    cell, problems). With `ref`, each library's output is first compared with
+    it (within 1e-3 sqrt(k) for standard normal inputs)."""
+    problems = []
 
     def clear():
         if ref is not None:
@@ -178,23 +205,25 @@ def time_cells(a, b, out, threads: int, paths: list[str], base: Baselines,
         tol = 1e-3 * np.sqrt(a.shape[-1])
         if not err <= tol:
             problems.append(f"{name}: max |diff| {err:.3g} > {tol:.3g}")
-    with base.threads(threads):
-        for path in paths:
+    def on_path(path, mode):
+        def run():
             with samebits.use_path(path):
-                for mode in ("fast", "exact"):
-                    key = f"samebits {path} {mode} t{threads}"
-                    clear()
-                    cells[key] = timer(lambda: samebits.matmul(a, b, mode=mode, out=out,
-                                                               threads=threads))
-                    checked(key)
+                samebits.matmul(a, b, mode=mode, out=out, threads=threads)
+        return run
+    with base.threads(threads):
+        cells = [(f"samebits {path} {mode} t{threads}", on_path(path, mode))
+                 for path in paths for mode in ("fast", "exact")]
         for name, maker in (("numpy", base.numpy), ("torch", base.torch_matmul),
                             ("onnxruntime", base.ort_matmul)):
             fn = maker(a, b, out, threads)
             if fn is not None:
-                clear()
-                cells[f"{name} t{threads}"] = timer(fn)
-                checked(f"{name} t{threads}")
-    return cells, problems
+                cells.append((f"{name} t{threads}", fn))
+        for key, fn in cells:
+            clear()
+            fn()
+            checked(key)
+        rounds = interleaved(cells, threads)
+    return {key: statistics.median(v) for key, v in rounds.items()}, rounds, problems
 
 
 def print_row(label: str, cells: dict, best: str) -> None:
@@ -223,8 +252,11 @@ def measure(args) -> dict:
         paths = [p for p in samebits.paths() if p == best or flop <= SLOW_PATH_FLOP_LIMIT]
         row = {"label": label, "m": m, "n": n, "k": k, "model": model, "count": count, "cells": {}}
         ticks, load = cpu_ticks(), load_sample()
+        row["rounds"] = {}
         for threads in thread_counts:
-            row["cells"].update(time_cells(a, b, out, threads, paths, base)[0])
+            cells, rounds, _ = time_cells(a, b, out, threads, paths, base)
+            row["cells"].update(cells)
+            row["rounds"].update(rounds)
         row["stolen_share"] = stolen_share(ticks, cpu_ticks())
         row["others_share"] = others_share(load, load_sample())
         print_row(label, row["cells"], best)
@@ -242,9 +274,11 @@ def measure(args) -> dict:
                "plan": {f"t{t}": str(samebits.explain(samebits.matmul, a, b, out=out, threads=t))
                         for t in thread_counts}}
         ticks, load = cpu_ticks(), load_sample()
+        row["rounds"] = {}
         for threads in thread_counts:
-            cells, problems = time_cells(a, b, out, threads, [best], base, ref)
+            cells, rounds, problems = time_cells(a, b, out, threads, [best], base, ref)
             row["cells"].update(cells)
+            row["rounds"].update(rounds)
             row["check"] += problems
         row["stolen_share"] = stolen_share(ticks, cpu_ticks())
         row["others_share"] = others_share(load, load_sample())
@@ -268,6 +302,16 @@ def speed(peer, mine) -> str:
     return f"{peer / mine:.2f}" if peer and mine else "-"
 
 
+def round_ratio(row: dict, peer: str, mine: str) -> str:
+    """The speed ratio peer time / my time: the median over the rounds of the
+    ratio within each round, and in brackets the lowest and highest round."""
+    rounds = row.get("rounds", {})
+    if peer not in rounds or mine not in rounds:
+        return speed(row["cells"].get(peer), row["cells"].get(mine))
+    ratios = sorted(p / m for p, m in zip(rounds[peer], rounds[mine]))
+    return f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+
+
 def ms(v, digits: int = 3) -> str:
     return f"{v * 1e3:.{digits}f}" if v else "-"
 
@@ -282,11 +326,15 @@ def header(data: dict, ghz: float) -> list[str]:
                         for o in data["openblas"])
             + f"; torch {data['torch']}; onnxruntime {data['onnxruntime']}."
             + load_note(data.get("stolen_share"), data.get("others_share")), "",
-            "Times are medians over 3 repetitions of the mean of calls run for at least "
-            f"80 ms after 2 warm-up calls, each measurement started after "
-            f"{data['settle_seconds']} s idle (numpy's OpenBLAS, torch's and ONNX Runtime's "
-            "worker threads spin for about 0.1 s after a call and would take a core from the "
-            "library timed next); the cells of one shape are timed one after the other. "
+            f"Times are medians over {ROUNDS} rounds; in each round every cell of a shape (every "
+            f"library and mode at one thread count) is timed once, in turn, as the mean of "
+            f"calls run for at least {int(ROUND_SECONDS * 1000)} ms (after 2 warm-up calls), "
+            f"so that a burst of load on this shared machine falls on all libraries alike; "
+            f"with several threads each cell starts after {data['settle_seconds']} s idle "
+            "(numpy's OpenBLAS, torch's and ONNX Runtime's worker threads spin for about 0.1 s "
+            "after a call and would take a core from the library timed next). Speed ratios "
+            "against a peer are the median over the rounds of the ratio within each round, "
+            "the lowest and highest round in brackets. "
             "GFLOP/s = 2mnk / time. % peak divides by "
             f"{ghz} GHz x 2 FMA ports x lanes x 2 x threads (nominal, for orientation). "
             "Ratios are speed ratios (>1: samebits faster); exact/fast is the exact mode's "
@@ -309,8 +357,10 @@ def thread_table(data: dict, t: int, ghz: float) -> list[str]:
             f"| {row['label']} | {fast * 1e3:.3f} | {flop / fast / 1e9:.1f} | "
             f"{100 * flop / fast / 1e9 / nominal_peak_gflops(best, t, ghz):.0f} | "
             f"{exact * 1e3:.3f} | {flop / exact / 1e9:.1f} | {speed(fast, exact)} | "
-            f"{speed(c.get(f'numpy t{t}'), fast)} | {speed(c.get(f'numpy t{t}'), exact)} | "
-            f"{speed(c.get(f'torch t{t}'), fast)} | {speed(c.get(f'onnxruntime t{t}'), fast)} |")
+            f"{round_ratio(row, f'numpy t{t}', f'samebits {best} fast t{t}')} | "
+            f"{round_ratio(row, f'numpy t{t}', f'samebits {best} exact t{t}')} | "
+            f"{round_ratio(row, f'torch t{t}', f'samebits {best} fast t{t}')} | "
+            f"{round_ratio(row, f'onnxruntime t{t}', f'samebits {best} fast t{t}')} |")
     lines += ["", f"### Model rows ({best}, {t} thread{'s' if t > 1 else ''}): "
               "sum over distinct products of count x time", "",
               "| model | fast ms | exact ms | exact/fast | numpy ms | torch ms | ORT ms | "
@@ -377,7 +427,10 @@ def attention_table(data: dict) -> list[str]:
             lines.append(
                 f"| {row['product']} | {row['batch']} | {t} | {flop / 1e9:.3f} | {ms(fast)} | "
                 f"{flop / fast / 1e9:.1f} | {ms(exact)} | " + " | ".join(ms(p) for p in peers)
-                + " | " + " | ".join(f"{speed(p, fast)} | {speed(p, exact)}" for p in peers) + " |")
+                + " | " + " | ".join(
+                    f"{round_ratio(row, f'{name} t{t}', f'samebits {best} fast t{t}')} | "
+                    f"{round_ratio(row, f'{name} t{t}', f'samebits {best} exact t{t}')}"
+                    for name in ("numpy", "torch", "onnxruntime")) + " |")
     lines += ["", "samebits plans (`samebits.explain(samebits.matmul, a, b, threads=t)`, fast "
               "mode):", ""]
     for row in data["attention"]:
