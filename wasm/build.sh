@@ -63,7 +63,7 @@ for flag in "${extra[@]+"${extra[@]}"}"; do
     esac
 done
 
-version=$("$EMCC" --version 2>/dev/null | head -n 1)
+version=$("$EMCC" --version 2>/dev/null | sed -n 1p)   # sed reads it all: head would SIGPIPE emcc under pipefail
 echo "wasm/build.sh: $version"
 
 # The version, written once in py/samebits/_version.py.
@@ -108,7 +108,7 @@ echo "wasm/build.sh: $lib ($(wc -c <"$lib") bytes)"
 # The relaxed-SIMD module for fast mode (see the top of this file).
 fast=()
 if [ "$RELAXED" = 1 ]; then
-    echo "wasm/build.sh: $("$CLANG" --version | head -n 1) (relaxed-SIMD module)"
+    echo "wasm/build.sh: $("$CLANG" --version | sed -n 1p) (relaxed-SIMD module)"
     robj="$out/obj-relaxed"
     rm -rf "$robj"
     mkdir -p "$robj"
