@@ -74,7 +74,8 @@ sanitize:
 	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
 	    tests/test_packed_and_rows.py tests/test_properties.py tests/test_conv.py \
 	    tests/test_maxpool.py tests/test_operands.py tests/test_depthwise.py \
-	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py
+	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
+	    tests/test_elementwise.py
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of
 # AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned

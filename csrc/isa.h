@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include "kernels.h"
+#include "unary.h"
 
 typedef struct sb_tile sb_tile;
 
@@ -68,6 +69,7 @@ typedef struct sb_isa {
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;
     sb_depthwise_kernel_fn depthwise_exact, depthwise_fast;
+    sb_unary_kernel_fn unary_exact, unary_fast;   /* elementwise functions (unary.h) */
 } sb_isa;
 
 extern const sb_isa sb_isa_scalar, sb_isa_vec4, sb_isa_avx2, sb_isa_avx512, sb_isa_neon;

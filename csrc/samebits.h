@@ -194,6 +194,19 @@ typedef struct sb_max_pool2d_args {
 } sb_max_pool2d_args;
 SB_API int sb_max_pool2d(const sb_max_pool2d_args *args);
 
+/* ---- elementwise functions ------------------------------------------------
+ *
+ * y[i] = op(x[i]) for i < count, op an enum sb_unary_op of unary.h (exp 0,
+ * log 1, tanh 2, erf 3, sigmoid 4). Exact mode is defined step by step in
+ * docs/exact-ops.md and gives the same bits on every path and thread count;
+ * fast mode currently runs the same kernels. y may be x (in place) but must
+ * not partly overlap it. */
+typedef struct sb_unary_args {
+    int64_t path, mode, op, max_threads, count;
+    int64_t x, y;
+} sb_unary_args;
+SB_API int sb_unary(const sb_unary_args *args);
+
 /* ---- test support -------------------------------------------------------- */
 
 /* Fills dst[0..count) with the portable test values of docs/test-values.md:

@@ -39,7 +39,7 @@ static const sb_tile tile_6x16 = {
 const sb_isa sb_isa_avx2 = {
     .name = "avx2", .supported = sb_cpu_has_avx2_fma, .fused = 1,
     .product_tile = {&tile_6x16, &tile_6x16},
-    UKR_ISA_KERNELS(avx2),
+    UKR_ISA_KERNELS(avx2), UNARY_KERNELS(avx2),
 };
 #else
 const sb_isa sb_isa_avx2 = {.name = "avx2"};  /* not built: no kernels */

@@ -112,7 +112,7 @@ const sb_isa sb_isa_avx512 = {
     .product_tile = {&tile_12x32, &tile_12x32},
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
-    UKR_ISA_KERNELS(avx512),
+    UKR_ISA_KERNELS(avx512), UNARY_KERNELS(avx512),
 };
 #else
 const sb_isa sb_isa_avx512 = {.name = "avx512"};  /* not built: no kernels */

@@ -37,7 +37,7 @@ static const sb_tile tile_8x12 = {
 const sb_isa sb_isa_neon = {
     .name = "neon", .supported = neon_supported, .fused = 1,
     .product_tile = {&tile_8x12, &tile_8x12},
-    UKR_ISA_KERNELS(neon),
+    UKR_ISA_KERNELS(neon), UNARY_KERNELS(neon),
 };
 #else
 const sb_isa sb_isa_neon = {.name = "neon"};  /* not built: no kernels */

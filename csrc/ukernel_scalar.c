@@ -63,5 +63,5 @@ static const sb_tile tile_4x4 = {
 const sb_isa sb_isa_scalar = {
     .name = "scalar", .supported = scalar_supported, .fused = 0,
     .product_tile = {&tile_4x4, &tile_4x4},
-    UKR_ISA_KERNELS(scalar),
+    UKR_ISA_KERNELS(scalar), UNARY_KERNELS(scalar),
 };

@@ -62,7 +62,7 @@ static const sb_tile tile_vec4 = {
 const sb_isa sb_isa_vec4 = {
     .name = "vec4", .supported = vec4_supported, .fused = VEC4_FUSED,
     .product_tile = {&tile_vec4, &tile_vec4},
-    UKR_ISA_KERNELS(vec4),
+    UKR_ISA_KERNELS(vec4), UNARY_KERNELS(vec4),
 };
 #else
 const sb_isa sb_isa_vec4 = {.name = "vec4"};  /* not built: no kernels */

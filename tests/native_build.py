@@ -14,7 +14,15 @@ VERSION = re.search(r'__version__ = "([^"]+)"',
                     (ROOT / "py" / "samebits" / "_version.py").read_text()).group(1)
 FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
          "-pthread", f'-DSB_VERSION="{VERSION}"']
-X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"]}
+X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"],
+                  "unary_avx2.c": ["-mavx2", "-mfma", "-fno-trapping-math"],
+                  "unary_avx512.c": ["-mavx512f", "-mfma", "-fno-trapping-math"]}
+# Every target: the elementwise kernels vectorize only without trapping math
+# (CMakeLists.txt says why); the scalar path's stay scalar.
+FILE_FLAGS = {"unary_vec4.c": ["-fno-trapping-math"], "unary_neon.c": ["-fno-trapping-math"],
+              "unary_scalar.c": ["-fno-trapping-math", "-fno-tree-vectorize",
+                                 "-fno-tree-slp-vectorize"],
+              "ukernel_scalar.c": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}
 
 
 def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
@@ -25,7 +33,8 @@ def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
     objects = []
     for src in sources:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")
-        extra = X86_FILE_FLAGS.get(Path(src).name, []) if x86 else []
+        extra = FILE_FLAGS.get(Path(src).name, [])
+        extra = extra + (X86_FILE_FLAGS.get(Path(src).name, []) if x86 else [])
         subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
         objects.append(str(obj))
     subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)

@@ -40,6 +40,7 @@ def _c_fields(struct_name: str) -> list[str]:
                                        ("sb_batch", _abi.Batch),
                                        ("sb_conv2d_args", _abi.Conv2dArgs),
                                        ("sb_max_pool2d_args", _abi.MaxPool2dArgs),
+                                       ("sb_unary_args", _abi.UnaryArgs),
                                        ("sb_plan_info", _abi.PlanInfo)])
 def test_structures_match_the_header(c_name, py):
     assert [name for name, _ in py._fields_] == _c_fields(c_name)

@@ -1,6 +1,6 @@
 """The WebAssembly build in Chromium: the page web/index.html runs the hash
 suites (gemm: matrix products; conv: the ResNet-50 and MobileNetV3-large
-convolutions) through Pyodide and the samebits wheel, and its exact lines
+convolutions; ops: the elementwise functions) through Pyodide and the samebits wheel, and its exact lines
 must have the native bits; with ?flip= the page must report the flipped bit. Fast mode
 runs on the relaxed-SIMD module (fused multiply-add) and meets the fast-mode
 error bound; with ?relaxed=0 it falls back to the plain module.
@@ -64,8 +64,8 @@ def _native(suites=hashes.SUITES, groups=hashes.GROUPS, modes=("exact",), flip_b
 
 
 def test_browser_exact_suite_matches_native(runner):
-    """Every exact line computed in Chromium (both suites in full: the gemm
-    suite and the conv suite) equals the native one, and the page says OK."""
+    """Every exact line computed in Chromium (every suite in full: gemm, conv
+    and ops) equals the native one, and the page says OK."""
     native = _native()
     result = runner.run_page({"modes": "exact", "speed": 256}, native, timeout_s=600)
     _check_clean(result)
@@ -73,13 +73,15 @@ def test_browser_exact_suite_matches_native(runner):
     assert result["header"] == hashes.header()
     exact = [hashes.parse_line(line) for line in result["lines"]]
     assert [(b.suite, b.mode, b.path, b.threads) for b in exact] == [
-        ("gemm", "exact", "vec4", 1), ("conv", "exact", "vec4", 1)], result["lines"]
+        ("gemm", "exact", "vec4", 1), ("conv", "exact", "vec4", 1), ("ops", "exact", "vec4", 1)],\
+        result["lines"]
     natives = {hashes.parse_line(line).suite: line for line in native["lines"]}
     for line, b in zip(result["lines"], exact):
         assert b.digest == hashes.parse_line(natives[b.suite]).digest, (
             f"Chromium: {line}\nnative:   {natives[b.suite]}")
-    assert [row["native"] for row in result["rows"]] == [natives["gemm"], natives["conv"]]
-    assert [row["suite"] for row in result["rows"]] == ["gemm", "conv"]
+    assert [row["native"] for row in result["rows"]] == [natives["gemm"], natives["conv"],
+                                                         natives["ops"]]
+    assert [row["suite"] for row in result["rows"]] == ["gemm", "conv", "ops"]
     assert all(row["verdict"] == "match" for row in result["rows"])
     assert result["ok"] is True
     assert result["speed"] and result["speed"]["seconds"]["exact"] > 0
@@ -131,9 +133,9 @@ def test_browser_fast_mode_falls_back(runner):
 
 
 def test_browser_notices_one_flipped_bit(runner):
-    """Negative control: with ?flip=BIT each of the page's lines (gemm and
-    conv) is the native line of the same flipped output, and the page reports
-    a mismatch (red) for both."""
+    """Negative control: with ?flip=BIT each of the page's lines (gemm, conv
+    and ops) is the native line of the same flipped output, and the page
+    reports a mismatch (red) for each."""
     groups = ["sweep"]
     native = _native(groups=groups)
     flipped = _native(groups=groups, flip_bit=FLIP_BIT)["lines"]
@@ -141,7 +143,7 @@ def test_browser_notices_one_flipped_bit(runner):
                               "fastcheck": 0, "flip": FLIP_BIT}, native, timeout_s=300)
     _check_clean(result)
     assert result["flip"] == FLIP_BIT
-    assert len(result["rows"]) == 2
+    assert len(result["rows"]) == 3
     for row, flip_line, native_line in zip(result["rows"], flipped, native["lines"]):
         line = hashes.parse_line(row["line"])
         assert line.suite == hashes.parse_line(flip_line).suite == row["suite"]

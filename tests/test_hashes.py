@@ -210,11 +210,11 @@ def test_conv_suite_matches_the_references():
     assert digest.hexdigest() == CONV_V2_EXACT
 
 
-def test_cli_prints_both_suites():
+def test_cli_prints_every_suite():
     out = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--modes", "exact",
                           "--paths", samebits.path(), "--threads", "1", "--groups", "random"],
                          capture_output=True, text=True, check=True, timeout=300).stdout
-    gemm_header, gemm_line, conv_header, conv_line = out.strip().splitlines()
+    gemm_header, gemm_line, conv_header, conv_line, ops_header, ops_line = out.strip().splitlines()
     assert gemm_header == hashes.header(["random"])
     assert hashes.parse_line(gemm_line) == (
         "exact", samebits.path(), 1, hashes.suite_digest("exact", samebits.path(), 1, ["random"]),
@@ -222,7 +222,59 @@ def test_cli_prints_both_suites():
     assert conv_header == hashes.header(suite="conv")
     assert conv_line.startswith("conv exact ")
     assert hashes.parse_line(conv_line) == ("exact", samebits.path(), 1, CONV_V2_EXACT, "conv")
+    assert ops_header == hashes.header(suite="ops")
+    assert hashes.parse_line(ops_line) == ("exact", samebits.path(), 1, OPS_V1_EXACT, "ops")
     only = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--suites", "conv",
                            "--modes", "exact", "--paths", samebits.path(), "--threads", "1"],
                           capture_output=True, text=True, check=True, timeout=300).stdout
     assert only.strip().splitlines() == [conv_header, conv_line]
+
+
+# ---- The ops suite --------------------------------------------------------
+
+# The exact digest of ops suite v1, equal to the digest of the independent
+# oracle of docs/exact-ops.md (test_ops_suite_matches_the_oracle). A change of
+# the suite or of an exact function must bump hashes.OPS_SUITE_VERSION (or be
+# declared a contract change) together with this value.
+OPS_V1_EXACT = "1a241f8aa4cd75af3083c906d79a89e996e58ca4f4437938742db86baa62e308"
+
+
+def test_ops_suite_is_what_the_docs_say():
+    x = np.frombuffer(hashes.ops_inputs(), dtype=np.uint32)
+    assert x.size == 131072
+    assert (x[:65536] == (np.arange(65536, dtype=np.uint64) * 65537).astype(np.uint32)).all()
+    values = np.frombuffer(_testdata.float_buffer(65536, hashes.OPS_SEED, hashes.NSPECIAL),
+                           dtype=np.uint32)
+    assert (x[65536:] == values).all()
+    assert hashes.header(suite="ops") == ("# samebits ops suite v1: 5 functions "
+                                          "(exp, log, tanh, erf, sigmoid) over 131072 inputs")
+
+
+def test_ops_suite_matches_the_oracle():
+    import elementwise_reference as ref
+    x = np.frombuffer(hashes.ops_inputs(), dtype=np.float32)
+    digest = hashlib.sha256()
+    for name in hashes.OPS_FUNCTIONS:
+        digest.update(ref.FUNCTIONS[name](x).astype("<f4").tobytes())
+    assert digest.hexdigest() == OPS_V1_EXACT
+
+
+def test_ops_exact_lines_are_pinned(path):
+    lines = hashes.hash_lines(["exact"], [path], [1, 2], suite="ops")
+    assert [hashes.parse_line(line).suite for line in lines] == ["ops", "ops"]
+    assert {hashes.parse_line(line).digest for line in lines} == {OPS_V1_EXACT}, "\n".join(lines)
+
+
+def test_ops_fast_lines_repeat_across_threads():
+    for path in samebits.paths():
+        lines = hashes.hash_lines(["fast"], [path], [1, 2], suite="ops")
+        assert len({hashes.parse_line(line).digest for line in lines}) == 1, "\n".join(lines)
+
+
+def test_ops_one_flipped_bit_changes_the_digest():
+    flipped = hashes.hash_lines(["exact"], [samebits.path()], [1], suite="ops", flip_bit=5)[0]
+    assert hashes.parse_line(flipped).digest != OPS_V1_EXACT
+    line = "ops exact vec4   threads=1   sha256=" + "ab" * 32
+    assert hashes.format_line("exact", "vec4", 1, "ab" * 32, suite="ops") == line
+    assert hashes.parse_line(line) == ("exact", "vec4", 1, "ab" * 32, "ops")
+    assert hashes.header_suite(hashes.header(suite="ops")) == "ops"

@@ -64,3 +64,35 @@ def test_arm64_paths_under_qemu_match_naive_loop_and_host(host_digest, tmp_path)
     digest, paths = _run([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
     assert paths == {"scalar", "vec4", "neon"}
     assert digest == host_digest
+
+
+def _unary_digests(cmd: list[str]) -> tuple[dict[str, str], set[str]]:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    digests = dict(re.findall(r"^(\w+)-digest ([0-9a-f]{16})$", r.stdout, re.M))
+    paths = set(re.findall(r"^path (\w+) ", r.stdout, re.M))
+    assert len(digests) == 5, r.stdout
+    return digests, paths
+
+
+@pytest.fixture(scope="module")
+def host_unary_digests(tmp_path_factory) -> dict[str, str]:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the cross-target comparison is written for an x86-64 host")
+    out = tmp_path_factory.mktemp("host-unary") / "check_unary_host"
+    build_check(_require("cc"), "check_unary.c", out, x86=True)
+    digests, paths = _unary_digests([str(out)])
+    assert "vec4" in paths
+    return digests
+
+
+def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, tmp_path):
+    """exp, log, tanh, erf, sigmoid on arm64's paths (scalar, vec4 over NEON,
+    neon): each path equal to the scalar one, and the digests equal to x86-64's."""
+    cc = _require("aarch64-linux-gnu-gcc")
+    qemu = _require("qemu-aarch64")
+    out = tmp_path / "check_unary_arm64"
+    build_check(cc, "check_unary.c", out, x86=False)
+    digests, paths = _unary_digests([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
+    assert paths == {"vec4", "neon"}
+    assert digests == host_unary_digests

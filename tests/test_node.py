@@ -154,8 +154,8 @@ def test_wheel_is_well_formed(prerequisites):
 
 
 def test_node_exact_suite_matches_native(prerequisites):
-    """Both exact suites in full in wasm (vec4 on SIMD128, one thread), the
-    gemm suite and the conv suite, have the native bits."""
+    """Every exact suite in full in wasm (vec4 on SIMD128, one thread), the
+    gemm, conv and ops suites, has the native bits."""
     proc = _node("--modes", "exact", "--info")
     out = proc.stdout.splitlines()
     info = json.loads(next(l for l in out if l.startswith("# info "))[len("# info "):])
@@ -167,8 +167,8 @@ def test_node_exact_suite_matches_native(prerequisites):
 
     headers = [l for l in out if l.startswith("# samebits")]
     wasm_lines = [l for l in out if l and not l.startswith("#")]
-    assert headers == [hashes.header(), hashes.header(suite="conv")]
-    assert len(wasm_lines) == 2
+    assert headers == [hashes.header(), hashes.header(suite="conv"), hashes.header(suite="ops")]
+    assert len(wasm_lines) == 3
     for suite, wasm_line in zip(hashes.SUITES, wasm_lines):
         native_line = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
                                         suite=suite)[0]

@@ -92,8 +92,8 @@ objects=()
 for src in "${sources[@]}"; do
     name=$(basename "$src" .c)
     fileflags=()
-    # The scalar path stays scalar, as in the native build.
-    [ "$name" = ukernel_scalar ] && fileflags=(-fno-vectorize -fno-slp-vectorize)
+    # The scalar paths (products and elementwise) stay scalar, as in the native build.
+    case "$name" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
     echo "  emcc $name.c"
     "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra[@]+"${extra[@]}"}" \
         -c "$src" -o "$obj/$name.o"
@@ -119,7 +119,7 @@ if [ "$RELAXED" = 1 ]; then
     for src in "${sources[@]}"; do
         name=$(basename "$src" .c)
         fileflags=()
-        [ "$name" = ukernel_scalar ] && fileflags=(-fno-vectorize -fno-slp-vectorize)
+        case "$name" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
         echo "  $CLANG $name.c"
         "$CLANG" "${rflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" -c "$src" -o "$robj/$name.o"
         robjects+=("$robj/$name.o")

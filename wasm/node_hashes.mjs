@@ -3,7 +3,7 @@
 // wasm/build.sh. Prints the same lines as `python -m samebits hashes`, so a
 // wasm fault shows up without a browser.
 //
-//   node wasm/node_hashes.mjs [--suites gemm,conv] [--modes exact,fast] [--paths vec4]
+//   node wasm/node_hashes.mjs [--suites gemm,conv,ops] [--modes exact,fast] [--paths vec4]
 //                             [--threads 1] [--groups sweep,random,models] [--flip BIT]
 //                             [--wheel FILE] [--indexURL DIR] [--info] [--fastcheck]
 //
@@ -24,7 +24,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 function parseArgs(argv) {
   const opts = {
-    suites: "gemm,conv", modes: "exact", paths: "vec4", threads: "1",
+    suites: "gemm,conv,ops", modes: "exact", paths: "vec4", threads: "1",
     groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
     info: false, fastcheck: false,

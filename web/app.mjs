@@ -3,7 +3,7 @@
 //
 // Query parameters (all optional):
 //   flip=BIT        negative control: flip that output bit before hashing
-//   suites=gemm,conv   modes=exact,fast   groups=sweep,random,models (gemm suite)
+//   suites=gemm,conv,ops   modes=exact,fast   groups=sweep,random,models (gemm suite)
 //   paths=vec4   threads=1
 //   native=URL      the native lines (JSON: {"headers": {suite: header}, "lines": [...]},
 //                   as web/make_native.py writes); default out/native.json
@@ -19,7 +19,7 @@ const $ = (id) => document.getElementById(id);
 
 const flipText = params.get("flip");
 const job = {
-  suites: list("suites", "gemm,conv"),
+  suites: list("suites", "gemm,conv,ops"),
   modes: list("modes", "exact,fast"),
   groups: list("groups", "sweep,random,models"),
   paths: list("paths", "vec4"),
@@ -41,16 +41,18 @@ const result = {
 window.samebitsResult = result;
 
 // A line of the gemm suite is "exact vec4 threads=1 sha256=..."; a line of
-// the conv suite is the same after the word "conv" (samebits/hashes.py).
+// the conv or ops suite is the same after the suite's name (samebits/hashes.py).
 function parseLine(line) {
   const fields = line.trim().split(/\s+/);
-  const suite = fields.length === 5 && fields[0] === "conv" ? fields.shift() : "gemm";
+  const suite = fields.length === 5 && ["conv", "ops"].includes(fields[0]) ? fields.shift() : "gemm";
   const [mode, path, threads, digest] = fields;
   return { suite, mode, path, threads: Number((threads || "").split("=")[1]),
            digest: (digest || "").split("=")[1] || "" };
 }
 
-const headerSuite = (header) => (header.startsWith("# samebits conv suite") ? "conv" : "gemm");
+const headerSuite = (header) =>
+  header.startsWith("# samebits conv suite") ? "conv"
+    : header.startsWith("# samebits ops suite") ? "ops" : "gemm";
 
 // Lines are compared within their suite. Exact lines must equal every native
 // exact line of the suite (they agree across paths and threads); a fast line

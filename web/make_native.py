@@ -3,7 +3,7 @@
     python web/make_native.py [--out web/out/native.json] [samebits hashes options]
 
 Runs `python -m samebits hashes` with the installed native samebits (by
-default both suites, gemm and conv, both modes, every path this CPU runs,
+default all suites, gemm, conv and ops, both modes, every path this CPU runs,
 one thread) and stores its headers and lines as JSON: {"headers": {"gemm":
 ..., "conv": ...}, "header": (the first), "lines": [...], "command": [...],
 "platform": ...}, printing the lines as they come. Extra arguments go to
@@ -25,8 +25,11 @@ DEFAULT_OUT = ROOT / "web" / "out" / "native.json"
 
 def header_suite(line: str) -> str:
     """The suite of a header line (as samebits.hashes.header_suite, without
-    importing samebits here): "conv" for the conv suite, else "gemm"."""
-    return "conv" if line.startswith("# samebits conv suite") else "gemm"
+    importing samebits here): "conv" or "ops" for those suites, else "gemm"."""
+    for suite in ("conv", "ops"):
+        if line.startswith(f"# samebits {suite} suite"):
+            return suite
+    return "gemm"
 
 
 def native_hashes(hash_args: list[str], echo: bool = False) -> dict:

@@ -1,6 +1,6 @@
 """Runs the samebits page in Debian's Chromium through Playwright and checks it.
 
-    python web/run_browser.py                  # both suites (gemm, conv), exact and fast
+    python web/run_browser.py                  # every suite (gemm, conv, ops), exact and fast
     python web/run_browser.py --suites conv    # the convolution suite only
     python web/run_browser.py --flip 5         # negative control: must report a mismatch
 
@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flip", type=int, help="flip this output bit (negative control)")
     parser.add_argument("--modes", default="exact,fast")
-    parser.add_argument("--suites", default="gemm,conv", help="hash suites (gemm, conv)")
+    parser.add_argument("--suites", default="gemm,conv,ops",
+                        help="hash suites (gemm, conv, ops)")
     parser.add_argument("--groups", default="sweep,random,models", help="gemm suite groups")
     parser.add_argument("--speed", type=int, default=512, help="speed-line size (0: none)")
     parser.add_argument("--native", type=Path, default=NATIVE_JSON,

@@ -1,7 +1,7 @@
 // The Pyodide side of the page, in a worker so that the page stays live while
 // the suite runs. It loads Pyodide from the local npm copy, installs the
 // samebits wheel, then reports: "ready", "speed", "fastcheck", one "line" per
-// hash line (each suite of job.suites in turn: gemm, then conv), and "done"
+// hash line (each suite of job.suites in turn: gemm, conv, then ops), and "done"
 // (or "error").
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
@@ -69,9 +69,10 @@ self.onmessage = async (event) => {
     pyodide.runPython(PYTHON);
     const g = (name) => pyodide.globals.get(name);
     const groups = pyodide.toPy(job.groups);
-    const suites = job.suites.filter((s) => s === "gemm" || s === "conv");
+    const known = ["gemm", "conv", "ops"];
+    const suites = job.suites.filter((s) => known.includes(s));
     if (suites.length !== job.suites.length) {
-      throw new Error(`unknown suite in suites=${job.suites.join(",")} (known: gemm, conv)`);
+      throw new Error(`unknown suite in suites=${job.suites.join(",")} (known: ${known})`);
     }
     const ready = JSON.parse(g("sb_ready")(groups, pyodide.toPy(suites)));
     post("ready", { ...ready, pyodide: pyodide.version,
@@ -80,7 +81,7 @@ self.onmessage = async (event) => {
     if (job.speed > 0) post("speed", JSON.parse(g("sb_speed")(job.speed)));
     if (job.fastcheck) post("fastcheck", JSON.parse(g("sb_fast_check")()));
     const sbLines = g("sb_lines");
-    for (const suite of ["gemm", "conv"].filter((s) => suites.includes(s))) {
+    for (const suite of known.filter((s) => suites.includes(s))) {
       for (const mode of job.modes) {
         const t = performance.now();
         const lines = JSON.parse(sbLines(suite, mode, pyodide.toPy(job.paths),

@@ -9,6 +9,7 @@ everywhere in exact mode, and near the hardware's peak in fast mode.
 from __future__ import annotations
 
 from ._conv import PackedConv2d, conv2d, pack_conv2d
+from ._elementwise import erf, exp, log, sigmoid, tanh
 from ._explain import Plan, explain
 from ._info import __version__, info
 from ._linear import linear
@@ -20,9 +21,12 @@ from ._paths import path, paths, use_path
 __all__ = [
     "__version__",
     "conv2d",
+    "erf",
+    "exp",
     "explain",
     "info",
     "linear",
+    "log",
     "matmul",
     "max_pool2d",
     "pack",
@@ -33,5 +37,7 @@ __all__ = [
     "Plan",
     "path",
     "paths",
+    "sigmoid",
+    "tanh",
     "use_path",
 ]

@@ -52,9 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--modes", default="exact,fast", help="comma-separated (default exact,fast)")
     h.add_argument("--paths", default="", help="comma-separated (default: every path this CPU runs)")
     h.add_argument("--threads", default="", help="comma-separated (default: 1 and every core)")
-    h.add_argument("--suites", default="gemm,conv",
-                   help="comma-separated suites: gemm (matrix products), conv (convolutions); "
-                        "default both")
+    h.add_argument("--suites", default="gemm,conv,ops",
+                   help="comma-separated suites: gemm (matrix products), conv (convolutions), "
+                        "ops (elementwise functions); default all three")
     h.add_argument("--groups", default="sweep,random,models",
                    help="groups of the gemm suite to include")
     h.add_argument("--timing", action="store_true", help="append each line's seconds as a comment")

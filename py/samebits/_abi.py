@@ -49,6 +49,11 @@ class MaxPool2dArgs(ctypes.Structure):
                        "x", "y", "max_threads")
 
 
+class UnaryArgs(ctypes.Structure):
+    """struct sb_unary_args: an elementwise function (op: enum sb_unary_op)."""
+    _fields_ = _fields("path", "mode", "op", "max_threads", "count", "x", "y")
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",

@@ -133,8 +133,9 @@ _declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _
 # (the structures are in _abi.py; a bytes object of the same layout may stand in for one)
 _declare("sb_matmul", [_p], _int)
 _declare("sb_matmul_plan", [_p, _p], _int)
-# int sb_max_pool2d(const sb_max_pool2d_args *);
+# int sb_max_pool2d(const sb_max_pool2d_args *); int sb_unary(const sb_unary_args *);
 _declare("sb_max_pool2d", [_p], _int)
+_declare("sb_unary", [_p], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);

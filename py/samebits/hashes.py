@@ -1,11 +1,13 @@
 """The hash suites: SHA-256 of the outputs of fixed sets of operations.
 
-Two suites, each with its own version and lines: "gemm" (matrix products:
-sweep, random and model shapes) and "conv" (the convolutions of ResNet-50 and
-MobileNetV3-large, and ResNet-50's max pool). Exact-mode lines must be
-identical on every machine, path, thread count and runtime; fast-mode lines
-show same-machine repeatability. docs/hash-suite.md defines both suites
-exactly, so a port can regenerate them.
+Three suites, each with its own version and lines: "gemm" (matrix products:
+sweep, random and model shapes), "conv" (the convolutions of ResNet-50 and
+MobileNetV3-large, and ResNet-50's max pool) and "ops" (the elementwise
+functions exp, log, tanh, erf, sigmoid over a sweep of every float32
+exponent and the test values). Exact-mode lines must be identical on every
+machine, path, thread count and runtime; fast-mode lines show same-machine
+repeatability. docs/hash-suite.md defines the suites exactly, so a port can
+regenerate them.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
 CONV_SUITE_VERSION = 2     # the conv suite (v2: the squeeze-and-excitation layers added)
-SUITES = ("gemm", "conv")  # in printing order
+OPS_SUITE_VERSION = 1      # the ops suite
+SUITES = ("gemm", "conv", "ops")  # in printing order
 GROUPS = ("sweep", "random", "models")
 NSPECIAL = 8
 
@@ -234,6 +237,49 @@ def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None =
 
 
 # --------------------------------------------------------------------------
+# The ops suite (docs/hash-suite.md, "The ops suite").
+
+OPS_FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid")   # enum sb_unary_op order
+OPS_SWEEP = 65536           # float32 bit patterns i * 65537, i < OPS_SWEEP
+OPS_TEST_VALUES = 65536     # then this many test values of stream OPS_SEED
+OPS_SEED = 0x0B5E0000
+
+
+def ops_inputs() -> ctypes.Array:
+    """The suite's input: the sweep (every sign, exponent and top seven
+    mantissa bits, NaNs, infinities and subnormals among them), then the
+    test values (mostly in [-1, 1), NSPECIAL specials)."""
+    x = (ctypes.c_uint32 * (OPS_SWEEP + OPS_TEST_VALUES))()
+    for i in range(OPS_SWEEP):
+        x[i] = i * 65537
+    values = _testdata.float_buffer(OPS_TEST_VALUES, OPS_SEED, NSPECIAL)
+    ctypes.memmove(ctypes.addressof(x) + 4 * OPS_SWEEP, values, 4 * OPS_TEST_VALUES)
+    return x
+
+
+def ops_output(op: int, x: ctypes.Array, mode: int, path: int, threads: int) -> bytes:
+    """Function `op` (an index into OPS_FUNCTIONS) of every input, as
+    little-endian float32 bytes."""
+    y = (ctypes.c_float * len(x))()
+    args = _abi.UnaryArgs(path, mode, op, threads, len(x), ctypes.addressof(x),
+                          ctypes.addressof(y))
+    library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
+    _lib.check_status(library.sb_unary(ctypes.addressof(args)),
+                      f"ops hash suite ({OPS_FUNCTIONS[op]})")
+    return bytes(memoryview(y).cast("B"))
+
+
+def ops_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
+    """SHA-256 over the outputs of every function of the ops suite, in order
+    (flip_bit as in suite_digest)."""
+    from ._products import mode_code
+    code, index = mode_code(mode), _paths.path_index(path)
+    x = ops_inputs()
+    outputs = (ops_output(op, x, code, index, threads) for op in range(len(OPS_FUNCTIONS)))
+    return _digest(outputs, flip_bit)
+
+
+# --------------------------------------------------------------------------
 # Lines and headers.
 
 class HashLine(NamedTuple):
@@ -246,12 +292,12 @@ class HashLine(NamedTuple):
 
 def format_line(mode: str, path: str, threads: int, digest: str, suite: str = "gemm") -> str:
     """A gemm line is "exact avx2   threads=1   sha256=..." (as in suite v1);
-    a conv line is the same after the word "conv"."""
+    a conv or ops line is the same after the suite's name."""
     line = f"{mode:<5} {path:<6} threads={threads:<3} sha256={digest}"
     if suite == "gemm":
         return line
-    if suite == "conv":
-        return f"conv {line}"
+    if suite in SUITES:
+        return f"{suite} {line}"
     raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
 
 
@@ -259,8 +305,8 @@ def parse_line(line: str) -> HashLine:
     """(mode, path, threads, digest, suite) of a line printed by format_line."""
     fields = line.split()
     suite = "gemm"
-    if len(fields) == 5 and fields[0] == "conv":
-        suite, fields = "conv", fields[1:]
+    if len(fields) == 5 and fields[0] in SUITES and fields[0] != "gemm":
+        suite, fields = fields[0], fields[1:]
     if len(fields) != 4 or not fields[2].startswith("threads=") or \
             not fields[3].startswith("sha256="):
         raise ValueError(f"not a hash line: {line!r}")
@@ -293,8 +339,10 @@ def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | 
                 start = time.perf_counter()
                 if suite == "gemm":
                     digest = suite_digest(mode, path, t, groups, flip_bit)
-                else:
+                elif suite == "conv":
                     digest = conv_suite_digest(mode, path, t, flip_bit)
+                else:
+                    digest = ops_suite_digest(mode, path, t, flip_bit)
                 if timings is not None:
                     timings.append(time.perf_counter() - start)
                 lines.append(format_line(mode, path, t, digest, suite))
@@ -309,6 +357,9 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
         pools = len(cases) - convs
         return (f"# samebits conv suite v{CONV_SUITE_VERSION}: {convs} convolutions, "
                 f"{pools} max pool{'s' if pools != 1 else ''}")
+    if suite == "ops":
+        return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions "
+                f"({', '.join(OPS_FUNCTIONS)}) over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     cases = _gemm_cases(groups)
@@ -318,9 +369,11 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
 
 
 def header_suite(line: str) -> str | None:
-    """The suite a header line belongs to ("gemm", "conv"), or None."""
+    """The suite a header line belongs to ("gemm", "conv", "ops"), or None."""
     if line.startswith("# samebits hash suite"):
         return "gemm"
     if line.startswith("# samebits conv suite"):
         return "conv"
+    if line.startswith("# samebits ops suite"):
+        return "ops"
     return None

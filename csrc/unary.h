@@ -1,0 +1,30 @@
+/* Elementwise operations of one input (unary.c): the operation codes shared
+ * by the C API and the kernels, and the kernel type an ISA provides. */
+#ifndef SB_UNARY_H
+#define SB_UNARY_H
+
+#include <stddef.h>
+
+/* Part of the ABI with the Python binding (_abi.py): never renumber. */
+enum sb_unary_op {
+    SB_OP_EXP = 0,
+    SB_OP_LOG = 1,
+    SB_OP_TANH = 2,
+    SB_OP_ERF = 3,
+    SB_OP_SIGMOID = 4,
+    SB_OP_COUNT
+};
+
+/* y[i] = op(x[i]) for i < n; y is x or does not overlap it. */
+typedef void (*sb_unary_kernel_fn)(int op, const float *x, float *y, size_t n);
+
+/* Each path's kernels (csrc/unary_<isa>.c, built under the same conditions as
+ * its ukernel_<isa>.c), and how its descriptor names them. */
+void sb_unary_scalar_exact(int op, const float *x, float *y, size_t n);
+void sb_unary_vec4_exact(int op, const float *x, float *y, size_t n);
+void sb_unary_avx2_exact(int op, const float *x, float *y, size_t n);
+void sb_unary_avx512_exact(int op, const float *x, float *y, size_t n);
+void sb_unary_neon_exact(int op, const float *x, float *y, size_t n);
+#define UNARY_KERNELS(isa) .unary_exact = sb_unary_##isa##_exact, .unary_fast = sb_unary_##isa##_exact
+
+#endif

@@ -1,0 +1,34 @@
+/* The elementwise kernels of one path, written once: each csrc/unary_<isa>.c
+ * includes this under its path's compiler flags. Every element is computed by
+ * the scalar text of transcendental.h; a vector path's compiler runs several
+ * elements side by side, one per lane, with the same operations, so every
+ * path gives the same bits. The scalar path is built with vectorization off.
+ *
+ * Fast mode runs the exact kernels for now (never less accurate), as
+ * docs/exact-ops.md says. */
+#ifndef SB_UNARY_TEMPLATE_H
+#define SB_UNARY_TEMPLATE_H
+
+#include <stddef.h>
+#include "transcendental.h"
+#include "unary.h"
+
+/* y may be x itself (in place); it never partly overlaps x. */
+#define UNARY_LOOP(fn)                                                                    \
+    for (size_t i = 0; i < n; ++i) y[i] = fn(x[i]);                                      \
+    break;
+
+#define UNARY_DEFINE(isa)                                                                  \
+    void sb_unary_##isa##_exact(int op, const float *x, float *y, size_t n)                \
+    {                                                                                      \
+        switch (op) {                                                                      \
+        case SB_OP_EXP: UNARY_LOOP(sb_exact_exp)                                           \
+        case SB_OP_LOG: UNARY_LOOP(sb_exact_log)                                           \
+        case SB_OP_TANH: UNARY_LOOP(sb_exact_tanh)                                         \
+        case SB_OP_ERF: UNARY_LOOP(sb_exact_erf)                                           \
+        case SB_OP_SIGMOID: UNARY_LOOP(sb_exact_sigmoid)                                   \
+        default: break;                                                                    \
+        }                                                                                  \
+    }
+
+#endif

@@ -1,0 +1,124 @@
+"""samebits.exp, log, tanh, erf, sigmoid: elementwise functions of float32 arrays.
+
+Exact mode computes each element by the fixed sequence of binary64 operations
+that docs/exact-ops.md writes down, so the bits are the same on every machine,
+path, thread count and runtime. Its measured accuracy over all 2**32 float32
+inputs is in that document too. Fast mode runs the same kernels for now.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from . import _abi, _args, _lib, _operands, _paths
+from ._operands import is_numpy
+from ._products import mode_code
+
+# enum sb_unary_op (csrc/unary.h)
+_OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4}
+
+
+def _same_memory(out: Any, x: Any) -> bool:
+    """out is x, or a numpy array over exactly x's elements in x's layout:
+    the one overlap an elementwise function allows (in place)."""
+    if out is x:
+        return True
+    if is_numpy(out) and is_numpy(x):
+        return (out.shape == x.shape and out.strides == x.strides and out.size > 0
+                and out.__array_interface__["data"][0] == x.__array_interface__["data"][0])
+    return False
+
+
+def _unary(name: str, x: Any, mode: str, out: Any, threads: Any) -> Any:
+    code = mode_code(mode)
+    nthreads = _args.threads(threads, name)
+    operand = _operands.as_operand(x, "x", dense=True)
+    _args.shape(operand.shape, "x", name)
+    in_place = out is not None and operand.zero_copy and _same_memory(out, x)
+    inputs = [] if in_place else [(x, operand)]
+    output = _operands.Output(out, operand.shape, is_numpy(x), inputs, name)
+    library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
+    args = _abi.UnaryArgs(_paths.active_path_index(), code, _OPS[name], nthreads,
+                          operand.size, operand.ptr, output.ptr)
+    _lib.check_status(library.sb_unary(ctypes.addressof(args)), name)
+    return output.finish()
+
+
+_DOC = """{summary}
+
+    Parameters
+    ----------
+    x
+        float32 input of any shape: a numpy array (any layout; others than
+        C-contiguous are copied) or, without numpy, a buffer-protocol object
+        of format 'f'.
+    mode
+        "exact": the documented sequence of binary64 operations
+        (docs/exact-ops.md), the same bits everywhere. "fast" (the default)
+        currently runs the same kernels.
+    out
+        Optional writable float32 array of x's shape, filled and returned.
+        It may be x itself (in place); any other overlap with x is refused.
+    threads
+        Maximum number of threads (default: every core, capped by
+        SAMEBITS_THREADS). Small inputs stay on the calling thread. The
+        result never depends on it.
+
+    Returns
+    -------
+    The result, of x's shape: ``out`` if given; else a numpy array when x is
+    one, or a memoryview of format 'f'.
+
+    {special}
+
+    Raises
+    ------
+    TypeError
+        x or out is not float32 or not a buffer; threads is not an int.
+    ValueError
+        mode is not "fast" or "exact"; out has the wrong shape, is read-only
+        or partly overlaps x; threads < 1.
+    """
+
+
+def exp(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("exp", x, mode, out, threads)
+
+
+def log(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("log", x, mode, out, threads)
+
+
+def tanh(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("tanh", x, mode, out, threads)
+
+
+def erf(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("erf", x, mode, out, threads)
+
+
+def sigmoid(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("sigmoid", x, mode, out, threads)
+
+
+exp.__doc__ = _DOC.format(
+    summary="e**x elementwise, float32.",
+    special="Special values: exp(NaN) = NaN (0x7FC00000), exp(-inf) = +0, exp(+inf) = +inf;\n"
+            "    results below 2**-149 round to subnormals or +0 and those above the largest\n"
+            "    float to +inf, at the correctly rounded thresholds.")
+log.__doc__ = _DOC.format(
+    summary="The natural logarithm elementwise, float32.",
+    special="Special values: log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and log(NaN)\n"
+            "    = NaN (0x7FC00000), log(1) = +0; subnormal inputs are exact inputs.")
+tanh.__doc__ = _DOC.format(
+    summary="The hyperbolic tangent elementwise, float32.",
+    special="Special values: tanh(+-0) = +-0, tanh(+-inf) = +-1, tanh(NaN) = NaN\n"
+            "    (0x7FC00000); tanh(-x) = -tanh(x) bit for bit.")
+erf.__doc__ = _DOC.format(
+    summary="The error function elementwise, float32.",
+    special="Special values: erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = NaN\n"
+            "    (0x7FC00000); erf(-x) = -erf(x) bit for bit.")
+sigmoid.__doc__ = _DOC.format(
+    summary="The logistic function 1 / (1 + e**-x) elementwise, float32.",
+    special="Special values: sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(NaN) = NaN\n"
+            "    (0x7FC00000).")

@@ -1,0 +1,141 @@
+"""An independent implementation of the exact transcendentals, written from
+docs/exact-ops.md in numpy binary64 arithmetic, with the constants read from
+docs/exact-ops-tables.md (not from the C header): a test oracle.
+
+numpy's float64 add, subtract, multiply and divide are single IEEE operations
+(never fused), and astype(np.float32) rounds to nearest with gradual
+underflow, so these functions give the documented bits.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+TABLES = (Path(__file__).resolve().parent.parent / "docs" / "exact-ops-tables.md").read_text()
+CANONICAL_NAN = np.uint32(0x7FC00000)
+
+
+def _section(title_start: str) -> str:
+    start = TABLES.index("## " + title_start)
+    end = TABLES.find("\n## ", start + 3)
+    return TABLES[start:end if end >= 0 else None]
+
+
+def _hex_values(text: str) -> list[float]:
+    return [float.fromhex(v) for v in re.findall(r"`(-?0x[0-9a-fp.+-]+)`", text)]
+
+
+def _constant(name: str) -> float:
+    return float.fromhex(re.search(r"\| %s \| `([^`]+)`" % name, TABLES).group(1))
+
+
+INV_LN2 = _constant("INV_LN2")
+LN2_HI = _constant("LN2_HI")
+LN2_LO = _constant("LN2_LO")
+SQRT2 = _constant("SQRT2")
+EXP_P = _hex_values(_section("EXP_P"))
+LOG_G = _hex_values(_section("LOG_G"))
+ERF_A = _hex_values(_section("ERF_A"))
+ERF_B = [_hex_values(line) for line in _section("ERF_B").splitlines()
+         if line.startswith("Piece ")]
+SHIFT = float.fromhex("0x1.8p52")
+assert len(EXP_P) == 10 and len(LOG_G) == 7 and len(ERF_A) == 9
+assert len(ERF_B) == 14 and all(len(p) == 12 for p in ERF_B)
+
+
+def _horner(coeffs, v):
+    q = np.full_like(v, coeffs[-1]) if isinstance(coeffs[-1], float) else coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        q = q * v + c
+    return q
+
+
+def _reduce(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(scale = 2^k, E ~ e^r - 1) of the documented reduction."""
+    s = t * INV_LN2 + SHIFT
+    k = s - SHIFT
+    r = (t - k * LN2_HI) - k * LN2_LO
+    e = r + (r * r) * _horner(EXP_P, r)
+    scale_bits = (s.view(np.uint64) + np.uint64(1023)) << np.uint64(52)
+    return scale_bits.view(np.float64), e
+
+
+def _finish(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = y.astype(np.float32)
+    out[np.isnan(x)] = CANONICAL_NAN.view(np.float32)
+    return out
+
+
+def _with_sign_of(x: np.ndarray, y32: np.ndarray) -> np.ndarray:
+    sign = x.view(np.uint32) & np.uint32(0x80000000)
+    return (y32.view(np.uint32) | sign).view(np.float32)
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    t = np.clip(x.astype(np.float64), -104.0, 89.0)
+    scale, e = _reduce(np.nan_to_num(t))
+    return _finish(x, scale * (1.0 + e))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    t = np.clip(-x.astype(np.float64), -200.0, 200.0)
+    scale, e = _reduce(np.nan_to_num(t))
+    return _finish(x, 1.0 / (1.0 + scale * (1.0 + e)))
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    a = np.abs(x).astype(np.float64)
+    t = np.minimum(np.nan_to_num(2.0 * a), 40.0)
+    scale, e = _reduce(t)
+    m = (scale - 1.0) + scale * e
+    y = (m / (m + 2.0)).astype(np.float32)
+    return _finish(x, _with_sign_of(x, y).astype(np.float64))
+
+
+def log(x: np.ndarray) -> np.ndarray:
+    xd = x.astype(np.float64)
+    bits = xd.view(np.uint64)
+    m = ((bits & np.uint64(0x000FFFFFFFFFFFFF)) | np.uint64(0x3FF0000000000000)).view(np.float64)
+    e = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.float64) - 1023.0
+    big = m > SQRT2
+    m = np.where(big, m * 0.5, m)
+    e = np.where(big, e + 1.0, e)
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    log_m = (s + s) + (s * z) * _horner(LOG_G, z)
+    y = e * LN2_HI + (e * LN2_LO + log_m)
+    y = np.where(x == 0, -np.inf, y)
+    y = np.where(x == np.inf, np.inf, y)
+    y = np.where(x < 0, np.nan, y)
+    out = y.astype(np.float32)
+    out[np.isnan(out) | np.isnan(x)] = CANONICAL_NAN.view(np.float32)
+    return out
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    a = np.abs(x).astype(np.float64)
+    small = a * _horner(ERF_A, a * a)
+    j = np.clip(np.floor(np.nan_to_num(4.0 * a)) - 2, 0, 13).astype(np.int64)
+    u = a - (0.625 + 0.25 * j)
+    table = np.array(ERF_B)                    # (14, 12)
+    coeffs = [table[j, i] for i in range(12)]
+    pieces = _horner(coeffs, u)
+    y = np.where(a < 0.5, small, np.where(a >= 4.0, 1.0, pieces))
+    y32 = y.astype(np.float32)
+    return _finish(x, _with_sign_of(x, y32).astype(np.float64))
+
+
+def _quiet(fn):
+    """The oracle computes garbage for NaN and infinite inputs before it
+    selects their documented results; numpy's warnings about it are noise."""
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(np.asarray(x, dtype=np.float32))
+    run.__name__ = fn.__name__
+    return run
+
+
+exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid))
+FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}

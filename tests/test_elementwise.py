@@ -1,0 +1,204 @@
+"""samebits.exp, log, tanh, erf, sigmoid: exact mode bit for bit against an
+independent oracle of docs/exact-ops.md (tests/elementwise_reference.py), on
+every path, at 1 and 2 threads, with special values; accuracy against
+Python's math module; the binding's errors."""
+from __future__ import annotations
+
+import array
+import math
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _paths
+
+import elementwise_reference as ref
+
+NAMES = list(ref.FUNCTIONS)
+PATHS = _paths.ALL_PATHS
+
+
+def _path_or_skip(name: str) -> None:
+    if name not in samebits.paths():
+        pytest.skip(f"path {name} cannot run on this CPU or is not built")
+
+
+def _bits(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32).view(np.uint32)
+
+
+def _special_values() -> np.ndarray:
+    u = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001,
+         0x7FBFFFFF, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, 0x00800000, 0x80800000,
+         0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x33800000, 0xB3800000]
+    values = np.array(u, dtype=np.uint32).view(np.float32)
+    # the thresholds of exp (overflow near 88.72, underflow near -103.97),
+    # sigmoid's, erf's piece edges and where erf and tanh reach 1
+    edges = [88.72283935546875, 88.72284698486328, -87.33654022216797, -103.97207641601562,
+             -103.97208404541016, 0.5, 0.75, 3.75, 3.9375, 4.0, 3.919205904006958,
+             9.010913848876953, 104.0, -104.0, 89.0, 200.0, -200.0, 20.0, 0.34657359,
+             1.4142135, 0.70710677]
+    around = []
+    for e in edges:
+        f = np.float32(e)
+        around += [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    around = np.array(around, dtype=np.float32)
+    return np.concatenate([values, around, -around])
+
+
+def _inputs(count: int = 200_000, seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    random_bits = rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    moderate = (rng.standard_normal(count) * 6).astype(np.float32)
+    tiny = (rng.standard_normal(2000) * 1e-3).astype(np.float32)
+    return np.concatenate([_special_values(), random_bits, moderate, tiny])
+
+
+INPUTS = _inputs()
+EXPECTED = {name: ref.FUNCTIONS[name](INPUTS) for name in NAMES}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_exact_matches_the_documented_algorithm(name, path, threads):
+    _path_or_skip(path)
+    fn = getattr(samebits, name)
+    with samebits.use_path(path):
+        got = fn(INPUTS, mode="exact", threads=threads)
+    want = EXPECTED[name]
+    diff = np.flatnonzero(_bits(got) != _bits(want))
+    assert diff.size == 0, (
+        f"{name} on {path}: {diff.size} differ, first x={INPUTS[diff[0]]!r} "
+        f"({_bits(INPUTS)[diff[0]]:#010x}): got {_bits(got)[diff[0]]:#010x}, "
+        f"want {_bits(want)[diff[0]]:#010x}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fast_mode_is_the_exact_kernel_for_now(name):
+    fn = getattr(samebits, name)
+    assert np.array_equal(_bits(fn(INPUTS, mode="fast")), _bits(EXPECTED[name]))
+
+
+def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance in float32 steps (signed-magnitude order), both finite or equal."""
+    def ordered(v):
+        u = v.view(np.int32).astype(np.int64)
+        return np.where(u < 0, -(u & 0x7FFFFFFF), u)
+    return np.abs(ordered(a) - ordered(b))
+
+
+_MATH = {"exp": math.exp, "log": math.log, "tanh": math.tanh, "erf": math.erf,
+         "sigmoid": lambda v: 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_within_one_ulp_of_libm_in_binary64(name):
+    """A sample against Python's math module in binary64, rounded to float32:
+    at most 1 ulp apart (the exhaustive measurement is in bench/)."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([(rng.standard_normal(20000) * 8).astype(np.float32),
+                        rng.uniform(-1e-6, 1e-6, 2000).astype(np.float32)])
+    if name == "log":
+        x = np.abs(x)
+        x = x[x > 0]
+    if name == "exp":
+        x = x[np.abs(x) < 80]
+    got = getattr(samebits, name)(x, mode="exact")
+    want = np.array([_MATH[name](float(v)) for v in x], dtype=np.float64).astype(np.float32)
+    assert _ulp_distance(got, want).max() <= 1
+
+
+@pytest.mark.parametrize("name,x,want", [
+    ("exp", [0.0, -0.0, float("inf"), -float("inf"), 1.0], [1.0, 1.0, float("inf"), 0.0,
+                                                             2.7182817459106445]),
+    ("log", [1.0, float("inf"), 0.0, -0.0], [0.0, float("inf"), -float("inf"), -float("inf")]),
+    ("tanh", [float("inf"), -float("inf"), 30.0], [1.0, -1.0, 1.0]),
+    ("erf", [float("inf"), -float("inf"), 5.0], [1.0, -1.0, 1.0]),
+    ("sigmoid", [0.0, float("inf"), -float("inf"), -200.0], [0.5, 1.0, 0.0, 0.0]),
+])
+def test_special_values(name, x, want):
+    got = getattr(samebits, name)(np.array(x, np.float32), mode="exact")
+    assert np.array_equal(_bits(got), _bits(np.array(want, np.float32)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_nan_is_canonical(name):
+    x = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF], np.uint32).view(np.float32)
+    assert (_bits(getattr(samebits, name)(x, mode="exact")) == 0x7FC00000).all()
+
+
+def test_log_of_negatives_is_canonical_nan():
+    x = np.array([-1.0, -1e-40, -float("inf")], np.float32)
+    assert (_bits(samebits.log(x, mode="exact")) == 0x7FC00000).all()
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf"])
+def test_odd_functions_are_odd_bit_for_bit(name):
+    x = INPUTS[~np.isnan(INPUTS)]
+    fn = getattr(samebits, name)
+    assert np.array_equal(_bits(fn(-x, mode="exact")), _bits(fn(x, mode="exact")) ^ 0x80000000)
+
+
+def test_subnormal_results_and_inputs():
+    x = np.array([-100.0, -103.0, -103.9], np.float32)     # exp gives subnormals
+    got = samebits.exp(x, mode="exact")
+    assert (got > 0).all() and (got < np.finfo(np.float32).tiny).all()
+    assert np.array_equal(_bits(got), _bits(ref.exp(x)))
+    sub = np.array([1e-45, 1e-40, -1e-42], np.float32)
+    assert np.array_equal(_bits(samebits.tanh(sub, mode="exact")), _bits(sub))
+    assert np.array_equal(_bits(samebits.log(sub[:2], mode="exact")), _bits(ref.log(sub[:2])))
+
+
+def test_shapes_layouts_and_out():
+    x = (np.arange(60, dtype=np.float32).reshape(3, 4, 5) - 30) / 7
+    want = ref.exp(x.ravel()).reshape(x.shape)
+    assert samebits.exp(x, mode="exact").shape == (3, 4, 5)
+    assert np.array_equal(_bits(samebits.exp(x, mode="exact")), _bits(want))
+    t = x.transpose(2, 0, 1)                     # strided: copied, then computed
+    assert np.array_equal(_bits(samebits.exp(t, mode="exact")), _bits(want.transpose(2, 0, 1)))
+    out = np.empty_like(x)
+    assert samebits.exp(x, mode="exact", out=out) is out
+    assert np.array_equal(_bits(out), _bits(want))
+    strided_out = np.zeros((3, 4, 10), np.float32)[..., ::2]
+    samebits.exp(x, mode="exact", out=strided_out)
+    assert np.array_equal(_bits(strided_out), _bits(want))
+    assert samebits.exp(np.float32(2.0) * np.ones((), np.float32)).shape == ()
+    assert samebits.exp(np.empty((0, 3), np.float32)).shape == (0, 3)
+
+
+def test_in_place():
+    x = np.linspace(-5, 5, 1001, dtype=np.float32)
+    want = ref.tanh(x)
+    y = x.copy()
+    assert samebits.tanh(y, mode="exact", out=y) is y
+    assert np.array_equal(_bits(y), _bits(want))
+
+
+def test_partial_overlap_is_refused():
+    x = np.linspace(-5, 5, 100, dtype=np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.exp(x[:50], out=x[10:60])
+
+
+def test_buffers_without_numpy():
+    x = array.array("f", [0.0, 1.0, -2.5, 30.0])
+    got = samebits.sigmoid(x, mode="exact")
+    assert isinstance(got, memoryview) and got.format == "f"
+    assert list(got) == list(ref.sigmoid(np.array(x, np.float32)).astype(float))
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: samebits.exp(np.ones(3)), TypeError, "float32"),
+    (lambda: samebits.exp([1.0, 2.0]), TypeError, "buffer"),
+    (lambda: samebits.exp(np.ones(3, np.float32), mode="exactly"), ValueError, "mode"),
+    (lambda: samebits.exp(np.ones(3, np.float32), threads=0), ValueError, "threads"),
+    (lambda: samebits.exp(np.ones(3, np.float32), threads=True), TypeError, "threads"),
+    (lambda: samebits.exp(np.ones(3, np.float32), out=np.ones(4, np.float32)), ValueError,
+     "shape"),
+    (lambda: samebits.exp(np.ones(3, np.float32), out=np.ones(3)), TypeError, "float32"),
+])
+def test_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -1,0 +1,229 @@
+"""Writes the exact transcendentals' constants: csrc/transcendental_coefficients.h
+and docs/exact-ops-tables.md (the same numbers, as hex floats, for a port).
+
+The polynomials are Chebyshev interpolants computed by mpmath at 50 digits,
+each coefficient then rounded to the nearest binary64. Those rounded values
+ARE the definition of exact mode: once committed they never change unless the
+contract does (a change moves every pinned digest). Run it only to check that
+it still reproduces the committed files:
+
+    python tools/make_coefficients.py --check
+
+It needs mpmath (a development tool, not a runtime dependency). For each
+polynomial it prints the largest error of the rounded polynomial, evaluated
+exactly, against the function it approximates, on a dense grid.
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 50
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HEADER = ROOT / "csrc" / "transcendental_coefficients.h"
+TABLES = ROOT / "docs" / "exact-ops-tables.md"
+
+LN2 = mp.log(2)
+ERF_PIECES = 14            # [0.5, 4) in pieces of width 1/4
+ERF_PIECE_DEGREE = 11
+EXP_DEGREE = 9             # P(r), so that e^r - 1 = r + r^2 P(r) has degree 11
+LOG_DEGREE = 6             # G(z)
+ERF_SMALL_DEGREE = 8       # A(z)
+
+
+def to_double(v: mp.mpf) -> float:
+    return float(mp.mpf(v))      # mpmath rounds to nearest
+
+
+def chebyshev(f, a, b, degree: int) -> list[float]:
+    """Coefficients c0..c_degree (lowest first) of the Chebyshev interpolant,
+    each rounded to binary64."""
+    coeffs = mp.chebyfit(f, [a, b], degree + 1)        # highest degree first
+    return [to_double(c) for c in reversed(coeffs)]
+
+
+def horner(coeffs: list[float], x) -> mp.mpf:
+    acc = mp.mpf(coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        acc = acc * x + mp.mpf(c)
+    return acc
+
+
+def worst(err, a, b, points: int = 4000) -> float:
+    return max(float(err(mp.mpf(a) + (mp.mpf(b) - mp.mpf(a)) * i / points))
+               for i in range(points + 1))
+
+
+def log2_or_none(v: float) -> str:
+    return "0" if v == 0 else f"2^{float(mp.log(v, 2)):.1f}"
+
+
+def build() -> tuple[dict, list[str]]:
+    report = []
+    ln2_hi = to_double(mp.ldexp(mp.floor(mp.ldexp(LN2, 32)), -32))   # 32 bits, exact
+    ln2_lo = to_double(LN2 - mp.mpf(ln2_hi))
+    consts = {
+        "SB_INV_LN2": to_double(1 / LN2),
+        "SB_LN2_HI": ln2_hi,
+        "SB_LN2_LO": ln2_lo,
+        "SB_SQRT2": to_double(mp.sqrt(2)),
+    }
+
+    # exp: e^r - 1 = r + r^2 P(r) on |r| <= ln2/2.
+    half = LN2 / 2
+
+    def p_exact(r):
+        return mp.mpf(1) / 2 if r == 0 else (mp.expm1(r) - r) / (r * r)
+
+    exp_p = chebyshev(p_exact, -half, half, EXP_DEGREE)
+    e = worst(lambda r: 0 if r == 0 else
+              abs(r + r * r * horner(exp_p, r) - mp.expm1(r)) / abs(mp.expm1(r)), -half, half)
+    report.append(f"exp: r + r^2 P(r) against e^r - 1, relative: {log2_or_none(e)}")
+
+    # log: log m = 2s + s z G(z), s = (m-1)/(m+1), z = s^2, m in [sqrt(2)/2, sqrt(2)).
+    zmax = ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2
+
+    def g_exact(z):
+        if z == 0:
+            return mp.mpf(2) / 3
+        s = mp.sqrt(z)
+        return (2 * mp.atanh(s) - 2 * s) / (s * z)
+
+    log_g = chebyshev(g_exact, 0, zmax, LOG_DEGREE)
+
+    def log_err(z):
+        if z == 0:
+            return 0
+        s = mp.sqrt(z)
+        return abs(2 * s + s * z * horner(log_g, z) - 2 * mp.atanh(s)) / (2 * mp.atanh(s))
+
+    report.append(f"log: 2s + s z G(z) against log m, relative: {log2_or_none(worst(log_err, 0, zmax))}")
+
+    # erf, |x| < 1/2: erf(x) = x A(x^2).
+    def a_exact(z):
+        return 2 / mp.sqrt(mp.pi) if z == 0 else mp.erf(mp.sqrt(z)) / mp.sqrt(z)
+
+    erf_small = chebyshev(a_exact, 0, mp.mpf(1) / 4, ERF_SMALL_DEGREE)
+    e = worst(lambda z: abs(horner(erf_small, z) - a_exact(z)) / a_exact(z), 0, mp.mpf(1) / 4)
+    report.append(f"erf |x| < 1/2: A(z) against erf(x)/x, relative: {log2_or_none(e)}")
+
+    # erf, 1/2 <= |x| < 4: piece j covers [1/2 + j/4, 3/4 + j/4), polynomial in
+    # u = |x| - (5/8 + j/4).
+    pieces = []
+    e = 0.0
+    for j in range(ERF_PIECES):
+        centre = mp.mpf(5) / 8 + mp.mpf(j) / 4
+        coeffs = chebyshev(lambda u: mp.erf(centre + u), -mp.mpf(1) / 8, mp.mpf(1) / 8,
+                           ERF_PIECE_DEGREE)
+        pieces.append(coeffs)
+        e = max(e, worst(lambda u: abs(horner(coeffs, u) - mp.erf(centre + u)) / mp.erf(centre + u),
+                         -mp.mpf(1) / 8, mp.mpf(1) / 8, 400))
+    report.append(f"erf 1/2 <= |x| < 4: pieces against erf, relative: {log2_or_none(e)}")
+    return {"consts": consts, "exp_p": exp_p, "log_g": log_g, "erf_small": erf_small,
+            "erf_pieces": pieces}, report
+
+
+def hexf(v: float) -> str:
+    return float.hex(v)
+
+
+def header_text(t: dict) -> str:
+    lines = [
+        "/* The exact transcendentals' constants (docs/exact-ops.md, docs/exact-ops-tables.md).",
+        " * Written by tools/make_coefficients.py: every value is part of exact mode's",
+        " * contract and never changes unless the contract does. Polynomials are",
+        " * stored lowest degree first. */",
+        "#ifndef SB_TRANSCENDENTAL_COEFFICIENTS_H",
+        "#define SB_TRANSCENDENTAL_COEFFICIENTS_H",
+        "",
+    ]
+    for name, v in t["consts"].items():
+        lines.append(f"#define {name} {hexf(v)}")
+    lines.append("")
+
+    def array(name: str, values: list[float]) -> None:
+        lines.append(f"static const double {name}[{len(values)}] = {{")
+        for v in values:
+            lines.append(f"    {hexf(v)},")
+        lines.append("};")
+
+    array("sb_exp_p", t["exp_p"])
+    array("sb_log_g", t["log_g"])
+    array("sb_erf_small", t["erf_small"])
+    lines.append(f"#define SB_ERF_PIECES {ERF_PIECES}")
+    lines.append(f"#define SB_ERF_PIECE_TERMS {ERF_PIECE_DEGREE + 1}")
+    lines.append("/* piece j, coefficient i at [i * SB_ERF_PIECES + j]: coefficient-major, so a")
+    lines.append(" * vector of elements gathers one coefficient from one row */")
+    lines.append(f"static const double sb_erf_pieces[{(ERF_PIECE_DEGREE + 1) * ERF_PIECES}] = {{")
+    for i in range(ERF_PIECE_DEGREE + 1):
+        row = ", ".join(hexf(t["erf_pieces"][j][i]) for j in range(ERF_PIECES))
+        lines.append(f"    /* c{i} */ {row},")
+    lines.append("};")
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)
+
+
+def tables_text(t: dict, report: list[str]) -> str:
+    out = [
+        "# Exact transcendentals: the constants",
+        "",
+        "Every number docs/exact-ops.md refers to, as a hexadecimal binary64 value",
+        "(C99 / Python `float.fromhex` notation). Polynomials are listed lowest degree",
+        "first: c0 is the constant term. These values are the definition; how they were",
+        "found (Chebyshev interpolation at 50 digits, then rounding each coefficient",
+        "to the nearest binary64, by `tools/make_coefficients.py`) is only history.",
+        "",
+        "## Constants",
+        "",
+        "| name | value | what |",
+        "|---|---|---|",
+    ]
+    what = {"SB_INV_LN2": "1/ln 2", "SB_LN2_HI": "ln 2 cut to 32 significant bits",
+            "SB_LN2_LO": "ln 2 - LN2_HI", "SB_SQRT2": "sqrt(2)"}
+    for name, v in t["consts"].items():
+        out.append(f"| {name[3:]} | `{hexf(v)}` | {what[name]} |")
+
+    def poly(title: str, values: list[float]) -> None:
+        out.extend(["", f"## {title}", "", "| i | c_i |", "|---|---|"])
+        out.extend(f"| {i} | `{hexf(v)}` |" for i, v in enumerate(values))
+
+    poly("EXP_P: e^r - 1 = r + r^2 P(r)", t["exp_p"])
+    poly("LOG_G: log m = 2s + s z G(z)", t["log_g"])
+    poly("ERF_A: erf(x) = x A(x^2) for |x| < 1/2", t["erf_small"])
+    out.extend(["", "## ERF_B: erf on [1/2 + j/4, 3/4 + j/4), polynomial in u = |x| - (5/8 + j/4)", ""])
+    for j, coeffs in enumerate(t["erf_pieces"]):
+        out.append(f"Piece {j}: " + ", ".join(f"`{hexf(v)}`" for v in coeffs))
+        out.append("")
+    out.extend(["## Approximation errors (the polynomials evaluated exactly)", ""])
+    out.extend(f"- {line}" for line in report)
+    out.append("")
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing them")
+    args = parser.parse_args()
+    tables, report = build()
+    for line in report:
+        print(line)
+    outputs = {HEADER: header_text(tables), TABLES: tables_text(tables, report)}
+    if args.check:
+        stale = [str(p) for p, text in outputs.items() if not p.exists() or p.read_text() != text]
+        if stale:
+            print("differs from the committed file:", *stale, sep="\n  ")
+            return 1
+        print("the committed files match")
+        return 0
+    for path, text in outputs.items():
+        path.write_text(text)
+        print("wrote", path.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
