@@ -2,6 +2,7 @@
  * reference and the plan, which take the same structure). */
 #include "conv_internal.h"
 #include "checked.h"
+#include "epilogue.h"
 #include "geometry.h"
 
 static int size_arg(int64_t v, size_t *out)
@@ -53,8 +54,8 @@ int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
     d->weights = packed ? NULL : weights;
     d->packed = packed ? weights : NULL;
     d->bias = (const float *)(intptr_t)args->bias;
-    d->activation = (int)args->activation;
-    if (args->activation < SB_ACT_NONE || args->activation > SB_ACT_RELU6) return SB_ERR_ARGUMENT;
+    d->activation = args->activation;
+    if (!sb_activation_valid(args->activation)) return SB_ERR_ARGUMENT;
     d->x = (const float *)(intptr_t)args->x;
     d->y = (float *)(intptr_t)args->y;
     size_t cin_g = d->c / d->groups;

@@ -21,7 +21,7 @@ typedef struct {
     const float *weights;             /* Cout x C/G x KH x KW contiguous, or null */
     const float *packed;              /* sb_conv2d_pack's layout, or null */
     const float *bias;                /* Cout values, or null */
-    int activation;                   /* enum sb_activation */
+    int64_t activation;               /* as sb_conv2d_args.activation */
     float *y;                         /* N x Cout x OH x OW contiguous */
 } sb_conv_desc;
 

@@ -41,7 +41,7 @@ typedef void (*sb_gather_fn)(const void *ctx, const sb_operands *ops, const sb_t
 
 typedef struct {
     const sb_product_plan *plan;
-    int activation;               /* enum sb_activation, after the bias */
+    int64_t activation;           /* as sb_matmul_args.activation, after the bias */
     int max_threads;
     sb_gather_fn gather;          /* for SB_B_GATHERED; null otherwise */
     const void *gather_ctx;

@@ -4,6 +4,7 @@
 #define SB_EPILOGUE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* To rows x cols outputs at c (row stride ldc), in this order:
  * + row_bias[i] on row i, or + col_bias[j] on column j (one rounded add;
@@ -13,6 +14,10 @@
  * there is nothing to do: the kernels store NaN canonical themselves
  * (ukernel_template.h). */
 void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
-                 const float *col_bias, int activation);
+                 const float *col_bias, int64_t activation);
+
+/* Whether an sb_matmul / sb_conv2d `activation` argument is valid (see
+ * enum sb_activation in samebits.h). */
+int sb_activation_valid(int64_t activation);
 
 #endif

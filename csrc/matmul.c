@@ -5,6 +5,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "checked.h"
+#include "epilogue.h"
 #include "driver.h"
 #include "threads.h"
 
@@ -23,7 +24,8 @@ typedef struct {
     const float *a, *b, *bias;
     float *c;
     ptrdiff_t a_row, a_col, b_row, b_col, c_row;
-    int packed, mode, activation, max_threads;
+    int packed, mode, max_threads;
+    int64_t activation;         /* as sb_matmul_args.activation */
     batch_layout batch;
 } matmul_call;
 
@@ -88,13 +90,13 @@ static int read_call(const sb_matmul_args *args, matmul_call *call)
     if (!args) return SB_ERR_ARGUMENT;
     if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
     if (args->max_threads < 1) return SB_ERR_ARGUMENT;
-    if (args->activation < SB_ACT_NONE || args->activation > SB_ACT_RELU6) return SB_ERR_ARGUMENT;
+    if (!sb_activation_valid(args->activation)) return SB_ERR_ARGUMENT;
     if (args->path < 0 || args->path >= sb_path_count()) return SB_ERR_ARGUMENT;
     call->isa = sb_isa_supported((int)args->path);
     if (!call->isa) return SB_ERR_PATH;
     if (!in_range(args->m) || !in_range(args->n) || !in_range(args->k)) return SB_ERR_ARGUMENT;
     call->m = (size_t)args->m, call->n = (size_t)args->n, call->k = (size_t)args->k;
-    call->mode = (int)args->mode, call->activation = (int)args->activation;
+    call->mode = (int)args->mode, call->activation = args->activation;
     call->max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
     call->packed = args->b_packed != 0;
     call->a = (const float *)(intptr_t)args->a;

@@ -76,8 +76,15 @@ SB_API int sb_sgemm_packed(int path, int mode, int max_threads,
                            const void *packed_b, float *c, ptrdiff_t ldc);
 
 /* The fused epilogue of sb_matmul and sb_conv2d: after the sum, + bias (one
- * rounded add), then the activation. Both compare, so NaN passes through. */
-enum sb_activation { SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2 };
+ * rounded add), then the activation, each defined in docs/exact-ops.md (the
+ * same bits as the standalone function). The `activation` argument holds
+ * the code in bits 0-7 and, for SB_ACT_LEAKY_RELU only, the binary32 bits of
+ * the negative slope in bits 32-63; every other bit is 0. */
+enum sb_activation {
+    SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2, SB_ACT_LEAKY_RELU = 3, SB_ACT_GELU = 4,
+    SB_ACT_GELU_TANH = 5, SB_ACT_SILU = 6, SB_ACT_HARDSWISH = 7, SB_ACT_HARDSIGMOID = 8,
+    SB_ACT_SIGMOID = 9, SB_ACT_TANH = 10, SB_ACT_COUNT
+};
 
 /* Batch dimensions of sb_matmul: product number (i_0, ..., i_{ndim-1}) in
  * C order reads A at a + sum i_d * a_stride[d] (elements), B and C likewise.
@@ -197,13 +204,15 @@ SB_API int sb_max_pool2d(const sb_max_pool2d_args *args);
 /* ---- elementwise functions ------------------------------------------------
  *
  * y[i] = op(x[i]) for i < count, op an enum sb_unary_op of unary.h (exp 0,
- * log 1, tanh 2, erf 3, sigmoid 4). Exact mode is defined step by step in
- * docs/exact-ops.md and gives the same bits on every path and thread count;
- * fast mode currently runs the same kernels. y may be x (in place) but must
- * not partly overlap it. */
+ * log 1, tanh 2, erf 3, sigmoid 4, relu 5, relu6 6, leaky_relu 7, gelu 8,
+ * gelu_tanh 9, silu 10, hardswish 11, hardsigmoid 12). param holds the
+ * binary32 bits of leaky_relu's negative slope (0 for the others). Exact mode
+ * is defined step by step in docs/exact-ops.md and gives the same bits on
+ * every path and thread count; fast mode currently runs the same kernels.
+ * y may be x (in place) but must not partly overlap it. */
 typedef struct sb_unary_args {
     int64_t path, mode, op, max_threads, count;
-    int64_t x, y;
+    int64_t x, y, param;
 } sb_unary_args;
 SB_API int sb_unary(const sb_unary_args *args);
 

@@ -82,13 +82,19 @@ static inline float sb_exact_sigmoid(float x)
     return sbt_nan_in_nan_out(x, (float)(1.0 / (1.0 + sbt_exp_double(t))));
 }
 
+/* tanh(a) in binary64 for a >= 0 (+inf included): m / (m + 2), m = e^(2a) - 1. */
+static inline double sbt_tanh_abs_double(double a)
+{
+    double t = 2.0 * a;
+    t = t > 40.0 ? 40.0 : t;          /* tanh(20) rounds to 1 */
+    double em1 = sbt_expm1_double(t);
+    return em1 / (em1 + 2.0);
+}
+
 static inline float sb_exact_tanh(float x)
 {
     uint32_t sign = sbt_bits32(x) & 0x80000000u;
-    double t = 2.0 * (double)sbt_float(sbt_bits32(x) & 0x7fffffffu);
-    t = t > 40.0 ? 40.0 : t;          /* tanh(20) rounds to 1 */
-    double em1 = sbt_expm1_double(t);
-    float y = (float)(em1 / (em1 + 2.0));
+    float y = (float)sbt_tanh_abs_double((double)sbt_float(sbt_bits32(x) & 0x7fffffffu));
     return sbt_nan_in_nan_out(x, sbt_float(sbt_bits32(y) | sign));
 }
 
@@ -120,18 +126,19 @@ static inline float sb_exact_log(float x)
     return sbt_nan_in_nan_out(x, y);
 }
 
-static inline float sb_exact_erf(float x)
+/* erf(a) in binary64 for a >= 0 (+inf included; NaN gives garbage that the
+ * caller selects away). Also used on binary64 arguments (gelu): u = a - c is
+ * exact there too, since a and c are within a factor of 2 (Sterbenz). */
+static inline double sbt_erf_abs_double(double a)
 {
-    double a = (double)sbt_float(sbt_bits32(x) & 0x7fffffffu);
-    uint32_t sign = sbt_bits32(x) & 0x80000000u;
-    /* |x| < 1/2: |x| A(x^2) */
+    /* a < 1/2: a A(a^2) */
     double z = a * a;
     const double *c = sb_erf_small;
     double q = c[8];
     q = q * z + c[7]; q = q * z + c[6]; q = q * z + c[5]; q = q * z + c[4];
     q = q * z + c[3]; q = q * z + c[2]; q = q * z + c[1]; q = q * z + c[0];
     double small = a * q;
-    /* 1/2 <= |x| < 4: piece j = floor(4|x|) - 2, in u = |x| - (5/8 + j/4) */
+    /* 1/2 <= a < 4: piece j = floor(4a) - 2, in u = a - (5/8 + j/4) */
     double ac = a >= 0.5 ? a : 0.5;   /* keeps j in [0, 13], NaN included */
     ac = ac <= 3.9375 ? ac : 3.9375;
     int32_t j = (int32_t)(ac * 4.0) - 2;
@@ -145,8 +152,14 @@ static inline float sb_exact_erf(float x)
     w = w * u + b[2 * SB_ERF_PIECES + j];  w = w * u + b[1 * SB_ERF_PIECES + j];
     w = w * u + b[j];
     double r = a < 0.5 ? small : w;
-    r = a >= 4.0 ? 1.0 : r;
-    float y = (float)r;
+    return a >= 4.0 ? 1.0 : r;
+}
+
+static inline float sb_exact_erf(float x)
+{
+    double a = (double)sbt_float(sbt_bits32(x) & 0x7fffffffu);
+    uint32_t sign = sbt_bits32(x) & 0x80000000u;
+    float y = (float)sbt_erf_abs_double(a);
     return sbt_nan_in_nan_out(x, sbt_float(sbt_bits32(y) | sign));
 }
 

@@ -2,6 +2,7 @@
  * chunks that the thread pool runs. A chunk's elements are computed the same
  * way whichever thread runs it, so the thread count never changes a bit. */
 #include <stdint.h>
+#include <string.h>
 #include "samebits.h"
 #include "isa.h"
 #include "threads.h"
@@ -16,6 +17,7 @@
 typedef struct {
     sb_unary_kernel_fn kernel;
     int op;
+    float param;
     const float *x;
     float *y;
     size_t count;
@@ -27,7 +29,7 @@ static void unary_chunk(void *ctx, size_t chunk, int thread_index)
     const unary_job *job = (const unary_job *)ctx;
     size_t start = chunk * UNARY_CHUNK;
     size_t n = job->count - start < UNARY_CHUNK ? job->count - start : UNARY_CHUNK;
-    job->kernel(job->op, job->x + start, job->y + start, n);
+    job->kernel(job->op, job->param, job->x + start, job->y + start, n);
 }
 
 int sb_unary(const sb_unary_args *args)
@@ -35,6 +37,12 @@ int sb_unary(const sb_unary_args *args)
     if (!args) return SB_ERR_ARGUMENT;
     if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
     if (args->op < 0 || args->op >= SB_OP_COUNT || args->max_threads < 1) return SB_ERR_ARGUMENT;
+    /* The parameter: binary32 bits, only for leaky_relu; 0 for the others. */
+    if (args->param < 0 || args->param > (int64_t)UINT32_MAX) return SB_ERR_ARGUMENT;
+    if (args->op != SB_OP_LEAKY_RELU && args->param != 0) return SB_ERR_ARGUMENT;
+    uint32_t param_bits = (uint32_t)args->param;
+    float param;
+    memcpy(&param, &param_bits, sizeof param);
     if (args->count < 0 || (uint64_t)args->count > (uint64_t)(SIZE_MAX / sizeof(float)))
         return SB_ERR_ARGUMENT;
     if (args->path < 0 || args->path > INT32_MAX) return SB_ERR_PATH;
@@ -50,7 +58,7 @@ int sb_unary(const sb_unary_args *args)
         return SB_ERR_ARGUMENT;
     unary_job job = {
         .kernel = args->mode == SB_MODE_EXACT ? isa->unary_exact : isa->unary_fast,
-        .op = (int)args->op, .x = x, .y = y, .count = count,
+        .op = (int)args->op, .param = param, .x = x, .y = y, .count = count,
     };
     size_t chunks = (count + UNARY_CHUNK - 1) / UNARY_CHUNK;
     int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;

@@ -12,19 +12,28 @@ enum sb_unary_op {
     SB_OP_TANH = 2,
     SB_OP_ERF = 3,
     SB_OP_SIGMOID = 4,
+    SB_OP_RELU = 5,
+    SB_OP_RELU6 = 6,
+    SB_OP_LEAKY_RELU = 7,         /* the one with a parameter: the negative slope */
+    SB_OP_GELU = 8,
+    SB_OP_GELU_TANH = 9,
+    SB_OP_SILU = 10,
+    SB_OP_HARDSWISH = 11,
+    SB_OP_HARDSIGMOID = 12,
     SB_OP_COUNT
 };
 
-/* y[i] = op(x[i]) for i < n; y is x or does not overlap it. */
-typedef void (*sb_unary_kernel_fn)(int op, const float *x, float *y, size_t n);
+/* y[i] = op(x[i]) for i < n (param: leaky_relu's slope); y is x or does not
+ * overlap it. */
+typedef void (*sb_unary_kernel_fn)(int op, float param, const float *x, float *y, size_t n);
 
 /* Each path's kernels (csrc/unary_<isa>.c, built under the same conditions as
  * its ukernel_<isa>.c), and how its descriptor names them. */
-void sb_unary_scalar_exact(int op, const float *x, float *y, size_t n);
-void sb_unary_vec4_exact(int op, const float *x, float *y, size_t n);
-void sb_unary_avx2_exact(int op, const float *x, float *y, size_t n);
-void sb_unary_avx512_exact(int op, const float *x, float *y, size_t n);
-void sb_unary_neon_exact(int op, const float *x, float *y, size_t n);
+void sb_unary_scalar_exact(int op, float param, const float *x, float *y, size_t n);
+void sb_unary_vec4_exact(int op, float param, const float *x, float *y, size_t n);
+void sb_unary_avx2_exact(int op, float param, const float *x, float *y, size_t n);
+void sb_unary_avx512_exact(int op, float param, const float *x, float *y, size_t n);
+void sb_unary_neon_exact(int op, float param, const float *x, float *y, size_t n);
 #define UNARY_KERNELS(isa) .unary_exact = sb_unary_##isa##_exact, .unary_fast = sb_unary_##isa##_exact
 
 #endif

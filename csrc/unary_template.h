@@ -10,7 +10,7 @@
 #define SB_UNARY_TEMPLATE_H
 
 #include <stddef.h>
-#include "transcendental.h"
+#include "activation.h"
 #include "unary.h"
 
 /* y may be x itself (in place); it never partly overlaps x. */
@@ -19,7 +19,7 @@
     break;
 
 #define UNARY_DEFINE(isa)                                                                  \
-    void sb_unary_##isa##_exact(int op, const float *x, float *y, size_t n)                \
+    void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
     {                                                                                      \
         switch (op) {                                                                      \
         case SB_OP_EXP: UNARY_LOOP(sb_exact_exp)                                           \
@@ -27,6 +27,16 @@
         case SB_OP_TANH: UNARY_LOOP(sb_exact_tanh)                                         \
         case SB_OP_ERF: UNARY_LOOP(sb_exact_erf)                                           \
         case SB_OP_SIGMOID: UNARY_LOOP(sb_exact_sigmoid)                                   \
+        case SB_OP_RELU: UNARY_LOOP(sb_act_relu)                                           \
+        case SB_OP_RELU6: UNARY_LOOP(sb_act_relu6)                                         \
+        case SB_OP_LEAKY_RELU:                                                             \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_leaky_relu(x[i], param);         \
+            break;                                                                         \
+        case SB_OP_GELU: UNARY_LOOP(sb_act_gelu)                                           \
+        case SB_OP_GELU_TANH: UNARY_LOOP(sb_act_gelu_tanh)                                 \
+        case SB_OP_SILU: UNARY_LOOP(sb_act_silu)                                           \
+        case SB_OP_HARDSWISH: UNARY_LOOP(sb_act_hardswish)                                 \
+        case SB_OP_HARDSIGMOID: UNARY_LOOP(sb_act_hardsigmoid)                             \
         default: break;                                                                    \
         }                                                                                  \
     }

@@ -85,12 +85,21 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return _finish(x, 1.0 / (1.0 + scale * (1.0 + e)))
 
 
-def tanh(x: np.ndarray) -> np.ndarray:
-    a = np.abs(x).astype(np.float64)
+def _exp_double(t: np.ndarray) -> np.ndarray:
+    scale, e = _reduce(t)
+    return scale * (1.0 + e)
+
+
+def _tanh_abs_double(a: np.ndarray) -> np.ndarray:
+    """tanh(a) for a >= 0 in binary64: m / (m + 2), m = e^min(2a, 40) - 1."""
     t = np.minimum(np.nan_to_num(2.0 * a), 40.0)
     scale, e = _reduce(t)
     m = (scale - 1.0) + scale * e
-    y = (m / (m + 2.0)).astype(np.float32)
+    return m / (m + 2.0)
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    y = _tanh_abs_double(np.abs(x).astype(np.float64)).astype(np.float32)
     return _finish(x, _with_sign_of(x, y).astype(np.float64))
 
 
@@ -114,28 +123,105 @@ def log(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    a = np.abs(x).astype(np.float64)
+def _erf_abs_double(a: np.ndarray) -> np.ndarray:
+    """erf(a) for a >= 0 in binary64 (the pieces of the document)."""
     small = a * _horner(ERF_A, a * a)
-    j = np.clip(np.floor(np.nan_to_num(4.0 * a)) - 2, 0, 13).astype(np.int64)
+    j = np.clip(np.floor(np.nan_to_num(4.0 * np.minimum(a, 3.9375))) - 2, 0, 13).astype(np.int64)
     u = a - (0.625 + 0.25 * j)
     table = np.array(ERF_B)                    # (14, 12)
-    coeffs = [table[j, i] for i in range(12)]
-    pieces = _horner(coeffs, u)
-    y = np.where(a < 0.5, small, np.where(a >= 4.0, 1.0, pieces))
-    y32 = y.astype(np.float32)
+    pieces = _horner([table[j, i] for i in range(12)], u)
+    return np.where(a < 0.5, small, np.where(a >= 4.0, 1.0, pieces))
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    y32 = _erf_abs_double(np.abs(x).astype(np.float64)).astype(np.float32)
     return _finish(x, _with_sign_of(x, y32).astype(np.float64))
+
+
+# ---- activations ----------------------------------------------------------
+
+F32 = np.float32
+INV_SQRT2 = float.fromhex("0x1.6a09e667f3bcdp-1")
+SQRT_2_OVER_PI = float.fromhex("0x1.9884533d43651p-1")
+GELU_TANH_CUBIC = float.fromhex("0x1.6e4e26d4801f7p-5")
+
+
+def _canonical(y: np.ndarray) -> np.ndarray:
+    y = np.array(y, dtype=np.float32)
+    y[np.isnan(y)] = CANONICAL_NAN.view(np.float32)
+    return y
+
+
+def relu(x):
+    return _canonical(np.where(x <= 0, F32(0), x))
+
+
+def relu6(x):
+    v = np.where(x <= 0, F32(0), x)
+    return _canonical(np.where(v > 6, F32(6), v))
+
+
+def leaky_relu(x, slope=0.01):
+    return _canonical(np.where(x > 0, x, x * F32(slope)))
+
+
+def _relu6_of_x_plus_3(x):
+    t = x + F32(3)
+    t = np.where(t < 0, F32(0), t)
+    return np.where(t > 6, F32(6), t)
+
+
+def hardsigmoid(x):
+    return _canonical(_relu6_of_x_plus_3(x) / F32(6))
+
+
+def hardswish(x):
+    return _canonical((x * _relu6_of_x_plus_3(x)) / F32(6))
+
+
+def _minus_inf_to_minus_zero(x, y):
+    return np.where(x == -np.inf, F32(-0.0), y)
+
+
+def silu(x):
+    v = x.astype(np.float64)
+    t = np.clip(-v, -200.0, 200.0)
+    y = (v / (1.0 + _exp_double(np.nan_to_num(t)))).astype(np.float32)
+    return _finish(x, _minus_inf_to_minus_zero(x, y).astype(np.float64))
+
+
+def gelu(x):
+    v = x.astype(np.float64)
+    a = v * INV_SQRT2
+    e = _erf_abs_double(np.abs(a))
+    e = np.where(a < 0, -e, e)
+    y = ((v * 0.5) * (1.0 + e)).astype(np.float32)
+    return _finish(x, _minus_inf_to_minus_zero(x, y).astype(np.float64))
+
+
+def gelu_tanh(x):
+    v = x.astype(np.float64)
+    cube = (v * v) * v
+    z = SQRT_2_OVER_PI * (v + GELU_TANH_CUBIC * cube)
+    t = np.clip(-2.0 * z, -200.0, 200.0)
+    y = (v / (1.0 + _exp_double(np.nan_to_num(t)))).astype(np.float32)
+    return _finish(x, _minus_inf_to_minus_zero(x, y).astype(np.float64))
 
 
 def _quiet(fn):
     """The oracle computes garbage for NaN and infinite inputs before it
     selects their documented results; numpy's warnings about it are noise."""
-    def run(x: np.ndarray) -> np.ndarray:
+    def run(x: np.ndarray, *args) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return fn(np.asarray(x, dtype=np.float32))
+            return fn(np.asarray(x, dtype=np.float32), *args)
     run.__name__ = fn.__name__
     return run
 
 
 exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid))
+(relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh) = (
+    _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh))
 FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}
+ACTIVATIONS = {"relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "gelu": gelu,
+               "gelu_tanh": gelu_tanh, "silu": silu, "hardswish": hardswish,
+               "hardsigmoid": hardsigmoid, "sigmoid": sigmoid, "tanh": tanh}

@@ -249,7 +249,7 @@ def test_errors() -> None:
     with pytest.raises(ValueError, match=r"bias has shape \(5,\)"):
         samebits.conv2d(x, w, np.zeros(5, np.float32), groups=2)
     with pytest.raises(ValueError, match="activation"):
-        samebits.conv2d(x, w, groups=2, activation="gelu")
+        samebits.conv2d(x, w, groups=2, activation="elu")
     with pytest.raises(ValueError, match="stride must be at least 1"):
         samebits.conv2d(x, w, groups=2, stride=0)
     with pytest.raises(TypeError, match="stride"):

@@ -9,7 +9,8 @@ everywhere in exact mode, and near the hardware's peak in fast mode.
 from __future__ import annotations
 
 from ._conv import PackedConv2d, conv2d, pack_conv2d
-from ._elementwise import erf, exp, log, sigmoid, tanh
+from ._elementwise import (erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, relu, relu6,
+                           sigmoid, silu, tanh)
 from ._explain import Plan, explain
 from ._info import __version__, info
 from ._linear import linear
@@ -24,7 +25,11 @@ __all__ = [
     "erf",
     "exp",
     "explain",
+    "gelu",
+    "hardsigmoid",
+    "hardswish",
     "info",
+    "leaky_relu",
     "linear",
     "log",
     "matmul",
@@ -34,10 +39,13 @@ __all__ = [
     "pack_linear",
     "PackedConv2d",
     "PackedMatrix",
-    "Plan",
     "path",
     "paths",
+    "Plan",
+    "relu",
+    "relu6",
     "sigmoid",
+    "silu",
     "tanh",
     "use_path",
 ]

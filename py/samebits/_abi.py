@@ -51,7 +51,7 @@ class MaxPool2dArgs(ctypes.Structure):
 
 class UnaryArgs(ctypes.Structure):
     """struct sb_unary_args: an elementwise function (op: enum sb_unary_op)."""
-    _fields_ = _fields("path", "mode", "op", "max_threads", "count", "x", "y")
+    _fields_ = _fields("path", "mode", "op", "max_threads", "count", "x", "y", "param")
 
 
 class PlanInfo(ctypes.Structure):

@@ -78,7 +78,7 @@ def pack_conv2d(w: Any, *, groups: int = 1) -> PackedConv2d:
 
 
 def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: Any = 0,
-           dilation: IntPair = 1, groups: int = 1, activation: Optional[str] = None,
+           dilation: IntPair = 1, groups: int = 1, activation: Any = None,
            mode: str = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
     """2-D convolution of NCHW float32 input, as PyTorch's conv2d computes it.
 
@@ -102,8 +102,11 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         C`` with one input channel per group (depthwise, any channel
         multiplier) runs a direct kernel with the same definition.
     activation
-        None, ``"relu"`` or ``"relu6"``, applied after the bias; NaN passes
-        through.
+        None, or the name of an activation applied after the bias, with the
+        bits of the standalone function (docs/exact-ops.md): "relu", "relu6",
+        "leaky_relu" (slope 0.01) or ("leaky_relu", slope), "gelu",
+        "gelu_tanh" (torch's approximate="tanh"), "silu", "hardswish",
+        "hardsigmoid", "sigmoid", "tanh". NaN stays NaN.
     mode
         ``"exact"``: each output sums its taps (channel, kernel row, kernel
         column) in that order from +0 with every product and sum rounded to

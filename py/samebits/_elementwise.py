@@ -1,21 +1,26 @@
-"""samebits.exp, log, tanh, erf, sigmoid: elementwise functions of float32 arrays.
+"""Elementwise functions of float32 arrays: exp, log, tanh, erf, sigmoid and
+the activations relu, relu6, leaky_relu, gelu, silu, hardswish, hardsigmoid.
 
-Exact mode computes each element by the fixed sequence of binary64 operations
-that docs/exact-ops.md writes down, so the bits are the same on every machine,
-path, thread count and runtime. Its measured accuracy over all 2**32 float32
-inputs is in that document too. Fast mode runs the same kernels for now.
+Exact mode computes each element by the fixed sequence of operations that
+docs/exact-ops.md writes down, so the bits are the same on every machine,
+path, thread count and runtime. The transcendentals' measured accuracy over
+all 2**32 float32 inputs is in that document too. Fast mode runs the same
+kernels for now.
 """
 from __future__ import annotations
 
 import ctypes
+import struct
 from typing import Any
 
 from . import _abi, _args, _lib, _operands, _paths
 from ._operands import is_numpy
-from ._products import mode_code
+from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
 
 # enum sb_unary_op (csrc/unary.h)
-_OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4}
+_OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
+        "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
+        "hardsigmoid": 12}
 
 
 def _same_memory(out: Any, x: Any) -> bool:
@@ -29,7 +34,10 @@ def _same_memory(out: Any, x: Any) -> bool:
     return False
 
 
-def _unary(name: str, x: Any, mode: str, out: Any, threads: Any) -> Any:
+def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,
+           op: str | None = None) -> Any:
+    """op(x) elementwise (op defaults to name; param: the binary32 bits of
+    leaky_relu's slope)."""
     code = mode_code(mode)
     nthreads = _args.threads(threads, name)
     operand = _operands.as_operand(x, "x", dense=True)
@@ -38,8 +46,8 @@ def _unary(name: str, x: Any, mode: str, out: Any, threads: Any) -> Any:
     inputs = [] if in_place else [(x, operand)]
     output = _operands.Output(out, operand.shape, is_numpy(x), inputs, name)
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
-    args = _abi.UnaryArgs(_paths.active_path_index(), code, _OPS[name], nthreads,
-                          operand.size, operand.ptr, output.ptr)
+    args = _abi.UnaryArgs(_paths.active_path_index(), code, _OPS[op or name], nthreads,
+                          operand.size, operand.ptr, output.ptr, param)
     _lib.check_status(library.sb_unary(ctypes.addressof(args)), name)
     return output.finish()
 
@@ -122,3 +130,71 @@ sigmoid.__doc__ = _DOC.format(
     summary="The logistic function 1 / (1 + e**-x) elementwise, float32.",
     special="Special values: sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(NaN) = NaN\n"
             "    (0x7FC00000).")
+
+
+def relu(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("relu", x, mode, out, threads)
+
+
+def relu6(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("relu6", x, mode, out, threads)
+
+
+def leaky_relu(x: Any, negative_slope: float = LEAKY_RELU_DEFAULT_SLOPE, *, mode: str = "fast",
+               out: Any = None, threads: int | None = None) -> Any:
+    slope = slope_value(negative_slope, "leaky_relu")
+    bits = struct.unpack("<I", struct.pack("<f", slope))[0]
+    return _unary("leaky_relu", x, mode, out, threads, param=bits)
+
+
+def gelu(x: Any, approximate: str = "none", *, mode: str = "fast", out: Any = None,
+         threads: int | None = None) -> Any:
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _unary("gelu", x, mode, out, threads, op="gelu" if approximate == "none" else "gelu_tanh")
+
+
+def silu(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("silu", x, mode, out, threads)
+
+
+def hardswish(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("hardswish", x, mode, out, threads)
+
+
+def hardsigmoid(x: Any, *, mode: str = "fast", out: Any = None,
+                threads: int | None = None) -> Any:
+    return _unary("hardsigmoid", x, mode, out, threads)
+
+
+relu.__doc__ = _DOC.format(
+    summary="max(x, 0) elementwise, float32, as torch.relu: x < 0 gives +0, otherwise x\n"
+            "    (so -0 stays -0).",
+    special="NaN gives NaN (0x7FC00000).")
+relu6.__doc__ = _DOC.format(
+    summary="min(max(x, 0), 6) elementwise, float32 (x < 0 gives +0, x > 6 gives 6).",
+    special="NaN gives NaN (0x7FC00000).")
+leaky_relu.__doc__ = _DOC.format(
+    summary="x if x > 0 else x * negative_slope, elementwise, float32 (torch's\n"
+            "    leaky_relu; the slope, default 0.01, is rounded to float32 and the product\n"
+            "    is one float32 multiply).",
+    special="NaN gives NaN (0x7FC00000).")
+gelu.__doc__ = _DOC.format(
+    summary="GELU elementwise, float32, as torch.nn.functional.gelu: x/2 (1 + erf(x/sqrt(2)))\n"
+            "    for approximate=\"none\", x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) for\n"
+            "    approximate=\"tanh\"; evaluated in binary64 with one final rounding\n"
+            "    (docs/exact-ops.md).",
+    special="Special values: gelu(+inf) = +inf, gelu(-inf) = -0 (the limit; torch gives\n"
+            "    NaN), NaN gives NaN (0x7FC00000).")
+silu.__doc__ = _DOC.format(
+    summary="x * sigmoid(x) elementwise, float32, evaluated as x / (1 + e**-x) in binary64\n"
+            "    with one final rounding (docs/exact-ops.md).",
+    special="Special values: silu(+inf) = +inf, silu(-inf) = -0 (the limit; torch gives\n"
+            "    NaN), NaN gives NaN (0x7FC00000).")
+hardswish.__doc__ = _DOC.format(
+    summary="x * relu6(x + 3) / 6 elementwise, float32 operations in torch's order: the\n"
+            "    add, the clamp, the multiply by x, then the divide by 6.",
+    special="NaN gives NaN (0x7FC00000).")
+hardsigmoid.__doc__ = _DOC.format(
+    summary="relu6(x + 3) / 6 elementwise, float32 operations in torch's order.",
+    special="NaN gives NaN (0x7FC00000).")

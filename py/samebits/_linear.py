@@ -6,7 +6,7 @@ from typing import Any, Optional
 from . import _products
 
 
-def linear(x: Any, weight: Any, bias: Any = None, *, activation: Optional[str] = None,
+def linear(x: Any, weight: Any, bias: Any = None, *, activation: Any = None,
            mode: str = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
     """``x @ weight.T + bias``, then the activation: a dense (fully connected) layer.
 
@@ -23,7 +23,11 @@ def linear(x: Any, weight: Any, bias: Any = None, *, activation: Optional[str] =
         Optional float32 (out_features,), added to every row after the sum as
         one rounded add.
     activation
-        None, ``"relu"`` or ``"relu6"``, after the bias; NaN passes through.
+        None, or the name of an activation applied after the bias, with the
+        bits of the standalone function (docs/exact-ops.md): "relu", "relu6",
+        "leaky_relu" (slope 0.01) or ("leaky_relu", slope), "gelu",
+        "gelu_tanh" (torch's approximate="tanh"), "silu", "hardswish",
+        "hardsigmoid", "sigmoid", "tanh". NaN stays NaN.
     mode
         ``"exact"``: each output is the product as ``matmul`` defines it (its
         in_features products summed in increasing order from +0, every product

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import numbers
+import struct
 from typing import Any, NamedTuple, Optional, Sequence
 
 from . import _abi, _args, _explain, _lib, _operands, _paths
@@ -19,7 +21,26 @@ from ._operands import Operand
 from ._packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
-ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2}
+_LEAKY_RELU = 3
+LEAKY_RELU_DEFAULT_SLOPE = 0.01   # torch's default negative_slope
+
+
+def _float32_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def leaky_relu_code(slope: float) -> int:
+    """The epilogue argument for leaky_relu: the code in bits 0-7, the
+    binary32 bits of the slope in bits 32-63 (as an int64)."""
+    code = _LEAKY_RELU | (_float32_bits(slope) << 32)
+    return code - (1 << 64) if code >= 1 << 63 else code
+
+
+# The fused activations (enum sb_activation), by name. "leaky_relu" alone has
+# torch's default slope; ("leaky_relu", slope) chooses another.
+ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2, "leaky_relu": leaky_relu_code(LEAKY_RELU_DEFAULT_SLOPE),
+               "gelu": 4, "gelu_tanh": 5, "silu": 6, "hardswish": 7, "hardsigmoid": 8,
+               "sigmoid": 9, "tanh": 10}
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
 
@@ -29,11 +50,33 @@ def mode_code(mode: str) -> int:
     return MODES[mode]
 
 
-def activation_code(activation: Optional[str], what: str) -> int:
-    """The C epilogue's code for an activation name."""
+def slope_value(slope: Any, what: str, name: str = "negative_slope") -> float:
+    """A leaky_relu slope as a Python float (a real number that float32 holds
+    finitely, after rounding); TypeError or ValueError naming it."""
+    if isinstance(slope, bool) or not isinstance(slope, numbers.Real):
+        raise TypeError(f"{what}: {name} must be a real number, got {type(slope).__name__} "
+                        f"{slope!r}")
+    value = float(slope)
+    try:
+        struct.pack("<f", value)
+    except OverflowError:
+        raise ValueError(f"{what}: {name} {slope!r} is beyond float32's range") from None
+    if value != value:
+        raise ValueError(f"{what}: {name} must not be NaN")
+    return value
+
+
+def activation_code(activation: Any, what: str) -> int:
+    """The C epilogue's argument for an activation: a name of ACTIVATIONS,
+    None, or ("leaky_relu", slope)."""
     if activation is None or (isinstance(activation, str) and activation in ACTIVATIONS):
         return ACTIVATIONS[activation]
-    raise ValueError(f"{what}: activation must be None, 'relu' or 'relu6', got {activation!r}")
+    if (isinstance(activation, tuple) and len(activation) == 2
+            and activation[0] == "leaky_relu"):
+        return leaky_relu_code(slope_value(activation[1], what, "the leaky_relu slope"))
+    names = ", ".join(repr(n) for n in ACTIVATIONS if n is not None)
+    raise ValueError(f"{what}: activation must be None, one of {names}, or "
+                     f"('leaky_relu', slope), got {activation!r}")
 
 
 class Call(NamedTuple):

@@ -3,8 +3,8 @@
 Three suites, each with its own version and lines: "gemm" (matrix products:
 sweep, random and model shapes), "conv" (the convolutions of ResNet-50 and
 MobileNetV3-large, and ResNet-50's max pool) and "ops" (the elementwise
-functions exp, log, tanh, erf, sigmoid over a sweep of every float32
-exponent and the test values). Exact-mode lines must be identical on every
+functions and activations over a sweep of every float32 exponent and the
+test values). Exact-mode lines must be identical on every
 machine, path, thread count and runtime; fast-mode lines show same-machine
 repeatability. docs/hash-suite.md defines the suites exactly, so a port can
 regenerate them.
@@ -239,7 +239,10 @@ def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None =
 # --------------------------------------------------------------------------
 # The ops suite (docs/hash-suite.md, "The ops suite").
 
-OPS_FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid")   # enum sb_unary_op order
+# In enum sb_unary_op order (its codes 0, 1, ...); leaky_relu with slope 0.01.
+OPS_FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leaky_relu", "gelu",
+                 "gelu_tanh", "silu", "hardswish", "hardsigmoid")
+OPS_LEAKY_SLOPE_BITS = 0x3C23D70A   # 0.01 rounded to binary32
 OPS_SWEEP = 65536           # float32 bit patterns i * 65537, i < OPS_SWEEP
 OPS_TEST_VALUES = 65536     # then this many test values of stream OPS_SEED
 OPS_SEED = 0x0B5E0000
@@ -261,8 +264,9 @@ def ops_output(op: int, x: ctypes.Array, mode: int, path: int, threads: int) -> 
     """Function `op` (an index into OPS_FUNCTIONS) of every input, as
     little-endian float32 bytes."""
     y = (ctypes.c_float * len(x))()
+    param = OPS_LEAKY_SLOPE_BITS if OPS_FUNCTIONS[op] == "leaky_relu" else 0
     args = _abi.UnaryArgs(path, mode, op, threads, len(x), ctypes.addressof(x),
-                          ctypes.addressof(y))
+                          ctypes.addressof(y), param)
     library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
     _lib.check_status(library.sb_unary(ctypes.addressof(args)),
                       f"ops hash suite ({OPS_FUNCTIONS[op]})")
@@ -359,7 +363,7 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
                 f"{pools} max pool{'s' if pools != 1 else ''}")
     if suite == "ops":
         return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions "
-                f"({', '.join(OPS_FUNCTIONS)}) over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
+                f"over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     cases = _gemm_cases(groups)

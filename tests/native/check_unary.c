@@ -1,4 +1,4 @@
-/* A C-only check of the elementwise functions on every path the build
+/* A C-only check of the elementwise functions and activations on every path the build
  * target runs (arm64 under qemu-user included): every supported path gives
  * the scalar path's bits for each function, in exact mode, at 1 and 3
  * threads, over every 4099th float32 bit pattern (1 in 4099: all exponents,
@@ -11,8 +11,10 @@
 #include <stdint.h>
 #include "samebits.h"
 
-#define OPS 5
-static const char *const NAMES[OPS] = {"exp", "log", "tanh", "erf", "sigmoid"};
+#define OPS 13
+static const char *const NAMES[OPS] = {"exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6",
+                                       "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
+                                       "hardsigmoid"};
 
 static unsigned long long fnv1a(unsigned long long h, const void *data, size_t bytes)
 {
@@ -25,7 +27,8 @@ static int run(int path, int op, int threads, const float *x, float *y, size_t n
 {
     sb_unary_args args = {.path = path, .mode = SB_MODE_EXACT, .op = op,
                           .max_threads = threads, .count = (int64_t)n,
-                          .x = (int64_t)(intptr_t)x, .y = (int64_t)(intptr_t)y};
+                          .x = (int64_t)(intptr_t)x, .y = (int64_t)(intptr_t)y,
+                          .param = op == 7 ? 0x3C23D70A : 0};   /* leaky_relu: 0.01 */
     return sb_unary(&args);
 }
 

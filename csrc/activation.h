@@ -1,0 +1,96 @@
+/* The activations, one float32 element at a time (docs/exact-ops.md,
+ * "Activations"): used by the elementwise kernels (unary_template.h) and by
+ * the products' epilogue (epilogue.c), so that a fused activation has the
+ * same bits as the standalone one. The piecewise-linear ones are float32
+ * operations in torch's order; the smooth ones are binary64 compositions of
+ * transcendental.h's parts with one final rounding. Both modes. */
+#ifndef SB_ACTIVATION_H
+#define SB_ACTIVATION_H
+
+#include "transcendental.h"
+
+#define SB_INV_SQRT2 0x1.6a09e667f3bcdp-1        /* 1/sqrt(2) */
+#define SB_SQRT_2_OVER_PI 0x1.9884533d43651p-1   /* sqrt(2/pi) */
+#define SB_GELU_TANH_CUBIC 0x1.6e4e26d4801f7p-5  /* 0.044715 */
+
+static inline float sbt_canonical(float y)
+{
+    return y != y ? sbt_float(SB_CANONICAL_NAN_BITS) : y;
+}
+
+/* relu(-0) is +0, as max(x, 0) gives in torch and ONNX Runtime. Written
+ * with <= so that every lowering agrees: a compiler may turn the select into
+ * a max instruction (clang does for WebAssembly), and max(-0, +0) is +0
+ * there. (A product's sum is never -0 before its activation: a sum from +0
+ * gives +0 wherever it reaches zero.) */
+static inline float sb_act_relu(float x) { return sbt_canonical(x <= 0.0f ? 0.0f : x); }
+
+static inline float sb_act_relu6(float x)
+{
+    float v = x <= 0.0f ? 0.0f : x;
+    return sbt_canonical(v > 6.0f ? 6.0f : v);
+}
+
+static inline float sb_act_leaky_relu(float x, float slope)
+{
+    return sbt_canonical(x > 0.0f ? x : x * slope);
+}
+
+/* clamp(x + 3, 0, 6): the shared first steps of hardsigmoid and hardswish. */
+static inline float sbt_relu6_of_x_plus_3(float x)
+{
+    float t = x + 3.0f;
+    t = t < 0.0f ? 0.0f : t;
+    return t > 6.0f ? 6.0f : t;
+}
+
+static inline float sb_act_hardsigmoid(float x) { return sbt_canonical(sbt_relu6_of_x_plus_3(x) / 6.0f); }
+
+static inline float sb_act_hardswish(float x)
+{
+    return sbt_canonical((x * sbt_relu6_of_x_plus_3(x)) / 6.0f);
+}
+
+/* x * sigmoid(x) = x / (1 + e^-x); -inf gives -0 (the limit). */
+static inline float sb_act_silu(float x)
+{
+    double v = (double)x;
+    double t = -v;
+    t = t < -200.0 ? -200.0 : t;
+    t = t > 200.0 ? 200.0 : t;
+    float y = (float)(v / (1.0 + sbt_exp_double(t)));
+    y = x == sbt_float(0xff800000u) ? -0.0f : y;
+    return sbt_nan_in_nan_out(x, y);
+}
+
+/* x/2 (1 + erf(x / sqrt(2))); -inf gives -0 (the limit). */
+static inline float sb_act_gelu(float x)
+{
+    double v = (double)x;
+    double a = v * SB_INV_SQRT2;
+    double ab = sbt_double(sbt_bits64(a) & 0x7fffffffffffffffu);
+    double e = sbt_erf_abs_double(ab);
+    e = a < 0.0 ? -e : e;
+    float y = (float)((v * 0.5) * (1.0 + e));
+    y = x == sbt_float(0xff800000u) ? -0.0f : y;
+    return sbt_nan_in_nan_out(x, y);
+}
+
+/* torch's approximate="tanh": x/2 (1 + tanh(z)), z = sqrt(2/pi) (x +
+ * 0.044715 x^3), evaluated as x / (1 + e^(-2z)) (the same function: 1 +
+ * tanh(z) = 2 / (1 + e^(-2z))), which keeps its accuracy where tanh(z) is
+ * near -1 and the sum would cancel. -inf gives -0 (the limit). */
+static inline float sb_act_gelu_tanh(float x)
+{
+    double v = (double)x;
+    double cube = (v * v) * v;
+    double z = SB_SQRT_2_OVER_PI * (v + SB_GELU_TANH_CUBIC * cube);
+    double t = -2.0 * z;
+    t = t < -200.0 ? -200.0 : t;
+    t = t > 200.0 ? 200.0 : t;
+    float y = (float)(v / (1.0 + sbt_exp_double(t)));
+    y = x == sbt_float(0xff800000u) ? -0.0f : y;
+    return sbt_nan_in_nan_out(x, y);
+}
+
+#endif

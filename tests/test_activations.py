@@ -1,0 +1,163 @@
+"""The activations: standalone (samebits.relu, ..., gelu, silu, hardswish)
+and fused as the activation= epilogue of linear, matmul-based layers and
+conv2d. Exact mode bit for bit against the numpy oracle of docs/exact-ops.md
+on every path and at 1 and 2 threads; the fused form has the standalone
+bits; accuracy of the smooth ones against the mathematical functions."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _paths
+
+import elementwise_reference as ref
+
+PATHS = _paths.ALL_PATHS
+
+
+def _path_or_skip(name: str) -> None:
+    if name not in samebits.paths():
+        pytest.skip(f"path {name} cannot run on this CPU or is not built")
+
+
+def _bits(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.float32).view(np.uint32)
+
+
+def _inputs() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    special = np.array([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001,
+                        0x00000001, 0x80000001, 0x7F7FFFFF, 0xFF7FFFFF], np.uint32).view(np.float32)
+    edges = np.array([-3, 3, -6, 6, 0, -5.65, -5.66, -5.7, 9, -9, 10, -10, 20, -20, 40, -40,
+                      104, -104, 200, -200, 1e-20, -1e-20, 1e20, -1e20], np.float32)
+    edges = np.concatenate([edges, np.nextafter(edges, np.float32(np.inf)),
+                            np.nextafter(edges, np.float32(-np.inf))])
+    return np.concatenate([special, edges,
+                           rng.integers(0, 2**32, 50000, dtype=np.uint64).astype(np.uint32)
+                           .view(np.float32),
+                           (rng.standard_normal(50000) * 4).astype(np.float32)])
+
+
+X = _inputs()
+
+
+def _call(name: str, x, **kw):
+    if name == "gelu_tanh":
+        return samebits.gelu(x, "tanh", **kw)
+    return getattr(samebits, name)(x, **kw)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", list(ref.ACTIVATIONS))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_standalone_matches_the_documented_composition(name, path, threads):
+    _path_or_skip(path)
+    with samebits.use_path(path):
+        got = _call(name, X, mode="exact", threads=threads)
+    want = ref.ACTIVATIONS[name](X)
+    diff = np.flatnonzero(_bits(got) != _bits(want))
+    assert diff.size == 0, (f"{name} on {path}: {diff.size} differ, first x={X[diff[0]]!r}: "
+                            f"got {_bits(got)[diff[0]]:#010x}, want {_bits(want)[diff[0]]:#010x}")
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.2, -0.5, 0.0, 3.0])
+def test_leaky_relu_slopes(slope):
+    got = samebits.leaky_relu(X, slope, mode="exact")
+    assert np.array_equal(_bits(got), _bits(ref.leaky_relu(X, slope)))
+
+
+def _math(name: str, v: float) -> float:
+    if name == "silu":
+        return v / (1.0 + math.exp(-v)) if v > -700 else 0.0
+    if name == "gelu":
+        return 0.5 * v * math.erfc(-v / math.sqrt(2.0))
+    if name == "gelu_tanh":   # x/2 (1 + tanh z) = x / (1 + e^-2z): no cancellation in the tail
+        t = -2.0 * math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)
+        return v / (1.0 + math.exp(t)) if t < 700 else math.copysign(0.0, v)
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("name", ["silu", "gelu", "gelu_tanh"])
+def test_smooth_activations_are_accurate(name):
+    """Within 1 ulp of the binary64 formula, rounded to float32, where the
+    definition does not cut a tail (gelu's erf reaches 1 at x/sqrt(2) = 4)."""
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(20000) * 3).astype(np.float32)
+    x = x[x > -5.6] if name == "gelu" else x
+    got = _call(name, x, mode="exact").astype(np.float64)
+    want = np.array([_math(name, float(v)) for v in x]).astype(np.float32).astype(np.float64)
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    assert (np.abs(got - want) <= ulp * (1.0 + 1e-9)).all()
+
+
+@pytest.mark.parametrize("name,x,want", [
+    ("gelu", [float("inf"), float("-inf"), 0.0, -0.0], [float("inf"), -0.0, 0.0, -0.0]),
+    ("gelu_tanh", [float("inf"), float("-inf")], [float("inf"), -0.0]),
+    ("silu", [float("inf"), float("-inf"), -0.0], [float("inf"), -0.0, -0.0]),
+    ("hardswish", [-3.0, 3.0, float("inf")], [-0.0, 3.0, float("inf")]),
+    ("hardsigmoid", [-3.0, 3.0, float("-inf")], [0.0, 1.0, 0.0]),
+    ("relu", [-0.0, -1.0, float("inf")], [0.0, 0.0, float("inf")]),
+    ("relu6", [-0.0, 7.0, float("-inf")], [0.0, 6.0, 0.0]),
+])
+def test_special_values(name, x, want):
+    got = _call(name, np.array(x, np.float32), mode="exact")
+    assert np.array_equal(_bits(got), _bits(np.array(want, np.float32)))
+
+
+FUSED = ["relu", "relu6", "leaky_relu", ("leaky_relu", 0.2), "gelu", "gelu_tanh", "silu",
+         "hardswish", "hardsigmoid", "sigmoid", "tanh"]
+
+
+def _standalone(activation, y):
+    if isinstance(activation, tuple):
+        return ref.leaky_relu(y, activation[1])
+    return ref.ACTIVATIONS[activation](y)
+
+
+@pytest.mark.parametrize("activation", FUSED)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_linear_fused_activation_has_the_standalone_bits(activation, threads):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((37, 64)).astype(np.float32)
+    w = rng.standard_normal((45, 64)).astype(np.float32)
+    b = rng.standard_normal(45).astype(np.float32)
+    x[3, 5] = np.nan
+    plain = samebits.linear(x, w, b, mode="exact", threads=threads)
+    fused = samebits.linear(x, w, b, activation=activation, mode="exact", threads=threads)
+    assert np.array_equal(_bits(fused), _bits(_standalone(activation, plain)))
+
+
+@pytest.mark.parametrize("activation", FUSED)
+def test_conv2d_fused_activation_has_the_standalone_bits(path, activation):
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 6, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    for groups, weights in ((2, w), (6, rng.standard_normal((6, 1, 3, 3)).astype(np.float32))):
+        bias = b[:weights.shape[0]]
+        with samebits.use_path(path):
+            plain = samebits.conv2d(x, weights, bias, padding=1, groups=groups, mode="exact")
+            fused = samebits.conv2d(x, weights, bias, padding=1, groups=groups,
+                                    activation=activation, mode="exact")
+        assert np.array_equal(_bits(fused), _bits(_standalone(activation, plain)))
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: samebits.gelu(np.ones(2, np.float32), "fast"), ValueError, "approximate"),
+    (lambda: samebits.leaky_relu(np.ones(2, np.float32), "0.1"), TypeError, "negative_slope"),
+    (lambda: samebits.leaky_relu(np.ones(2, np.float32), True), TypeError, "negative_slope"),
+    (lambda: samebits.leaky_relu(np.ones(2, np.float32), float("nan")), ValueError, "NaN"),
+    (lambda: samebits.leaky_relu(np.ones(2, np.float32), 1e300), ValueError, "float32"),
+    (lambda: samebits.linear(np.ones((2, 3), np.float32), np.ones((4, 3), np.float32),
+                             activation="swish"), ValueError, "activation"),
+    (lambda: samebits.linear(np.ones((2, 3), np.float32), np.ones((4, 3), np.float32),
+                             activation=("leaky_relu", "x")), TypeError, "slope"),
+    (lambda: samebits.conv2d(np.ones((1, 1, 3, 3), np.float32), np.ones((1, 1, 1, 1), np.float32),
+                             activation="elu"), ValueError, "activation"),
+])
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
