@@ -93,4 +93,7 @@ static inline float sb_act_gelu_tanh(float x)
     return sbt_nan_in_nan_out(x, y);
 }
 
+/* One IEEE float32 square root (correctly rounded everywhere); NaN canonical. */
+static inline float sb_exact_sqrt(float x) { return sbt_canonical(__builtin_sqrtf(x)); }
+
 #endif

@@ -205,7 +205,7 @@ SB_API int sb_max_pool2d(const sb_max_pool2d_args *args);
  *
  * y[i] = op(x[i]) for i < count, op an enum sb_unary_op of unary.h (exp 0,
  * log 1, tanh 2, erf 3, sigmoid 4, relu 5, relu6 6, leaky_relu 7, gelu 8,
- * gelu_tanh 9, silu 10, hardswish 11, hardsigmoid 12). param holds the
+ * gelu_tanh 9, silu 10, hardswish 11, hardsigmoid 12, sqrt 13). param holds the
  * binary32 bits of leaky_relu's negative slope (0 for the others). Exact mode
  * is defined step by step in docs/exact-ops.md and gives the same bits on
  * every path and thread count; fast mode currently runs the same kernels.
@@ -215,6 +215,21 @@ typedef struct sb_unary_args {
     int64_t x, y, param;
 } sb_unary_args;
 SB_API int sb_unary(const sb_unary_args *args);
+
+/* Elementwise arithmetic with broadcasting: y = op(a, b), op an enum
+ * sb_binary_op of arith.h (add 0, sub 1, mul 2, div 3, maximum 4, minimum 5,
+ * pow 6), defined in docs/exact-ops.md (the same in both modes). The output
+ * is ndim-dimensional (1 to SB_MAX_BATCH_DIMS), dense in C order; a and b are
+ * read at element strides (0 along a broadcast dimension). y may be an
+ * operand read with y's own layout; no other overlap is allowed. */
+typedef struct sb_binary_args {
+    int64_t path, mode, op, max_threads, ndim;
+    int64_t shape[SB_MAX_BATCH_DIMS];
+    int64_t a, a_stride[SB_MAX_BATCH_DIMS];
+    int64_t b, b_stride[SB_MAX_BATCH_DIMS];
+    int64_t y;
+} sb_binary_args;
+SB_API int sb_binary(const sb_binary_args *args);
 
 /* ---- test support -------------------------------------------------------- */
 

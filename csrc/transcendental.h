@@ -98,16 +98,18 @@ static inline float sb_exact_tanh(float x)
     return sbt_nan_in_nan_out(x, sbt_float(sbt_bits32(y) | sign));
 }
 
-static inline float sb_exact_log(float x)
+/* log(v) in binary64 for a positive finite binary64 v whose significand
+ * has at most 24 bits (a float32 value): steps 1-5 of docs/exact-ops.md. */
+static inline double sbt_log_double(double v)
 {
-    /* x = 2^e m with m in [sqrt(2)/2, sqrt(2)), from the bits of the binary64
+    /* v = 2^e m with m in [sqrt(2)/2, sqrt(2)), from the bits of the binary64
      * value (float32 subnormals are normal there). */
-    uint64_t bits = sbt_bits64((double)x);
+    uint64_t bits = sbt_bits64(v);
     double m = sbt_double((bits & 0x000fffffffffffffu) | 0x3ff0000000000000u);
     /* e = the biased exponent - 1023, an integer in binary64: the exponent
      * field placed in the low bits of 2^52, then 2^52 and 1023 subtracted
-     * (both exact). The sign bit of a negative x lands there too; such an x
-     * is answered by a select below. */
+     * (both exact). The sign bit of a negative v lands there too; such a v
+     * is answered by the caller's selects. */
     double e = (sbt_double((bits >> 52) | 0x4330000000000000u) - 0x1p52) - 1023.0;
     int big = m > SB_SQRT2;
     m = big ? m * 0.5 : m;
@@ -119,7 +121,12 @@ static inline float sb_exact_log(float x)
     q = q * z + g[5]; q = q * z + g[4]; q = q * z + g[3]; q = q * z + g[2];
     q = q * z + g[1]; q = q * z + g[0];
     double log_m = (s + s) + (s * z) * q;
-    float y = (float)(e * SB_LN2_HI + (e * SB_LN2_LO + log_m));
+    return e * SB_LN2_HI + (e * SB_LN2_LO + log_m);
+}
+
+static inline float sb_exact_log(float x)
+{
+    float y = (float)sbt_log_double((double)x);
     y = x == 0.0f ? sbt_float(0xff800000u) : y;                  /* log(+-0) = -inf */
     y = x == sbt_float(0x7f800000u) ? x : y;                     /* log(+inf) = +inf */
     y = x < 0.0f ? sbt_float(SB_CANONICAL_NAN_BITS) : y;         /* log(x < 0) = NaN */

@@ -20,6 +20,7 @@ enum sb_unary_op {
     SB_OP_SILU = 10,
     SB_OP_HARDSWISH = 11,
     SB_OP_HARDSIGMOID = 12,
+    SB_OP_SQRT = 13,
     SB_OP_COUNT
 };
 

@@ -37,6 +37,7 @@
         case SB_OP_SILU: UNARY_LOOP(sb_act_silu)                                           \
         case SB_OP_HARDSWISH: UNARY_LOOP(sb_act_hardswish)                                 \
         case SB_OP_HARDSIGMOID: UNARY_LOOP(sb_act_hardsigmoid)                             \
+        case SB_OP_SQRT: UNARY_LOOP(sb_exact_sqrt)                                         \
         default: break;                                                                    \
         }                                                                                  \
     }

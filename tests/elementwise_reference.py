@@ -103,9 +103,9 @@ def tanh(x: np.ndarray) -> np.ndarray:
     return _finish(x, _with_sign_of(x, y).astype(np.float64))
 
 
-def log(x: np.ndarray) -> np.ndarray:
-    xd = x.astype(np.float64)
-    bits = xd.view(np.uint64)
+def _log_double(v: np.ndarray) -> np.ndarray:
+    """Steps 1-5 of the document's log, in binary64 (v positive, finite)."""
+    bits = v.astype(np.float64).view(np.uint64)
     m = ((bits & np.uint64(0x000FFFFFFFFFFFFF)) | np.uint64(0x3FF0000000000000)).view(np.float64)
     e = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.float64) - 1023.0
     big = m > SQRT2
@@ -114,7 +114,11 @@ def log(x: np.ndarray) -> np.ndarray:
     s = (m - 1.0) / (m + 1.0)
     z = s * s
     log_m = (s + s) + (s * z) * _horner(LOG_G, z)
-    y = e * LN2_HI + (e * LN2_LO + log_m)
+    return e * LN2_HI + (e * LN2_LO + log_m)
+
+
+def log(x: np.ndarray) -> np.ndarray:
+    y = _log_double(x.astype(np.float64))
     y = np.where(x == 0, -np.inf, y)
     y = np.where(x == np.inf, np.inf, y)
     y = np.where(x < 0, np.nan, y)
@@ -222,6 +226,11 @@ exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid
 (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh) = (
     _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh))
 FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}
-ACTIVATIONS = {"relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "gelu": gelu,
+def sqrt(x):
+    return _canonical(np.sqrt(x))
+
+
+sqrt = _quiet(sqrt)
+ACTIVATIONS = {"sqrt": sqrt, "relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "gelu": gelu,
                "gelu_tanh": gelu_tanh, "silu": silu, "hardswish": hardswish,
                "hardsigmoid": hardsigmoid, "sigmoid": sigmoid, "tanh": tanh}

@@ -8,6 +8,7 @@ everywhere in exact mode, and near the hardware's peak in fast mode.
 """
 from __future__ import annotations
 
+from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
 from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._elementwise import (erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, relu, relu6,
                            sigmoid, silu, tanh)
@@ -21,7 +22,9 @@ from ._paths import path, paths, use_path
 
 __all__ = [
     "__version__",
+    "add",
     "conv2d",
+    "div",
     "erf",
     "exp",
     "explain",
@@ -34,6 +37,9 @@ __all__ = [
     "log",
     "matmul",
     "max_pool2d",
+    "maximum",
+    "minimum",
+    "mul",
     "pack",
     "pack_conv2d",
     "pack_linear",
@@ -42,10 +48,13 @@ __all__ = [
     "path",
     "paths",
     "Plan",
+    "pow",
     "relu",
     "relu6",
     "sigmoid",
     "silu",
+    "sqrt",
+    "sub",
     "tanh",
     "use_path",
 ]

@@ -54,6 +54,16 @@ class UnaryArgs(ctypes.Structure):
     _fields_ = _fields("path", "mode", "op", "max_threads", "count", "x", "y", "param")
 
 
+_DIMS = _I64 * MAX_BATCH_DIMS
+
+
+class BinaryArgs(ctypes.Structure):
+    """struct sb_binary_args: elementwise arithmetic with broadcasting."""
+    _fields_ = [*_fields("path", "mode", "op", "max_threads", "ndim"), ("shape", _DIMS),
+                ("a", _I64), ("a_stride", _DIMS), ("b", _I64), ("b_stride", _DIMS),
+                ("y", _I64)]
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",

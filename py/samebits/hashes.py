@@ -241,7 +241,7 @@ def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None =
 
 # In enum sb_unary_op order (its codes 0, 1, ...); leaky_relu with slope 0.01.
 OPS_FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leaky_relu", "gelu",
-                 "gelu_tanh", "silu", "hardswish", "hardsigmoid")
+                 "gelu_tanh", "silu", "hardswish", "hardsigmoid", "sqrt")
 OPS_LEAKY_SLOPE_BITS = 0x3C23D70A   # 0.01 rounded to binary32
 OPS_SWEEP = 65536           # float32 bit patterns i * 65537, i < OPS_SWEEP
 OPS_TEST_VALUES = 65536     # then this many test values of stream OPS_SEED

@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include "samebits.h"
 
-#define OPS 13
+#define OPS 14
 static const char *const NAMES[OPS] = {"exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6",
                                        "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
-                                       "hardsigmoid"};
+                                       "hardsigmoid", "sqrt"};
 
 static unsigned long long fnv1a(unsigned long long h, const void *data, size_t bytes)
 {

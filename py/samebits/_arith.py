@@ -1,0 +1,215 @@
+"""Elementwise arithmetic with numpy's broadcasting: add, sub, mul, div,
+maximum, minimum, pow (csrc/binary.c), and sqrt.
+
+Each output element is one documented operation of its two inputs
+(docs/exact-ops.md, "Arithmetic"): the same bits on every machine, path,
+thread count and runtime, in both modes, with NaN stored as 0x7FC00000.
+"""
+from __future__ import annotations
+
+import ctypes
+import numbers
+import struct
+from typing import Any
+
+from . import _abi, _args, _lib, _operands, _paths
+from ._elementwise import _unary
+from ._operands import Operand, is_numpy
+from ._products import mode_code
+
+# enum sb_binary_op (csrc/arith.h)
+_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow": 6}
+
+
+def _scalar_operand(value: Any, name: str, what: str) -> Operand:
+    """A Python int or float as a 0-d float32 operand (rounded to nearest)."""
+    try:
+        data = struct.pack("<f", float(value))
+    except OverflowError:
+        raise ValueError(f"{what}: {name} = {value!r} is beyond float32's range") from None
+    cell = ctypes.c_float.from_buffer_copy(data)
+    return Operand(ctypes.addressof(cell), (), (), cell, False)
+
+
+def _operand(value: Any, name: str, what: str) -> Operand:
+    """An array operand, or a number (Python or numpy scalar) as a 0-d one."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {name} must be a float32 array or a number, got bool")
+    if isinstance(value, numbers.Real):
+        return _scalar_operand(value, name, what)
+    return _operands.as_operand(value, name)
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...], what: str) -> tuple[int, ...]:
+    """numpy's broadcast of two shapes, or a ValueError naming both."""
+    ndim = max(len(a), len(b))
+    pa, pb = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
+    out = []
+    for x, y in zip(pa, pb):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"{what}: operands could not be broadcast together with shapes "
+                             f"{a} and {b}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _strides_for(operand: Operand, shape: tuple[int, ...]) -> list[int]:
+    """operand's element strides over the broadcast shape (0 where it repeats)."""
+    pad = len(shape) - operand.ndim
+    strides = [0] * pad
+    for size, extent, stride in zip(operand.shape, shape[pad:], operand.strides):
+        strides.append(0 if size == 1 and extent != 1 else stride)
+    return strides
+
+
+def _collapse(shape: list[int], sa: list[int], sb: list[int]) -> tuple[list[int], list[int],
+                                                                        list[int]]:
+    """Merges neighbouring dimensions that both operands (and the dense
+    output) step through as one, so that rows are as long as they can be;
+    drops size-1 dimensions. Changes nothing about which element meets which."""
+    dims = [(n, x, y) for n, x, y in zip(shape, sa, sb) if n != 1]
+    if not dims:
+        return [1], [0], [0]
+    merged = [list(dims[0])]
+    for n, x, y in dims[1:]:
+        pn, px, py = merged[-1]
+        if px == x * n and py == y * n:
+            merged[-1] = [pn * n, x, y]
+        else:
+            merged.append([n, x, y])
+    return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
+
+
+def _in_place(out: Any, obj: Any, operand: Operand, shape: tuple[int, ...]) -> bool:
+    """out is this input itself, of the output's shape and dense C layout:
+    every element is read before its own output is written."""
+    if out is None or not operand.zero_copy or operand.shape != shape:
+        return False
+    if not operand.c_contiguous:
+        return False
+    if out is obj:
+        return True
+    if is_numpy(out) and is_numpy(obj):
+        return (out.shape == obj.shape and out.strides == obj.strides and out.size > 0
+                and out.__array_interface__["data"][0] == obj.__array_interface__["data"][0])
+    return False
+
+
+def _binary(what: str, a: Any, b: Any, mode: str, out: Any, threads: Any) -> Any:
+    mode_code(mode)                      # validated; both modes compute the same
+    nthreads = _args.threads(threads, what)
+    ta, tb = _operand(a, "a", what), _operand(b, "b", what)
+    for t, name in ((ta, "a"), (tb, "b")):
+        _args.shape(t.shape, name, what)
+    shape = broadcast_shape(ta.shape, tb.shape, what)
+    _args.shape(shape, "the result", what)
+    _args.output_bytes(shape, what)
+    dims, sa, sb = _collapse(list(shape), _strides_for(ta, shape), _strides_for(tb, shape))
+    if len(dims) > _abi.MAX_BATCH_DIMS:
+        raise ValueError(f"{what}: the operands' layouts need {len(dims)} dimensions after "
+                         f"merging; at most {_abi.MAX_BATCH_DIMS} are supported (pass "
+                         "contiguous arrays)")
+    inputs = [(obj, t) for obj, t in ((a, ta), (b, tb)) if not _in_place(out, obj, t, shape)]
+    output = _operands.Output(out, shape, is_numpy(a) or is_numpy(b), inputs, what)
+    pad = _abi.MAX_BATCH_DIMS - len(dims)
+    args = _abi.BinaryArgs(_paths.active_path_index(), mode_code(mode), _OPS[what], nthreads,
+                           len(dims), (ctypes.c_int64 * _abi.MAX_BATCH_DIMS)(*dims, *[0] * pad),
+                           ta.ptr, (ctypes.c_int64 * _abi.MAX_BATCH_DIMS)(*sa, *[0] * pad),
+                           tb.ptr, (ctypes.c_int64 * _abi.MAX_BATCH_DIMS)(*sb, *[0] * pad),
+                           output.ptr)
+    _lib.check_status(_lib.lib.sb_binary(ctypes.addressof(args)), what)
+    return output.finish()
+
+
+_DOC = """{summary}
+
+    Parameters
+    ----------
+    a, b
+        float32 arrays (numpy arrays of any strides, or buffer-protocol objects
+        of format 'f') or Python numbers (rounded to float32). Their shapes
+        broadcast as in numpy.
+    mode
+        "fast" (default) or "exact": the same bits in both (docs/exact-ops.md).
+    out
+        Optional writable float32 array of the broadcast shape, filled and
+        returned. It may be one of the inputs when that input has the result's
+        shape and is C-contiguous (in place); any other overlap is refused.
+    threads
+        Maximum number of threads (default: every core, capped by
+        SAMEBITS_THREADS); the result never depends on it.
+
+    Returns
+    -------
+    The result, of the broadcast shape: ``out`` if given; else a numpy array
+    when an input is one, or a memoryview of format 'f'.
+
+    Raises
+    ------
+    TypeError
+        an input is not float32, not a buffer and not a number (bool refused).
+    ValueError
+        the shapes do not broadcast; out has the wrong shape, is read-only or
+        overlaps an input; mode is not "fast" or "exact"; threads < 1.
+    """
+
+
+def add(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+        threads: int | None = None) -> Any:
+    return _binary("add", a, b, mode, out, threads)
+
+
+def sub(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+        threads: int | None = None) -> Any:
+    return _binary("sub", a, b, mode, out, threads)
+
+
+def mul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+        threads: int | None = None) -> Any:
+    return _binary("mul", a, b, mode, out, threads)
+
+
+def div(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+        threads: int | None = None) -> Any:
+    return _binary("div", a, b, mode, out, threads)
+
+
+def maximum(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+            threads: int | None = None) -> Any:
+    return _binary("maximum", a, b, mode, out, threads)
+
+
+def minimum(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+            threads: int | None = None) -> Any:
+    return _binary("minimum", a, b, mode, out, threads)
+
+
+def pow(a: Any, b: Any, *, mode: str = "fast", out: Any = None,   # noqa: A001 (numpy's name)
+        threads: int | None = None) -> Any:
+    return _binary("pow", a, b, mode, out, threads)
+
+
+def sqrt(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("sqrt", x, mode, out, threads)
+
+
+add.__doc__ = _DOC.format(summary="a + b elementwise (one float32 add).")
+sub.__doc__ = _DOC.format(summary="a - b elementwise (one float32 subtract).")
+mul.__doc__ = _DOC.format(summary="a * b elementwise (one float32 multiply).")
+div.__doc__ = _DOC.format(summary="a / b elementwise (one float32 divide).")
+maximum.__doc__ = _DOC.format(
+    summary="The larger of a and b elementwise, as np.maximum: NaN if either is NaN,\n"
+            "    and +0 for -0 against +0.")
+minimum.__doc__ = _DOC.format(
+    summary="The smaller of a and b elementwise, as np.minimum: NaN if either is NaN,\n"
+            "    and -0 for -0 against +0.")
+pow.__doc__ = _DOC.format(
+    summary="a ** b elementwise with C99's special cases (pow(x, 0) = 1 and\n"
+            "    pow(1, y) = 1 even for NaN). An integer b below 2**24 in magnitude is\n"
+            "    repeated products in binary64 (then one divide for b < 0); any other b\n"
+            "    is exp(b log|a|) through the exact functions; a negative a with a\n"
+            "    non-integer b gives NaN (docs/exact-ops.md).")
+sqrt.__doc__ = """The square root elementwise: one IEEE float32 square root (correctly
+    rounded); sqrt(-0) = -0, sqrt(x < 0) = NaN (0x7FC00000).
+
+    Takes x, mode, out and threads as samebits.exp does."""
