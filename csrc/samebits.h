@@ -231,6 +231,19 @@ typedef struct sb_binary_args {
 } sb_binary_args;
 SB_API int sb_binary(const sb_binary_args *args);
 
+/* Reductions and normalizations over one axis (reduce.c, docs/exact-ops.md):
+ * x is C-contiguous, seen as (outer, n, inner) with the axis n. op: sum 0 and
+ * mean 1 write (outer, inner); softmax 2 and log_softmax 3 write (outer, n,
+ * inner); layer_norm 4 (inner must be 1) normalizes each row of n values
+ * with eps (binary32 bits) and the optional weight and bias (n values each,
+ * 0 for none; only layer_norm takes them). The same in both modes. */
+typedef struct sb_reduce_args {
+    int64_t path, mode, op, max_threads;
+    int64_t outer, n, inner;
+    int64_t x, y, weight, bias, eps;
+} sb_reduce_args;
+SB_API int sb_reduce(const sb_reduce_args *args);
+
 /* ---- test support -------------------------------------------------------- */
 
 /* Fills dst[0..count) with the portable test values of docs/test-values.md:

@@ -236,7 +236,7 @@ def test_cli_prints_every_suite():
 # oracle of docs/exact-ops.md (test_ops_suite_matches_the_oracle). A change of
 # the suite or of an exact function must bump hashes.OPS_SUITE_VERSION (or be
 # declared a contract change) together with this value.
-OPS_V1_EXACT = "63514bcffa8d96188b309de36050ab69e85ca738ce14987c68e1c6f39ad51614"
+OPS_V1_EXACT = "2f3f4ed32550367ef16f55c2ed5656fa0f3af3dc0c33a33b3454bf93ec8a1abf"
 
 
 def test_ops_suite_is_what_the_docs_say():
@@ -246,7 +246,8 @@ def test_ops_suite_is_what_the_docs_say():
     values = np.frombuffer(_testdata.float_buffer(65536, hashes.OPS_SEED, hashes.NSPECIAL),
                            dtype=np.uint32)
     assert (x[65536:] == values).all()
-    assert hashes.header(suite="ops") == "# samebits ops suite v1: 14 functions over 131072 inputs"
+    assert hashes.header(suite="ops") == ("# samebits ops suite v1: 14 functions and 7 "
+                                          "reductions over 131072 inputs")
     assert hashes.OPS_FUNCTIONS[:5] == ("exp", "log", "tanh", "erf", "sigmoid")
 
 
@@ -254,9 +255,25 @@ def test_ops_suite_matches_the_oracle():
     import elementwise_reference as ref
     x = np.frombuffer(hashes.ops_inputs(), dtype=np.float32)
     digest = hashlib.sha256()
+    from reduce_reference import layer_norm_oracle, seq_sum, softmax_oracle
     oracles = {**ref.FUNCTIONS, **ref.ACTIVATIONS}
     for name in hashes.OPS_FUNCTIONS:
         digest.update(oracles[name](x).astype("<f4").tobytes())
+    rows = x.reshape(256, 512)
+    weight = np.frombuffer(_testdata.float_buffer(512, hashes.OPS_NORM_SEED, 0), np.float32)
+    bias = np.frombuffer(_testdata.float_buffer(512, hashes.OPS_NORM_SEED + 1, 0), np.float32)
+    with np.errstate(all="ignore"):
+        reductions = [seq_sum(rows, 1), seq_sum(rows, 0), seq_sum(rows, 1) / np.float32(512),
+                      softmax_oracle(rows, 1), softmax_oracle(rows, 0),
+                      softmax_oracle(rows, 1, log=True),
+                      layer_norm_oracle(rows, 1, weight, bias, np.float32(1e-5))]
+    assert [r[0] for r in hashes.OPS_REDUCTIONS] == ["sum rows", "sum columns", "mean rows",
+                                                      "softmax rows", "softmax columns",
+                                                      "log_softmax rows", "layer_norm rows"]
+    for r in reductions:
+        r = np.array(r, np.float32)
+        r[np.isnan(r)] = np.uint32(0x7FC00000).view(np.float32)
+        digest.update(r.astype("<f4").tobytes())
     assert digest.hexdigest() == OPS_V1_EXACT
 
 

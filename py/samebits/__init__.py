@@ -19,6 +19,7 @@ from ._matmul import matmul
 from ._maxpool import max_pool2d
 from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
+from ._reduce import layer_norm, log_softmax, mean, softmax, sum
 
 __all__ = [
     "__version__",
@@ -32,12 +33,15 @@ __all__ = [
     "hardsigmoid",
     "hardswish",
     "info",
+    "layer_norm",
     "leaky_relu",
     "linear",
     "log",
+    "log_softmax",
     "matmul",
     "max_pool2d",
     "maximum",
+    "mean",
     "minimum",
     "mul",
     "pack",
@@ -53,8 +57,10 @@ __all__ = [
     "relu6",
     "sigmoid",
     "silu",
+    "softmax",
     "sqrt",
     "sub",
+    "sum",
     "tanh",
     "use_path",
 ]

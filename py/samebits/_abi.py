@@ -64,6 +64,12 @@ class BinaryArgs(ctypes.Structure):
                 ("y", _I64)]
 
 
+class ReduceArgs(ctypes.Structure):
+    """struct sb_reduce_args: a reduction or normalization over one axis."""
+    _fields_ = _fields("path", "mode", "op", "max_threads", "outer", "n", "inner",
+                       "x", "y", "weight", "bias", "eps")
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import itertools
 import time
 from typing import Iterable, NamedTuple
 
@@ -273,13 +274,46 @@ def ops_output(op: int, x: ctypes.Array, mode: int, path: int, threads: int) -> 
     return bytes(memoryview(y).cast("B"))
 
 
+# Then the reductions, over the input seen as (256, 512): (name, op of enum
+# sb_reduce_op, outer, n, inner, output floats).
+OPS_REDUCTIONS = (("sum rows", 0, 256, 512, 1, 256), ("sum columns", 0, 1, 256, 512, 512),
+                  ("mean rows", 1, 256, 512, 1, 256),
+                  ("softmax rows", 2, 256, 512, 1, 131072),
+                  ("softmax columns", 2, 1, 256, 512, 131072),
+                  ("log_softmax rows", 3, 256, 512, 1, 131072),
+                  ("layer_norm rows", 4, 256, 512, 1, 131072))
+OPS_NORM_SEED = 0x0B5E1000      # layer_norm: weight from this stream, bias from + 1
+OPS_NORM_EPS_BITS = 0x3727C5AC  # 1e-5 rounded to binary32
+
+
+def ops_reduction_output(index: int, x: ctypes.Array, mode: int, path: int,
+                         threads: int) -> bytes:
+    """Reduction `index` of OPS_REDUCTIONS over the input, as little-endian bytes."""
+    name, op, outer, n, inner, count = OPS_REDUCTIONS[index]
+    y = (ctypes.c_float * count)()
+    weight = bias = None
+    eps = 0
+    if name.startswith("layer_norm"):
+        weight = _testdata.float_buffer(n, OPS_NORM_SEED, 0)
+        bias = _testdata.float_buffer(n, OPS_NORM_SEED + 1, 0)
+        eps = OPS_NORM_EPS_BITS
+    args = _abi.ReduceArgs(path, mode, op, threads, outer, n, inner, ctypes.addressof(x),
+                           ctypes.addressof(y), ctypes.addressof(weight) if weight else 0,
+                           ctypes.addressof(bias) if bias else 0, eps)
+    library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
+    _lib.check_status(library.sb_reduce(ctypes.addressof(args)), f"ops hash suite ({name})")
+    return bytes(memoryview(y).cast("B"))
+
+
 def ops_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
-    """SHA-256 over the outputs of every function of the ops suite, in order
-    (flip_bit as in suite_digest)."""
+    """SHA-256 over the outputs of every function, then every reduction, of
+    the ops suite, in order (flip_bit as in suite_digest)."""
     from ._products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     x = ops_inputs()
-    outputs = (ops_output(op, x, code, index, threads) for op in range(len(OPS_FUNCTIONS)))
+    outputs = itertools.chain(
+        (ops_output(op, x, code, index, threads) for op in range(len(OPS_FUNCTIONS))),
+        (ops_reduction_output(r, x, code, index, threads) for r in range(len(OPS_REDUCTIONS))))
     return _digest(outputs, flip_bit)
 
 
@@ -363,7 +397,7 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
                 f"{pools} max pool{'s' if pools != 1 else ''}")
     if suite == "ops":
         return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions "
-                f"over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
+                f"and {len(OPS_REDUCTIONS)} reductions over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     cases = _gemm_cases(groups)
