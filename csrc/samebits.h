@@ -244,6 +244,31 @@ typedef struct sb_reduce_args {
 } sb_reduce_args;
 SB_API int sb_reduce(const sb_reduce_args *args);
 
+/* Average pooling of NCHW float32 (avgpool.c, docs/exact-ops.md): fixed
+ * windows (kh x kw, strides, padding; count_include_pad 0 or 1;
+ * divisor_override 0 for none) or, with adaptive = 1, torch's adaptive
+ * windows for an oh x ow output (kernel, stride and padding unused, 0). The
+ * caller gives oh and ow (H, W and both at least 1). */
+typedef struct sb_avg_pool2d_args {
+    int64_t n, c, h, w, oh, ow;
+    int64_t kh, kw, stride_h, stride_w;
+    int64_t pad_top, pad_bottom, pad_left, pad_right;
+    int64_t count_include_pad, divisor_override, adaptive;
+    int64_t x, y, max_threads;
+} sb_avg_pool2d_args;
+SB_API int sb_avg_pool2d(const sb_avg_pool2d_args *args);
+
+/* Normalization of float32 (N, C, spatial) (norm.c, docs/exact-ops.md): op 0
+ * batch_norm in inference form (mean and var: C values; groups 0), op 1
+ * group_norm (groups divides C; mean and var 0). weight and bias: C values
+ * or 0; eps: binary32 bits. The same in both modes. */
+typedef struct sb_norm_args {
+    int64_t path, mode, op, max_threads;
+    int64_t n, c, spatial, groups;
+    int64_t x, y, mean, var, weight, bias, eps;
+} sb_norm_args;
+SB_API int sb_norm(const sb_norm_args *args);
+
 /* ---- test support -------------------------------------------------------- */
 
 /* Fills dst[0..count) with the portable test values of docs/test-values.md:

@@ -236,7 +236,7 @@ def test_cli_prints_every_suite():
 # oracle of docs/exact-ops.md (test_ops_suite_matches_the_oracle). A change of
 # the suite or of an exact function must bump hashes.OPS_SUITE_VERSION (or be
 # declared a contract change) together with this value.
-OPS_V1_EXACT = "2f3f4ed32550367ef16f55c2ed5656fa0f3af3dc0c33a33b3454bf93ec8a1abf"
+OPS_V1_EXACT = "3df26ccdfcc6e99b2ca8c847101af95498c39f0612a504116d21eb97af5cd261"
 
 
 def test_ops_suite_is_what_the_docs_say():
@@ -246,8 +246,8 @@ def test_ops_suite_is_what_the_docs_say():
     values = np.frombuffer(_testdata.float_buffer(65536, hashes.OPS_SEED, hashes.NSPECIAL),
                            dtype=np.uint32)
     assert (x[65536:] == values).all()
-    assert hashes.header(suite="ops") == ("# samebits ops suite v1: 14 functions and 7 "
-                                          "reductions over 131072 inputs")
+    assert hashes.header(suite="ops") == ("# samebits ops suite v1: 14 functions, 7 reductions "
+                                          "and 6 norms and pools over 131072 inputs")
     assert hashes.OPS_FUNCTIONS[:5] == ("exp", "log", "tanh", "erf", "sigmoid")
 
 
@@ -255,7 +255,8 @@ def test_ops_suite_matches_the_oracle():
     import elementwise_reference as ref
     x = np.frombuffer(hashes.ops_inputs(), dtype=np.float32)
     digest = hashlib.sha256()
-    from reduce_reference import layer_norm_oracle, seq_sum, softmax_oracle
+    from reduce_reference import (adaptive_oracle, avg_pool_oracle, layer_norm_oracle, seq_sum,
+                                  softmax_oracle)
     oracles = {**ref.FUNCTIONS, **ref.ACTIVATIONS}
     for name in hashes.OPS_FUNCTIONS:
         digest.update(oracles[name](x).astype("<f4").tobytes())
@@ -270,6 +271,24 @@ def test_ops_suite_matches_the_oracle():
     assert [r[0] for r in hashes.OPS_REDUCTIONS] == ["sum rows", "sum columns", "mean rows",
                                                       "softmax rows", "softmax columns",
                                                       "log_softmax rows", "layer_norm rows"]
+    t = x.reshape(2, 16, 64, 64)
+    vec = [np.frombuffer(_testdata.float_buffer(16, hashes.OPS_NORM_SEED + 2 + i, 0), np.float32)
+           for i in range(4)]
+    mean, var, w, b = vec[0], np.abs(vec[1]) + np.float32(0.5), vec[2], vec[3]
+    cs = (1, 16, 1, 1)
+    eps = np.float32(1e-5)
+    with np.errstate(all="ignore"):
+        bn = ((t - mean.reshape(cs)) * (np.float32(1) / np.sqrt(var + eps)).reshape(cs)) \
+            * w.reshape(cs) + b.reshape(cs)
+        g = t.reshape(2, 4, -1)
+        gm = seq_sum(g, 2, keepdims=True) / np.float32(g.shape[2])
+        gd = g - gm
+        gr = np.float32(1) / np.sqrt(seq_sum(gd * gd, 2, keepdims=True) / np.float32(g.shape[2])
+                                     + eps)
+        gn = (gd * gr).reshape(t.shape) * w.reshape(cs) + b.reshape(cs)
+    reductions += [bn, gn, avg_pool_oracle(t, (3, 3), (2, 2), (1, 1, 1, 1), False, True),
+                   avg_pool_oracle(t, (3, 3), (2, 2), (1, 1, 1, 1), True, False),
+                   adaptive_oracle(t, 1, 1), adaptive_oracle(t, 5, 7)]
     for r in reductions:
         r = np.array(r, np.float32)
         r[np.isnan(r)] = np.uint32(0x7FC00000).view(np.float32)

@@ -9,6 +9,7 @@ everywhere in exact mode, and near the hardware's peak in fast mode.
 from __future__ import annotations
 
 from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
+from ._avgpool import adaptive_avg_pool2d, avg_pool2d
 from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._elementwise import (erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, relu, relu6,
                            sigmoid, silu, tanh)
@@ -18,18 +19,23 @@ from ._linear import linear
 from ._matmul import matmul
 from ._maxpool import max_pool2d
 from ._packed import PackedMatrix, pack, pack_linear
+from ._norm import batch_norm, group_norm
 from ._paths import path, paths, use_path
 from ._reduce import layer_norm, log_softmax, mean, softmax, sum
 
 __all__ = [
     "__version__",
+    "adaptive_avg_pool2d",
     "add",
+    "avg_pool2d",
+    "batch_norm",
     "conv2d",
     "div",
     "erf",
     "exp",
     "explain",
     "gelu",
+    "group_norm",
     "hardsigmoid",
     "hardswish",
     "info",

@@ -70,6 +70,19 @@ class ReduceArgs(ctypes.Structure):
                        "x", "y", "weight", "bias", "eps")
 
 
+class NormArgs(ctypes.Structure):
+    """struct sb_norm_args: batch_norm (op 0) or group_norm (op 1)."""
+    _fields_ = _fields("path", "mode", "op", "max_threads", "n", "c", "spatial", "groups",
+                       "x", "y", "mean", "var", "weight", "bias", "eps")
+
+
+class AvgPool2dArgs(ctypes.Structure):
+    """struct sb_avg_pool2d_args."""
+    _fields_ = _fields("n", "c", "h", "w", "oh", "ow", "kh", "kw", "stride_h", "stride_w",
+                       "pad_top", "pad_bottom", "pad_left", "pad_right", "count_include_pad",
+                       "divisor_override", "adaptive", "x", "y", "max_threads")
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",

@@ -305,15 +305,73 @@ def ops_reduction_output(index: int, x: ctypes.Array, mode: int, path: int,
     return bytes(memoryview(y).cast("B"))
 
 
+# Then normalizations and pools of the input seen as (2, 16, 64, 64): (name,
+# arguments). Channel vectors come from test-value streams OPS_NORM_SEED + 2,
+# 3, 4, 5 (mean, var, weight, bias; var made |v| + 0.5).
+OPS_NORMS_POOLS = (
+    ("batch_norm", dict(op=0)), ("group_norm 4", dict(op=1, groups=4)),
+    ("avg_pool2d 3x3/2 p1", dict(k=3, s=2, p=1, ceil=False, include_pad=1)),
+    ("avg_pool2d 3x3/2 p1 ceil exclude-pad", dict(k=3, s=2, p=1, ceil=True, include_pad=0)),
+    ("adaptive_avg_pool2d 1", dict(out=(1, 1))), ("adaptive_avg_pool2d 5x7", dict(out=(5, 7))))
+
+
+def _channel_vector(seed: int, count: int, positive: bool = False) -> ctypes.Array:
+    v = _testdata.float_buffer(count, seed, 0)
+    if positive:
+        for i in range(count):
+            v[i] = abs(v[i]) + 0.5       # exact in binary32 for these values, then rounded
+    return v
+
+
+def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
+                         threads: int) -> bytes:
+    """Entry `index` of OPS_NORMS_POOLS over the input, as little-endian bytes."""
+    name, spec = OPS_NORMS_POOLS[index]
+    n, c, h, w = 2, 16, 64, 64
+    if "op" in spec:
+        y = (ctypes.c_float * len(x))()
+        vectors = [_channel_vector(OPS_NORM_SEED + 2 + i, c, positive=(i == 1)) for i in range(4)]
+        mean, var = (ctypes.addressof(vectors[0]), ctypes.addressof(vectors[1])) \
+            if spec["op"] == 0 else (0, 0)
+        args = _abi.NormArgs(path, mode, spec["op"], threads, n, c, h * w, spec.get("groups", 0),
+                             ctypes.addressof(x), ctypes.addressof(y), mean, var,
+                             ctypes.addressof(vectors[2]), ctypes.addressof(vectors[3]),
+                             OPS_NORM_EPS_BITS)
+        library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
+        _lib.check_status(library.sb_norm(ctypes.addressof(args)), f"ops hash suite ({name})")
+        return bytes(memoryview(y).cast("B"))
+    if "out" in spec:
+        oh, ow = spec["out"]
+        fields = dict(kh=0, kw=0, stride_h=0, stride_w=0, pad_top=0, pad_bottom=0, pad_left=0,
+                      pad_right=0, count_include_pad=0, divisor_override=0, adaptive=1)
+    else:
+        k, s, p = spec["k"], spec["s"], spec["p"]
+        span = h + 2 * p - k
+        oh = (-(-span // s) if spec["ceil"] else span // s) + 1
+        if spec["ceil"] and (oh - 1) * s >= h + p:
+            oh -= 1
+        ow = oh
+        fields = dict(kh=k, kw=k, stride_h=s, stride_w=s, pad_top=p, pad_bottom=p, pad_left=p,
+                      pad_right=p, count_include_pad=spec["include_pad"], divisor_override=0,
+                      adaptive=0)
+    y = (ctypes.c_float * (n * c * oh * ow))()
+    args = _abi.AvgPool2dArgs(n=n, c=c, h=h, w=w, oh=oh, ow=ow, x=ctypes.addressof(x),
+                              y=ctypes.addressof(y), max_threads=threads, **fields)
+    _lib.check_status(_lib.lib.sb_avg_pool2d(ctypes.addressof(args)), f"ops hash suite ({name})")
+    return bytes(memoryview(y).cast("B"))
+
+
 def ops_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
-    """SHA-256 over the outputs of every function, then every reduction, of
-    the ops suite, in order (flip_bit as in suite_digest)."""
+    """SHA-256 over the outputs of every function, every reduction, then
+    every normalization and pool of the ops suite, in order (flip_bit as in
+    suite_digest)."""
     from ._products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     x = ops_inputs()
     outputs = itertools.chain(
         (ops_output(op, x, code, index, threads) for op in range(len(OPS_FUNCTIONS))),
-        (ops_reduction_output(r, x, code, index, threads) for r in range(len(OPS_REDUCTIONS))))
+        (ops_reduction_output(r, x, code, index, threads) for r in range(len(OPS_REDUCTIONS))),
+        (ops_norm_pool_output(r, x, code, index, threads) for r in range(len(OPS_NORMS_POOLS))))
     return _digest(outputs, flip_bit)
 
 
@@ -396,8 +454,9 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
         return (f"# samebits conv suite v{CONV_SUITE_VERSION}: {convs} convolutions, "
                 f"{pools} max pool{'s' if pools != 1 else ''}")
     if suite == "ops":
-        return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions "
-                f"and {len(OPS_REDUCTIONS)} reductions over {OPS_SWEEP + OPS_TEST_VALUES} inputs")
+        return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions, "
+                f"{len(OPS_REDUCTIONS)} reductions and {len(OPS_NORMS_POOLS)} norms and pools over "
+                f"{OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     cases = _gemm_cases(groups)
