@@ -1,5 +1,7 @@
-"""samebits: fp32 matrix products and convolutions with the same bits
-everywhere in exact mode, and near the hardware's peak in fast mode.
+"""samebits: float32 kernels for whole networks (matrix products,
+convolutions, attention, the transcendentals, activations, normalizations and
+pooling between them) with the same bits everywhere in exact mode, and near
+the hardware's peak in fast mode.
 
 >>> import numpy as np, samebits
 >>> a = np.ones((2, 3), np.float32); b = np.ones((3, 4), np.float32)
@@ -9,6 +11,7 @@ everywhere in exact mode, and near the hardware's peak in fast mode.
 from __future__ import annotations
 
 from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
+from ._attention import scaled_dot_product_attention
 from ._avgpool import adaptive_avg_pool2d, avg_pool2d
 from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._elementwise import (erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, relu, relu6,
@@ -18,8 +21,8 @@ from ._info import __version__, info
 from ._linear import linear
 from ._matmul import matmul
 from ._maxpool import max_pool2d
-from ._packed import PackedMatrix, pack, pack_linear
 from ._norm import batch_norm, group_norm
+from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
 from ._reduce import layer_norm, log_softmax, mean, softmax, sum
 
@@ -61,6 +64,7 @@ __all__ = [
     "pow",
     "relu",
     "relu6",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "softmax",

@@ -33,7 +33,11 @@ def _run(what: str, op: int, x: Any, operand: Any, outer: int, n: int, inner: in
          weight: Any = None, bias: Any = None, eps_bits: int = 0) -> Any:
     code = mode_code(mode)
     nthreads = _args.threads(threads, what)
-    inputs = [(x, operand)] + [(obj, t) for obj, t in (weight, bias) if t is not None]
+    # out may be x itself (softmax, log_softmax, layer_norm in place): each
+    # element is read before its own output is written (csrc/reduce.c).
+    in_place = out is x and operand.zero_copy and operand.c_contiguous
+    inputs = ([] if in_place else [(x, operand)]) + \
+        [(obj, t) for obj, t in (weight, bias) if t is not None]
     output = _operands.Output(out, out_shape, is_numpy(x), inputs, what)
     args = _abi.ReduceArgs(_paths.active_path_index(), code, op, nthreads, outer, n, inner,
                            operand.ptr, output.ptr, weight[1].ptr if weight[1] else 0,
