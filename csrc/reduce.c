@@ -7,11 +7,13 @@
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
+#include "isa.h"
 #include "activation.h"
 #include "checked.h"
 #include "threads.h"
 
 #define BLOCK 256                 /* columns i per unit of work */
+#define ROWS 16                   /* rows per unit of work along the last axis */
 
 enum sb_reduce_op {   /* part of the ABI (_abi.py): never renumber */
     SB_RED_SUM = 0, SB_RED_MEAN = 1, SB_RED_SOFTMAX = 2, SB_RED_LOG_SOFTMAX = 3,
@@ -20,6 +22,7 @@ enum sb_reduce_op {   /* part of the ABI (_abi.py): never renumber */
 
 typedef struct {
     const sb_reduce_args *args;
+    sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) */
     size_t outer, n, inner, blocks;
     const float *x, *weight, *bias;
     float *y;
@@ -79,26 +82,115 @@ static void softmax_block(const float *x, float *y, size_t n, size_t inner, size
     }
 }
 
-/* Layer normalization of one row of n values (inner is 1). */
-static void layer_norm_row(const float *x, float *y, size_t n, const float *weight,
-                           const float *bias, float eps)
+/* ---- along the last axis (inner = 1): groups of up to ROWS rows -------------
+ *
+ * The same operations as the column code above, arranged for contiguous
+ * rows: a row's maximum is order-free, elementwise steps run as vector loops
+ * over the row, and the sums keep their order (j = 0, 1, ...) within each
+ * row while ROWS rows advance together, so that the adds of different rows
+ * overlap instead of waiting on one another. */
+
+/* acc[r] = the sum of x[r * n + j] over j, in increasing j from +0. */
+static void row_sums(const float *x, size_t rows, size_t n, float *acc)
 {
-    float count = (float)n;
-    float sum = 0.0f;
-    for (size_t j = 0; j < n; ++j) sum = sum + x[j];
-    float mean = sum / count;
-    float sq = 0.0f;
+    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t r = 0; r < rows; ++r) acc[r] = acc[r] + x[r * n + j];
+}
+
+/* acc[r] = the sum of (x[r * n + j] - mean[r])^2 over j, likewise. */
+static void row_square_sums(const float *x, size_t rows, size_t n, const float *mean, float *acc)
+{
+    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t r = 0; r < rows; ++r) {
+            float d = x[r * n + j] - mean[r];
+            acc[r] = acc[r] + d * d;
+        }
+}
+
+/* The largest value of a row, NaN if any is NaN, plus +0. */
+static float row_max(const float *x, size_t n)
+{
+    float m = x[0];
+    int nan = 0;
     for (size_t j = 0; j < n; ++j) {
-        float d = x[j] - mean;
-        sq = sq + d * d;
+        float v = x[j];
+        m = v > m ? v : m;
+        nan |= v != v;
     }
-    float var = sq / count;
-    float r = 1.0f / __builtin_sqrtf(var + eps);
-    for (size_t j = 0; j < n; ++j) {
-        float v = (x[j] - mean) * r;
-        if (weight) v = v * weight[j];
-        if (bias) v = v + bias[j];
-        y[j] = sbt_canonical(v);
+    return (nan ? sbt_float(SB_CANONICAL_NAN_BITS) : m) + 0.0f;
+}
+
+static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t rows, int log_form)
+{
+    size_t n = job->n;
+    float m[ROWS], s[ROWS];
+    for (size_t r = 0; r < rows; ++r) {
+        m[r] = row_max(x + r * n, n);
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = m[r];
+        for (size_t j = 0; j < n; ++j) yr[j] = xr[j] - mr;
+        job->unary(SB_OP_EXP, 0.0f, yr, yr, n);          /* e = exp(x - m) */
+    }
+    row_sums(y, rows, n, s);
+    for (size_t r = 0; r < rows; ++r) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = m[r];
+        if (log_form) {
+            float ls = sb_exact_log(s[r]);
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) - ls);
+        } else {
+            float sr = s[r];
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(yr[j] / sr);
+        }
+    }
+}
+
+static void layer_norm_rows(const reduce_job *job, const float *x, float *y, size_t rows)
+{
+    size_t n = job->n;
+    float count = (float)n, mean[ROWS], acc[ROWS];
+    row_sums(x, rows, n, acc);
+    for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
+    row_square_sums(x, rows, n, mean, acc);
+    for (size_t r = 0; r < rows; ++r) {
+        float rr = 1.0f / __builtin_sqrtf(acc[r] / count + job->eps);
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = mean[r];
+        const float *w = job->weight, *b = job->bias;
+        if (w && b)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j] + b[j]);
+        else if (w)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j]);
+        else if (b)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) + b[j]);
+        else
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) * rr);
+    }
+}
+
+static void rows_unit(void *ctx, size_t unit, int thread_index)
+{
+    (void)thread_index;
+    const reduce_job *job = (const reduce_job *)ctx;
+    size_t row0 = unit * ROWS;
+    size_t rows = job->outer - row0 < ROWS ? job->outer - row0 : ROWS;
+    const float *x = job->x + row0 * job->n;
+    int op = (int)job->args->op;
+    if (op == SB_RED_SUM || op == SB_RED_MEAN) {
+        float acc[ROWS];
+        row_sums(x, rows, job->n, acc);
+        float count = (float)job->n;
+        for (size_t r = 0; r < rows; ++r)
+            job->y[row0 + r] = sbt_canonical(op == SB_RED_MEAN ? acc[r] / count : acc[r]);
+    } else if (op == SB_RED_LAYER_NORM) {
+        layer_norm_rows(job, x, job->y + row0 * job->n, rows);
+    } else {
+        softmax_rows(job, x, job->y + row0 * job->n, rows, op == SB_RED_LOG_SOFTMAX);
     }
 }
 
@@ -117,9 +209,7 @@ static void reduce_unit(void *ctx, size_t unit, int thread_index)
         float count = (float)job->n;
         for (size_t i = 0; i < w; ++i)
             out[i] = sbt_canonical(op == SB_RED_MEAN ? acc[i] / count : acc[i]);
-    } else if (op == SB_RED_LAYER_NORM) {
-        layer_norm_row(x, job->y + o * job->n, job->n, job->weight, job->bias, job->eps);
-    } else {
+    } else {   /* layer_norm always has inner = 1: it never comes here */
         softmax_block(x, job->y + o * job->n * job->inner + i0, job->n, job->inner, w,
                       op == SB_RED_LOG_SOFTMAX);
     }
@@ -156,10 +246,17 @@ int sb_reduce(const sb_reduce_args *args)
     job.bias = (const float *)(intptr_t)args->bias;
     uint32_t eps_bits = (uint32_t)args->eps;
     memcpy(&job.eps, &eps_bits, sizeof job.eps);
-    job.blocks = (job.inner + BLOCK - 1) / BLOCK;
-    size_t units = job.outer * job.blocks;
+    job.unary = sb_isa_supported((int)args->path)->unary_exact;
     int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
     double per_element = args->op >= SB_RED_SOFTMAX ? 3.0 : 0.5;
+    if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */
+        size_t units = (job.outer + ROWS - 1) / ROWS;
+        int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
+        sb_parallel_run(threads, units, rows_unit, &job);
+        return SB_OK;
+    }
+    job.blocks = (job.inner + BLOCK - 1) / BLOCK;
+    size_t units = job.outer * job.blocks;
     int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
     sb_parallel_run(threads, units, reduce_unit, &job);
     return SB_OK;

@@ -148,8 +148,15 @@ static inline double sbt_erf_abs_double(double a)
     /* 1/2 <= a < 4: piece j = floor(4a) - 2, in u = a - (5/8 + j/4) */
     double ac = a >= 0.5 ? a : 0.5;   /* keeps j in [0, 13], NaN included */
     ac = ac <= 3.9375 ? ac : 3.9375;
-    int32_t j = (int32_t)(ac * 4.0) - 2;
-    double u = a - (0.625 + 0.25 * (double)j);
+    /* floor(4 ac) by rounding (adding and removing 1.5 * 2^52), less 1 where
+     * that rounded up; its bits give the 64-bit table index, so that a
+     * vector ISA gathers with lanes of binary64's width. */
+    const double shifter = 0x1.8p52;
+    double v = ac * 4.0;
+    double k = (v + shifter) - shifter;
+    k = k > v ? k - 1.0 : k;
+    int64_t j = (int64_t)(sbt_bits64(k + shifter) & 0xffu) - 2;
+    double u = a - (0.625 + 0.25 * (k - 2.0));
     const double *b = sb_erf_pieces;
     double w = b[11 * SB_ERF_PIECES + j];
     w = w * u + b[10 * SB_ERF_PIECES + j]; w = w * u + b[9 * SB_ERF_PIECES + j];
