@@ -269,6 +269,19 @@ typedef struct sb_norm_args {
 } sb_norm_args;
 SB_API int sb_norm(const sb_norm_args *args);
 
+/* Data movement (copy.c): element (i_0, ..., i_{ndim-1}) of y at
+ * y + sum i_d * y_stride[d] gets x's at x + sum i_d * x_stride[d] (element
+ * strides: x's of any sign or 0, y's positive and never writing one element
+ * twice, which the caller guarantees). y may be a window of a larger tensor
+ * (concatenation, padding). The bits move as they are. */
+typedef struct sb_copy_args {
+    int64_t ndim, shape[SB_MAX_BATCH_DIMS];
+    int64_t x, x_stride[SB_MAX_BATCH_DIMS];
+    int64_t y, y_stride[SB_MAX_BATCH_DIMS];
+    int64_t max_threads;
+} sb_copy_args;
+SB_API int sb_copy(const sb_copy_args *args);
+
 /* ---- test support -------------------------------------------------------- */
 
 /* Fills dst[0..count) with the portable test values of docs/test-values.md:

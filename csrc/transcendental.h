@@ -79,7 +79,21 @@ static inline float sb_exact_sigmoid(float x)
     double t = -(double)x;
     t = t < -200.0 ? -200.0 : t;      /* beyond +-200 the result rounds to 1 or +0 */
     t = t > 200.0 ? 200.0 : t;
-    return sbt_nan_in_nan_out(x, (float)(1.0 / (1.0 + sbt_exp_double(t))));
+    float y = (float)(1.0 / (1.0 + sbt_exp_double(t)));
+    /* |x| < 2^-6: 1/2 + q with q = x (1/4 - x^2/48 + ...) (Taylor, to x^9),
+     * q rounded in binary64 to the float32 grid beside 1/2 (2^-24 above,
+     * 2^-25 below) by adding and removing 1.5 * 2^28 (or 2^27): the sum's
+     * rounding decided on q itself, which 1 / (1 + e^-x) cannot resolve
+     * when 1/2 + x/4 lies on a rounding midpoint. */
+    double X = (double)x, z = X * X;
+    double p = SB_SIGMOID_C9;
+    p = p * z + SB_SIGMOID_C7; p = p * z + SB_SIGMOID_C5; p = p * z + SB_SIGMOID_C3;
+    p = p * z + 0.25;
+    double q = X * p;
+    double grid = q >= 0.0 ? 0x1.8p28 : 0x1.8p27;
+    float small = (float)(0.5 + ((q + grid) - grid));
+    y = sbt_float(sbt_bits32(x) & 0x7fffffffu) < 0x1p-6f ? small : y;
+    return sbt_nan_in_nan_out(x, y);
 }
 
 /* tanh(a) in binary64 for a >= 0 (+inf included): m / (m + 2), m = e^(2a) - 1. */
@@ -124,9 +138,20 @@ static inline double sbt_log_double(double v)
     return e * SB_LN2_HI + (e * SB_LN2_LO + log_m);
 }
 
+/* The five positive inputs where log's recipe lands on the wrong side of a
+ * rounding midpoint (found by bench/accuracy_exhaustive.py over all 2^32
+ * inputs), with their correctly rounded results: part of the definition. */
+#define SB_LOG_EXCEPTIONS(X)                                                                \
+    X(0x3c413d3au, 0xc08e158fu) X(0x41178febu, 0x400fe5e7u) X(0x4c5d65a5u, 0x418f034bu)    \
+    X(0x65d890d3u, 0x4254d1f9u) X(0x6f31a8ecu, 0x42845a89u)
+
 static inline float sb_exact_log(float x)
 {
     float y = (float)sbt_log_double((double)x);
+    uint32_t bits = sbt_bits32(x);
+#define SB_LOG_EXCEPTION(in, out) y = bits == (in) ? sbt_float(out) : y;
+    SB_LOG_EXCEPTIONS(SB_LOG_EXCEPTION)
+#undef SB_LOG_EXCEPTION
     y = x == 0.0f ? sbt_float(0xff800000u) : y;                  /* log(+-0) = -inf */
     y = x == sbt_float(0x7f800000u) ? x : y;                     /* log(+inf) = +inf */
     y = x < 0.0f ? sbt_float(SB_CANONICAL_NAN_BITS) : y;         /* log(x < 0) = NaN */

@@ -10,6 +10,11 @@
 #define SB_LN2_LO 0x1.a39ef35793c76p-33
 #define SB_SQRT2 0x1.6a09e667f3bcdp+0
 
+#define SB_SIGMOID_C3 -0x1.5555555555555p-6
+#define SB_SIGMOID_C5 0x1.1111111111111p-9
+#define SB_SIGMOID_C7 -0x1.ba1ba1ba1ba1cp-13
+#define SB_SIGMOID_C9 0x1.664f4882c10fap-16
+
 static const double sb_exp_p[10] = {
     0x1.0000000000001p-1,
     0x1.5555555555556p-3,

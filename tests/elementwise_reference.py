@@ -79,10 +79,20 @@ def exp(x: np.ndarray) -> np.ndarray:
     return _finish(x, scale * (1.0 + e))
 
 
+SIGMOID_SMALL = [0.25] + _hex_values(_section("SIGMOID_SMALL"))     # 1/4, c3, c5, c7, c9
+assert len(SIGMOID_SMALL) == 5
+
+
 def sigmoid(x: np.ndarray) -> np.ndarray:
     t = np.clip(-x.astype(np.float64), -200.0, 200.0)
     scale, e = _reduce(np.nan_to_num(t))
-    return _finish(x, 1.0 / (1.0 + scale * (1.0 + e)))
+    y = (1.0 / (1.0 + scale * (1.0 + e))).astype(np.float32)
+    v = x.astype(np.float64)
+    q = v * _horner(SIGMOID_SMALL, v * v)
+    grid = np.where(q >= 0, float.fromhex("0x1.8p28"), float.fromhex("0x1.8p27"))
+    small = (0.5 + ((q + grid) - grid)).astype(np.float32)
+    y = np.where(np.abs(x) < np.float32(2.0 ** -6), small, y)
+    return _finish(x, y.astype(np.float64))
 
 
 def _exp_double(t: np.ndarray) -> np.ndarray:
@@ -117,8 +127,16 @@ def _log_double(v: np.ndarray) -> np.ndarray:
     return e * LN2_HI + (e * LN2_LO + log_m)
 
 
+LOG_EXCEPTIONS = {int(a, 16): int(b, 16) for a, b in re.findall(
+    r"\| `(0x[0-9A-F]{8})` \| `(0x[0-9A-F]{8})` \|", _section("LOG_EXCEPTIONS"))}
+assert len(LOG_EXCEPTIONS) == 5
+
+
 def log(x: np.ndarray) -> np.ndarray:
-    y = _log_double(x.astype(np.float64))
+    y = _log_double(x.astype(np.float64)).astype(np.float32).astype(np.float64)
+    bits = x.view(np.uint32)
+    for inp, res in LOG_EXCEPTIONS.items():
+        y = np.where(bits == inp, np.uint32(res).view(np.float32).astype(np.float64), y)
     y = np.where(x == 0, -np.inf, y)
     y = np.where(x == np.inf, np.inf, y)
     y = np.where(x < 0, np.nan, y)

@@ -126,6 +126,12 @@ def build() -> tuple[dict, list[str]]:
             "erf_pieces": pieces}, report
 
 
+LOG_EXCEPTIONS = [(0x3C413D3A, 0xC08E158F), (0x41178FEB, 0x400FE5E7), (0x4C5D65A5, 0x418F034B),
+                  (0x65D890D3, 0x4254D1F9), (0x6F31A8EC, 0x42845A89)]
+SIGMOID_SMALL = [("c3", mp.mpf(-1) / 48), ("c5", mp.mpf(1) / 480), ("c7", mp.mpf(-17) / 80640),
+                 ("c9", mp.mpf(31) / 1451520)]
+
+
 def hexf(v: float) -> str:
     return float.hex(v)
 
@@ -150,6 +156,9 @@ def header_text(t: dict) -> str:
             lines.append(f"    {hexf(v)},")
         lines.append("};")
 
+    for name, v in SIGMOID_SMALL:
+        lines.append(f"#define SB_SIGMOID_{name.upper()} {hexf(to_double(v))}")
+    lines.append("")
     array("sb_exp_p", t["exp_p"])
     array("sb_log_g", t["log_g"])
     array("sb_erf_small", t["erf_small"])
@@ -197,7 +206,18 @@ def tables_text(t: dict, report: list[str]) -> str:
     for j, coeffs in enumerate(t["erf_pieces"]):
         out.append(f"Piece {j}: " + ", ".join(f"`{hexf(v)}`" for v in coeffs))
         out.append("")
-    out.extend(["## Approximation errors (the polynomials evaluated exactly)", ""])
+    out.extend(["## LOG_EXCEPTIONS: inputs whose log is given, not computed", "",
+                "The five positive inputs where the log recipe's binary64 value lies on the",
+                "wrong side of a float32 rounding midpoint (found by",
+                "`bench/accuracy_exhaustive.py` over all 2^32 inputs); the result is the",
+                "correctly rounded one listed here.", "", "| input bits | result bits |",
+                "|---|---|"])
+    out.extend(f"| `0x{a:08X}` | `0x{b:08X}` |" for a, b in LOG_EXCEPTIONS)
+    out.extend(["", "## SIGMOID_SMALL: sigmoid near 0", "",
+                "Taylor coefficients of sigmoid(x) - 1/2 = x (1/4 + c3 x^2 + c5 x^4 + c7 x^6 + c9 x^8),",
+                "each rounded to the nearest binary64:", "", "| name | value |", "|---|---|"])
+    out.extend(f"| {n} | `{hexf(to_double(v))}` |" for n, v in SIGMOID_SMALL)
+    out.extend(["", "## Approximation errors (the polynomials evaluated exactly)", ""])
     out.extend(f"- {line}" for line in report)
     out.append("")
     return "\n".join(out)

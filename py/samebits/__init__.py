@@ -21,6 +21,7 @@ from ._info import __version__, info
 from ._linear import linear
 from ._matmul import matmul
 from ._maxpool import max_pool2d
+from ._movement import concatenate, pad, permute, slice, split, take, transpose
 from ._norm import batch_norm, group_norm
 from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
@@ -32,6 +33,7 @@ __all__ = [
     "add",
     "avg_pool2d",
     "batch_norm",
+    "concatenate",
     "conv2d",
     "div",
     "erf",
@@ -58,8 +60,10 @@ __all__ = [
     "pack_linear",
     "PackedConv2d",
     "PackedMatrix",
+    "pad",
     "path",
     "paths",
+    "permute",
     "Plan",
     "pow",
     "relu",
@@ -67,10 +71,14 @@ __all__ = [
     "scaled_dot_product_attention",
     "sigmoid",
     "silu",
+    "slice",
     "softmax",
+    "split",
     "sqrt",
     "sub",
     "sum",
+    "take",
     "tanh",
+    "transpose",
     "use_path",
 ]

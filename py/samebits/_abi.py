@@ -83,6 +83,12 @@ class AvgPool2dArgs(ctypes.Structure):
                        "divisor_override", "adaptive", "x", "y", "max_threads")
 
 
+class CopyArgs(ctypes.Structure):
+    """struct sb_copy_args: one strided copy (data movement)."""
+    _fields_ = [("ndim", _I64), ("shape", _DIMS), ("x", _I64), ("x_stride", _DIMS),
+                ("y", _I64), ("y_stride", _DIMS), ("max_threads", _I64)]
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",
