@@ -249,15 +249,25 @@ OPS_TEST_VALUES = 65536     # then this many test values of stream OPS_SEED
 OPS_SEED = 0x0B5E0000
 
 
+# Inputs next to rounding midpoints (log's exceptions, sigmoid near 0): the
+# last values of the input, in place of the last test values.
+OPS_HARD_INPUTS = (0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC, 0x36EC0000,
+                   0x37060000, 0x370E0000, 0x372E0000, 0x37460000, 0x374E0000, 0x37660000,
+                   0xB6F60000)
+
+
 def ops_inputs() -> ctypes.Array:
     """The suite's input: the sweep (every sign, exponent and top seven
     mantissa bits, NaNs, infinities and subnormals among them), then the
-    test values (mostly in [-1, 1), NSPECIAL specials)."""
+    test values (mostly in [-1, 1), NSPECIAL specials), the last of them
+    replaced by OPS_HARD_INPUTS."""
     x = (ctypes.c_uint32 * (OPS_SWEEP + OPS_TEST_VALUES))()
     for i in range(OPS_SWEEP):
         x[i] = i * 65537
     values = _testdata.float_buffer(OPS_TEST_VALUES, OPS_SEED, NSPECIAL)
     ctypes.memmove(ctypes.addressof(x) + 4 * OPS_SWEEP, values, 4 * OPS_TEST_VALUES)
+    for i, bits in enumerate(OPS_HARD_INPUTS):
+        x[len(x) - len(OPS_HARD_INPUTS) + i] = bits
     return x
 
 
