@@ -41,10 +41,18 @@ def _c_fields(struct_name: str) -> list[str]:
                                        ("sb_conv2d_args", _abi.Conv2dArgs),
                                        ("sb_max_pool2d_args", _abi.MaxPool2dArgs),
                                        ("sb_unary_args", _abi.UnaryArgs),
+                                       ("sb_binary_args", _abi.BinaryArgs),
+                                       ("sb_reduce_args", _abi.ReduceArgs),
+                                       ("sb_norm_args", _abi.NormArgs),
+                                       ("sb_avg_pool2d_args", _abi.AvgPool2dArgs),
+                                       ("sb_copy_args", _abi.CopyArgs),
                                        ("sb_plan_info", _abi.PlanInfo)])
 def test_structures_match_the_header(c_name, py):
     assert [name for name, _ in py._fields_] == _c_fields(c_name)
-    if py is not _abi.Batch:   # all int64: the struct packers write the same bytes
+    arrays = [name for name, kind in py._fields_ if kind is not ctypes.c_int64]
+    if arrays:                 # int64 arrays of SB_MAX_BATCH_DIMS: the C sizes
+        assert all(getattr(py, name).size == 8 * _abi.MAX_BATCH_DIMS for name in arrays)
+    else:                      # all int64: the struct packers write the same bytes
         assert ctypes.sizeof(py) == struct.calcsize("=" + "q" * len(py._fields_))
         values = list(range(1, len(py._fields_) + 1))
         assert _abi.packer(py)(*values) == bytes(py(*values))
@@ -117,3 +125,83 @@ def test_conv_references_refuse_windows_that_overflow():
     pool = _abi.MaxPool2dArgs(1, 1, 4, 4, (1 << 24) + 1, 1, 1, 1, 1 << 40, 1, 0, 0, 0, 0,
                               x.ctypes.data, y.ctypes.data, 1)
     assert _lib.lib.sb_max_pool2d(ctypes.addressof(pool)) == _lib.STATUS_ARGUMENT
+
+
+def test_operator_entry_points_refuse_bad_arguments():
+    """The operators' C entry points answer out-of-range arguments with a
+    status, whatever reaches them (never a crash)."""
+    x = np.ones(64, np.float32)
+    y = np.empty(64, np.float32)
+    xp, yp = x.ctypes.data, y.ctypes.data
+    lib = _lib.lib
+    best = _paths.active_path_index()
+
+    def unary(**over):
+        f = dict(path=best, mode=1, op=0, max_threads=1, count=64, x=xp, y=yp, param=0)
+        f.update(over)
+        args = _abi.UnaryArgs(**f)   # alive for the call
+        return lib.sb_unary(ctypes.addressof(args))
+    assert unary() == 0
+    for bad in [dict(op=14), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
+                dict(param=5), dict(op=7, param=1 << 33), dict(x=0), dict(y=xp + 4)]:
+        assert unary(**bad) == _lib.STATUS_ARGUMENT, bad
+    assert unary(path=99) == _lib.STATUS_PATH
+
+    dims = (ctypes.c_int64 * _abi.MAX_BATCH_DIMS)
+
+    def binary(**over):
+        f = dict(path=best, mode=1, op=0, max_threads=1, ndim=1, shape=dims(64), a=xp,
+                 a_stride=dims(1), b=xp, b_stride=dims(0), y=yp)
+        f.update(over)
+        args = _abi.BinaryArgs(**f)   # alive for the call
+        return lib.sb_binary(ctypes.addressof(args))
+    assert binary() == 0
+    for bad in [dict(op=7), dict(ndim=0), dict(ndim=17), dict(shape=dims(-1)),
+                dict(shape=dims((1 << 40) + 1)), dict(a_stride=dims(1 << 61)), dict(y=0)]:
+        assert binary(**bad) == _lib.STATUS_ARGUMENT, bad
+
+    def reduce(**over):
+        f = dict(path=best, mode=1, op=0, max_threads=1, outer=8, n=8, inner=1, x=xp, y=yp,
+                 weight=0, bias=0, eps=0)
+        f.update(over)
+        args = _abi.ReduceArgs(**f)   # alive for the call
+        return lib.sb_reduce(ctypes.addressof(args))
+    assert reduce() == 0
+    for bad in [dict(op=5), dict(n=-1), dict(inner=1 << 41), dict(op=4, inner=2),
+                dict(op=0, weight=xp), dict(eps=1 << 33), dict(y=0)]:
+        assert reduce(**bad) == _lib.STATUS_ARGUMENT, bad
+
+    def norm(**over):
+        f = dict(path=best, mode=1, op=1, max_threads=1, n=2, c=4, spatial=8, groups=2, x=xp,
+                 y=yp, mean=0, var=0, weight=0, bias=0, eps=0)
+        f.update(over)
+        args = _abi.NormArgs(**f)   # alive for the call
+        return lib.sb_norm(ctypes.addressof(args))
+    assert norm() == 0
+    for bad in [dict(op=2), dict(groups=3), dict(groups=0), dict(op=0, groups=0),
+                dict(c=-4), dict(eps=-1)]:
+        assert norm(**bad) == _lib.STATUS_ARGUMENT, bad
+
+    def pool(**over):
+        f = dict(n=1, c=1, h=8, w=8, oh=4, ow=4, kh=2, kw=2, stride_h=2, stride_w=2, pad_top=0,
+                 pad_bottom=0, pad_left=0, pad_right=0, count_include_pad=1, divisor_override=0,
+                 adaptive=0, x=xp, y=yp, max_threads=1)
+        f.update(over)
+        args = _abi.AvgPool2dArgs(**f)   # alive for the call
+        return lib.sb_avg_pool2d(ctypes.addressof(args))
+    assert pool() == 0
+    for bad in [dict(oh=5), dict(kh=0), dict(h=0), dict(count_include_pad=2),
+                dict(stride_w=1 << 41), dict(adaptive=1, oh=1 << 40, h=1 << 40),
+                dict(divisor_override=-1)]:
+        assert pool(**bad) == _lib.STATUS_ARGUMENT, bad
+
+    def copy(**over):
+        f = dict(ndim=1, shape=dims(64), x=xp, x_stride=dims(1), y=yp, y_stride=dims(1),
+                 max_threads=1)
+        f.update(over)
+        args = _abi.CopyArgs(**f)   # alive for the call
+        return lib.sb_copy(ctypes.addressof(args))
+    assert copy() == 0
+    for bad in [dict(ndim=0), dict(ndim=17), dict(y_stride=dims(-1)), dict(shape=dims(-2)),
+                dict(x=0), dict(max_threads=0)]:
+        assert copy(**bad) == _lib.STATUS_ARGUMENT, bad
