@@ -58,9 +58,10 @@ speed:
 
 # The side-by-side benchmarks (native and in Chromium); results go to bench/results/.
 bench: deps native wasm web-deps
-	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib mpmath
 	$(PYTHON) bench/bench_matmul.py
 	$(PYTHON) bench/bench_conv.py
+	$(PYTHON) bench/bench_ops.py
 	$(PYTHON) bench/browser_bench.py
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run

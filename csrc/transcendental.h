@@ -148,10 +148,18 @@ static inline double sbt_log_double(double v)
 static inline float sb_exact_log(float x)
 {
     float y = (float)sbt_log_double((double)x);
-    uint32_t bits = sbt_bits32(x);
-#define SB_LOG_EXCEPTION(in, out) y = bits == (in) ? sbt_float(out) : y;
+    uint32_t bits = sbt_bits32(x), ybits = sbt_bits32(y);
+    /* Written as bit arithmetic (m is all ones exactly when bits == in), not
+     * as compares: GCC turns a chain of compares of one value into a switch,
+     * which no vector ISA can run. */
+#define SB_LOG_EXCEPTION(in, out)                                                           \
+    {                                                                                       \
+        uint32_t d = bits ^ (in), m = ((d | (0u - d)) >> 31) - 1u;                          \
+        ybits = (ybits & ~m) | ((out) & m);                                                 \
+    }
     SB_LOG_EXCEPTIONS(SB_LOG_EXCEPTION)
 #undef SB_LOG_EXCEPTION
+    y = sbt_float(ybits);
     y = x == 0.0f ? sbt_float(0xff800000u) : y;                  /* log(+-0) = -inf */
     y = x == sbt_float(0x7f800000u) ? x : y;                     /* log(+inf) = +inf */
     y = x < 0.0f ? sbt_float(SB_CANONICAL_NAN_BITS) : y;         /* log(x < 0) = NaN */
