@@ -8,7 +8,7 @@
  * precision check (bench/accuracy_exhaustive.py does it with mpmath); the
  * counts here exclude them.
  *
- * Usage: accuracy_exhaustive FUNCTION PATH THREADS HARD_FILE
+ * Usage: accuracy_exhaustive FUNCTION PATH THREADS HARD_FILE [fast]
  * Prints one JSON object. Built and run by bench/accuracy_exhaustive.py. */
 #include <math.h>
 #include <pthread.h>
@@ -22,7 +22,7 @@
 #define NAMES 5
 static const char *const NAME[NAMES] = {"exp", "log", "tanh", "erf", "sigmoid"};
 
-static int op, path;
+static int op, path, mode = SB_MODE_EXACT;
 static FILE *hard_file;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_block;                  /* of 4096 blocks */
@@ -115,7 +115,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&lock);
         if (block >= 4096) break;
         for (uint32_t i = 0; i < BLOCK; ++i) x[i] = bits_to_float(block * BLOCK + i);
-        sb_unary_args args = {.path = path, .mode = SB_MODE_EXACT, .op = op, .max_threads = 1,
+        sb_unary_args args = {.path = path, .mode = mode, .op = op, .max_threads = 1,
                               .count = BLOCK, .x = (int64_t)(intptr_t)x,
                               .y = (int64_t)(intptr_t)y};
         if (sb_unary(&args) != SB_OK) exit(3);
@@ -127,10 +127,11 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s FUNCTION PATH THREADS HARD_FILE\n", argv[0]);
+    if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "fast"))) {
+        fprintf(stderr, "usage: %s FUNCTION PATH THREADS HARD_FILE [fast]\n", argv[0]);
         return 2;
     }
+    if (argc == 6) mode = SB_MODE_FAST;
     op = -1;
     for (int i = 0; i < NAMES; ++i)
         if (!strcmp(argv[1], NAME[i])) op = i;

@@ -89,10 +89,12 @@ def build_harness(out: pathlib.Path) -> None:
     subprocess.run(cmd, check=True)
 
 
-def run(name: str, path: str, threads: int, harness: pathlib.Path, tmp: pathlib.Path) -> dict:
+def run(name: str, path: str, threads: int, harness: pathlib.Path, tmp: pathlib.Path,
+        mode: str = "exact") -> dict:
     hard_file = tmp / f"hard-{name}.txt"
     start = time.perf_counter()
-    proc = subprocess.run([str(harness), name, path, str(threads), str(hard_file)],
+    extra = ["fast"] if mode == "fast" else []
+    proc = subprocess.run([str(harness), name, path, str(threads), str(hard_file), *extra],
                           capture_output=True, text=True, check=True)
     result = json.loads(proc.stdout)
     result["seconds"] = round(time.perf_counter() - start, 1)
@@ -116,15 +118,17 @@ def run(name: str, path: str, threads: int, harness: pathlib.Path, tmp: pathlib.
     for x_hex in result["first_wrong"]:
         x = int(x_hex, 16)
         got = int(getattr(samebits, name)(np.array([_f32(x)], np.float32),
-                                          mode="exact").view(np.uint32)[0])
+                                          mode=mode).view(np.uint32)[0])
         rechecks.append({"x": x_hex, "got": f"{got:08x}",
                          "correctly_rounded": f"{correctly_rounded(name, x):08x}"})
     result["first_wrong_rechecked"] = rechecks
     return result
 
 
-def write_results(results: list[dict], path: str, elapsed: float) -> pathlib.Path:
+def write_results(results: list[dict], path: str, elapsed: float,
+                  mode: str = "exact") -> pathlib.Path:
     day = datetime.date.today().isoformat()
+    stem = f"accuracy-{day}" if mode == "exact" else f"accuracy-{mode}-{day}"
     out_dir = ROOT / "bench" / "results"
     machine = platform.processor() or platform.machine()
     try:
@@ -134,13 +138,16 @@ def write_results(results: list[dict], path: str, elapsed: float) -> pathlib.Pat
                 break
     except OSError:
         pass
-    doc = {"date": day, "samebits": samebits.__version__, "path": path, "cpu": machine,
+    doc = {"date": day, "samebits": samebits.__version__, "mode": mode, "path": path,
+           "cpu": machine,
            "reference": "x86 long double libm (glibc), mpmath at 128 bits near midpoints",
            "seconds": round(elapsed, 1), "results": results}
-    (out_dir / f"accuracy-{day}.json").write_text(json.dumps(doc, indent=1) + "\n")
-    lines = [f"# Exhaustive accuracy of the exact elementwise functions, {day}", "",
-             f"samebits {samebits.__version__}, exact mode on the {path} path (every path gives "
-             "the same bits), every float32 input except NaNs (4,278,190,082 per function), "
+    (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    paths_note = ("every path gives the same bits" if mode == "exact" else
+                  "fast mode's bits depend on the path: fused multiply-add where it has one")
+    lines = [f"# Exhaustive accuracy of the {mode} elementwise functions, {day}", "",
+             f"samebits {samebits.__version__}, {mode} mode on the {path} path ({paths_note}), "
+             "every float32 input except NaNs (4,278,190,082 per function), "
              f"on {machine}. Reference: glibc's x86 long double functions, and mpmath at 128 "
              "bits for the inputs whose long double value lies within 2^-56 (relative) of a "
              "rounding midpoint. Run by `python bench/accuracy_exhaustive.py` in "
@@ -155,7 +162,7 @@ def write_results(results: list[dict], path: str, elapsed: float) -> pathlib.Pat
     lines += ["", "Max error is |result - reference| in float32 ulps of the reference, over the "
               "results that are not correctly rounded (0 when all are). The JSON file lists the "
               "first such inputs, each rechecked with mpmath.", ""]
-    md = out_dir / f"accuracy-{day}.md"
+    md = out_dir / f"{stem}.md"
     md.write_text("\n".join(lines))
     return md
 
@@ -165,6 +172,7 @@ def main() -> int:
     parser.add_argument("--functions", default=",".join(FUNCTIONS))
     parser.add_argument("--path", default=samebits.paths()[-1])
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--mode", choices=("exact", "fast"), default="exact")
     args = parser.parse_args()
     if platform.machine() not in ("x86_64", "AMD64"):
         raise SystemExit("accuracy_exhaustive.py needs x86-64 (long double with a 64-bit significand)")
@@ -176,10 +184,10 @@ def main() -> int:
         harness = tmp / "accuracy_exhaustive"
         build_harness(harness)
         for name in names:
-            r = run(name, args.path, args.threads, harness, tmp)
+            r = run(name, args.path, args.threads, harness, tmp, args.mode)
             print(json.dumps(r), flush=True)
             results.append(r)
-    md = write_results(results, args.path, time.perf_counter() - start)
+    md = write_results(results, args.path, time.perf_counter() - start, args.mode)
     print(md.read_text())
     return 0
 

@@ -246,7 +246,9 @@ int sb_reduce(const sb_reduce_args *args)
     job.bias = (const float *)(intptr_t)args->bias;
     uint32_t eps_bits = (uint32_t)args->eps;
     memcpy(&job.eps, &eps_bits, sizeof job.eps);
-    job.unary = sb_isa_supported((int)args->path)->unary_exact;
+    /* softmax's exp along rows: fast mode's own where the mode is fast */
+    const sb_isa *isa = sb_isa_supported((int)args->path);
+    job.unary = args->mode == SB_MODE_FAST ? isa->unary_fast : isa->unary_exact;
     int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
     double per_element = args->op >= SB_RED_SOFTMAX ? 3.0 : 0.5;
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */

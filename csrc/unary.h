@@ -30,11 +30,14 @@ typedef void (*sb_unary_kernel_fn)(int op, float param, const float *x, float *y
 
 /* Each path's kernels (csrc/unary_<isa>.c, built under the same conditions as
  * its ukernel_<isa>.c), and how its descriptor names them. */
-void sb_unary_scalar_exact(int op, float param, const float *x, float *y, size_t n);
-void sb_unary_vec4_exact(int op, float param, const float *x, float *y, size_t n);
-void sb_unary_avx2_exact(int op, float param, const float *x, float *y, size_t n);
-void sb_unary_avx512_exact(int op, float param, const float *x, float *y, size_t n);
-void sb_unary_neon_exact(int op, float param, const float *x, float *y, size_t n);
-#define UNARY_KERNELS(isa) .unary_exact = sb_unary_##isa##_exact, .unary_fast = sb_unary_##isa##_exact
+#define SB_UNARY_DECLARE(isa)                                                               \
+    void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n);  \
+    void sb_unary_##isa##_fast(int op, float param, const float *x, float *y, size_t n);
+SB_UNARY_DECLARE(scalar)
+SB_UNARY_DECLARE(vec4)
+SB_UNARY_DECLARE(avx2)
+SB_UNARY_DECLARE(avx512)
+SB_UNARY_DECLARE(neon)
+#define UNARY_KERNELS(isa) .unary_exact = sb_unary_##isa##_exact, .unary_fast = sb_unary_##isa##_fast
 
 #endif

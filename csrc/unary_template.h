@@ -4,13 +4,14 @@
  * elements side by side, one per lane, with the same operations, so every
  * path gives the same bits. The scalar path is built with vectorization off.
  *
- * Fast mode runs the exact kernels for now (never less accurate), as
- * docs/exact-ops.md says. */
+ * Fast mode has its own exp and sigmoid (fast_math.h: float32, fused where
+ * the path fuses); its other functions are the exact ones. */
 #ifndef SB_UNARY_TEMPLATE_H
 #define SB_UNARY_TEMPLATE_H
 
 #include <stddef.h>
 #include "activation.h"
+#include "fast_math.h"
 #include "unary.h"
 
 /* y may be x itself (in place); it never partly overlaps x. */
@@ -39,6 +40,14 @@
         case SB_OP_HARDSIGMOID: UNARY_LOOP(sb_act_hardsigmoid)                             \
         case SB_OP_SQRT: UNARY_LOOP(sb_exact_sqrt)                                         \
         default: break;                                                                    \
+        }                                                                                  \
+    }                                                                                      \
+    void sb_unary_##isa##_fast(int op, float param, const float *x, float *y, size_t n)    \
+    {                                                                                      \
+        switch (op) {                                                                      \
+        case SB_OP_EXP: UNARY_LOOP(sb_fast_exp)                                            \
+        case SB_OP_SIGMOID: UNARY_LOOP(sb_fast_sigmoid)                                    \
+        default: sb_unary_##isa##_exact(op, param, x, y, n); break;                        \
         }                                                                                  \
     }
 

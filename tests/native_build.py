@@ -12,7 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.search(r'__version__ = "([^"]+)"',
                     (ROOT / "py" / "samebits" / "_version.py").read_text()).group(1)
-FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-I", str(ROOT / "csrc"),
+FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
+         "-I", str(ROOT / "csrc"),
          "-pthread", f'-DSB_VERSION="{VERSION}"']
 X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-mavx512f", "-mfma"],
                   "unary_avx2.c": ["-mavx2", "-mfma", "-fno-trapping-math"],
@@ -40,4 +41,4 @@ def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
         extra = extra + (X86_FILE_FLAGS.get(Path(src).name, []) if x86 else [])
         subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
         objects.append(str(obj))
-    subprocess.run([cc, "-pthread", *objects, "-o", str(out)], check=True)
+    subprocess.run([cc, "-pthread", *objects, "-o", str(out), "-lm"], check=True)

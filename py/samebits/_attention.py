@@ -129,7 +129,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
                 raise ValueError(f"{what}: attn_mask of shape {_shape(mask)} does not "
                                  f"broadcast to the scores' shape {_shape(scores)}") from None
             raise
-    _reduce._softmax(what, _reduce._SOFTMAX, scores, -1, "exact", scores, threads)
+    _reduce._softmax(what, _reduce._SOFTMAX, scores, -1, mode, scores, threads)
     return _products.run(_products.prepare_matmul(scores, value, mode, out, threads))
 
 

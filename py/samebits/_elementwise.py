@@ -4,8 +4,9 @@ the activations relu, relu6, leaky_relu, gelu, silu, hardswish, hardsigmoid.
 Exact mode computes each element by the fixed sequence of operations that
 docs/exact-ops.md writes down, so the bits are the same on every machine,
 path, thread count and runtime. The transcendentals' measured accuracy over
-all 2**32 float32 inputs is in that document too. Fast mode runs the same
-kernels for now.
+all 2**32 float32 inputs is in that document too. Fast mode has its own
+float32 exp and sigmoid (fused multiply-add where the path has it, a
+documented error bound); its other functions are the exact ones.
 """
 from __future__ import annotations
 
@@ -61,9 +62,11 @@ _DOC = """{summary}
         C-contiguous are copied) or, without numpy, a buffer-protocol object
         of format 'f'.
     mode
-        "exact": the documented sequence of binary64 operations
-        (docs/exact-ops.md), the same bits everywhere. "fast" (the default)
-        currently runs the same kernels.
+        "exact": the documented sequence of operations (docs/exact-ops.md),
+        the same bits everywhere. "fast" (the default): for exp and sigmoid
+        a float32 kernel within the bound docs/exact-ops.md states
+        (repeatable on one machine and path); for the others the exact
+        kernel.
     out
         Optional writable float32 array of x's shape, filled and returned.
         It may be x itself (in place); any other overlap with x is refused.
