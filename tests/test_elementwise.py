@@ -99,7 +99,7 @@ def test_fast_exp_and_sigmoid_within_their_bound(name, path):
     with np.errstate(all="ignore"):
         v = x.astype(np.float64)
         want = np.exp(v) if name == "exp" else 1.0 / (1.0 + np.exp(-v))
-    w32 = want.astype(np.float32)
+        w32 = want.astype(np.float32)
     finite = np.isfinite(w32)
     ulp = np.spacing(np.abs(w32[finite])).astype(np.float64)
     err = np.abs(got[finite].astype(np.float64) - want[finite]) / ulp
@@ -108,8 +108,7 @@ def test_fast_exp_and_sigmoid_within_their_bound(name, path):
     specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0], np.float32)
     with samebits.use_path(path):
         s = getattr(samebits, name)(specials, mode="fast")
-    e = EXPECTED[name][:0]
-    assert np.array_equal(_bits(s), _bits(ref.FUNCTIONS[name](specials))), (s, e)
+    assert np.array_equal(_bits(s), _bits(ref.FUNCTIONS[name](specials))), s
 
 
 def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
