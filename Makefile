@@ -77,7 +77,8 @@ sanitize:
 	    tests/test_maxpool.py tests/test_operands.py tests/test_depthwise.py \
 	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
 	    tests/test_elementwise.py tests/test_activations.py tests/test_arith.py \
-	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py
+	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py \
+	    tests/test_resize.py
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of
 # AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned

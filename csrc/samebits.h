@@ -283,6 +283,17 @@ typedef struct sb_copy_args {
 } sb_copy_args;
 SB_API int sb_copy(const sb_copy_args *args);
 
+/* Resizing of NCHW float32 (resize.c, docs/exact-ops.md): mode 0 nearest,
+ * 1 bilinear (align_corners 0 or 1; 0 for nearest); scale_h and scale_w are
+ * the binary32 bits of the source-per-output scales (torch's
+ * interpolate rules); H, W, OH, OW at least 1. */
+typedef struct sb_resize2d_args {
+    int64_t n, c, h, w, oh, ow;
+    int64_t mode, align_corners, scale_h, scale_w;
+    int64_t x, y, max_threads;
+} sb_resize2d_args;
+SB_API int sb_resize2d(const sb_resize2d_args *args);
+
 /* ---- test support -------------------------------------------------------- */
 
 /* Fills dst[0..count) with the portable test values of docs/test-values.md:

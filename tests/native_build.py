@@ -23,7 +23,7 @@ X86_FILE_FLAGS = {"ukernel_avx2.c": ["-mavx2", "-mfma"], "ukernel_avx512.c": ["-
 FILE_FLAGS = {"unary_vec4.c": ["-fno-trapping-math"], "unary_neon.c": ["-fno-trapping-math"],
               "epilogue.c": ["-fno-trapping-math"], "binary.c": ["-fno-trapping-math"],
               "reduce.c": ["-fno-trapping-math"], "norm.c": ["-fno-trapping-math"],
-              "avgpool.c": ["-fno-trapping-math"],
+              "avgpool.c": ["-fno-trapping-math"], "resize.c": ["-fno-trapping-math"],
               "unary_scalar.c": ["-fno-trapping-math", "-fno-tree-vectorize",
                                  "-fno-tree-slp-vectorize"],
               "ukernel_scalar.c": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}

@@ -46,6 +46,7 @@ def _c_fields(struct_name: str) -> list[str]:
                                        ("sb_norm_args", _abi.NormArgs),
                                        ("sb_avg_pool2d_args", _abi.AvgPool2dArgs),
                                        ("sb_copy_args", _abi.CopyArgs),
+                                       ("sb_resize2d_args", _abi.Resize2dArgs),
                                        ("sb_plan_info", _abi.PlanInfo)])
 def test_structures_match_the_header(c_name, py):
     assert [name for name, _ in py._fields_] == _c_fields(c_name)

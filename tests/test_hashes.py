@@ -236,7 +236,7 @@ def test_cli_prints_every_suite():
 # oracle of docs/exact-ops.md (test_ops_suite_matches_the_oracle). A change of
 # the suite or of an exact function must bump hashes.OPS_SUITE_VERSION (or be
 # declared a contract change) together with this value.
-OPS_V1_EXACT = "12b15bb1c9464bc1e0e4a6b0a6dda56f08b810fce15c3362e4c7c938994015a5"
+OPS_V1_EXACT = "a2539269df7127503790fc9cdc6b9c28ad0406620764d96984d3f622a619f09e"
 
 
 def test_ops_suite_is_what_the_docs_say():
@@ -249,7 +249,7 @@ def test_ops_suite_is_what_the_docs_say():
     assert (x[65536:-hard] == values[:-hard]).all()
     assert x[-hard:].tolist() == list(hashes.OPS_HARD_INPUTS)
     assert hashes.header(suite="ops") == ("# samebits ops suite v1: 14 functions, 7 reductions "
-                                          "and 6 norms and pools over 131072 inputs")
+                                          "and 9 norms, pools and resizes over 131072 inputs")
     assert hashes.OPS_FUNCTIONS[:5] == ("exp", "log", "tanh", "erf", "sigmoid")
 
 
@@ -291,6 +291,9 @@ def test_ops_suite_matches_the_oracle():
     reductions += [bn, gn, avg_pool_oracle(t, (3, 3), (2, 2), (1, 1, 1, 1), False, True),
                    avg_pool_oracle(t, (3, 3), (2, 2), (1, 1, 1, 1), True, False),
                    adaptive_oracle(t, 1, 1), adaptive_oracle(t, 5, 7)]
+    from test_resize import oracle as resize_oracle
+    reductions += [resize_oracle(t, 100, 90, "nearest"), resize_oracle(t, 96, 80, "bilinear"),
+                   resize_oracle(t, 50, 70, "bilinear", align=True)]
     for r in reductions:
         r = np.array(r, np.float32)
         r[np.isnan(r)] = np.uint32(0x7FC00000).view(np.float32)

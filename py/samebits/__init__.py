@@ -26,6 +26,7 @@ from ._norm import batch_norm, group_norm
 from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
 from ._reduce import layer_norm, log_softmax, mean, softmax, sum
+from ._resize import interpolate
 
 __all__ = [
     "__version__",
@@ -44,6 +45,7 @@ __all__ = [
     "hardsigmoid",
     "hardswish",
     "info",
+    "interpolate",
     "layer_norm",
     "leaky_relu",
     "linear",

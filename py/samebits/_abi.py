@@ -89,6 +89,12 @@ class CopyArgs(ctypes.Structure):
                 ("y", _I64), ("y_stride", _DIMS), ("max_threads", _I64)]
 
 
+class Resize2dArgs(ctypes.Structure):
+    """struct sb_resize2d_args."""
+    _fields_ = _fields("n", "c", "h", "w", "oh", "ow", "mode", "align_corners", "scale_h",
+                       "scale_w", "x", "y", "max_threads")
+
+
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
     _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",

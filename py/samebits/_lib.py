@@ -141,6 +141,7 @@ _declare("sb_reduce", [_p], _int)
 _declare("sb_norm", [_p], _int)
 _declare("sb_avg_pool2d", [_p], _int)
 _declare("sb_copy", [_p], _int)
+_declare("sb_resize2d", [_p], _int)
 # int sb_sgemm_naive(size_t m, size_t n, size_t k, const float *a, ptrdiff_t a_row,
 #                    ptrdiff_t a_col, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
 #                    float *c, ptrdiff_t ldc);

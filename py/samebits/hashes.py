@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import itertools
+import struct
 import time
 from typing import Iterable, NamedTuple
 
@@ -322,7 +323,10 @@ OPS_NORMS_POOLS = (
     ("batch_norm", dict(op=0)), ("group_norm 4", dict(op=1, groups=4)),
     ("avg_pool2d 3x3/2 p1", dict(k=3, s=2, p=1, ceil=False, include_pad=1)),
     ("avg_pool2d 3x3/2 p1 ceil exclude-pad", dict(k=3, s=2, p=1, ceil=True, include_pad=0)),
-    ("adaptive_avg_pool2d 1", dict(out=(1, 1))), ("adaptive_avg_pool2d 5x7", dict(out=(5, 7))))
+    ("adaptive_avg_pool2d 1", dict(out=(1, 1))), ("adaptive_avg_pool2d 5x7", dict(out=(5, 7))),
+    ("interpolate nearest 100x90", dict(resize=(100, 90), mode=0, align=0)),
+    ("interpolate bilinear 96x80", dict(resize=(96, 80), mode=1, align=0)),
+    ("interpolate bilinear align_corners 50x70", dict(resize=(50, 70), mode=1, align=1)))
 
 
 def _channel_vector(seed: int, count: int, positive: bool = False) -> ctypes.Array:
@@ -349,6 +353,18 @@ def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
                              OPS_NORM_EPS_BITS)
         library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
         _lib.check_status(library.sb_norm(ctypes.addressof(args)), f"ops hash suite ({name})")
+        return bytes(memoryview(y).cast("B"))
+    if "resize" in spec:
+        oh, ow = spec["resize"]
+        align = spec["align"]
+        scales = [((size - 1) / (out - 1) if out > 1 else 0.0) if align else size / out
+                  for size, out in ((h, oh), (w, ow))]
+        bits = [int.from_bytes(struct.pack("<f", s), "little") for s in scales]
+        y = (ctypes.c_float * (n * c * oh * ow))()
+        args = _abi.Resize2dArgs(n, c, h, w, oh, ow, spec["mode"], align, bits[0], bits[1],
+                                 ctypes.addressof(x), ctypes.addressof(y), threads)
+        _lib.check_status(_lib.lib.sb_resize2d(ctypes.addressof(args)),
+                          f"ops hash suite ({name})")
         return bytes(memoryview(y).cast("B"))
     if "out" in spec:
         oh, ow = spec["out"]
@@ -465,7 +481,8 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
                 f"{pools} max pool{'s' if pools != 1 else ''}")
     if suite == "ops":
         return (f"# samebits ops suite v{OPS_SUITE_VERSION}: {len(OPS_FUNCTIONS)} functions, "
-                f"{len(OPS_REDUCTIONS)} reductions and {len(OPS_NORMS_POOLS)} norms and pools over "
+                f"{len(OPS_REDUCTIONS)} reductions and {len(OPS_NORMS_POOLS)} norms, pools and "
+                f"resizes over "
                 f"{OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
