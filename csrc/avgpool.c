@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "samebits.h"
 #include "activation.h"
-#include "checked.h"
+#include "geometry.h"
 #include "threads.h"
 
 typedef struct {
@@ -89,20 +89,16 @@ int sb_avg_pool2d(const sb_avg_pool2d_args *a)
             (a->ow - 1) > (a->w + a->pad_left - 1) / a->stride_w)
             return SB_ERR_ARGUMENT;
     }
-    size_t planes, plane_in, total_in, rows, total_out;
-    if (!sb_mul_ok((size_t)a->n, (size_t)a->c, &planes) ||
-        !sb_mul_ok((size_t)a->h, (size_t)a->w, &plane_in) ||
-        !sb_mul_ok(planes, plane_in, &total_in) || total_in > SIZE_MAX / sizeof(float) ||
-        !sb_mul_ok(planes, (size_t)a->oh, &rows) || !sb_mul_ok(rows, (size_t)a->ow, &total_out) ||
-        total_out > SIZE_MAX / sizeof(float))
+    size_t plane_in, rows;
+    if (!sb_nchw_counts(a->n, a->c, a->h, a->w, a->oh, a->ow, &plane_in, &rows))
         return SB_ERR_ARGUMENT;
     if (rows == 0) return SB_OK;
-    if (!a->y || (total_in && !a->x)) return SB_ERR_ARGUMENT;
+    if (!a->x || !a->y) return SB_ERR_ARGUMENT;      /* H, W >= 1: there is input */
     pool_job job = {.a = a, .rows = rows};
-    int max_threads = a->max_threads > 1024 ? 1024 : (int)a->max_threads;
+    int max_threads = sb_thread_cap(a->max_threads);
     double taps = a->adaptive ? (double)plane_in / (double)(a->oh * a->ow) + 1.0
                               : (double)(a->kh * a->kw);
-    int threads = sb_threads_for_work(max_threads, (double)total_out * taps * 0.5, rows);
+    int threads = sb_threads_for_work(max_threads, (double)rows * (double)a->ow * taps * 0.5, rows);
     sb_parallel_run(threads, rows, pool_rows, &job);
     return SB_OK;
 }

@@ -10,6 +10,7 @@
 #include "arith.h"
 #include "checked.h"
 #include "threads.h"
+#include "strided_rows.h"
 
 #define ROW_CHUNK_ELEMENTS 16384
 
@@ -57,16 +58,8 @@ static void binary_chunk(void *ctx, size_t chunk, int thread_index)
     size_t row_end = row0 + job->rows_per_chunk < job->rows ? row0 + job->rows_per_chunk
                                                             : job->rows;
     for (size_t row = row0; row < row_end; ++row) {
-        /* The row's index over the leading dimensions, last fastest. */
-        ptrdiff_t oa = 0, ob = 0;
-        size_t rest = row;
-        for (int d = last - 1; d >= 0; --d) {
-            size_t extent = (size_t)args->shape[d];
-            size_t i = rest % extent;
-            rest /= extent;
-            oa += (ptrdiff_t)i * (ptrdiff_t)args->a_stride[d];
-            ob += (ptrdiff_t)i * (ptrdiff_t)args->b_stride[d];
-        }
+        ptrdiff_t oa, ob;
+        sb_row_offsets(row, job->ndim, args->shape, args->a_stride, args->b_stride, &oa, &ob);
         binary_row((int)args->op, a + oa, (ptrdiff_t)args->a_stride[last], b + ob,
                    (ptrdiff_t)args->b_stride[last], y + row * job->cols, job->cols);
     }
@@ -107,7 +100,7 @@ int sb_binary(const sb_binary_args *args)
     job.rows = total / job.cols;
     job.rows_per_chunk = job.cols >= ROW_CHUNK_ELEMENTS ? 1 : ROW_CHUNK_ELEMENTS / job.cols;
     size_t chunks = (job.rows + job.rows_per_chunk - 1) / job.rows_per_chunk;
-    int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
+    int max_threads = sb_thread_cap(args->max_threads);
     double ns_per_element = args->op == SB_BIN_POW ? 4.0 : 0.3;
     int threads = sb_threads_for_work(max_threads, (double)total * ns_per_element, chunks);
     sb_parallel_run(threads, chunks, binary_chunk, &job);

@@ -4,6 +4,7 @@
 #include "checked.h"
 #include "epilogue.h"
 #include "geometry.h"
+#include "threads.h"
 
 static int size_arg(int64_t v, size_t *out)
 {
@@ -25,7 +26,7 @@ int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
     d->path = args->path >= 0 && args->path < sb_path_count() ? (int)args->path : -1;
     d->isa = NULL;
     d->mode = (int)args->mode;
-    d->max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
+    d->max_threads = sb_thread_cap(args->max_threads);
     d->n = v[0], d->c = v[1], d->h = v[2], d->w = v[3], d->cout = v[4];
     d->kh = v[5], d->kw = v[6], d->groups = v[7];
     d->stride_h = v[8], d->stride_w = v[9], d->dil_h = v[10], d->dil_w = v[11];

@@ -9,6 +9,7 @@
 #include "samebits.h"
 #include "checked.h"
 #include "threads.h"
+#include "strided_rows.h"
 
 #define ROW_CHUNK_ELEMENTS 16384
 
@@ -30,15 +31,8 @@ static void copy_chunk(void *ctx, size_t chunk, int thread_index)
     size_t row_end = row0 + job->rows_per_chunk < job->rows ? row0 + job->rows_per_chunk
                                                             : job->rows;
     for (size_t row = row0; row < row_end; ++row) {
-        ptrdiff_t ox = 0, oy = 0;
-        size_t rest = row;
-        for (int d = last - 1; d >= 0; --d) {
-            size_t extent = (size_t)a->shape[d];
-            ptrdiff_t i = (ptrdiff_t)(rest % extent);
-            rest /= extent;
-            ox += i * (ptrdiff_t)a->x_stride[d];
-            oy += i * (ptrdiff_t)a->y_stride[d];
-        }
+        ptrdiff_t ox, oy;
+        sb_row_offsets(row, (int)a->ndim, a->shape, a->x_stride, a->y_stride, &ox, &oy);
         const uint32_t *src = x + ox;
         uint32_t *dst = y + oy;
         if (xs == 1 && ys == 1) memcpy(dst, src, job->cols * sizeof *dst);
@@ -65,7 +59,7 @@ int sb_copy(const sb_copy_args *a)
     copy_job job = {.a = a, .cols = cols, .rows = total / cols};
     job.rows_per_chunk = cols >= ROW_CHUNK_ELEMENTS ? 1 : ROW_CHUNK_ELEMENTS / cols;
     size_t chunks = (job.rows + job.rows_per_chunk - 1) / job.rows_per_chunk;
-    int max_threads = a->max_threads > 1024 ? 1024 : (int)a->max_threads;
+    int max_threads = sb_thread_cap(a->max_threads);
     int threads = sb_threads_for_work(max_threads, (double)total * 0.3, chunks);
     sb_parallel_run(threads, chunks, copy_chunk, &job);
     return SB_OK;

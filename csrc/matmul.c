@@ -97,7 +97,7 @@ static int read_call(const sb_matmul_args *args, matmul_call *call)
     if (!in_range(args->m) || !in_range(args->n) || !in_range(args->k)) return SB_ERR_ARGUMENT;
     call->m = (size_t)args->m, call->n = (size_t)args->n, call->k = (size_t)args->k;
     call->mode = (int)args->mode, call->activation = args->activation;
-    call->max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
+    call->max_threads = sb_thread_cap(args->max_threads);
     call->packed = args->b_packed != 0;
     call->a = (const float *)(intptr_t)args->a;
     call->b = (const float *)(intptr_t)args->b;

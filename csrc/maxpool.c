@@ -194,7 +194,7 @@ int sb_max_pool2d(const sb_max_pool2d_args *args)
     ctx.rows_per_chunk = per ? per : 1;
     size_t nchunks = (rows + ctx.rows_per_chunk - 1) / ctx.rows_per_chunk;
     double est_ns = (double)total_out * (double)kh * (double)kw * NS_PER_TAP;
-    int max_threads = threads > 1024 ? 1024 : (int)threads;
+    int max_threads = sb_thread_cap(threads);
     sb_parallel_run(sb_threads_for_work(max_threads, est_ns, nchunks), nchunks, max_pool_chunk,
                     &ctx);
     if (cols != stack_cols) sb_workspace_release(cols);

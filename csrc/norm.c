@@ -101,7 +101,7 @@ int sb_norm(const sb_norm_args *a)
                     .bias = (const float *)(intptr_t)a->bias};
     uint32_t eps_bits = (uint32_t)a->eps;
     memcpy(&job.eps, &eps_bits, sizeof job.eps);
-    int max_threads = a->max_threads > 1024 ? 1024 : (int)a->max_threads;
+    int max_threads = sb_thread_cap(a->max_threads);
     if (a->op == NORM_BATCH) {
         int threads = sb_threads_for_work(max_threads, (double)total * 0.5, planes);
         sb_parallel_run(threads, planes, batch_plane, &job);

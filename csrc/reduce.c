@@ -249,7 +249,7 @@ int sb_reduce(const sb_reduce_args *args)
     /* softmax's exp along rows: fast mode's own where the mode is fast */
     const sb_isa *isa = sb_isa_supported((int)args->path);
     job.unary = args->mode == SB_MODE_FAST ? isa->unary_fast : isa->unary_exact;
-    int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
+    int max_threads = sb_thread_cap(args->max_threads);
     double per_element = args->op >= SB_RED_SOFTMAX ? 3.0 : 0.5;
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */
         size_t units = (job.outer + ROWS - 1) / ROWS;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "activation.h"
-#include "checked.h"
+#include "geometry.h"
 #include "threads.h"
 
 typedef struct {
@@ -92,17 +92,13 @@ int sb_resize2d(const sb_resize2d_args *a)
     if (!(job.scale_h >= 0.0f && job.scale_w >= 0.0f) || job.scale_h > 0x1p40f ||
         job.scale_w > 0x1p40f)
         return SB_ERR_ARGUMENT;              /* NaN, negative or absurd scales */
-    size_t planes, plane_in, total_in, rows, total_out;
-    if (!sb_mul_ok((size_t)a->n, (size_t)a->c, &planes) ||
-        !sb_mul_ok((size_t)a->h, (size_t)a->w, &plane_in) ||
-        !sb_mul_ok(planes, plane_in, &total_in) || total_in > SIZE_MAX / sizeof(float) ||
-        !sb_mul_ok(planes, (size_t)a->oh, &rows) || !sb_mul_ok(rows, (size_t)a->ow, &total_out) ||
-        total_out > SIZE_MAX / sizeof(float))
+    size_t plane_in, rows;
+    if (!sb_nchw_counts(a->n, a->c, a->h, a->w, a->oh, a->ow, &plane_in, &rows))
         return SB_ERR_ARGUMENT;
     if (rows == 0) return SB_OK;
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
-    int max_threads = a->max_threads > 1024 ? 1024 : (int)a->max_threads;
-    int threads = sb_threads_for_work(max_threads, (double)total_out * 2.0, rows);
+    int max_threads = sb_thread_cap(a->max_threads);
+    int threads = sb_threads_for_work(max_threads, (double)rows * (double)a->ow * 2.0, rows);
     sb_parallel_run(threads, rows, resize_row, &job);
     return SB_OK;
 }

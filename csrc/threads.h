@@ -5,8 +5,16 @@
 #define SB_THREADS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef void (*sb_chunk_fn)(void *ctx, size_t chunk, int thread_index);
+
+/* A call's thread cap as the pool takes it: at most 1024 (no machine has
+ * more cores; the C API accepts any positive int64). */
+static inline int sb_thread_cap(int64_t max_threads)
+{
+    return max_threads > 1024 ? 1024 : (int)max_threads;
+}
 
 /* Threads worth waking for est_ns of one thread's work: one per 80 us,
  * at most max_threads and at most nchunks; 1 where there are no threads. */

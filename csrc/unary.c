@@ -61,7 +61,7 @@ int sb_unary(const sb_unary_args *args)
         .op = (int)args->op, .param = param, .x = x, .y = y, .count = count,
     };
     size_t chunks = (count + UNARY_CHUNK - 1) / UNARY_CHUNK;
-    int max_threads = args->max_threads > 1024 ? 1024 : (int)args->max_threads;
+    int max_threads = sb_thread_cap(args->max_threads);
     int threads = sb_threads_for_work(max_threads, (double)count * UNARY_NS_PER_ELEMENT, chunks);
     sb_parallel_run(threads, chunks, unary_chunk, &job);
     return SB_OK;
