@@ -48,6 +48,12 @@ def exact_oracle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc
 
 
+def path_or_skip(name: str) -> None:
+    """Skips (with the reason) a test of a path this machine cannot run."""
+    if name not in samebits.paths():
+        pytest.skip(f"path {name} cannot run on this CPU or is not built")
+
+
 def bits(x) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
 

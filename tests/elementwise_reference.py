@@ -168,23 +168,24 @@ SQRT_2_OVER_PI = float.fromhex("0x1.9884533d43651p-1")
 GELU_TANH_CUBIC = float.fromhex("0x1.6e4e26d4801f7p-5")
 
 
-def _canonical(y: np.ndarray) -> np.ndarray:
+def canonical(y: np.ndarray) -> np.ndarray:
+    """y as float32 with every NaN 0x7FC00000."""
     y = np.array(y, dtype=np.float32)
     y[np.isnan(y)] = CANONICAL_NAN.view(np.float32)
     return y
 
 
 def relu(x):
-    return _canonical(np.where(x <= 0, F32(0), x))
+    return canonical(np.where(x <= 0, F32(0), x))
 
 
 def relu6(x):
     v = np.where(x <= 0, F32(0), x)
-    return _canonical(np.where(v > 6, F32(6), v))
+    return canonical(np.where(v > 6, F32(6), v))
 
 
 def leaky_relu(x, slope=0.01):
-    return _canonical(np.where(x > 0, x, x * F32(slope)))
+    return canonical(np.where(x > 0, x, x * F32(slope)))
 
 
 def _relu6_of_x_plus_3(x):
@@ -194,11 +195,11 @@ def _relu6_of_x_plus_3(x):
 
 
 def hardsigmoid(x):
-    return _canonical(_relu6_of_x_plus_3(x) / F32(6))
+    return canonical(_relu6_of_x_plus_3(x) / F32(6))
 
 
 def hardswish(x):
-    return _canonical((x * _relu6_of_x_plus_3(x)) / F32(6))
+    return canonical((x * _relu6_of_x_plus_3(x)) / F32(6))
 
 
 def _minus_inf_to_minus_zero(x, y):
@@ -245,7 +246,7 @@ exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid
     _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh))
 FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}
 def sqrt(x):
-    return _canonical(np.sqrt(x))
+    return canonical(np.sqrt(x))
 
 
 sqrt = _quiet(sqrt)

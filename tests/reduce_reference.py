@@ -5,14 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 import elementwise_reference as ref
+from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
-
-
-def _canonical(y) -> np.ndarray:
-    y = np.array(y, dtype=np.float32)
-    y[np.isnan(y)] = np.uint32(0x7FC00000).view(np.float32)
-    return y
 
 
 def seq_sum(x: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:

@@ -13,19 +13,11 @@ import pytest
 import samebits
 
 import elementwise_reference as ref
+from conftest import bits as _bits
+from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
 NAN = np.uint32(0x7FC00000)
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
-
-
-def _canonical(y: np.ndarray) -> np.ndarray:
-    y = np.array(y, dtype=np.float32)
-    y[np.isnan(y)] = NAN.view(np.float32)
-    return y
 
 
 def _values(n: int, seed: int) -> np.ndarray:

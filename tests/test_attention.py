@@ -14,12 +14,9 @@ import samebits
 
 from conftest import exact_oracle
 from reduce_reference import softmax_oracle
+from conftest import bits as _bits
 
 F32 = np.float32
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def attention_oracle(q, k, v, additive_mask=None, scale=None):

@@ -14,18 +14,11 @@ import samebits
 from samebits import _paths
 
 import elementwise_reference as ref
+from conftest import bits as _bits
+from conftest import path_or_skip as _path_or_skip
 
 NAMES = list(ref.FUNCTIONS)
 PATHS = _paths.ALL_PATHS
-
-
-def _path_or_skip(name: str) -> None:
-    if name not in samebits.paths():
-        pytest.skip(f"path {name} cannot run on this CPU or is not built")
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def _special_values() -> np.ndarray:

@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 
 import samebits
-
-
-def _bits(a) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float32)).view(np.uint32)
+from conftest import bits as _bits
 
 
 def _x(shape, seed=0):

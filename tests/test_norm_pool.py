@@ -10,18 +10,10 @@ import pytest
 import samebits
 
 from reduce_reference import adaptive_oracle, avg_pool_oracle, seq_sum
+from conftest import bits as _bits
+from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
-
-
-def _canonical(y) -> np.ndarray:
-    y = np.array(y, dtype=np.float32)
-    y[np.isnan(y)] = np.uint32(0x7FC00000).view(np.float32)
-    return y
 
 
 def _x(shape, seed=1, specials=True):

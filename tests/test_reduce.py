@@ -13,18 +13,11 @@ import samebits
 from samebits import _paths
 
 from reduce_reference import layer_norm_oracle, seq_sum, softmax_oracle
+from conftest import bits as _bits
+from conftest import path_or_skip as _path_or_skip
+from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
-
-
-def _canonical(y) -> np.ndarray:
-    y = np.array(y, dtype=np.float32)
-    y[np.isnan(y)] = np.uint32(0x7FC00000).view(np.float32)
-    return y
 
 
 def _tensor(shape, seed, specials=True) -> np.ndarray:
@@ -35,11 +28,6 @@ def _tensor(shape, seed, specials=True) -> np.ndarray:
         flat[3], flat[17], flat[29], flat[31] = np.nan, np.inf, -np.inf, -0.0
         flat[37] = np.float32(1e-41)
     return x
-
-
-def _path_or_skip(path: str) -> None:
-    if path not in samebits.paths():
-        pytest.skip(f"path {path} cannot run on this CPU or is not built")
 
 
 @pytest.mark.parametrize("path", _paths.ALL_PATHS)

@@ -9,12 +9,9 @@ import numpy as np
 import pytest
 
 import samebits
+from conftest import bits as _bits
 
 F32 = np.float32
-
-
-def _bits(a) -> np.ndarray:
-    return np.asarray(a, dtype=np.float32).view(np.uint32)
 
 
 def _scale(size_in, size_out, factor, align):

@@ -16,7 +16,9 @@ mistake than a stride of 1. Every message starts with the operation's name
 """
 from __future__ import annotations
 
+import numbers
 import operator
+import struct
 from typing import Any, Optional, Sequence
 
 from . import _threads
@@ -92,6 +94,27 @@ def padding(value: Any, what: str) -> tuple[int, int, int, int]:
     if len(vals) == 2:
         return (vals[0], vals[0], vals[1], vals[1])
     return vals  # type: ignore[return-value]
+
+
+def axis(value: Any, ndim: int, what: str, name: str = "axis") -> int:
+    """An axis of an ndim-dimensional tensor (a 0-d one has one: 0), negative
+    counting from the end, as a non-negative int; ValueError when out of range."""
+    a = as_int(value, name, what)
+    if not -max(ndim, 1) <= a < max(ndim, 1):
+        raise ValueError(f"{what}: {name} {a} is out of range for a {ndim}-D input")
+    return a % max(ndim, 1)
+
+
+def float32_bits(value: Any, name: str, what: str) -> int:
+    """A real number rounded to binary32, as its bits (the form the C side
+    takes parameters in); TypeError for a non-number or bool, ValueError
+    beyond float32's range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what}: {name} must be a real number, got {type(value).__name__}")
+    try:
+        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    except OverflowError:
+        raise ValueError(f"{what}: {name} = {value!r} is beyond float32's range") from None
 
 
 def threads(value: Optional[int], what: str) -> int:

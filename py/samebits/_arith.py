@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import numbers
-import struct
 from typing import Any
 
 from . import _abi, _args, _lib, _operands, _paths
@@ -23,11 +22,7 @@ _OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow
 
 def _scalar_operand(value: Any, name: str, what: str) -> Operand:
     """A Python int or float as a 0-d float32 operand (rounded to nearest)."""
-    try:
-        data = struct.pack("<f", float(value))
-    except OverflowError:
-        raise ValueError(f"{what}: {name} = {value!r} is beyond float32's range") from None
-    cell = ctypes.c_float.from_buffer_copy(data)
+    cell = ctypes.c_uint32(_args.float32_bits(value, name, what))
     return Operand(ctypes.addressof(cell), (), (), cell, False)
 
 
@@ -62,24 +57,6 @@ def _strides_for(operand: Operand, shape: tuple[int, ...]) -> list[int]:
     return strides
 
 
-def _collapse(shape: list[int], sa: list[int], sb: list[int]) -> tuple[list[int], list[int],
-                                                                        list[int]]:
-    """Merges neighbouring dimensions that both operands (and the dense
-    output) step through as one, so that rows are as long as they can be;
-    drops size-1 dimensions. Changes nothing about which element meets which."""
-    dims = [(n, x, y) for n, x, y in zip(shape, sa, sb) if n != 1]
-    if not dims:
-        return [1], [0], [0]
-    merged = [list(dims[0])]
-    for n, x, y in dims[1:]:
-        pn, px, py = merged[-1]
-        if px == x * n and py == y * n:
-            merged[-1] = [pn * n, x, y]
-        else:
-            merged.append([n, x, y])
-    return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
-
-
 def _in_place(out: Any, obj: Any, operand: Operand, shape: tuple[int, ...]) -> bool:
     """out is this input itself, of the output's shape and dense C layout:
     every element is read before its own output is written."""
@@ -87,12 +64,7 @@ def _in_place(out: Any, obj: Any, operand: Operand, shape: tuple[int, ...]) -> b
         return False
     if not operand.c_contiguous:
         return False
-    if out is obj:
-        return True
-    if is_numpy(out) and is_numpy(obj):
-        return (out.shape == obj.shape and out.strides == obj.strides and out.size > 0
-                and out.__array_interface__["data"][0] == obj.__array_interface__["data"][0])
-    return False
+    return _operands.same_elements(out, obj)
 
 
 def _binary(what: str, a: Any, b: Any, mode: str, out: Any, threads: Any) -> Any:
@@ -104,7 +76,8 @@ def _binary(what: str, a: Any, b: Any, mode: str, out: Any, threads: Any) -> Any
     shape = broadcast_shape(ta.shape, tb.shape, what)
     _args.shape(shape, "the result", what)
     _args.output_bytes(shape, what)
-    dims, sa, sb = _collapse(list(shape), _strides_for(ta, shape), _strides_for(tb, shape))
+    dims, sa, sb = _operands.merge_dims(shape, _strides_for(ta, shape),
+                                        _strides_for(tb, shape))
     if len(dims) > _abi.MAX_BATCH_DIMS:
         raise ValueError(f"{what}: the operands' layouts need {len(dims)} dimensions after "
                          f"merging; at most {_abi.MAX_BATCH_DIMS} are supported (pass "

@@ -10,7 +10,6 @@ parallel run covers every head and batch entry.
 from __future__ import annotations
 
 import array
-import ctypes
 import math
 import numbers
 from typing import Any, Optional

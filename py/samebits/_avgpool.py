@@ -24,7 +24,7 @@ def _input(x: Any, what: str) -> tuple[Any, tuple[int, int, int, int], bool]:
     return t, shape, unbatched
 
 
-def _pooled_size(size: int, k: int, s: int, before: int, after: int, ceil_mode: bool) -> int:
+def pooled_size(size: int, k: int, s: int, before: int, after: int, ceil_mode: bool) -> int:
     """torch's output size: floor or ceil of (size + pads - k) / s, plus 1;
     with ceil_mode the last window must start inside the input or the
     leading padding."""
@@ -78,8 +78,8 @@ def avg_pool2d(x: Any, kernel_size: IntOrPair, stride: Optional[IntOrPair] = Non
         divisor = _args.bounded(divisor_override, "divisor_override", what)
     t, shape, unbatched = _input(x, what)
     h, w = shape[2], shape[3]
-    oh = _pooled_size(h, kh, sh, pt, pb, ceil_mode)
-    ow = _pooled_size(w, kw, sw, pl, pr, ceil_mode)
+    oh = pooled_size(h, kh, sh, pt, pb, ceil_mode)
+    ow = pooled_size(w, kw, sw, pl, pr, ceil_mode)
     if oh < 1 or ow < 1:
         raise ValueError(f"{what}: the output size {oh} x {ow} is below 1 (input {h} x {w}, "
                          f"kernel {kh} x {kw}, padding {(pt, pb, pl, pr)})")

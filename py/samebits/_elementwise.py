@@ -24,17 +24,6 @@ _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6
         "hardsigmoid": 12, "sqrt": 13}
 
 
-def _same_memory(out: Any, x: Any) -> bool:
-    """out is x, or a numpy array over exactly x's elements in x's layout:
-    the one overlap an elementwise function allows (in place)."""
-    if out is x:
-        return True
-    if is_numpy(out) and is_numpy(x):
-        return (out.shape == x.shape and out.strides == x.strides and out.size > 0
-                and out.__array_interface__["data"][0] == x.__array_interface__["data"][0])
-    return False
-
-
 def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,
            op: str | None = None) -> Any:
     """op(x) elementwise (op defaults to name; param: the binary32 bits of
@@ -43,7 +32,7 @@ def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,
     nthreads = _args.threads(threads, name)
     operand = _operands.as_operand(x, "x", dense=True)
     _args.shape(operand.shape, "x", name)
-    in_place = out is not None and operand.zero_copy and _same_memory(out, x)
+    in_place = out is not None and operand.zero_copy and _operands.same_elements(out, x)
     inputs = [] if in_place else [(x, operand)]
     output = _operands.Output(out, operand.shape, is_numpy(x), inputs, name)
     library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib

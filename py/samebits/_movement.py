@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import ctypes
 import numbers
-import struct
 from typing import Any, Optional, Sequence
 
 from . import _abi, _args, _lib, _operands
@@ -17,28 +16,12 @@ from ._operands import Operand, is_numpy
 _DIMS = _abi.MAX_BATCH_DIMS
 
 
-def _dims(shape: Sequence[int], xs: Sequence[int], ys: Sequence[int]) -> tuple[list, list, list]:
-    """Drops extent-1 dimensions and merges neighbours that both sides step
-    through as one (so that rows are long); at least one dimension."""
-    dims = [(n, a, b) for n, a, b in zip(shape, xs, ys) if n != 1]
-    if not dims:
-        return [1], [0], [0]
-    merged = [list(dims[0])]
-    for n, a, b in dims[1:]:
-        pn, pa, pb = merged[-1]
-        if pa == a * n and pb == b * n:
-            merged[-1] = [pn * n, a, b]
-        else:
-            merged.append([n, a, b])
-    return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
-
-
 def copy_strided(shape: Sequence[int], x_ptr: int, x_strides: Sequence[int], y_ptr: int,
                  y_strides: Sequence[int], threads: int, what: str) -> None:
     """y[i] = x[i] over `shape`, both read/written at element strides."""
     if 0 in shape:
         return
-    dims, xs, ys = _dims(shape, x_strides, y_strides)
+    dims, xs, ys = _operands.merge_dims(shape, x_strides, y_strides)
     if len(dims) > _DIMS:
         raise ValueError(f"{what}: the layout needs {len(dims)} dimensions after merging; at "
                          f"most {_DIMS} are supported (pass contiguous arrays)")
@@ -53,13 +36,6 @@ def _c_strides(shape: Sequence[int]) -> list[int]:
     return list(_operands.c_strides(tuple(shape)))
 
 
-def _axis(value: Any, ndim: int, what: str, name: str) -> int:
-    a = _args.as_int(value, name, what)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{what}: {name} {a} is out of range for a {ndim}-D input")
-    return a % ndim
-
-
 def _new(x_obj: Any, shape: tuple, out: Any, inputs: list, what: str) -> _operands.Output:
     _args.output_bytes(shape, what)
     return _operands.Output(out, shape, is_numpy(x_obj), inputs, what)
@@ -71,7 +47,7 @@ def permute(x: Any, dims: Sequence[int], *, out: Any = None, threads: int | None
     out). Raises ValueError unless dims is a permutation of range(x.ndim)."""
     what = "permute"
     t = _operands.as_operand(x, "x")
-    order = [_axis(d, max(t.ndim, 1), what, "dims") for d in dims]
+    order = [_args.axis(d, t.ndim, what, "dims") for d in dims]
     if sorted(order) != list(range(t.ndim)):
         raise ValueError(f"{what}: dims {tuple(dims)} is not a permutation of the {t.ndim} "
                          f"dimensions of x {t.shape}")
@@ -87,8 +63,8 @@ def transpose(x: Any, dim0: int, dim1: int, *, out: Any = None,
               threads: int | None = None) -> Any:
     """x with dimensions dim0 and dim1 swapped (torch.transpose), as a new array."""
     t = _operands.as_operand(x, "x")
-    a = _axis(dim0, max(t.ndim, 1), "transpose", "dim0")
-    b = _axis(dim1, max(t.ndim, 1), "transpose", "dim1")
+    a = _args.axis(dim0, t.ndim, "transpose", "dim0")
+    b = _args.axis(dim1, t.ndim, "transpose", "dim1")
     order = list(range(t.ndim))
     order[a], order[b] = order[b], order[a]
     return permute(x, order, out=out, threads=threads)
@@ -105,7 +81,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0, *, out: Any = None,
     ndim = ops[0].ndim
     if ndim == 0:
         raise ValueError(f"{what}: zero-dimensional arrays cannot be concatenated")
-    ax = _axis(axis, ndim, what, "axis")
+    ax = _args.axis(axis, ndim, what)
     for i, op in enumerate(ops):
         if op.ndim != ndim or any(s != r for d, (s, r) in enumerate(zip(op.shape, ops[0].shape))
                                   if d != ax):
@@ -142,7 +118,7 @@ def slice(x: Any, dim: int, start: Optional[int] = None,   # noqa: A001 (ONNX's 
     (negative and omitted bounds, negative steps), as a new array."""
     what = "slice"
     t = _operands.as_operand(x, "x")
-    ax = _axis(dim, max(t.ndim, 1), what, "dim")
+    ax = _args.axis(dim, t.ndim, what, "dim")
     if t.ndim == 0:
         raise ValueError(f"{what}: x must have at least one dimension")
     st = _args.as_int(step, "step", what)
@@ -168,7 +144,7 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0, *,
     t = _operands.as_operand(x, "x")
     if t.ndim == 0:
         raise ValueError(f"{what}: x must have at least one dimension")
-    ax = _axis(dim, t.ndim, what, "dim")
+    ax = _args.axis(dim, t.ndim, what, "dim")
     size = t.shape[ax]
     if isinstance(split_size_or_sections, (list, tuple)):
         lengths = [_args.as_int(v, "split_size_or_sections", what, split_size_or_sections)
@@ -186,15 +162,6 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0, *,
         pieces.append(slice(x, ax, at, at + length, threads=threads))
         at += length
     return pieces
-
-
-def _float32_bits(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what}: value must be a real number, got {type(value).__name__}")
-    try:
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
-    except OverflowError:
-        raise ValueError(f"{what}: value {value!r} is beyond float32's range") from None
 
 
 def pad(x: Any, pad: Sequence[int], value: float = 0.0, *, out: Any = None,   # noqa: A002
@@ -219,7 +186,7 @@ def pad(x: Any, pad: Sequence[int], value: float = 0.0, *, out: Any = None,   # 
     nthreads = _args.threads(threads, what)
     output = _new(x, shape, out, [(x, t)], what)
     ys = list(output.operand.strides)
-    fill = ctypes.c_uint32(_float32_bits(value, what))
+    fill = ctypes.c_uint32(_args.float32_bits(value, "value", what))
     copy_strided(shape, ctypes.addressof(fill), [0] * len(shape), output.ptr, ys, nthreads, what)
     # the kept part of x: where it lands, and which of x's elements
     src_off, dst_off, inner = 0, 0, []
@@ -273,7 +240,7 @@ def take(x: Any, indices: Any, axis: int = 0, *, out: Any = None,
     t = _operands.as_operand(x, "x")
     if t.ndim == 0:
         raise ValueError(f"{what}: x must have at least one dimension")
-    ax = _axis(axis, t.ndim, what, "axis")
+    ax = _args.axis(axis, t.ndim, what)
     flat, ishape = _indices(indices, what)
     size = t.shape[ax]
     for i in flat:

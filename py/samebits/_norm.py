@@ -10,7 +10,6 @@ from typing import Any
 from . import _abi, _args, _lib, _operands, _paths
 from ._operands import is_numpy, prod
 from ._products import mode_code
-from ._reduce import _float32_bits
 
 
 def _channel_vector(obj: Any, name: str, c: int, what: str) -> tuple[Any, Any]:
@@ -37,7 +36,7 @@ def _run(what: str, op: int, x: Any, groups: int, mean: Any, var: Any, weight: A
     vectors = [_channel_vector(v, name, c, what) for v, name in
                ((mean, "running_mean"), (var, "running_var"), (weight, "weight"),
                 (bias, "bias"))]
-    eps_bits = _float32_bits(eps, "eps", what)
+    eps_bits = _args.float32_bits(eps, "eps", what)
     inputs = [(x, t)] + [(obj, vt) for obj, vt in vectors if vt is not None]
     output = _operands.Output(out, t.shape, is_numpy(x), inputs, what)
     ptr = [vt.ptr if vt is not None else 0 for _, vt in vectors]

@@ -223,6 +223,37 @@ def as_operand(x: Any, name: str, ndim: Optional[int] = None, *, min_ndim: int =
     return _from_buffer(x, name, ndim, min_ndim)
 
 
+def merge_dims(shape: Sequence[int], xs: Sequence[int], ys: Sequence[int]
+               ) -> tuple[list[int], list[int], list[int]]:
+    """(shape, xs, ys) of an elementwise walk over two strided operands with
+    extent-1 dimensions dropped and neighbours that both step through as one
+    merged, so that rows are as long as they can be (at least one
+    dimension). Which element meets which does not change."""
+    dims = [(n, a, b) for n, a, b in zip(shape, xs, ys) if n != 1]
+    if not dims:
+        return [1], [0], [0]
+    merged = [list(dims[0])]
+    for n, a, b in dims[1:]:
+        pn, pa, pb = merged[-1]
+        if pa == a * n and pb == b * n:
+            merged[-1] = [pn * n, a, b]
+        else:
+            merged.append([n, a, b])
+    return [m[0] for m in merged], [m[1] for m in merged], [m[2] for m in merged]
+
+
+def same_elements(out: Any, x: Any) -> bool:
+    """out is x, or a numpy array over exactly x's elements in x's layout:
+    the overlap an operation that reads each element before writing its own
+    output allows (in place)."""
+    if out is x:
+        return True
+    if is_numpy(out) and is_numpy(x):
+        return (out.shape == x.shape and out.strides == x.strides and out.size > 0
+                and out.__array_interface__["data"][0] == x.__array_interface__["data"][0])
+    return False
+
+
 # ---- outputs ----------------------------------------------------------------
 
 def _as_array(x: Any) -> Any:

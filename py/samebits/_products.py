@@ -25,14 +25,11 @@ _LEAKY_RELU = 3
 LEAKY_RELU_DEFAULT_SLOPE = 0.01   # torch's default negative_slope
 
 
-def _float32_bits(value: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", value))[0]
-
-
 def leaky_relu_code(slope: float) -> int:
     """The epilogue argument for leaky_relu: the code in bits 0-7, the
     binary32 bits of the slope in bits 32-63 (as an int64)."""
-    code = _LEAKY_RELU | (_float32_bits(slope) << 32)
+    bits = _args.float32_bits(slope, "the leaky_relu slope", "leaky_relu")
+    code = _LEAKY_RELU | (bits << 32)
     return code - (1 << 64) if code >= 1 << 63 else code
 
 

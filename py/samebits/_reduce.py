@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import numbers
-import struct
 from typing import Any, Optional, Sequence, Union
 
 from . import _abi, _args, _lib, _operands, _paths
@@ -19,13 +18,6 @@ from ._products import mode_code
 
 # enum sb_reduce_op (csrc/reduce.c)
 _SUM, _MEAN, _SOFTMAX, _LOG_SOFTMAX, _LAYER_NORM = range(5)
-
-
-def _axis(axis: Any, ndim: int, what: str, name: str = "axis") -> int:
-    a = _args.as_int(axis, name, what)
-    if not -max(ndim, 1) <= a < max(ndim, 1):
-        raise ValueError(f"{what}: {name} {a} is out of range for a {ndim}-D input")
-    return a % max(ndim, 1)
 
 
 def _run(what: str, op: int, x: Any, operand: Any, outer: int, n: int, inner: int,
@@ -54,7 +46,7 @@ def _sum_or_mean(what: str, op: int, x: Any, axis: Any, keepdims: bool, mode: st
         outer, n, inner = 1, t.size, 1
         shape: tuple[int, ...] = (1,) * t.ndim if keepdims else ()
     else:
-        a = _axis(axis, t.ndim, what)
+        a = _args.axis(axis, t.ndim, what)
         dims = t.shape if t.ndim else (1,)
         outer, n, inner = prod(dims[:a]), dims[a], prod(dims[a + 1:])
         shape = tuple(1 if d == a else s for d, s in enumerate(t.shape)) if keepdims else \
@@ -88,7 +80,7 @@ def mean(x: Any, axis: Optional[int] = None, *, keepdims: bool = False,
 def _softmax(what: str, op: int, x: Any, dim: Any, mode: str, out: Any, threads: Any) -> Any:
     t = _operands.as_operand(x, "x", dense=True)
     _args.shape(t.shape, "x", what)
-    a = _axis(dim, t.ndim, what, "dim")
+    a = _args.axis(dim, t.ndim, what, "dim")
     dims = t.shape if t.ndim else (1,)
     return _run(what, op, x, t, prod(dims[:a]), dims[a], prod(dims[a + 1:]), t.shape, mode,
                 out, threads, (None, None), (None, None))
@@ -108,15 +100,6 @@ def log_softmax(x: Any, dim: int = -1, *, mode: str = "fast", out: Any = None,
     """log(softmax(x)) over ``dim``, float32: (x - m) - log(s), with m and s
     as for ``samebits.softmax`` and the exact log."""
     return _softmax("log_softmax", _LOG_SOFTMAX, x, dim, mode, out, threads)
-
-
-def _float32_bits(value: Any, name: str, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what}: {name} must be a real number, got {type(value).__name__}")
-    try:
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
-    except OverflowError:
-        raise ValueError(f"{what}: {name} = {value!r} is beyond float32's range") from None
 
 
 def layer_norm(x: Any, normalized_shape: Union[int, Sequence[int]], weight: Any = None,
@@ -155,4 +138,4 @@ def layer_norm(x: Any, normalized_shape: Union[int, Sequence[int]], weight: Any 
             raise ValueError(f"{what}: {name} has shape {op.shape}, normalized_shape is {norm}")
         tensors.append((obj, op))
     return _run(what, _LAYER_NORM, x, t, t.size // n if n else 0, n, 1, t.shape, mode, out,
-                threads, tensors[0], tensors[1], _float32_bits(eps, "eps", what))
+                threads, tensors[0], tensors[1], _args.float32_bits(eps, "eps", what))

@@ -5,15 +5,23 @@ from __future__ import annotations
 import ctypes
 import math
 import numbers
-import struct
 from typing import Any, Optional, Sequence, Union
 
 from . import _abi, _args, _lib, _operands
 from ._operands import is_numpy
 
 
-def _f32_bits(v: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", v))[0]
+def scale_bits(size_in: int, size_out: int, factor: Optional[float], align: bool) -> int:
+    """The binary32 bits of one axis's source-per-output scale, torch's rule:
+    (in-1)/(out-1) with align_corners (0 for one output), 1/scale_factor when
+    a factor was given, else in/out; computed in binary64, then rounded."""
+    if align:
+        scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+    elif factor is not None:
+        scale = 1.0 / factor
+    else:
+        scale = size_in / size_out
+    return _args.float32_bits(scale, "the scale", "interpolate")
 
 
 def _pair(value: Any, name: str, real: bool) -> tuple:
@@ -75,15 +83,7 @@ def interpolate(x: Any, size: Union[int, Sequence[int], None] = None,
                              f"({oh} x {ow})")
         _args.shape((oh, ow), "the output", what)
         scales = [sh, sw]
-    bits = []
-    for size_in, size_out, factor in ((h, oh, scales[0]), (w, ow, scales[1])):
-        if align:
-            scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
-        elif factor is not None:
-            scale = 1.0 / factor
-        else:
-            scale = size_in / size_out
-        bits.append(_f32_bits(scale))
+    bits = [scale_bits(h, oh, scales[0], align), scale_bits(w, ow, scales[1], align)]
     nthreads = _args.threads(threads, what)
     shape = (n, c, oh, ow)
     _args.output_bytes(shape, what)

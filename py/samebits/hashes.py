@@ -14,11 +14,12 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import itertools
-import struct
 import time
 from typing import Iterable, NamedTuple
 
 from . import _abi, _args, _lib, _paths, _testdata, _threads
+from ._avgpool import pooled_size
+from ._resize import scale_bits
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
@@ -357,9 +358,7 @@ def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
     if "resize" in spec:
         oh, ow = spec["resize"]
         align = spec["align"]
-        scales = [((size - 1) / (out - 1) if out > 1 else 0.0) if align else size / out
-                  for size, out in ((h, oh), (w, ow))]
-        bits = [int.from_bytes(struct.pack("<f", s), "little") for s in scales]
+        bits = [scale_bits(h, oh, None, bool(align)), scale_bits(w, ow, None, bool(align))]
         y = (ctypes.c_float * (n * c * oh * ow))()
         args = _abi.Resize2dArgs(n, c, h, w, oh, ow, spec["mode"], align, bits[0], bits[1],
                                  ctypes.addressof(x), ctypes.addressof(y), threads)
@@ -372,11 +371,7 @@ def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
                       pad_right=0, count_include_pad=0, divisor_override=0, adaptive=1)
     else:
         k, s, p = spec["k"], spec["s"], spec["p"]
-        span = h + 2 * p - k
-        oh = (-(-span // s) if spec["ceil"] else span // s) + 1
-        if spec["ceil"] and (oh - 1) * s >= h + p:
-            oh -= 1
-        ow = oh
+        oh = ow = pooled_size(h, k, s, p, p, spec["ceil"])
         fields = dict(kh=k, kw=k, stride_h=s, stride_w=s, pad_top=p, pad_bottom=p, pad_left=p,
                       pad_right=p, count_include_pad=spec["include_pad"], divisor_override=0,
                       adaptive=0)
