@@ -4,8 +4,8 @@
  * elements side by side, one per lane, with the same operations, so every
  * path gives the same bits. The scalar path is built with vectorization off.
  *
- * Fast mode has its own exp and sigmoid (fast_math.h: float32, fused where
- * the path fuses); its other functions are the exact ones. */
+ * Fast mode has its own exp, sigmoid, tanh, log and erf (fast_math.h:
+ * float32, fused where the path fuses); its activations are the exact ones. */
 #ifndef SB_UNARY_TEMPLATE_H
 #define SB_UNARY_TEMPLATE_H
 
@@ -47,6 +47,9 @@
         switch (op) {                                                                      \
         case SB_OP_EXP: UNARY_LOOP(sb_fast_exp)                                            \
         case SB_OP_SIGMOID: UNARY_LOOP(sb_fast_sigmoid)                                    \
+        case SB_OP_TANH: UNARY_LOOP(sb_fast_tanh)                                          \
+        case SB_OP_LOG: UNARY_LOOP(sb_fast_log)                                            \
+        case SB_OP_ERF: UNARY_LOOP(sb_fast_erf)                                            \
         default: sb_unary_##isa##_exact(op, param, x, y, n); break;                        \
         }                                                                                  \
     }
