@@ -11,6 +11,7 @@
 #include "activation.h"
 #include "checked.h"
 #include "threads.h"
+#include "vec4.h"
 
 #define BLOCK 256                 /* columns i per unit of work */
 #define ROWS 16                   /* rows per unit of work along the last axis */
@@ -109,12 +110,66 @@ static void row_square_sums(const float *x, size_t rows, size_t n, const float *
         }
 }
 
-/* The largest value of a row, NaN if any is NaN, plus +0. */
+/* Fast mode's row sums: 16 partial sums (lane l takes j = l, l + 16, ...),
+ * added pairwise in a fixed pattern, then the tail in increasing j. A fixed
+ * order, so the bits never depend on the thread count; not exact mode's
+ * serial order. With `mean`, the sum of squared differences instead. */
+static float row_sum_lanes(const float *x, size_t n, const float *mean)
+{
+    size_t j = 0;
+    float total = 0.0f;
+#if VEC4_AVAILABLE
+    vec4 a0 = vec4_zero(), a1 = a0, a2 = a0, a3 = a0;
+    if (mean) {
+        vec4 m = vec4_splat(*mean);
+        for (; j + 16 <= n; j += 16) {
+            vec4 d0 = vec4_sub(vec4_load(x + j), m), d1 = vec4_sub(vec4_load(x + j + 4), m);
+            vec4 d2 = vec4_sub(vec4_load(x + j + 8), m), d3 = vec4_sub(vec4_load(x + j + 12), m);
+            a0 = vec4_add(a0, vec4_mul(d0, d0)); a1 = vec4_add(a1, vec4_mul(d1, d1));
+            a2 = vec4_add(a2, vec4_mul(d2, d2)); a3 = vec4_add(a3, vec4_mul(d3, d3));
+        }
+    } else {
+        for (; j + 16 <= n; j += 16) {
+            a0 = vec4_add(a0, vec4_load(x + j)); a1 = vec4_add(a1, vec4_load(x + j + 4));
+            a2 = vec4_add(a2, vec4_load(x + j + 8)); a3 = vec4_add(a3, vec4_load(x + j + 12));
+        }
+    }
+    float lanes[4];
+    vec4_store(lanes, vec4_add(vec4_add(a0, a1), vec4_add(a2, a3)));
+    total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+#endif
+    for (; j < n; ++j) {
+        float t = mean ? (x[j] - *mean) * (x[j] - *mean) : x[j];
+        total = total + t;
+    }
+    return total;
+}
+
+/* The largest value of a row, NaN if any is NaN, plus +0. The maximum does
+ * not depend on the order of comparison (a NaN anywhere gives NaN; -0 against
+ * +0 is settled by the final + 0), so vector lanes keep partial maxima. */
 static float row_max(const float *x, size_t n)
 {
     float m = x[0];
     int nan = 0;
-    for (size_t j = 0; j < n; ++j) {
+    size_t j = 0;
+#if VEC4_AVAILABLE
+    vec4 m0 = vec4_splat(m), m1 = m0, m2 = m0, m3 = m0, flags = vec4_zero();
+    for (; j + 16 <= n; j += 16) {
+        vec4 v0 = vec4_load(x + j), v1 = vec4_load(x + j + 4);
+        vec4 v2 = vec4_load(x + j + 8), v3 = vec4_load(x + j + 12);
+        m0 = vec4_max(m0, v0); m1 = vec4_max(m1, v1);
+        m2 = vec4_max(m2, v2); m3 = vec4_max(m3, v3);
+        flags = vec4_nan_or(vec4_nan_or(flags, v0), v1);
+        flags = vec4_nan_or(vec4_nan_or(flags, v2), v3);
+    }
+    float lanes[16];
+    vec4_store(lanes, m0); vec4_store(lanes + 4, m1);
+    vec4_store(lanes + 8, m2); vec4_store(lanes + 12, m3);
+    for (size_t l = 0; l < 16; ++l) m = lanes[l] > m ? lanes[l] : m;
+    nan = vec4_any(flags);
+#endif
+    for (; j < n; ++j) {
         float v = x[j];
         m = v > m ? v : m;
         nan |= v != v;
@@ -134,7 +189,10 @@ static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t
         for (size_t j = 0; j < n; ++j) yr[j] = xr[j] - mr;
         job->unary(SB_OP_EXP, 0.0f, yr, yr, n);          /* e = exp(x - m) */
     }
-    row_sums(y, rows, n, s);
+    if (job->args->mode == SB_MODE_FAST)
+        for (size_t r = 0; r < rows; ++r) s[r] = row_sum_lanes(y + r * n, n, NULL);
+    else
+        row_sums(y, rows, n, s);
     for (size_t r = 0; r < rows; ++r) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
@@ -142,6 +200,10 @@ static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t
         if (log_form) {
             float ls = sb_exact_log(s[r]);
             for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) - ls);
+        } else if (job->args->mode == SB_MODE_FAST) {
+            /* fast mode: one reciprocal per row, then multiplies */
+            float inv = 1.0f / s[r];
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(yr[j] * inv);
         } else {
             float sr = s[r];
             for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(yr[j] / sr);
@@ -153,9 +215,14 @@ static void layer_norm_rows(const reduce_job *job, const float *x, float *y, siz
 {
     size_t n = job->n;
     float count = (float)n, mean[ROWS], acc[ROWS];
-    row_sums(x, rows, n, acc);
-    for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
-    row_square_sums(x, rows, n, mean, acc);
+    if (job->args->mode == SB_MODE_FAST) {
+        for (size_t r = 0; r < rows; ++r) mean[r] = row_sum_lanes(x + r * n, n, NULL) / count;
+        for (size_t r = 0; r < rows; ++r) acc[r] = row_sum_lanes(x + r * n, n, mean + r);
+    } else {
+        row_sums(x, rows, n, acc);
+        for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
+        row_square_sums(x, rows, n, mean, acc);
+    }
     for (size_t r = 0; r < rows; ++r) {
         float rr = 1.0f / __builtin_sqrtf(acc[r] / count + job->eps);
         const float *xr = x + r * n;

@@ -10,7 +10,11 @@
  * For transposes (data movement only): vec4_zip_lo(a, b) = {a0, b0, a1, b1},
  * vec4_zip_hi(a, b) = {a2, b2, a3, b3}, vec4_lo64(a, b) = {a0, a1, b0, b1},
  * vec4_hi64(a, b) = {a2, a3, b2, b3}. vec4_canon(v) is v with every NaN lane
- * replaced by the canonical NaN 0x7FC00000 (a compare and a select). */
+ * replaced by the canonical NaN 0x7FC00000 (a compare and a select).
+ * vec4_max(a, b) is the larger lane by lane where neither is NaN; what it
+ * gives for NaN and for -0 against +0 differs between ISAs, so callers
+ * track NaN themselves: vec4_nan_or(flags, v) sets a lane of flags nonzero
+ * where v is NaN (and keeps it set), vec4_any(flags) says if any lane is. */
 #ifndef SB_VEC4_H
 #define SB_VEC4_H
 
@@ -23,6 +27,7 @@ typedef v128_t vec4;
 #define vec4_splat(x) wasm_f32x4_splat(x)
 #define vec4_zero() wasm_f32x4_splat(0.0f)
 #define vec4_add(a, b) wasm_f32x4_add((a), (b))
+#define vec4_sub(a, b) wasm_f32x4_sub((a), (b))
 #define vec4_mul(a, b) wasm_f32x4_mul((a), (b))
 #define vec4_even(a, b) wasm_i32x4_shuffle((a), (b), 0, 2, 4, 6)
 #define vec4_odd(a, b) wasm_i32x4_shuffle((a), (b), 1, 3, 5, 7)
@@ -34,6 +39,9 @@ typedef v128_t vec4;
 #define vec4_hi64(a, b) wasm_i32x4_shuffle((a), (b), 2, 3, 6, 7)
 #define vec4_canon(v) \
     wasm_v128_bitselect((v), wasm_i32x4_splat(0x7fc00000), wasm_f32x4_eq((v), (v)))
+#define vec4_max(a, b) wasm_f32x4_pmax((a), (b))
+#define vec4_nan_or(flags, v) wasm_v128_or((flags), wasm_f32x4_ne((v), (v)))
+#define vec4_any(flags) wasm_v128_any_true(flags)
 #if defined(__wasm_relaxed_simd__)
 /* relaxed_madd(x, y, z) = x * y + z, fused or not at the engine's choice
  * (fused on x86 with FMA3 and on arm64). */
@@ -57,6 +65,7 @@ typedef float32x4_t vec4;
 #define vec4_splat(x) vdupq_n_f32(x)
 #define vec4_zero() vdupq_n_f32(0.0f)
 #define vec4_add(a, b) vaddq_f32((a), (b))
+#define vec4_sub(a, b) vsubq_f32((a), (b))
 #define vec4_mul(a, b) vmulq_f32((a), (b))
 #define vec4_even(a, b) vuzp1q_f32((a), (b))
 #define vec4_odd(a, b) vuzp2q_f32((a), (b))
@@ -70,6 +79,10 @@ typedef float32x4_t vec4;
     vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)))
 #define vec4_canon(v) \
     vbslq_f32(vceqq_f32((v), (v)), (v), vreinterpretq_f32_u32(vdupq_n_u32(0x7fc00000u)))
+#define vec4_max(a, b) vmaxq_f32((a), (b))
+#define vec4_nan_or(flags, v) \
+    vreinterpretq_f32_u32(vornq_u32(vreinterpretq_u32_f32(flags), vceqq_f32((v), (v))))
+#define vec4_any(flags) (vmaxvq_u32(vreinterpretq_u32_f32(flags)) != 0)
 #define vec4_fma(acc, a, b) vfmaq_f32((acc), (a), (b))
 
 #elif defined(__SSE2__)
@@ -83,6 +96,7 @@ typedef __m128 vec4;
 #define vec4_splat(x) _mm_set1_ps(x)
 #define vec4_zero() _mm_setzero_ps()
 #define vec4_add(a, b) _mm_add_ps((a), (b))
+#define vec4_sub(a, b) _mm_sub_ps((a), (b))
 #define vec4_mul(a, b) _mm_mul_ps((a), (b))
 #define vec4_even(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(2, 0, 2, 0))
 #define vec4_odd(a, b) _mm_shuffle_ps((a), (b), _MM_SHUFFLE(3, 1, 3, 1))
@@ -98,6 +112,9 @@ static inline __m128 vec4_canon(__m128 v)
     return _mm_or_ps(_mm_and_ps(nan, _mm_castsi128_ps(_mm_set1_epi32(0x7fc00000))),
                      _mm_andnot_ps(nan, v));
 }
+#define vec4_max(a, b) _mm_max_ps((a), (b))
+#define vec4_nan_or(flags, v) _mm_or_ps((flags), _mm_cmpunord_ps((v), (v)))
+#define vec4_any(flags) (_mm_movemask_ps(flags) != 0)
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))
 
 #else

@@ -103,6 +103,59 @@ def test_layer_norm_nan_and_bias_only():
     assert np.array_equal(_bits(got), _bits(layer_norm_oracle(x, 1, None, b, 1e-3)))
 
 
+def _lane_sum(v: np.ndarray) -> np.float32:
+    """Fast mode's row sum (docs/exact-ops.md, "Fast mode"): 16 partial sums
+    over j = l, l + 16, ...; the four groups of four added as
+    (p0..3 + p4..7) + (p8..11 + p12..15) lane by lane, then (l0 + l1) +
+    (l2 + l3); then the tail in increasing j."""
+    n = v.size // 16 * 16
+    p = np.zeros(16, F32)
+    for j in range(0, n, 16):
+        p = (p + v[j:j + 16]).astype(F32)
+    q = ((p[0:4] + p[4:8]).astype(F32) + (p[8:12] + p[12:16]).astype(F32)).astype(F32)
+    t = F32(F32(q[0] + q[1]) + F32(q[2] + q[3]))
+    for j in range(n, v.size):
+        t = F32(t + v[j])
+    return t
+
+
+def _fast_layer_norm_oracle(x: np.ndarray, eps: float) -> np.ndarray:
+    n = x.shape[-1]
+    out = np.empty_like(x)
+    for r, row in enumerate(x.reshape(-1, n)):
+        mean = F32(_lane_sum(row) / F32(n))
+        d = (row - mean).astype(F32)
+        var = F32(_lane_sum((d * d).astype(F32)) / F32(n))
+        rr = F32(F32(1) / np.sqrt(F32(var + F32(eps))))
+        out.reshape(-1, n)[r] = _canonical((d * rr).astype(F32))
+    return out
+
+
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 129, 768])
+def test_fast_softmax_and_layer_norm_along_rows(path, n):
+    """Fast mode along the last axis: the lane-order sums (layer_norm bit for
+    bit against its oracle, the same on every path), softmax with fast exp
+    and a reciprocal close to the binary64 value; 1 and 2 threads agree."""
+    _path_or_skip(path)
+    x = _tensor((37, n), 9, specials=False)
+    x[5, 0] = np.nan
+    with samebits.use_path(path):
+        ln = [samebits.layer_norm(x, n, mode="fast", threads=t) for t in (1, 2)]
+        sm = [samebits.softmax(x, -1, mode="fast", threads=t) for t in (1, 2)]
+        lsm = samebits.log_softmax(x, -1, mode="fast")
+    assert np.array_equal(_bits(ln[0]), _bits(ln[1])) and np.array_equal(_bits(sm[0]), _bits(sm[1]))
+    assert np.array_equal(_bits(ln[0]), _bits(_fast_layer_norm_oracle(x, 1e-5)))
+    v = x.astype(np.float64)
+    e = np.exp(v - v.max(-1, keepdims=True))
+    want = e / e.sum(-1, keepdims=True)
+    assert np.isnan(sm[0][5]).all() and (_bits(sm[0][5]) == 0x7FC00000).all()
+    ok = np.ones(37, bool)
+    ok[5] = False
+    assert np.allclose(sm[0][ok], want[ok], rtol=2e-6, atol=1e-9)
+    assert np.allclose(lsm[ok], np.log(want[ok]), rtol=2e-6, atol=2e-6)
+
+
 def test_buffers_without_numpy():
     x = array.array("f", [1.0, 2.0, 3.0, 4.0])
     total = samebits.sum(x)
