@@ -18,10 +18,13 @@
 
 #define SB_CANONICAL_NAN_BITS 0x7fc00000u
 
-static inline uint64_t sbt_bits64(double v) { uint64_t u; memcpy(&u, &v, 8); return u; }
-static inline double sbt_double(uint64_t u) { double v; memcpy(&v, &u, 8); return v; }
-static inline uint32_t sbt_bits32(float v) { uint32_t u; memcpy(&u, &v, 4); return u; }
-static inline float sbt_float(uint32_t u) { float v; memcpy(&v, &u, 4); return v; }
+/* Bit casts. __builtin_memcpy, not memcpy: the freestanding WebAssembly
+ * build (-ffreestanding implies -fno-builtin) would otherwise call memcpy
+ * for each, and a loop with a call is never vectorized. */
+static inline uint64_t sbt_bits64(double v) { uint64_t u; __builtin_memcpy(&u, &v, 8); return u; }
+static inline double sbt_double(uint64_t u) { double v; __builtin_memcpy(&v, &u, 8); return v; }
+static inline uint32_t sbt_bits32(float v) { uint32_t u; __builtin_memcpy(&u, &v, 4); return u; }
+static inline float sbt_float(uint32_t u) { float v; __builtin_memcpy(&v, &u, 4); return v; }
 
 /* The result's bits, NaN inputs mapped to the canonical NaN. */
 static inline float sbt_nan_in_nan_out(float x, float y)

@@ -34,7 +34,10 @@ def _run(what: str, op: int, x: Any, operand: Any, outer: int, n: int, inner: in
     args = _abi.ReduceArgs(_paths.active_path_index(), code, op, nthreads, outer, n, inner,
                            operand.ptr, output.ptr, weight[1].ptr if weight[1] else 0,
                            bias[1].ptr if bias[1] else 0, eps_bits)
-    _lib.check_status(_lib.lib.sb_reduce(ctypes.addressof(args)), what)
+    # fast mode's softmax uses the fast exp: the fast library's (in Pyodide,
+    # the relaxed-SIMD module, with fused multiply-add where the engine has it)
+    library = _lib.lib if code == _lib.MODE_EXACT else _lib.fast_lib
+    _lib.check_status(library.sb_reduce(ctypes.addressof(args)), what)
     return output.finish()
 
 
