@@ -4,6 +4,10 @@ in Debian's Chromium through Playwright.
 
     python bench/browser_bench.py                      # every shape, 2 fresh pages
     python bench/browser_bench.py --shapes sq256,sq1024 --pages 3 --no-write
+    python bench/browser_bench.py --shapes none --ops exp-1e6,softmax-4096x768
+
+The operators between the products (exp, tanh, erf, sigmoid, log, softmax,
+layer_norm) are timed too, against TF.js's wasm kernels where it has one.
 
 Opens web/bench.html (served from 127.0.0.1 by web/serve.py, with the
 Chromium flags of web/run_browser.py) in --pages fresh browser processes and
@@ -61,11 +65,15 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
                 deadline, seen = time.monotonic() + timeout_s, 0
                 while True:
                     state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
-                                          " cells: window.benchResult.cells}")
-                    cells = (state or {}).get("cells") or []
+                                          " cells: window.benchResult.cells,"
+                                          " opCells: window.benchResult.opCells}")
+                    cells = ((state or {}).get("cells") or []) + ((state or {}).get("opCells") or [])
                     for c in cells[seen:]:
-                        log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
-                            f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
+                        if "name" in c:
+                            log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
+                        else:
+                            log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
+                                f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
                     seen = len(cells)
                     if state and state.get("done"):
                         break
@@ -94,6 +102,59 @@ def best_cells(pages: list[dict]) -> dict[tuple, dict]:
             if c["ms"] < entry["ms"]:
                 entry.update(ms=c["ms"], gflops=c["gflops"])
     return best
+
+
+def best_op_cells(pages: list[dict]) -> dict[tuple, dict]:
+    """(lib, operator name) -> the fastest cell over the pages."""
+    best: dict[tuple, dict] = {}
+    for page in pages:
+        for c in page.get("opCells", []):
+            key = (c["lib"], c["name"])
+            entry = best.setdefault(key, {**c, "page_ms": []})
+            entry["page_ms"].append(round(c["ms"], 4))
+            if c["ms"] < entry["ms"]:
+                entry.update(ms=c["ms"])
+    return best
+
+
+def check_op_agreement(best_ops: dict) -> list[str]:
+    """Every library's operator probes must agree with samebits exact mode
+    within 1e-4 (relative above 1): a peer computing something else would
+    otherwise look fast."""
+    problems = []
+    for (lib, name), cell in best_ops.items():
+        ref = best_ops.get(("samebits-exact", name))
+        if lib == "samebits-exact" or ref is None:
+            continue
+        for got, want in zip(cell["probes"], ref["probes"]):
+            if not abs(got - want) <= 1e-4 * max(1.0, abs(want)):
+                problems.append(f"{lib} {name}: output {got!r}, samebits exact {want!r}")
+    return problems
+
+
+def ops_markdown(best_ops: dict, ops: dict) -> list[str]:
+    if not ops:
+        return []
+    lines = ["## The operators between the products", "",
+             "One thread; exp, tanh, erf, sigmoid and log over 10^6 values in [-4, 4) (log: "
+             "[0.5, 1.5)), softmax and layer_norm along the last axis, `out=` preallocated. "
+             "samebits runs the same wheel as above (fast mode on the relaxed-SIMD module); "
+             "TF.js runs its wasm kernel where it has one (no layer norm). Every output was "
+             "checked against samebits exact mode (three probes).", "",
+             "| operator (rows, cols) | samebits-fast ms | samebits-exact ms | tfjs ms "
+             "| fast/tfjs | exact/tfjs |", "|---|---:|---:|---:|---:|---:|"]
+    for name, (op, rows, cols) in ops.items():
+        ms = {lib: best_ops[(lib, name)]["ms"] for lib in ("samebits-fast", "samebits-exact",
+                                                           "tfjs") if (lib, name) in best_ops}
+        row = [f"{name} ({rows}, {cols})"] + [f"{ms[lib]:.3f}" if lib in ms else "—"
+                                              for lib in ("samebits-fast", "samebits-exact",
+                                                          "tfjs")]
+        for lib in ("samebits-fast", "samebits-exact"):
+            row.append(f"{ms['tfjs'] / ms[lib]:.2f}x" if lib in ms and "tfjs" in ms else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Ratios are speed ratios (TF.js time / samebits time; above 1: samebits "
+              "is faster).", ""]
+    return lines
 
 
 def cpu_name() -> str:
@@ -133,7 +194,8 @@ def package_version(path: Path) -> str:
         return "?"
 
 
-def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict) -> str:
+def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict,
+             best_ops: dict | None = None, ops: dict | None = None) -> str:
     loads = ", ".join(f"{p['load_before']:.2f}" for p in pages)
     libs = [lib for lib in ("samebits-fast", "samebits-exact", "tfjs", "ort")
             if any(k[0] == lib for k in best)]
@@ -161,9 +223,11 @@ def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict) -> str:
              f"(1-minute load average before each page: {loads}). "
              "GFLOP/s = 2mnk / time. Every library's outputs were checked against samebits "
              "exact mode (three probes per product).", "",
-             "| shape (m, n, k) | " + " | ".join(f"{lib} ms | GFLOP/s" for lib in libs)
-             + " | fast/tfjs | exact/tfjs | fast/ort | exact/ort |",
-             "|---|" + "---:|---:|" * len(libs) + "---:|---:|---:|---:|"]
+             ]
+    if shapes:
+        lines += ["| shape (m, n, k) | " + " | ".join(f"{lib} ms | GFLOP/s" for lib in libs)
+                  + " | fast/tfjs | exact/tfjs | fast/ort | exact/ort |",
+                  "|---|" + "---:|---:|" * len(libs) + "---:|---:|---:|---:|"]
     met, missed = [], []
     for name, (m, n, k) in shapes.items():
         row = [f"{name} ({m}, {n}, {k})"]
@@ -195,17 +259,21 @@ def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict) -> str:
                 mark = " ✓" if ok else " ✗"
             row.append(f"{r:.2f}x{mark}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Ratios are speed ratios (peer time / samebits time; above 1: samebits is "
-              "faster). ✓/✗ mark the target cells: fast ≥ 1.3x and exact ≥ 0.95x TF.js-wasm on "
-              "256³, 1024³ and the BERT-base products at 32 x 128 rows.", "",
-              f"Targets met: {', '.join(met) or 'none'}.",
-              f"Targets missed: {', '.join(missed) or 'none'}.", ""]
+    if shapes:
+        lines += ["", "Ratios are speed ratios (peer time / samebits time; above 1: samebits "
+                  "is faster). ✓/✗ mark the target cells: fast ≥ 1.3x and exact ≥ 0.95x "
+                  "TF.js-wasm on 256³, 1024³ and the BERT-base products at 32 x 128 rows.", "",
+                  f"Targets met: {', '.join(met) or 'none'}.",
+                  f"Targets missed: {', '.join(missed) or 'none'}.", ""]
+    lines += ops_markdown(best_ops or {}, ops or {})
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", default="all", help="comma-separated names from web/bench.mjs")
+    parser.add_argument("--ops", default="all",
+                        help="comma-separated operator names from web/bench.mjs, or none")
     parser.add_argument("--libs", default="samebits,tfjs,ort")
     parser.add_argument("--pages", type=int, default=2, help="fresh browser processes (>= 2)")
     parser.add_argument("--minms", type=float, default=80)
@@ -224,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print("browser_bench.py: missing:\n  " + "\n  ".join(missing), file=sys.stderr)
         return 2
-    query = {"libs": args.libs, "shapes": args.shapes, "minms": args.minms, "reps": args.reps,
+    query = {"libs": args.libs, "shapes": args.shapes, "ops": args.ops, "minms": args.minms,
+             "reps": args.reps,
              "warmup": args.warmup}
     if args.wheel:
         query["wheel"] = args.wheel
@@ -244,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         pages.append(result)
 
     best = best_cells(pages)
-    problems = check_agreement(best)
+    best_ops = best_op_cells(pages)
+    problems = check_agreement(best) + check_op_agreement(best_ops)
     if problems:
         print("browser_bench.py: the libraries disagree on the products:\n  "
               + "\n  ".join(problems), file=sys.stderr)
@@ -257,16 +327,19 @@ def main(argv: list[str] | None = None) -> int:
             "tfjs_version": package_version(PEERS["tfjs"]),
             "ort_version": package_version(PEERS["ort"]), "timing": pages[0]["timing"],
             "pages": len(pages)}
-    text = markdown(pages, best, shapes, meta)
+    ops = {name: tuple(dims) for name, dims in pages[0].get("opDims", {}).items()}
+    text = markdown(pages, best, shapes, meta, best_ops, ops)
     print(text)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
         md = args.out / f"browser-{today}.md"
         md.write_text(text, encoding="utf-8")
         cells = [dict(v, lib=k[0]) for k, v in sorted(best.items())]
+        op_cells = [dict(v, lib=k[0]) for k, v in sorted(best_ops.items())]
         (args.out / f"browser-{today}.json").write_text(json.dumps(
-            {"meta": meta, "shapes": shapes, "cells": cells,
-             "pages": [{"info": p["info"], "cells": p["cells"], "userAgent": p["userAgent"],
+            {"meta": meta, "shapes": shapes, "cells": cells, "ops": ops, "op_cells": op_cells,
+             "pages": [{"info": p["info"], "cells": p["cells"], "opCells": p.get("opCells", []),
+                        "userAgent": p["userAgent"],
                         "load_before": p["load_before"], "load_after": p["load_after"]}
                        for p in pages]}, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {md} and {md.with_suffix('.json')}")

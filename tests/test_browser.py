@@ -156,7 +156,8 @@ def test_browser_notices_one_flipped_bit(runner):
 def test_bench_page_runs_every_library(runner):
     """web/bench.html times samebits (fast on the relaxed module, exact on the
     plain one), TF.js-wasm and onnxruntime-web on one thread, and every
-    library computes the same products (probe outputs within 1e-3 sqrt(k))."""
+    library computes the same products (probe outputs within 1e-3 sqrt(k));
+    then the operators, against TF.js where it has them."""
     spec = importlib.util.spec_from_file_location("samebits_browser_bench",
                                                   ROOT / "bench" / "browser_bench.py")
     bench = importlib.util.module_from_spec(spec)
@@ -167,8 +168,9 @@ def test_bench_page_runs_every_library(runner):
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    result = bench.run_page({"shapes": "sq64,m1", "minms": 5, "reps": 1, "warmup": 1},
-                            timeout_s=300, log=lambda line: None)
+    ops = "erf-1e6,softmax-12288x128,layer_norm-12288x128"
+    result = bench.run_page({"shapes": "sq64,m1", "ops": ops, "minms": 5, "reps": 1,
+                             "warmup": 1}, timeout_s=300, log=lambda line: None)
     assert not result.get("error"), f"bench page error: {result['error']}\n{result['console']}"
     assert not result["blocked"], f"the bench page asked for remote URLs: {result['blocked']}"
     libs = {c["lib"] for c in result["cells"]}
@@ -180,3 +182,10 @@ def test_bench_page_runs_every_library(runner):
     assert info["tfjs"]["backend"] == "wasm" and info["tfjs"]["threads"] == 1
     assert info["tfjs"]["multithread"] is False
     assert bench.check_agreement(bench.best_cells([result])) == []
+    # the operators: samebits in both modes, TF.js where it has the kernel
+    op_cells = {(c["lib"], c["name"]) for c in result["opCells"]}
+    assert op_cells == {(lib, name) for name in ops.split(",")
+                        for lib in ("samebits-fast", "samebits-exact")} | {
+        ("tfjs", "erf-1e6"), ("tfjs", "softmax-12288x128")}
+    assert all(c["ms"] > 0 for c in result["opCells"])
+    assert bench.check_op_agreement(bench.best_op_cells([result])) == []

@@ -18,6 +18,14 @@ export function randomFloats(n, seed) {
   return out;
 }
 
+/** The input of an operator benchmark: uniform in [-4, 4), or in [0.5, 1.5)
+ *  for log; the same values for every library. */
+export function opInput(op, n) {
+  const x = randomFloats(n, 3);
+  for (let i = 0; i < n; i++) x[i] = op === "log" ? x[i] * 0.5 + 1 : x[i] * 4;
+  return x;
+}
+
 /** Three outputs of a row-major m x n product, for the cross-library check:
  *  the first, the middle and the last. */
 export function probes(c, m, n) {

@@ -43,6 +43,7 @@ self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { await runShape(data.shape); post("shapeDone"); }
+    else if (data.type === "op") post("shapeDone");   // products only
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

@@ -2,7 +2,7 @@
 // the wheel from wasm/out, matmul timed from Python (samebits.bench.time_call,
 // the method of bench-common.mjs) with out= preallocated and threads=1.
 // Fast mode runs on the relaxed-SIMD module, exact mode on the plain one.
-import { randomFloats } from "./bench-common.mjs";
+import { opInput, randomFloats } from "./bench-common.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
@@ -33,6 +33,20 @@ def sb_time(a, b, m, n, mode, warmup, min_seconds, reps):
     flat = out.cast("B").cast("f")
     probes = [flat[0], flat[(m // 2) * n + n // 2], flat[m * n - 1]]
     return json.dumps({"seconds": seconds, "probes": probes})
+
+def sb_time_op(x, op, rows, cols, mode, warmup, min_seconds, reps):
+    out = memoryview(bytearray(4 * rows * cols)).cast("f", (rows, cols))
+    if op == "softmax":
+        fn = lambda: samebits.softmax(x, -1, mode=mode, out=out, threads=1)
+    elif op == "layer_norm":
+        fn = lambda: samebits.layer_norm(x, (cols,), mode=mode, out=out, threads=1)
+    else:
+        f = getattr(samebits, op)
+        fn = lambda: f(x, mode=mode, out=out, threads=1)
+    seconds = time_call(fn, min_seconds=min_seconds, repeats=reps, warmup=warmup)
+    flat = out.cast("B").cast("f")
+    n = rows * cols
+    return json.dumps({"seconds": seconds, "probes": [flat[0], flat[n // 2], flat[n - 1]]})
 `;
 
 let state = null;
@@ -49,7 +63,7 @@ async function init(job) {
   pyodide.runPython(PYTHON);
   const g = (name) => pyodide.globals.get(name);
   const info = JSON.parse(g("sb_info")());
-  state = { job, matrix: g("sb_matrix"), time: g("sb_time") };
+  state = { job, matrix: g("sb_matrix"), time: g("sb_time"), timeOp: g("sb_time_op") };
   return { ...info, pyodide: pyodide.version };
 }
 
@@ -69,11 +83,27 @@ function runShape([m, n, k]) {
   }
 }
 
-// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s, "shapeDone".
+function runOp({ name, op, rows, cols }) {
+  const { job, matrix, timeOp } = state;
+  const x = matrix(opInput(op, rows * cols), rows, cols);
+  try {
+    for (const mode of job.modes) {
+      const { seconds, probes } = JSON.parse(timeOp(x, op, rows, cols, mode, job.warmup,
+                                                    job.minMs / 1000, job.reps));
+      post("opCell", { lib: `samebits-${mode}`, name, op, rows, cols, ms: seconds * 1000, probes });
+    }
+  } finally {
+    x.destroy();
+  }
+}
+
+// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s,
+// "shapeDone"; {type: "op", name, op, rows, cols} -> "opCell"s, "shapeDone".
 self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { runShape(data.shape); post("shapeDone"); }
+    else if (data.type === "op") { runOp(data); post("shapeDone"); }
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

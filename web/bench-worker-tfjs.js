@@ -43,11 +43,37 @@ async function runShape([m, n, k]) {
   }
 }
 
-// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell", "shapeDone".
+// TF.js's kernels for the operator benchmark (it has no layer norm kernel).
+const TF_OPS = {
+  exp: (tf, x) => tf.exp(x), tanh: (tf, x) => tf.tanh(x), erf: (tf, x) => tf.erf(x),
+  sigmoid: (tf, x) => tf.sigmoid(x), log: (tf, x) => tf.log(x),
+  softmax: (tf, x) => tf.softmax(x),
+};
+
+async function runOp({ name, op, rows, cols }) {
+  const { job, tf, opInput, timeCall } = state;
+  const fn = TF_OPS[op];
+  if (!fn) return;
+  const x = tf.tensor2d(opInput(op, rows * cols), [rows, cols]);
+  try {
+    const { ms } = await timeCall(() => { fn(tf, x).dispose(); }, job);
+    const y = fn(tf, x);
+    const v = y.dataSync();
+    y.dispose();
+    const n = rows * cols;
+    post("opCell", { lib: "tfjs", name, op, rows, cols, ms, probes: [v[0], v[n >> 1], v[n - 1]] });
+  } finally {
+    x.dispose();
+  }
+}
+
+// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell", "shapeDone";
+// {type: "op", ...} -> "opCell" (where TF.js has the operator), "shapeDone".
 self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { await runShape(data.shape); post("shapeDone"); }
+    else if (data.type === "op") { await runOp(data); post("shapeDone"); }
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

@@ -5,6 +5,7 @@
 //
 // Query parameters (all optional):
 //   libs=samebits,tfjs,ort   shapes=NAME,...|all (names from SHAPES)
+//   ops=NAME,...|all|none (names from OPS: the operators between the products)
 //   modes=fast,exact (samebits)   warmup=2   minms=80   reps=3
 //   wheel=URL   pyodide=URL
 const params = new URLSearchParams(location.search);
@@ -23,14 +24,31 @@ export const SHAPES = {
   "m1": [1, 768, 768], "m32": [32, 768, 768],
 };
 
-const shapeNames = list("shapes", "all").includes("all") ? Object.keys(SHAPES) : list("shapes", "");
+// name -> [operator, rows, cols]: the operator over a (rows, cols) float32
+// array, softmax and layer_norm along the last axis. TF.js has every one but
+// layer_norm; onnxruntime-web is timed on products only.
+export const OPS = {
+  "exp-1e6": ["exp", 1, 1000000], "tanh-1e6": ["tanh", 1, 1000000],
+  "erf-1e6": ["erf", 1, 1000000], "sigmoid-1e6": ["sigmoid", 1, 1000000],
+  "log-1e6": ["log", 1, 1000000],
+  "softmax-12288x128": ["softmax", 12288, 128], "softmax-4096x768": ["softmax", 4096, 768],
+  "layer_norm-12288x128": ["layer_norm", 12288, 128],
+  "layer_norm-4096x768": ["layer_norm", 4096, 768],
+};
+
+const opNames = (list("ops", "all").includes("all") ? Object.keys(OPS) : list("ops", ""))
+  .filter((n) => n !== "none");
+for (const name of opNames) if (!OPS[name]) throw new Error(`unknown op ${name}`);
+const shapeNames = (list("shapes", "all").includes("all") ? Object.keys(SHAPES) : list("shapes", ""))
+  .filter((n) => n !== "none");
 for (const name of shapeNames) if (!SHAPES[name]) throw new Error(`unknown shape ${name}`);
 const timing = { warmup: Number(params.get("warmup") ?? 2), minMs: Number(params.get("minms") ?? 80),
                  reps: Number(params.get("reps") ?? 3) };
 const libs = list("libs", "samebits,tfjs,ort");
 const modes = list("modes", "fast,exact");
 
-const result = { done: false, error: null, cells: [], info: {}, shapes: shapeNames, timing,
+const result = { done: false, error: null, cells: [], opCells: [], info: {}, shapes: shapeNames,
+                 ops: opNames, opDims: Object.fromEntries(opNames.map((n) => [n, OPS[n]])), timing,
                  shapeDims: Object.fromEntries(shapeNames.map((n) => [n, SHAPES[n]])),
                  libs, modes, userAgent: navigator.userAgent,
                  crossOriginIsolated: self.crossOriginIsolated };
@@ -50,6 +68,16 @@ function render() {
     return `<tr><td>${name} (${m}, ${n}, ${k})</td>${cells.join("")}</tr>`;
   });
   $("table").innerHTML = head + rows.join("");
+  const opHead = `<tr><th>operator (rows, cols)</th>${COLUMNS.map((c) => `<th>${c}</th>`).join("")}</tr>`;
+  const opRows = opNames.map((name) => {
+    const [, rows, cols] = OPS[name];
+    const cells = COLUMNS.map((lib) => {
+      const c = result.opCells.find((x) => x.lib === lib && x.name === name);
+      return c ? `<td>${c.ms.toFixed(3)} ms</td>` : "<td>—</td>";
+    });
+    return `<tr><td>${name} (${rows}, ${cols})</td>${cells.join("")}</tr>`;
+  });
+  $("ops").innerHTML = opNames.length ? opHead + opRows.join("") : "";
 }
 
 async function wheelURL() {
@@ -73,7 +101,12 @@ function startWorker(lib) {
   const worker = new Worker(here(url), { type });
   let pending = null;
   worker.onmessage = ({ data }) => {
-    if (data.type === "cell") {
+    if (data.type === "opCell") {
+      const cell = { ...data };
+      delete cell.type;
+      result.opCells.push(cell);
+      render();
+    } else if (data.type === "cell") {
       const cell = { ...data, gflops: (2 * data.m * data.n * data.k) / (data.ms * 1e6) };
       delete cell.type;
       result.cells.push(cell);
@@ -114,6 +147,13 @@ async function main() {
       for (const lib of libs) {
         $("status").textContent = `timing ${name} with ${lib}…`;
         await workers[lib].send({ type: "shape", shape: SHAPES[name] });
+      }
+    }
+    for (const name of opNames) {
+      const [op, rows, cols] = OPS[name];
+      for (const lib of libs) {
+        $("status").textContent = `timing ${name} with ${lib}…`;
+        await workers[lib].send({ type: "op", name, op, rows, cols });
       }
     }
   } finally {
