@@ -128,7 +128,8 @@ def run(name: str, path: str, threads: int, harness: pathlib.Path, tmp: pathlib.
 def write_results(results: list[dict], path: str, elapsed: float,
                   mode: str = "exact") -> pathlib.Path:
     day = datetime.date.today().isoformat()
-    stem = f"accuracy-{day}" if mode == "exact" else f"accuracy-{mode}-{day}"
+    # fast mode's bits depend on the path: one file per path
+    stem = f"accuracy-{day}" if mode == "exact" else f"accuracy-{mode}-{path}-{day}"
     out_dir = ROOT / "bench" / "results"
     machine = platform.processor() or platform.machine()
     try:
