@@ -35,7 +35,8 @@ deps:
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright
+	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
+	    onnx onnxruntime
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .
@@ -78,7 +79,7 @@ sanitize:
 	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
 	    tests/test_elementwise.py tests/test_activations.py tests/test_arith.py \
 	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py \
-	    tests/test_resize.py
+	    tests/test_resize.py tests/test_onnx_reader.py tests/test_onnx_ops.py
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of
 # AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned

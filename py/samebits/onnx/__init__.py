@@ -1,0 +1,67 @@
+"""samebits.onnx: run ONNX models with samebits' kernels, natively and in
+Pyodide.
+
+>>> import samebits.onnx
+>>> sess = samebits.onnx.load("model.onnx", mode="exact")     # doctest: +SKIP
+>>> sess.inputs                                                 # doctest: +SKIP
+[TensorInfo(name='input', dtype='float32', shape=('batch', 3, 224, 224))]
+>>> sess.run({"input": x})["logits"]                            # doctest: +SKIP
+
+The file is read by a small protobuf reader of its own (no onnx or protobuf
+package needed). Every operator and attribute the model uses is checked at
+load; what the runner lacks raises UnsupportedModelError naming the node,
+the operator and the attribute. docs/onnx.md lists the operators and how
+each maps onto samebits' exact definitions.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from ._model import parse_model
+from ._registry import BUILDERS, UnsupportedModelError
+from ._session import Session, TensorInfo
+from ._wire import DecodeError
+
+__all__ = ["DecodeError", "Session", "TensorInfo", "UnsupportedModelError", "load",
+           "supported_operators"]
+
+
+def load(model: Union[str, os.PathLike, bytes, bytearray, memoryview], mode: str = "exact",
+         threads: Optional[int] = None) -> Session:
+    """Loads an ONNX model and prepares it to run.
+
+    Parameters
+    ----------
+    model
+        A path to an .onnx file, or its bytes.
+    mode
+        "exact" (the default: the same bits on every machine, path, thread
+        count and runtime) or "fast".
+    threads
+        Maximum threads per operator (default: every core, capped by
+        SAMEBITS_THREADS). Never changes a result.
+
+    Raises
+    ------
+    UnsupportedModelError (a ValueError)
+        An operator, attribute, opset or type the runner does not support.
+    DecodeError (a ValueError)
+        The bytes are not a well-formed ONNX file.
+    """
+    base_dir: Optional[Path] = None
+    if isinstance(model, (str, os.PathLike)):
+        path = Path(model)
+        data: Any = path.read_bytes()
+        base_dir = path.parent
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        data = model
+    else:
+        raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
+    return Session(parse_model(data), mode, threads, base_dir)
+
+
+def supported_operators() -> list[str]:
+    """The operator types (default ONNX domain) the runner can load."""
+    return sorted(BUILDERS)

@@ -1,0 +1,527 @@
+"""Elementwise arithmetic, activations, reductions and normalizations.
+
+float32 tensors go through samebits' kernels (their exact definitions are in
+docs/exact-ops.md; docs/onnx.md says how each ONNX operator maps onto them).
+Integer tensors (shape arithmetic) are computed in Python with int64
+wrap-around, as C computes them.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Callable, Optional
+
+import samebits as _sb
+
+from . import _flat
+from . import _model as M
+from . import _values as V
+from ._ops_shape import cast_value, shape_ints
+from ._registry import NodeContext, axis_index, need_floats, need_ints, normalize_axes, op
+from ._values import Floats, Ints, np
+
+CANONICAL_NAN = 0x7FC00000
+FLT_MAX = 3.4028234663852886e38
+
+
+def _mode(ctx: NodeContext) -> dict:
+    return {"mode": ctx.mode, "threads": ctx.threads}
+
+
+def _arg(t: Floats):
+    """What a samebits kernel takes for t (a 0-d tensor as a Python float
+    would lose nothing, but its array form keeps the code uniform)."""
+    return t.data
+
+
+# ---- binary arithmetic ----------------------------------------------------------
+
+def _int_div(a: int, b: int) -> int:
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _int_pow(a: int, b: int) -> int:
+    if b < 0:
+        return 0 if abs(a) != 1 else (a if b % 2 else 1)
+    return pow(a, b, 1 << 64)
+
+
+_INT_OPS: dict[str, Callable[[int, int], int]] = {
+    "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+    "Div": _int_div, "Pow": _int_pow, "Max": max, "Min": min,
+}
+_FLOAT_OPS = {"Add": _sb.add, "Sub": _sb.sub, "Mul": _sb.mul, "Div": _sb.div, "Pow": _sb.pow,
+              "Max": _sb.maximum, "Min": _sb.minimum}
+
+
+def int_binary(name: str, a: Ints, b: Ints, ctx: NodeContext) -> Ints:
+    shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
+    am, bm = _flat.broadcast_map(shape, a.shape), _flat.broadcast_map(shape, b.shape)
+    fn = _INT_OPS[name]
+    try:
+        values = [V.wrap_int(fn(a.values[i], b.values[j]), a.dtype) for i, j in zip(am, bm)]
+    except ZeroDivisionError:
+        raise ValueError(f"{ctx.where}: integer division by zero") from None
+    return Ints(shape, values, a.dtype)
+
+
+def float_binary(name: str, a: Floats, b: Floats, ctx: NodeContext) -> Floats:
+    shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
+    if V.size_of(shape) == 0:
+        return Floats(shape, None)
+    return Floats.wrap(_FLOAT_OPS[name](_arg(a), _arg(b), **_mode(ctx)))
+
+
+def binary(name: str, a, b, ctx: NodeContext):
+    if isinstance(a, Floats) and isinstance(b, Ints) and name == "Pow":
+        b = cast_value(b, M.FLOAT, ctx)   # Pow's exponent may be an integer tensor
+    if isinstance(a, Floats) and isinstance(b, Floats):
+        return float_binary(name, a, b, ctx)
+    if isinstance(a, Ints) and isinstance(b, Ints):
+        if name == "Pow" or a.dtype != M.BOOL:
+            return int_binary(name, a, b, ctx)
+    raise TypeError(f"{ctx.where}: inputs of types {a!r} and {b!r} cannot be combined")
+
+
+def _binary_builder(name: str):
+    def build(ctx: NodeContext):
+        ctx.ignore("broadcast", "axis") if ctx.opset < 7 else None
+        return lambda inputs: [binary(name, inputs[0], inputs[1], ctx)]
+    return build
+
+
+for _name in ("Add", "Sub", "Mul", "Div", "Pow"):
+    op(_name)(_binary_builder(_name))
+
+
+def _variadic_builder(name: str):
+    def build(ctx: NodeContext):
+        def run(inputs):
+            args = [t for t in inputs if t is not None]
+            if not args:
+                raise ValueError(f"{ctx.where}: needs at least one input")
+            acc = args[0]
+            for t in args[1:]:
+                acc = binary(name, acc, t, ctx)
+            return [acc]
+        return run
+    return build
+
+
+for _name in ("Max", "Min"):
+    op(_name)(_variadic_builder(_name))
+
+
+@op("Sum")
+def _sum(ctx: NodeContext):
+    return _variadic_builder("Add")(ctx)
+
+
+@op("Mean")
+def _mean(ctx: NodeContext):
+    add = _variadic_builder("Add")(ctx)
+
+    def run(inputs):
+        n = len([t for t in inputs if t is not None])
+        total = need_floats(add(inputs)[0], ctx, "data_0")
+        return [float_binary("Div", total, V.floats_from_list([float(n)], ()), ctx)]
+    return run
+
+
+@op("Mod")
+def _mod(ctx: NodeContext):
+    fmod = ctx.int("fmod", 0)
+
+    def run(inputs):
+        a, b = need_ints(inputs[0], ctx, "A"), need_ints(inputs[1], ctx, "B")
+        shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
+        am, bm = _flat.broadcast_map(shape, a.shape), _flat.broadcast_map(shape, b.shape)
+        out = []
+        for i, j in zip(am, bm):
+            x, y = a.values[i], b.values[j]
+            if y == 0:
+                raise ValueError(f"{ctx.where}: modulo by zero")
+            out.append(x - y * _int_div(x, y) if fmod else x % y)
+        return [Ints(shape, out, a.dtype)]
+    return run
+
+
+# ---- unary ------------------------------------------------------------------------
+
+def _unary_builder(fn: Callable, int_fn: Optional[Callable[[int], int]] = None):
+    def build(ctx: NodeContext):
+        def run(inputs):
+            x = inputs[0]
+            if isinstance(x, Ints):
+                if int_fn is None:
+                    raise TypeError(f"{ctx.where}: input must be float32")
+                return [Ints(x.shape, [V.wrap_int(int_fn(v), x.dtype) for v in x.values],
+                             x.dtype)]
+            if x.size == 0:
+                return [x]
+            return [Floats.wrap(fn(x.data, **_mode(ctx)))]
+        return run
+    return build
+
+
+for _name, _fn in (("Relu", _sb.relu), ("Sigmoid", _sb.sigmoid), ("Tanh", _sb.tanh),
+                   ("Erf", _sb.erf), ("Exp", _sb.exp), ("Log", _sb.log), ("Sqrt", _sb.sqrt)):
+    op(_name)(_unary_builder(_fn, (lambda v: max(v, 0)) if _name == "Relu" else None))
+
+op("Neg")(_unary_builder(lambda x, **kw: _sb.mul(x, -1.0, **kw), lambda v: -v))
+op("Reciprocal")(_unary_builder(lambda x, **kw: _sb.div(1.0, x, **kw)))
+
+
+@op("Abs")
+def _abs(ctx: NodeContext):
+    def run(inputs):
+        x = inputs[0]
+        if isinstance(x, Ints):
+            return [Ints(x.shape, [V.wrap_int(abs(v), x.dtype) for v in x.values], x.dtype)]
+        if x.size == 0:
+            return [x]
+        # the sign bit cleared; NaN stored canonically
+        bits = [b & 0x7FFFFFFF for b in V.float_bits(x)]
+        bits = [CANONICAL_NAN if b > 0x7F800000 else b for b in bits]
+        return [V.floats_from_bits(bits, x.shape)]
+    return run
+
+
+@op("LeakyRelu")
+def _leaky_relu(ctx: NodeContext):
+    alpha = ctx.float("alpha", 0.01)
+    return lambda inputs: [Floats.wrap(_sb.leaky_relu(need_floats(inputs[0], ctx, "X").data,
+                                                      alpha, **_mode(ctx)))
+                           if inputs[0].size else inputs[0]]
+
+
+def _hard_sigmoid(x: Floats, alpha: float, beta: float, ctx: NodeContext) -> Floats:
+    """ONNX's max(0, min(1, alpha * x + beta)): a float32 multiply, an add,
+    then the clamp (samebits.maximum and minimum)."""
+    t = _sb.mul(x.data, alpha, **_mode(ctx))
+    t = _sb.add(t, beta, **_mode(ctx))
+    t = _sb.minimum(_sb.maximum(t, 0.0, **_mode(ctx)), 1.0, **_mode(ctx))
+    return Floats.wrap(t)
+
+
+@op("HardSigmoid")
+def _hardsigmoid(ctx: NodeContext):
+    alpha, beta = ctx.float("alpha", 0.2), ctx.float("beta", 0.5)
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        return [_hard_sigmoid(x, alpha, beta, ctx) if x.size else x]
+    return run
+
+
+@op("HardSwish")
+def _hardswish(ctx: NodeContext):
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        if not x.size:
+            return [x]
+        # x * HardSigmoid(x) with alpha = 1/6, beta = 0.5 (ONNX's definition)
+        hs = _hard_sigmoid(x, 1.0 / 6.0, 0.5, ctx)
+        return [Floats.wrap(_sb.mul(x.data, hs.data, **_mode(ctx)))]
+    return run
+
+
+@op("Clip")
+def _clip(ctx: NodeContext):
+    if ctx.opset < 11:
+        lo_attr = ctx.float("min", None)
+        hi_attr = ctx.float("max", None)
+
+    def run(inputs):
+        x = inputs[0]
+        if ctx.opset < 11:
+            lo, hi = lo_attr, hi_attr
+        else:
+            lo = inputs[1] if len(inputs) > 1 else None
+            hi = inputs[2] if len(inputs) > 2 else None
+        if isinstance(x, Ints):
+            lo_v = None if lo is None else need_ints(lo, ctx, "min").values[0]
+            hi_v = None if hi is None else need_ints(hi, ctx, "max").values[0]
+            out = [v if lo_v is None or v >= lo_v else lo_v for v in x.values]
+            out = [v if hi_v is None or v <= hi_v else hi_v for v in out]
+            return [Ints(x.shape, out, x.dtype)]
+        if not x.size:
+            return [x]
+        # minimum(maximum(x, min), max), each with samebits' NaN and signed-zero
+        # rules; an absent bound is float32's lowest or largest finite value
+        # (ONNX's default), so infinities are clipped to them
+        lo_v = -FLT_MAX if lo is None else (lo if isinstance(lo, float)
+                                            else need_floats(lo, ctx, "min").data)
+        hi_v = FLT_MAX if hi is None else (hi if isinstance(hi, float)
+                                           else need_floats(hi, ctx, "max").data)
+        y = _sb.maximum(x.data, lo_v, **_mode(ctx))
+        return [Floats.wrap(_sb.minimum(y, hi_v, **_mode(ctx)))]
+    return run
+
+
+@op("Gelu")
+def _gelu(ctx: NodeContext):
+    approximate = ctx.str("approximate", "none")
+    if approximate not in ("none", "tanh"):
+        raise ctx.error(f"approximate={approximate!r} is not supported")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        return [Floats.wrap(_sb.gelu(x.data, approximate, **_mode(ctx))) if x.size else x]
+    return run
+
+
+@op("PRelu")
+def _prelu(ctx: NodeContext):
+    def run(inputs):
+        x, slope = need_floats(inputs[0], ctx, "X"), need_floats(inputs[1], ctx, "slope")
+        if not x.size:
+            return [x]
+        # slope * x (one float32 multiply) where x < 0, x elsewhere; NaN canonical
+        shape = _flat.broadcast_shape([x.shape, slope.shape], ctx.where)
+        if shape != x.shape:
+            raise ValueError(f"{ctx.where}: slope {slope.shape} must broadcast to X {x.shape}")
+        scaled = Floats.wrap(_sb.mul(x.data, slope.data, **_mode(ctx)))
+        same = Floats.wrap(_sb.mul(x.data, 1.0, **_mode(ctx)))
+        xb, sb_, kb = V.float_bits(x), V.float_bits(scaled), V.float_bits(same)
+        out = [s if (b & 0x80000000 and (b & 0x7FFFFFFF) and b & 0x7FFFFFFF <= 0x7F800000) else k
+               for b, s, k in zip(xb, sb_, kb)]
+        return [V.floats_from_bits(out, x.shape)]
+    return run
+
+
+# ---- reductions ---------------------------------------------------------------------
+
+def _reduce_axes(ctx: NodeContext, inputs, rank: int, attr_axes, axes_input_from: int):
+    axes = attr_axes
+    if ctx.opset >= axes_input_from and len(inputs) > 1 and inputs[1] is not None:
+        axes = shape_ints(inputs[1], ctx, "axes")
+    return axes
+
+
+def _moved_to_end(x: Floats, axes: list[int], ctx: NodeContext) -> tuple[Floats, int]:
+    """x with `axes` (sorted) moved to the end and merged into one: (tensor, n).
+    The reduced elements of an output are then in row-major order of `axes`."""
+    r = len(x.shape)
+    keep = [a for a in range(r) if a not in axes]
+    if axes != list(range(r - len(axes), r)):
+        x = Floats.wrap(_sb.permute(x.data, keep + axes, threads=ctx.threads))
+    n = V.size_of(x.shape[len(keep):])
+    return V.reshape(x, tuple(x.shape[:len(keep)]) + (n,)), n
+
+
+def _reduce_builder(name: str):
+    def build(ctx: NodeContext):
+        keepdims = ctx.int("keepdims", 1)
+        noop = ctx.int("noop_with_empty_axes", 0) if ctx.opset >= 13 else 0
+        axes_input_from = 13 if name == "ReduceSum" else 18
+        attr_axes = ctx.ints("axes", None) if ctx.opset < axes_input_from else None
+
+        def run(inputs):
+            x = inputs[0]
+            r = len(x.shape)
+            axes = _reduce_axes(ctx, inputs, r, attr_axes, axes_input_from)
+            if not axes:
+                if noop:
+                    return [x]
+                axes = list(range(r))
+            axes = sorted(normalize_axes(axes, r, ctx))
+            out_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdims \
+                else tuple(d for i, d in enumerate(x.shape) if i not in axes)
+            if isinstance(x, Ints):
+                return [_int_reduce(name, x, axes, out_shape, ctx)]
+            return [_float_reduce(name, x, axes, out_shape, ctx)]
+        return run
+    return build
+
+
+def _int_reduce(name: str, x: Ints, axes: list[int], out_shape, ctx: NodeContext) -> Ints:
+    r = len(x.shape)
+    keep = [a for a in range(r) if a not in axes]
+    shape_t, m = _flat.transpose_map(x.shape, keep + axes)
+    vals = _flat.take(x.values, m)
+    n = V.size_of([x.shape[a] for a in axes])
+    outer = V.size_of([x.shape[a] for a in keep])
+    out = []
+    for o in range(outer):
+        group = vals[o * n:(o + 1) * n]
+        if name == "ReduceSum":
+            v = sum(group)
+        elif name == "ReduceProd":
+            v = 1
+            for g in group:
+                v *= g
+        elif name in ("ReduceMax", "ReduceMin"):
+            if not group:
+                raise ValueError(f"{ctx.where}: {name} over an empty axis")
+            v = max(group) if name == "ReduceMax" else min(group)
+        elif name == "ReduceMean":
+            v = _int_div(sum(group), n) if n else 0
+        else:
+            raise TypeError(f"{ctx.where}: {name} on integers is not supported")
+        out.append(V.wrap_int(v, x.dtype))
+    return Ints(out_shape, out, x.dtype)
+
+
+def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeContext) -> Floats:
+    if V.size_of(out_shape) == 0:
+        return Floats(out_shape, None)
+    if x.size == 0:   # reducing an empty axis: sums are +0, the mean NaN (0 / 0)
+        fill = {"ReduceSum": 0.0, "ReduceMean": float("nan")}.get(name)
+        if fill is None:
+            raise ValueError(f"{ctx.where}: {name} over an empty axis")
+        return V.full_floats(out_shape, fill)
+    y, n = _moved_to_end(x, axes, ctx)
+    if name in ("ReduceSum", "ReduceMean"):
+        fn = _sb.sum if name == "ReduceSum" else _sb.mean
+        out = Floats.wrap(fn(y.data, -1, **_mode(ctx)))
+    elif name in ("ReduceMax", "ReduceMin"):
+        # maximum/minimum are order-free bit for bit (NaN canonical, max(-0,
+        # +0) = +0, min = -0), so a fold over the reduced elements is exact
+        fn = _sb.maximum if name == "ReduceMax" else _sb.minimum
+        acc = _sb.slice(y.data, -1, 0, 1)
+        for j in range(1, n):
+            acc = fn(acc, _sb.slice(y.data, -1, j, j + 1), **_mode(ctx))
+        out = Floats.wrap(acc)
+    else:
+        raise ctx.error(f"{name} is not supported on float32")
+    return V.reshape(out, out_shape)
+
+
+for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
+    op(_name)(_reduce_builder(_name))
+
+
+@op("ArgMax", "ArgMin")
+def _argmax(ctx: NodeContext):
+    axis = ctx.int("axis", 0)
+    keepdims = ctx.int("keepdims", 1)
+    last = ctx.int("select_last_index", 0)
+    is_max = ctx.node.op_type == "ArgMax"
+
+    def run(inputs):
+        x = inputs[0]
+        r = len(x.shape)
+        a = axis_index(axis, r, ctx)
+        vals = V.float_list(x) if isinstance(x, Floats) else x.values
+        shape_t, m = _flat.transpose_map(x.shape, [i for i in range(r) if i != a] + [a])
+        vals = _flat.take(vals, m)
+        n = x.shape[a]
+        out = []
+        for o in range(len(vals) // n if n else 0):
+            group = vals[o * n:(o + 1) * n]
+            best = 0
+            for j, v in enumerate(group):
+                b = group[best]
+                if v != v:           # NaN wins (the first, or the last with select_last_index)
+                    if b == b or last:
+                        best = j
+                    continue
+                if b != b:
+                    continue
+                better = v > b if is_max else v < b
+                if better or (last and v == b):
+                    best = j
+            out.append(best)
+        shape = tuple(1 if i == a else d for i, d in enumerate(x.shape)) if keepdims else \
+            tuple(d for i, d in enumerate(x.shape) if i != a)
+        return [Ints(shape, out, M.INT64)]
+    return run
+
+
+# ---- softmax and normalizations ---------------------------------------------------------
+
+def _softmax_builder(log: bool):
+    def build(ctx: NodeContext):
+        axis = ctx.int("axis", 1 if ctx.opset < 13 else -1)
+        fn = _sb.log_softmax if log else _sb.softmax
+
+        def run(inputs):
+            x = need_floats(inputs[0], ctx, "input")
+            r = len(x.shape)
+            if x.size == 0:
+                return [x]
+            if ctx.opset < 13:   # the input as 2-D, [:axis] by [axis:], softmax over rows
+                a = axis_index(axis, r, ctx) if r else 0
+                flat = V.reshape(x, (V.size_of(x.shape[:a]), V.size_of(x.shape[a:])))
+                return [V.reshape(Floats.wrap(fn(flat.data, -1, **_mode(ctx))), x.shape)]
+            return [Floats.wrap(fn(x.data, axis_index(axis, r, ctx), **_mode(ctx)))]
+        return run
+    return build
+
+
+op("Softmax")(_softmax_builder(False))
+op("LogSoftmax")(_softmax_builder(True))
+
+
+@op("LayerNormalization")
+def _layer_norm(ctx: NodeContext):
+    axis = ctx.int("axis", -1)
+    eps = ctx.float("epsilon", 1e-5)
+    stash = ctx.int("stash_type", 1)
+    if stash != 1:
+        raise ctx.error(f"stash_type={stash} is not supported (1: float32)")
+    ctx.only_first_output("Mean/InvStdDev")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        r = len(x.shape)
+        a = axis_index(axis, r, ctx)
+        norm = x.shape[a:]
+        scale = need_floats(inputs[1], ctx, "Scale")
+        bias = inputs[2] if len(inputs) > 2 else None
+        if x.size == 0:
+            return [x]
+
+        def fit(t: Floats, what: str):
+            if t.shape == norm:
+                return t.data
+            if V.size_of(t.shape) == V.size_of(norm) and \
+                    _flat.broadcast_shape([t.shape, norm], ctx.where) == tuple(norm):
+                return V.reshape(t, tuple(norm)).data
+            raise ValueError(f"{ctx.where}: {what} {t.shape} does not match the normalized "
+                             f"shape {tuple(norm)}")
+        b = None if bias is None else fit(need_floats(bias, ctx, "B"), "B")
+        return [Floats.wrap(_sb.layer_norm(x.data, tuple(norm), fit(scale, "Scale"), b, eps,
+                                           **_mode(ctx)))]
+    return run
+
+
+@op("BatchNormalization")
+def _batch_norm(ctx: NodeContext):
+    eps = ctx.float("epsilon", 1e-5)
+    ctx.ignore("momentum")        # updates running statistics in training only
+    if ctx.has("spatial") and ctx.int("spatial") != 1:
+        raise ctx.error("spatial=0 is not supported")
+    if ctx.int("training_mode", 0):
+        raise ctx.error("training_mode=1 is not supported (inference only)")
+    if ctx.opset < 7:
+        ctx.ignore("is_test", "consumed_inputs")
+    ctx.only_first_output("running mean/var")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        scale, bias, mean, var = (need_floats(inputs[i], ctx, n).data for i, n in
+                                  ((1, "scale"), (2, "B"), (3, "input_mean"), (4, "input_var")))
+        if x.size == 0:
+            return [x]
+        return [Floats.wrap(_sb.batch_norm(x.data, mean, var, scale, bias, eps=eps,
+                                           **_mode(ctx)))]
+    return run
+
+
+@op("InstanceNormalization")
+def _instance_norm(ctx: NodeContext):
+    eps = ctx.float("epsilon", 1e-5)
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "input")
+        scale, bias = need_floats(inputs[1], ctx, "scale"), need_floats(inputs[2], ctx, "B")
+        if x.size == 0:
+            return [x]
+        # one group per channel: group_norm's statistics are instance norm's
+        return [Floats.wrap(_sb.group_norm(x.data, x.shape[1], scale.data, bias.data, eps,
+                                           **_mode(ctx)))]
+    return run
