@@ -7,14 +7,14 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm web-deps hashes browser speed bench sanitize avx512-emulated clean
+.PHONY: all test check deps native wasm web-deps models hashes browser speed bench sanitize avx512-emulated clean
 
 # The main job: build native + wasm, print the hash table natively and in
 # Chromium (exact lines compared), then a short speed line.
 all: deps native wasm web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
-test: deps native wasm web-deps
+test: deps native wasm web-deps models
 	$(PYTHON) -m pytest -q -m "" tests
 	$(MAKE) sanitize
 	$(MAKE) avx512-emulated
@@ -46,6 +46,11 @@ wasm:
 
 web-deps:
 	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+# The reference networks as ONNX files, with their native digests, for the
+# models suite under Node and in Chromium (web/out/models, about 1 GB).
+models:
+	$(PYTHON) web/make_models.py
 
 # Native lines at 1 thread and every core, saved for the page to compare with.
 hashes:

@@ -189,3 +189,31 @@ def test_bench_page_runs_every_library(runner):
         ("tfjs", "erf-1e6"), ("tfjs", "softmax-12288x128")}
     assert all(c["ms"] > 0 for c in result["opCells"])
     assert bench.check_op_agreement(bench.best_op_cells([result])) == []
+
+
+def test_browser_models_suite_matches_native(runner):
+    """web/models.html runs the five reference networks with samebits.onnx in
+    Pyodide in Chromium (model files built natively by web/make_models.py and
+    served from 127.0.0.1): every exact digest equals the native and pinned
+    one."""
+    import json
+    from test_onnx_models import PINNED
+    from samebits.onnx import suite
+    manifest_path = ROOT / "web" / "out" / "models" / "models.json"
+    if not manifest_path.is_file():
+        message = "web/out/models is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    manifest = json.loads(manifest_path.read_text())
+    result = runner.run_models_page(timeout_s=900)
+    assert not result.get("error"), f"page error: {result['error']}\n{result['console']}"
+    assert result["done"] and not result["blocked"], result["blocked"]
+    assert result["header"] == suite.header()
+    assert [r["line"].split()[1] for r in result["rows"]] == \
+        [n["name"] for n in manifest["networks"]]
+    for row in result["rows"]:
+        name, mode, path, threads, digest = suite.parse_line(row["line"])
+        assert (mode, path, threads) == ("exact", "vec4", 1)
+        assert digest == suite.parse_line(row["native"])[4] == PINNED[name], row
+    assert result["ok"]

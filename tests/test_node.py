@@ -320,3 +320,33 @@ def test_node_fast_mode_falls_back(prerequisites):
         assert check["fast_library"] == check["library"] and check["fused"] is False
         assert check["fast_library_note"].startswith(f"{RELAXED_NAME} did not load")
         assert check["ok"]
+
+
+MODELS_DIR = ROOT / "web" / "out" / "models"
+
+
+def _models_or_skip() -> dict:
+    manifest = MODELS_DIR / "models.json"
+    if not manifest.is_file():
+        message = f"{manifest.relative_to(ROOT)} is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return json.loads(manifest.read_text())
+
+
+def test_node_models_suite_matches_native(prerequisites):
+    """The five reference networks run by samebits.onnx in Pyodide under Node
+    (wasm vec4, exact, one thread): every digest equals the native one and the
+    pinned one."""
+    from test_onnx_models import PINNED
+    from samebits.onnx import suite
+    manifest = _models_or_skip()
+    proc = _node("--models", str(MODELS_DIR), "--modes", "exact", timeout=900)
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("models ")]
+    assert proc.stdout.splitlines()[0].startswith("# samebits models suite")
+    assert [suite.parse_line(l)[0] for l in lines] == [n["name"] for n in manifest["networks"]]
+    for line, net in zip(lines, manifest["networks"]):
+        name, mode, path, threads, digest = suite.parse_line(line)
+        assert (mode, path, threads) == ("exact", "vec4", 1)
+        assert digest == suite.parse_line(net["native"])[4] == PINNED[name], (line, net["native"])

@@ -6,7 +6,12 @@
 //   node wasm/node_hashes.mjs [--suites gemm,conv,ops] [--modes exact,fast] [--paths vec4]
 //                             [--threads 1] [--groups sweep,random,models] [--flip BIT]
 //                             [--wheel FILE] [--indexURL DIR] [--info] [--fastcheck]
+//                             [--models DIR] [--networks resnet50,...]
 //
+// --models DIR runs the models suite instead of the others: the reference
+// networks' .onnx and .feeds files and models.json (web/make_models.py) are
+// read from DIR and run by samebits.onnx in Pyodide; one line per network
+// and mode ("models <network> exact vec4 threads=1 sha256=...").
 // --info prints samebits.info() as JSON on a "# info " line before the header.
 // --fastcheck prints samebits._selfcheck.fast_check() (the fast-mode error
 // bound on a few products) as JSON on a "# fastcheck " line.
@@ -27,7 +32,7 @@ function parseArgs(argv) {
     suites: "gemm,conv,ops", modes: "exact", paths: "vec4", threads: "1",
     groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
-    info: false, fastcheck: false,
+    info: false, fastcheck: false, models: null, networks: "",
   };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([A-Za-z]+)(?:=(.*))?$/.exec(argv[i]);
@@ -98,6 +103,10 @@ def line_for(suite, mode):
       "import json; from samebits import _selfcheck; json.dumps(_selfcheck.fast_check())")}`);
   }
   console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
+  if (opts.models) {
+    await runModels(pyodide, opts);
+    return;
+  }
   const headerFor = pyodide.globals.get("header_for");
   const lineFor = pyodide.globals.get("line_for");
   for (const suite of ns[0]) {
@@ -112,6 +121,41 @@ def line_for(suite, mode):
   }
   headerFor.destroy();
   lineFor.destroy();
+}
+
+// The models suite: each network's bytes go into Python once, as bytes; the
+// Python side frees them when its lines are computed.
+async function runModels(pyodide, opts) {
+  const manifest = JSON.parse(readFileSync(join(opts.models, "models.json"), "utf8"));
+  const wanted = list(opts.networks);
+  const modelLines = pyodide.runPython(`
+from samebits.onnx import suite
+def model_lines(name, model_js, feeds_js, mode, paths, threads):
+    model = model_js.to_bytes()
+    feeds = suite.unpack_feeds(feeds_js.to_bytes())
+    out = []
+    for path in paths.to_py():
+        for t in threads.to_py():
+            digest = suite.network_digest(model, feeds, mode, path, t)
+            out.append(suite.format_line(name, mode, path, t, digest))
+    return out
+model_lines`);
+  console.log(pyodide.runPython("from samebits.onnx import suite; suite.header()"));
+  for (const net of manifest.networks) {
+    if (wanted.length && !wanted.includes(net.name)) continue;
+    // Node's Buffer is not a typed array Pyodide converts: view it as a Uint8Array
+    const asBytes = (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    const model = asBytes(readFileSync(join(opts.models, net.model)));
+    const feeds = asBytes(readFileSync(join(opts.models, net.feeds)));
+    for (const mode of list(opts.modes)) {
+      const t = performance.now();
+      const lines = modelLines(net.name, model, feeds, mode, list(opts.paths),
+                               list(opts.threads).map(Number)).toJs();
+      for (const line of lines) console.log(line);
+      console.error(`# models ${net.name} ${mode}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+  }
+  modelLines.destroy();
 }
 
 main().catch((err) => {

@@ -139,6 +139,41 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
     return result
 
 
+def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
+    """Opens web/models.html (the models suite over web/out/models, made by
+    web/make_models.py) and returns window.modelsResult when it is done, with
+    "blocked", "console" and "wall_s" added."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve()
+    blocked: list[str] = []
+    console: list[str] = []
+    start = time.monotonic()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                        headless=True)
+            try:
+                page = open_local_page(browser, blocked, console)
+                url = f"{base}/web/models.html" + (f"?{urlencode(query)}" if query else "")
+                page.goto(url, wait_until="load")
+                deadline = start + timeout_s
+                while not page.evaluate("window.modelsResult && window.modelsResult.done"):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"the models page did not finish within "
+                                           f"{timeout_s:.0f} s; console: {console[-5:]}")
+                    page.wait_for_timeout(500)
+                result = page.evaluate("window.modelsResult")
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    result["blocked"], result["console"] = blocked, console
+    result["wall_s"] = time.monotonic() - start
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flip", type=int, help="flip this output bit (negative control)")

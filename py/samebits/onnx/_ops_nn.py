@@ -113,6 +113,7 @@ def _conv(ctx: NodeContext):
         w4 = V.reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2])) if dims == 1 else w
         w4_shape = w4.shape
         packed = _sb.pack_conv2d(w4.data, groups=group)
+        ctx.consume(1)
     bias_const = ctx.const(2)
 
     def run(inputs):
@@ -258,6 +259,7 @@ def _gemm(ctx: NodeContext):
         if len(b.shape) != 2:
             raise ctx.error(f"B must be 2-D, got {b.shape}")
         packed = _sb.pack_linear(b.data) if trans_b else _sb.pack(b.data)
+        ctx.consume(1)
 
     def run(inputs):
         a = need_floats(inputs[0], ctx, "A")
@@ -297,19 +299,19 @@ def _gemm(ctx: NodeContext):
 @op("MatMul")
 def _matmul(ctx: NodeContext):
     b_const = ctx.const(1)
-    packed = None
+    packed, b_shape = None, None
     if b_const is not None and len(b_const.shape) == 2 and isinstance(b_const, Floats) \
             and b_const.size:
-        packed = _sb.pack(b_const.data)
+        packed, b_shape = _sb.pack(b_const.data), b_const.shape
+        ctx.consume(1)
 
     def run(inputs):
         a = need_floats(inputs[0], ctx, "A")
         if packed is not None and len(a.shape) >= 1:
-            if a.shape[-1] != b_const.shape[0]:
-                raise ValueError(f"{ctx.where}: A {a.shape} and B {b_const.shape} do not "
-                                 f"multiply")
+            if a.shape[-1] != b_shape[0]:
+                raise ValueError(f"{ctx.where}: A {a.shape} and B {b_shape} do not multiply")
             if a.size == 0:
-                return [Floats(a.shape[:-1] + (b_const.shape[1],), None)]
+                return [Floats(a.shape[:-1] + (b_shape[1],), None)]
             return [Floats.wrap(_sb.linear(a.data, packed, None, **_mode(ctx)))]
         b = need_floats(inputs[1], ctx, "B")
         if a.size == 0 or b.size == 0:

@@ -53,6 +53,7 @@ class NodeContext:
         self.threads = threads
         self._constants = constants
         self._used: set[str] = set()
+        self.consumed: set[int] = set()
 
     @property
     def where(self) -> str:
@@ -120,6 +121,12 @@ class NodeContext:
         if not self.has_input(i):
             return None
         return self._constants.get(self.node.inputs[i])
+
+    def consume(self, i: int) -> None:
+        """The kernel holds everything it needs of constant input i (packed
+        weights): the run passes None there, and the session may free the
+        constant once no other node reads it."""
+        self.consumed.add(i)
 
     def const_ints(self, i: int, what: str) -> Optional[list[int]]:
         v = self.const(i)

@@ -99,6 +99,7 @@ class Session:
         self._input_infos = {v.name: v for v in graph.inputs if v.name not in self._constants}
         order = _topological(graph.nodes, set(self._constants) | set(self._input_infos))
         self._steps: list[tuple[M.Node, Any]] = []
+        consumed_by: dict[str, list[int]] = {}   # constant -> steps holding it packed
         for i in order:
             node = graph.nodes[i]
             ctx = NodeContext(node, i, self.opset, mode, self.threads, self._constants)
@@ -127,10 +128,22 @@ class Session:
                         self._constants[name] = value
                 continue
             self._steps.append((node, kernel))
+            for i in ctx.consumed:
+                consumed_by.setdefault(node.inputs[i], []).append(len(self._steps) - 1)
         for out in self.outputs:
             if out.name not in self._constants and out.name not in self._input_infos and \
                     not any(out.name in n.outputs for n, _ in self._steps):
                 raise UnsupportedModelError(f"graph output {out.name!r} is produced by nothing")
+        # constants every reader holds packed: freed (the run passes None)
+        readers: dict[str, int] = {}
+        for node, _ in self._steps:
+            for name in node.inputs:
+                readers[name] = readers.get(name, 0) + 1
+        self._dropped = {name for name, steps in consumed_by.items()
+                         if len(steps) == readers.get(name) and name not in
+                         {o.name for o in self.outputs}}
+        for name in self._dropped:
+            del self._constants[name]
         # when each intermediate value is read for the last time
         self._last_use: dict[str, int] = {}
         for k, (node, _) in enumerate(self._steps):
@@ -232,7 +245,8 @@ class Session:
         keep = set(wanted)
         with _paths.use_path(self.path):
             for k, (node, kernel) in enumerate(self._steps):
-                args = [values[n] if n else None for n in node.inputs]
+                args = [values[n] if n and n not in self._dropped else None
+                        for n in node.inputs]
                 while args and args[-1] is None:
                     args.pop()
                 try:
