@@ -51,6 +51,27 @@ static inline float sb_act_hardswish(float x)
     return sbt_canonical((x * sbt_relu6_of_x_plus_3(x)) / 6.0f);
 }
 
+/* ONNX's HardSigmoid, max(0, min(1, alpha * x + beta)): one float32
+ * multiply, one add, then the clamp with samebits.maximum/minimum's rules
+ * (t <= 0 gives +0, so -0 too; t > 1 gives 1; NaN stays NaN, canonical).
+ * Not torch's hardsigmoid (relu6(x + 3) / 6): the bits differ. */
+#define SB_ONNX_ONE_SIXTH 0x1.555556p-3f   /* float32(1/6), ONNX HardSwish's alpha */
+
+static inline float sb_act_hardsigmoid_onnx(float x, float alpha, float beta)
+{
+    float t = x * alpha;
+    t = t + beta;
+    t = t <= 0.0f ? 0.0f : t;
+    t = t > 1.0f ? 1.0f : t;
+    return sbt_canonical(t);
+}
+
+/* ONNX's HardSwish: x * HardSigmoid(x) with alpha = float32(1/6), beta = 0.5. */
+static inline float sb_act_hardswish_onnx(float x)
+{
+    return sbt_canonical(x * sb_act_hardsigmoid_onnx(x, SB_ONNX_ONE_SIXTH, 0.5f));
+}
+
 /* x * sigmoid(x) = x / (1 + e^-x); -inf gives -0 (the limit). */
 static inline float sb_act_silu(float x)
 {

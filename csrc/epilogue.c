@@ -40,6 +40,10 @@ static void activate(float *row, size_t cols, int code, float param)
     case SB_ACT_HARDSIGMOID: ACTIVATE(sb_act_hardsigmoid)
     case SB_ACT_SIGMOID: ACTIVATE(sb_exact_sigmoid)
     case SB_ACT_TANH: ACTIVATE(sb_exact_tanh)
+    case SB_ACT_HARDSWISH_ONNX: ACTIVATE(sb_act_hardswish_onnx)
+    case SB_ACT_HARDSIGMOID_ONNX:
+        for (size_t j = 0; j < cols; ++j) row[j] = sb_act_hardsigmoid_onnx(row[j], param, 0.5f);
+        break;
     default: break;
     }
 }
@@ -49,7 +53,7 @@ int sb_activation_valid(int64_t activation)
     uint64_t a = (uint64_t)activation;
     uint64_t code = a & 0xffu;
     if (code >= SB_ACT_COUNT || (a & 0xffffff00u) != 0) return 0;
-    return code == SB_ACT_LEAKY_RELU || (a >> 32) == 0;
+    return code == SB_ACT_LEAKY_RELU || code == SB_ACT_HARDSIGMOID_ONNX || (a >> 32) == 0;
 }
 
 static void canonicalize_nans(float *row, size_t cols)

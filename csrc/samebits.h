@@ -78,12 +78,15 @@ SB_API int sb_sgemm_packed(int path, int mode, int max_threads,
 /* The fused epilogue of sb_matmul and sb_conv2d: after the sum, + bias (one
  * rounded add), then the activation, each defined in docs/exact-ops.md (the
  * same bits as the standalone function). The `activation` argument holds
- * the code in bits 0-7 and, for SB_ACT_LEAKY_RELU only, the binary32 bits of
- * the negative slope in bits 32-63; every other bit is 0. */
+ * the code in bits 0-7 and, for SB_ACT_LEAKY_RELU the binary32 bits of the
+ * negative slope, for SB_ACT_HARDSIGMOID_ONNX those of alpha (beta is 0.5)
+ * in bits 32-63; every other bit is 0. The _ONNX ones are ONNX's HardSwish
+ * and HardSigmoid formulas, not torch's. */
 enum sb_activation {
     SB_ACT_NONE = 0, SB_ACT_RELU = 1, SB_ACT_RELU6 = 2, SB_ACT_LEAKY_RELU = 3, SB_ACT_GELU = 4,
     SB_ACT_GELU_TANH = 5, SB_ACT_SILU = 6, SB_ACT_HARDSWISH = 7, SB_ACT_HARDSIGMOID = 8,
-    SB_ACT_SIGMOID = 9, SB_ACT_TANH = 10, SB_ACT_COUNT
+    SB_ACT_SIGMOID = 9, SB_ACT_TANH = 10, SB_ACT_HARDSWISH_ONNX = 11,
+    SB_ACT_HARDSIGMOID_ONNX = 12, SB_ACT_COUNT
 };
 
 /* Batch dimensions of sb_matmul: product number (i_0, ..., i_{ndim-1}) in

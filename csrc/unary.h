@@ -21,6 +21,8 @@ enum sb_unary_op {
     SB_OP_HARDSWISH = 11,
     SB_OP_HARDSIGMOID = 12,
     SB_OP_SQRT = 13,
+    SB_OP_HARDSWISH_ONNX = 14,    /* ONNX's formulas (activation.h) */
+    SB_OP_HARDSIGMOID_ONNX = 15,  /* parameter: alpha (beta is 0.5) */
     SB_OP_COUNT
 };
 

@@ -39,6 +39,10 @@
         case SB_OP_HARDSWISH: UNARY_LOOP(sb_act_hardswish)                                 \
         case SB_OP_HARDSIGMOID: UNARY_LOOP(sb_act_hardsigmoid)                             \
         case SB_OP_SQRT: UNARY_LOOP(sb_exact_sqrt)                                         \
+        case SB_OP_HARDSWISH_ONNX: UNARY_LOOP(sb_act_hardswish_onnx)                       \
+        case SB_OP_HARDSIGMOID_ONNX:                                                       \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_hardsigmoid_onnx(x[i], param, 0.5f); \
+            break;                                                                         \
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \

@@ -91,7 +91,7 @@ def test_matmul_refuses_out_of_range_arguments():
     assert _matmul_status() == 0
     limit = 1 << 40
     for bad in [dict(m=-1), dict(n=limit + 1), dict(k=-5), dict(mode=2), dict(max_threads=0),
-                dict(activation=11), dict(activation=-1), dict(activation=1 | (5 << 32)),
+                dict(activation=13), dict(activation=-1), dict(activation=1 | (5 << 32)),
                 dict(activation=3 | (1 << 8)), dict(path=99), dict(a_row=1 << 62), dict(c=0),
                 dict(a=0), dict(b_col=-(1 << 62))]:
         assert _matmul_status(**bad) == _lib.STATUS_ARGUMENT, bad
@@ -121,7 +121,7 @@ def test_conv_references_refuse_windows_that_overflow():
         assert conv(function) == 0
         for bad in [dict(kh=(1 << 24) + 1, dil_h=1 << 40), dict(stride_w=(1 << 40) + 1),
                     dict(pad_left=-1), dict(dil_w=0), dict(groups=0), dict(h=1 << 41),
-                    dict(activation=11), dict(activation=2 | (1 << 32))]:
+                    dict(activation=13), dict(activation=2 | (1 << 32))]:
             assert conv(function, **bad) == _lib.STATUS_ARGUMENT, (function, bad)
     pool = _abi.MaxPool2dArgs(1, 1, 4, 4, (1 << 24) + 1, 1, 1, 1, 1 << 40, 1, 0, 0, 0, 0,
                               x.ctypes.data, y.ctypes.data, 1)
@@ -143,7 +143,7 @@ def test_operator_entry_points_refuse_bad_arguments():
         args = _abi.UnaryArgs(**f)   # alive for the call
         return lib.sb_unary(ctypes.addressof(args))
     assert unary() == 0
-    for bad in [dict(op=14), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
+    for bad in [dict(op=16), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
                 dict(param=5), dict(op=7, param=1 << 33), dict(x=0), dict(y=xp + 4)]:
         assert unary(**bad) == _lib.STATUS_ARGUMENT, bad
     assert unary(path=99) == _lib.STATUS_PATH

@@ -154,3 +154,48 @@ def test_conv2d_fused_activation_has_the_standalone_bits(path, activation):
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def _onnx_hardsigmoid(x: np.ndarray, alpha: float, beta: float = 0.5) -> np.ndarray:
+    """ONNX's formula as numpy float32 steps: multiply, add, then the clamp
+    with maximum/minimum's rules (t <= 0 -> +0, t > 1 -> 1, NaN canonical)."""
+    with np.errstate(all="ignore"):
+        t = (x * np.float32(alpha)).astype(np.float32)
+        t = (t + np.float32(beta)).astype(np.float32)
+        t = np.where(t <= 0, np.float32(0), t)
+        t = np.where(t > 1, np.float32(1), t).astype(np.float32)
+    return ref.canonical(t)
+
+
+def _onnx_hardswish(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return ref.canonical((x * _onnx_hardsigmoid(x, 1.0 / 6.0)).astype(np.float32))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("alpha", [1.0 / 6.0, 0.2, -0.3])
+def test_onnx_hard_activations_standalone_and_fused(path, alpha):
+    """ONNX's HardSigmoid (beta 0.5) and HardSwish formulas, used by
+    samebits.onnx: standalone (private op codes) and as the epilogue of
+    linear and conv2d, bit for bit against a numpy oracle, on every path."""
+    from samebits._elementwise import _unary
+    _path_or_skip(path)
+    bits_alpha = int(np.float32(alpha).view(np.uint32))
+    with samebits.use_path(path):
+        hs = _unary("hardsigmoid_onnx", X, "exact", None, 2, param=bits_alpha)
+        hw = _unary("hardswish_onnx", X, "exact", None, 2)
+        rng = np.random.default_rng(3)
+        xl, w = rng.standard_normal((33, 20)).astype(np.float32) * 3, \
+            rng.standard_normal((17, 20)).astype(np.float32)
+        lin = samebits.linear(xl, w, mode="exact")
+        fused_hs = samebits.linear(xl, w, activation=("hardsigmoid_onnx", alpha), mode="exact")
+        fused_hw = samebits.linear(xl, w, activation="hardswish_onnx", mode="exact")
+        xc = rng.standard_normal((2, 3, 7, 7)).astype(np.float32) * 3
+        wc = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+        conv = samebits.conv2d(xc, wc, padding=1, mode="exact")
+        conv_hw = samebits.conv2d(xc, wc, padding=1, activation="hardswish_onnx", mode="exact")
+    assert np.array_equal(_bits(hs), _bits(_onnx_hardsigmoid(X, alpha)))
+    assert np.array_equal(_bits(hw), _bits(_onnx_hardswish(X)))
+    assert np.array_equal(_bits(fused_hs), _bits(_onnx_hardsigmoid(lin, alpha)))
+    assert np.array_equal(_bits(fused_hw), _bits(_onnx_hardswish(lin)))
+    assert np.array_equal(_bits(conv_hw), _bits(_onnx_hardswish(conv)))

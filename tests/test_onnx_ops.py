@@ -388,6 +388,58 @@ def test_bert_style_mask_and_attention_block():
     compare(data, {"m": mask, "s": rand(2, 3, 4, 4)})
 
 
+# ---- fusions at load -------------------------------------------------------------
+
+@pytest.mark.parametrize("act,attrs,extra", [
+    ("Relu", {}, {}), ("LeakyRelu", {"alpha": 0.1}, {}), ("Sigmoid", {}, {}), ("Tanh", {}, {}),
+    ("HardSwish", {}, {}), ("HardSigmoid", {"alpha": 1 / 6, "beta": 0.5}, {}),
+    ("Clip", {}, {"lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32)}),
+])
+@pytest.mark.parametrize("product", ["Conv", "Gemm", "MatMulAdd"])
+def test_fused_epilogues_keep_the_exact_bits(product, act, attrs, extra):
+    """A product followed by its activation runs fused (the activation as the
+    product's epilogue, MatMul's Add as its bias); exact mode must give the
+    bits of the unfused graph, which the runner keeps when the product's
+    output is also a graph output. Fast mode stays close."""
+    x = rand(2, 4, 6, 6, scale=3) if product == "Conv" else rand(5, 8, scale=3)
+    inits = dict(extra)
+    if product == "Conv":
+        inits.update(W=rand(3, 4, 3, 3), B=rand(3))
+        nodes = [helper.make_node("Conv", ["X", "W", "B"], ["p"], pads=[1, 1, 1, 1])]
+    elif product == "Gemm":
+        inits.update(W=rand(7, 8), B=rand(7))
+        nodes = [helper.make_node("Gemm", ["X", "W", "B"], ["p"], transB=1)]
+    else:
+        inits.update(W=rand(8, 7), B=rand(7))
+        nodes = [helper.make_node("MatMul", ["X", "W"], ["m"]),
+                 helper.make_node("Add", ["B", "m"], ["p"])]
+    act_inputs = ["p", "lo", "hi"] if act == "Clip" else ["p"]
+    nodes.append(helper.make_node(act, act_inputs, ["y"], **attrs))
+    ins = {"X": (F, list(x.shape))}
+    fused = model(nodes, ins, {"y": (F, None)}, inits)
+    unfused = model(nodes, ins, {"y": (F, None), "p": (F, None)}, inits)
+    a = so.load(fused, mode="exact")
+    assert len(a._steps) == 1, [n.op_type for n, _ in a._steps]   # one fused node ran
+    got = a.run({"X": x})["y"]
+    b = so.load(unfused, mode="exact")
+    assert len(b._steps) > 1                # the activation ran on its own
+    want = b.run({"X": x})["y"]
+    assert bits(got).tobytes() == bits(want).tobytes()
+    compare(fused, {"X": x}, rtol=1e-4, atol=2e-5)
+
+
+def test_fast_mode_folds_batch_norm_into_conv():
+    inits = {"W": rand(3, 4, 3, 3), "B": rand(3), "s": rand(3), "b": rand(3), "m": rand(3),
+             "v": np.abs(rand(3)) + 0.5}
+    nodes = [helper.make_node("Conv", ["X", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"]),
+             helper.make_node("Relu", ["n"], ["y"])]
+    data = model(nodes, {"X": (F, [2, 4, 6, 6])}, {"y": (F, None)}, inits)
+    assert len(so.load(data, mode="fast")._steps) == 1        # Conv + BN + Relu as one conv
+    assert len(so.load(data, mode="exact")._steps) == 3       # exact runs the graph as written
+    compare(data, {"X": rand(2, 4, 6, 6)}, rtol=1e-4, atol=1e-5)
+
+
 # ---- errors -----------------------------------------------------------------------------
 
 def test_unsupported_operator_names_the_node():

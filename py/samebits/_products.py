@@ -37,7 +37,8 @@ def leaky_relu_code(slope: float) -> int:
 # torch's default slope; ("leaky_relu", slope) chooses another.
 ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2, "leaky_relu": leaky_relu_code(LEAKY_RELU_DEFAULT_SLOPE),
                "gelu": 4, "gelu_tanh": 5, "silu": 6, "hardswish": 7, "hardsigmoid": 8,
-               "sigmoid": 9, "tanh": 10}
+               "sigmoid": 9, "tanh": 10, "hardswish_onnx": 11}
+HARDSIGMOID_ONNX = 12   # ("hardsigmoid_onnx", alpha): ONNX's formula with beta 0.5
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
 
@@ -71,9 +72,15 @@ def activation_code(activation: Any, what: str) -> int:
     if (isinstance(activation, tuple) and len(activation) == 2
             and activation[0] == "leaky_relu"):
         return leaky_relu_code(slope_value(activation[1], what, "the leaky_relu slope"))
+    if (isinstance(activation, tuple) and len(activation) == 2
+            and activation[0] == "hardsigmoid_onnx"):
+        alpha = slope_value(activation[1], what, "the hardsigmoid_onnx alpha")
+        code = HARDSIGMOID_ONNX | (_args.float32_bits(alpha, "alpha", what) << 32)
+        return code - (1 << 64) if code >= 1 << 63 else code
     names = ", ".join(repr(n) for n in ACTIVATIONS if n is not None)
-    raise ValueError(f"{what}: activation must be None, one of {names}, or "
-                     f"('leaky_relu', slope), got {activation!r}")
+    raise ValueError(f"{what}: activation must be None, one of {names}, "
+                     f"('leaky_relu', slope) or ('hardsigmoid_onnx', alpha), got "
+                     f"{activation!r}")
 
 
 class Call(NamedTuple):

@@ -67,6 +67,8 @@ class Node:
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     attributes: dict[str, Attribute] = field(default_factory=dict)
+    fused: dict[str, Any] = field(default_factory=dict)   # set by _fuse.py, not in the file
+    index: int = -1                                        # position in the file's graph
 
 
 @dataclass
@@ -240,6 +242,7 @@ def parse_graph(buf: memoryview) -> Graph:
     for number, _, value in w.fields(buf):
         if number == 1:
             g.nodes.append(parse_node(w.message(value, "GraphProto.node")))
+            g.nodes[-1].index = len(g.nodes) - 1
         elif number == 2:
             g.name = w.text(value, "GraphProto.name")
         elif number == 5:

@@ -11,6 +11,7 @@ import struct
 from typing import Callable, Optional
 
 import samebits as _sb
+from .._elementwise import _unary
 
 from . import _flat
 from . import _model as M
@@ -199,7 +200,12 @@ def _leaky_relu(ctx: NodeContext):
 
 def _hard_sigmoid(x: Floats, alpha: float, beta: float, ctx: NodeContext) -> Floats:
     """ONNX's max(0, min(1, alpha * x + beta)): a float32 multiply, an add,
-    then the clamp (samebits.maximum and minimum)."""
+    then the clamp with samebits.maximum/minimum's rules. With beta = 0.5 (as
+    every common exporter writes) one C kernel computes exactly these steps."""
+    if beta == 0.5:
+        bits = struct.unpack("<I", struct.pack("<f", alpha))[0]
+        return Floats.wrap(_unary("hardsigmoid_onnx", x.data, ctx.mode, None, ctx.threads,
+                                  param=bits))
     t = _sb.mul(x.data, alpha, **_mode(ctx))
     t = _sb.add(t, beta, **_mode(ctx))
     t = _sb.minimum(_sb.maximum(t, 0.0, **_mode(ctx)), 1.0, **_mode(ctx))
@@ -223,8 +229,7 @@ def _hardswish(ctx: NodeContext):
         if not x.size:
             return [x]
         # x * HardSigmoid(x) with alpha = 1/6, beta = 0.5 (ONNX's definition)
-        hs = _hard_sigmoid(x, 1.0 / 6.0, 0.5, ctx)
-        return [Floats.wrap(_sb.mul(x.data, hs.data, **_mode(ctx)))]
+        return [Floats.wrap(_unary("hardswish_onnx", x.data, ctx.mode, None, ctx.threads))]
     return run
 
 

@@ -115,6 +115,7 @@ def _conv(ctx: NodeContext):
         packed = _sb.pack_conv2d(w4.data, groups=group)
         ctx.consume(1)
     bias_const = ctx.const(2)
+    activation = ctx.node.fused.get("activation")   # an epilogue (_fuse.py)
 
     def run(inputs):
         x, d = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
@@ -138,7 +139,8 @@ def _conv(ctx: NodeContext):
         y = _sb.conv2d(x.data, weights, None if b is None else need_floats(b, ctx, "B").data,
                        stride=tuple(_pairs(dims, strides, 1)),
                        padding=_torch_padding(dims, p),
-                       dilation=tuple(_pairs(dims, dilations, 1)), groups=group, **_mode(ctx))
+                       dilation=tuple(_pairs(dims, dilations, 1)), groups=group,
+                       activation=activation, **_mode(ctx))
         out = Floats.wrap(y)
         if dims == 1:
             out = V.reshape(out, (out.shape[0], out.shape[1], out.shape[3]))
@@ -260,6 +262,7 @@ def _gemm(ctx: NodeContext):
             raise ctx.error(f"B must be 2-D, got {b.shape}")
         packed = _sb.pack_linear(b.data) if trans_b else _sb.pack(b.data)
         ctx.consume(1)
+    activation = ctx.node.fused.get("activation")   # only with packed B (_fuse.py)
 
     def run(inputs):
         a = need_floats(inputs[0], ctx, "A")
@@ -275,7 +278,7 @@ def _gemm(ctx: NodeContext):
         if packed is not None:
             y = Floats.wrap(_sb.linear(a.data, packed,
                                        need_floats(c, ctx, "C").data if fuse else None,
-                                       **_mode(ctx)))
+                                       activation=activation, **_mode(ctx)))
         else:
             b = need_floats(inputs[1], ctx, "B")
             if len(b.shape) != 2:
@@ -304,6 +307,10 @@ def _matmul(ctx: NodeContext):
             and b_const.size:
         packed, b_shape = _sb.pack(b_const.data), b_const.shape
         ctx.consume(1)
+    # a bias and an activation absorbed at load (_fuse.py; only with packed B)
+    bias_name = ctx.node.fused.get("bias")
+    bias = need_floats(ctx.constant(bias_name), ctx, "bias").data if bias_name else None
+    activation = ctx.node.fused.get("activation")
 
     def run(inputs):
         a = need_floats(inputs[0], ctx, "A")
@@ -312,7 +319,8 @@ def _matmul(ctx: NodeContext):
                 raise ValueError(f"{ctx.where}: A {a.shape} and B {b_shape} do not multiply")
             if a.size == 0:
                 return [Floats(a.shape[:-1] + (b_shape[1],), None)]
-            return [Floats.wrap(_sb.linear(a.data, packed, None, **_mode(ctx)))]
+            return [Floats.wrap(_sb.linear(a.data, packed, bias, activation=activation,
+                                           **_mode(ctx)))]
         b = need_floats(inputs[1], ctx, "B")
         if a.size == 0 or b.size == 0:
             y = _sb.matmul(np.zeros(a.shape, np.float32), np.zeros(b.shape, np.float32)) \

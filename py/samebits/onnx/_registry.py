@@ -128,6 +128,10 @@ class NodeContext:
         constant once no other node reads it."""
         self.consumed.add(i)
 
+    def constant(self, name: str) -> Optional[Value]:
+        """A constant by name (an initializer or a folded value)."""
+        return self._constants.get(name)
+
     def const_ints(self, i: int, what: str) -> Optional[list[int]]:
         v = self.const(i)
         if v is None:

@@ -2,13 +2,16 @@
 once; `run` feeds inputs through the nodes in order."""
 from __future__ import annotations
 
+import dataclasses
 import struct
+import time
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .. import _args, _paths
+from . import _fuse
 from . import _model as M
 from . import _values as V
 from ._registry import BUILDERS, FAST_ONLY, NodeContext, UnsupportedModelError
@@ -54,7 +57,8 @@ def _topological(nodes: list[M.Node], known: set[str]) -> list[int]:
         i = done.index(False)
         missing = [n for n in nodes[i].inputs if n and n not in available]
         raise UnsupportedModelError(
-            f"node {i} {nodes[i].name!r} ({nodes[i].op_type}): input {missing[0]!r} is produced "
+            f"node {nodes[i].index} {nodes[i].name!r} ({nodes[i].op_type}): input "
+            f"{missing[0]!r} is produced "
             f"by no node, initializer or graph input (or the graph has a cycle)")
     return order
 
@@ -97,12 +101,14 @@ class Session:
                 raise UnsupportedModelError(f"graph value {v.name!r} is a {v.kind}; only "
                                             f"tensors are supported")
         self._input_infos = {v.name: v for v in graph.inputs if v.name not in self._constants}
-        order = _topological(graph.nodes, set(self._constants) | set(self._input_infos))
+        nodes = _fuse.fuse([dataclasses.replace(n, fused={}) for n in graph.nodes], self._constants, mode,
+                           self.opset, {o.name for o in self.outputs})
+        order = _topological(nodes, set(self._constants) | set(self._input_infos))
         self._steps: list[tuple[M.Node, Any]] = []
         consumed_by: dict[str, list[int]] = {}   # constant -> steps holding it packed
         for i in order:
-            node = graph.nodes[i]
-            ctx = NodeContext(node, i, self.opset, mode, self.threads, self._constants)
+            node = nodes[i]
+            ctx = NodeContext(node, node.index, self.opset, mode, self.threads, self._constants)
             if node.domain not in ("", "ai.onnx"):
                 raise UnsupportedModelError(f"{ctx.where}: domain {node.domain!r} is not "
                                             f"supported (the default ONNX domain is)")
@@ -215,13 +221,16 @@ class Session:
 
     # ---- running -----------------------------------------------------------
 
-    def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None) -> dict:
+    def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
+            profile: Optional[dict] = None) -> dict:
         """Runs the model: ``{input name: array}`` -> ``{output name: array}``.
 
         Inputs are numpy arrays or buffers (format 'f' for float32, integer
         formats for integer inputs). Outputs are numpy arrays when the
         inputs were (or when there are no inputs and numpy is present), else
         memoryviews. ``outputs`` selects some of the graph outputs.
+        ``profile``: a dict that gains, per operator type (a fused node as
+        "Conv+Relu"), the seconds its nodes took and how many ran.
         """
         if not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
@@ -250,7 +259,16 @@ class Session:
                 while args and args[-1] is None:
                     args.pop()
                 try:
-                    results = kernel(args)
+                    if profile is not None:
+                        start = time.perf_counter()
+                        results = kernel(args)
+                        key = "+".join([node.op_type] + [k if k != "activation" else
+                                                          _act_name(v) for k, v in
+                                                          node.fused.items()])
+                        seconds, count = profile.get(key, (0.0, 0))
+                        profile[key] = (seconds + time.perf_counter() - start, count + 1)
+                    else:
+                        results = kernel(args)
                 except (UnsupportedModelError, TypeError, ValueError, IndexError) as e:
                     text = str(e)
                     if text.startswith("node "):
@@ -270,6 +288,10 @@ _NUMPY_TYPES = {"i8": M.INT64, "i4": M.INT32, "i2": M.INT16, "i1": M.INT8, "u1":
                 "u2": M.UINT16, "u4": M.UINT32, "u8": M.UINT64, "b1": M.BOOL}
 _BUFFER_TYPES = {"q": M.INT64, "l": M.INT64, "i": M.INT32, "h": M.INT16, "b": M.INT8,
                  "B": M.UINT8, "H": M.UINT16, "I": M.UINT32, "Q": M.UINT64, "?": M.BOOL}
+
+
+def _act_name(act: Any) -> str:
+    return act[0] if isinstance(act, tuple) else str(act)
 
 
 def _int_compatible(t: Ints, want: int) -> bool:
