@@ -36,7 +36,7 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
-	    onnx onnxruntime
+	    onnx onnxruntime dask distributed
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .
@@ -64,11 +64,13 @@ speed:
 
 # The side-by-side benchmarks (native and in Chromium); results go to bench/results/.
 bench: deps native wasm web-deps
-	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib mpmath
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0 onnxruntime onnx threadpoolctl matplotlib mpmath dask distributed
 	$(PYTHON) bench/bench_matmul.py
 	$(PYTHON) bench/bench_conv.py
 	$(PYTHON) bench/bench_ops.py
-	$(PYTHON) bench/browser_bench.py
+	$(PYTHON) bench/bench_models.py
+	$(PYTHON) web/make_models.py
+	$(PYTHON) bench/browser_bench.py --models resnet50,mobilenet_v3_large,bert_base,whisper_small_encoder
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
 # under the native tests (the slow sweep included).

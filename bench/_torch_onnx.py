@@ -99,11 +99,21 @@ class TorchGraph:
             self.steps.append((OPS[node.op_type], _attrs(node), list(node.input),
                                list(node.output)))
         self.outputs = [o.name for o in g.output]
+        # each intermediate is dropped after its last reader (Whisper at batch
+        # 8 holds 864 MB per attention score tensor)
+        self.last = {}
+        for k, (_, _, ins, _) in enumerate(self.steps):
+            for n in ins:
+                self.last[n] = k
 
     def __call__(self, feeds: dict) -> list:
         values = dict(self.consts)
         values.update({k: torch.from_numpy(np.asarray(v)) for k, v in feeds.items()})
         with torch.inference_mode():
-            for fn, attrs, ins, outs in self.steps:
+            for k, (fn, attrs, ins, outs) in enumerate(self.steps):
                 values[outs[0]] = fn(attrs, *[values[n] for n in ins if n])
+                for n in ins:
+                    if n and self.last.get(n) == k and n not in self.consts and \
+                            n not in self.outputs:
+                        values.pop(n, None)
         return [values[n].numpy() for n in self.outputs]

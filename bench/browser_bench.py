@@ -7,7 +7,9 @@ in Debian's Chromium through Playwright.
     python bench/browser_bench.py --shapes none --ops exp-1e6,softmax-4096x768
 
 The operators between the products (exp, tanh, erf, sigmoid, log, softmax,
-layer_norm) are timed too, against TF.js's wasm kernels where it has one.
+layer_norm) are timed too, against TF.js's wasm kernels where it has one, and
+with --models the reference networks (python web/make_models.py) against
+onnxruntime-web running the same ONNX files.
 
 Opens web/bench.html (served from 127.0.0.1 by web/serve.py, with the
 Chromium flags of web/run_browser.py) in --pages fresh browser processes and
@@ -66,8 +68,11 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
                 while True:
                     state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
                                           " cells: window.benchResult.cells,"
-                                          " opCells: window.benchResult.opCells}")
-                    cells = ((state or {}).get("cells") or []) + ((state or {}).get("opCells") or [])
+                                          " opCells: window.benchResult.opCells,"
+                                          " modelCells: window.benchResult.modelCells}")
+                    cells = ((state or {}).get("cells") or []) + \
+                        ((state or {}).get("opCells") or []) + \
+                        ((state or {}).get("modelCells") or [])
                     for c in cells[seen:]:
                         if "name" in c:
                             log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
@@ -115,6 +120,55 @@ def best_op_cells(pages: list[dict]) -> dict[tuple, dict]:
             if c["ms"] < entry["ms"]:
                 entry.update(ms=c["ms"])
     return best
+
+
+def best_model_cells(pages: list[dict]) -> dict[tuple, dict]:
+    """(lib, network) -> the fastest cell over the pages."""
+    best: dict[tuple, dict] = {}
+    for page in pages:
+        for c in page.get("modelCells", []):
+            key = (c["lib"], c["name"])
+            entry = best.setdefault(key, {**c, "page_ms": []})
+            entry["page_ms"].append(round(c["ms"], 3))
+            if c["ms"] < entry["ms"]:
+                entry.update(ms=c["ms"])
+    return best
+
+
+def check_model_agreement(best_models: dict) -> list[str]:
+    """Every library's output probes within 1e-3 (relative above 1) of
+    samebits exact mode's."""
+    problems = []
+    for (lib, name), cell in best_models.items():
+        ref = best_models.get(("samebits-exact", name))
+        if lib == "samebits-exact" or ref is None:
+            continue
+        for got, want in zip(cell["probes"], ref["probes"]):
+            if not abs(got - want) <= 1e-3 * max(1.0, abs(want)):
+                problems.append(f"{lib} {name}: output {got!r}, samebits exact {want!r}")
+    return problems
+
+
+def models_markdown(best_models: dict, names: list[str]) -> list[str]:
+    if not names:
+        return []
+    lines = ["## Reference networks", "",
+             "One thread; samebits.onnx (fast mode on the relaxed-SIMD module, exact on the "
+             "plain one) against onnxruntime-web's wasm execution provider on the same ONNX "
+             "files (web/make_models.py), batch as in the models hash suite; each output "
+             "checked against samebits exact mode (three probes). Targets: fast >= 1.3x, "
+             "exact >= 1.0x onnxruntime-web.", "",
+             "| network | samebits-fast ms | samebits-exact ms | ort ms | fast/ort | exact/ort |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name in names:
+        ms = {lib: best_models[(lib, name)]["ms"] for lib in ("samebits-fast", "samebits-exact",
+                                                              "ort") if (lib, name) in best_models}
+        row = [name] + [f"{ms[lib]:.1f}" if lib in ms else "—"
+                        for lib in ("samebits-fast", "samebits-exact", "ort")]
+        for lib in ("samebits-fast", "samebits-exact"):
+            row.append(f"{ms['ort'] / ms[lib]:.2f}x" if lib in ms and "ort" in ms else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
 
 
 def check_op_agreement(best_ops: dict) -> list[str]:
@@ -195,7 +249,8 @@ def package_version(path: Path) -> str:
 
 
 def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict,
-             best_ops: dict | None = None, ops: dict | None = None) -> str:
+             best_ops: dict | None = None, ops: dict | None = None,
+             best_models: dict | None = None, models: list | None = None) -> str:
     loads = ", ".join(f"{p['load_before']:.2f}" for p in pages)
     libs = [lib for lib in ("samebits-fast", "samebits-exact", "tfjs", "ort")
             if any(k[0] == lib for k in best)]
@@ -266,6 +321,7 @@ def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict,
                   f"Targets met: {', '.join(met) or 'none'}.",
                   f"Targets missed: {', '.join(missed) or 'none'}.", ""]
     lines += ops_markdown(best_ops or {}, ops or {})
+    lines += models_markdown(best_models or {}, models or [])
     return "\n".join(lines)
 
 
@@ -274,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", default="all", help="comma-separated names from web/bench.mjs")
     parser.add_argument("--ops", default="all",
                         help="comma-separated operator names from web/bench.mjs, or none")
+    parser.add_argument("--models", default="none",
+                        help="reference networks (web/make_models.py), comma-separated, or none")
     parser.add_argument("--libs", default="samebits,tfjs,ort")
     parser.add_argument("--pages", type=int, default=2, help="fresh browser processes (>= 2)")
     parser.add_argument("--minms", type=float, default=80)
@@ -292,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print("browser_bench.py: missing:\n  " + "\n  ".join(missing), file=sys.stderr)
         return 2
-    query = {"libs": args.libs, "shapes": args.shapes, "ops": args.ops, "minms": args.minms,
+    query = {"libs": args.libs, "shapes": args.shapes, "ops": args.ops, "models": args.models,
+             "minms": args.minms,
              "reps": args.reps,
              "warmup": args.warmup}
     if args.wheel:
@@ -314,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
 
     best = best_cells(pages)
     best_ops = best_op_cells(pages)
-    problems = check_agreement(best) + check_op_agreement(best_ops)
+    best_models = best_model_cells(pages)
+    problems = check_agreement(best) + check_op_agreement(best_ops) + \
+        check_model_agreement(best_models)
     if problems:
         print("browser_bench.py: the libraries disagree on the products:\n  "
               + "\n  ".join(problems), file=sys.stderr)
@@ -328,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
             "ort_version": package_version(PEERS["ort"]), "timing": pages[0]["timing"],
             "pages": len(pages)}
     ops = {name: tuple(dims) for name, dims in pages[0].get("opDims", {}).items()}
-    text = markdown(pages, best, shapes, meta, best_ops, ops)
+    models = list(pages[0].get("models") or [])
+    text = markdown(pages, best, shapes, meta, best_ops, ops, best_models, models)
     print(text)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -336,8 +398,10 @@ def main(argv: list[str] | None = None) -> int:
         md.write_text(text, encoding="utf-8")
         cells = [dict(v, lib=k[0]) for k, v in sorted(best.items())]
         op_cells = [dict(v, lib=k[0]) for k, v in sorted(best_ops.items())]
+        model_cells = [dict(v, lib=k[0]) for k, v in sorted(best_models.items())]
         (args.out / f"browser-{today}.json").write_text(json.dumps(
             {"meta": meta, "shapes": shapes, "cells": cells, "ops": ops, "op_cells": op_cells,
+             "models": models, "model_cells": model_cells,
              "pages": [{"info": p["info"], "cells": p["cells"], "opCells": p.get("opCells", []),
                         "userAgent": p["userAgent"],
                         "load_before": p["load_before"], "load_after": p["load_after"]}

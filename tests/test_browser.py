@@ -217,3 +217,27 @@ def test_browser_models_suite_matches_native(runner):
         assert (mode, path, threads) == ("exact", "vec4", 1)
         assert digest == suite.parse_line(row["native"])[4] == PINNED[name], row
     assert result["ok"]
+
+
+def test_bench_page_times_a_network(runner):
+    """web/bench.html with ?models=: samebits.onnx (both modes) and
+    onnxruntime-web run the same reference network; outputs agree."""
+    spec = importlib.util.spec_from_file_location("samebits_browser_bench",
+                                                  ROOT / "bench" / "browser_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    if not (ROOT / "web" / "out" / "models" / "mobilenet_v3_large.onnx").is_file():
+        message = "web/out/models is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    result = bench.run_page({"shapes": "none", "ops": "none", "models": "mobilenet_v3_large",
+                             "libs": "samebits,ort", "minms": 5, "reps": 1, "warmup": 1},
+                            timeout_s=300, log=lambda line: None)
+    assert not result.get("error"), f"bench page error: {result['error']}\n{result['console']}"
+    assert not result["blocked"]
+    cells = {(c["lib"], c["name"]) for c in result["modelCells"]}
+    assert cells == {("samebits-fast", "mobilenet_v3_large"),
+                     ("samebits-exact", "mobilenet_v3_large"), ("ort", "mobilenet_v3_large")}
+    assert all(c["ms"] > 0 for c in result["modelCells"])
+    assert bench.check_model_agreement(bench.best_model_cells([result])) == []

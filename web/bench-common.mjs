@@ -26,6 +26,24 @@ export function opInput(op, n) {
   return x;
 }
 
+/** The inputs of a reference network from the container web/make_models.py
+ *  writes (samebits.onnx.suite.pack_feeds): a JSON header line [[name, dtype,
+ *  shape], ...], then each array's little-endian bytes. Returns
+ *  [{name, dtype, shape, data}] with Float32Array or BigInt64Array data. */
+export function unpackFeeds(bytes) {
+  const nl = bytes.indexOf(10);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(0, nl)));
+  let at = nl + 1;
+  return header.map(([name, dtype, shape]) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const size = dtype === "int64" ? 8 : 4;
+    const raw = bytes.slice(at, at + n * size);
+    at += n * size;
+    const data = dtype === "int64" ? new BigInt64Array(raw.buffer) : new Float32Array(raw.buffer);
+    return { name, dtype, shape, data };
+  });
+}
+
 /** Three outputs of a row-major m x n product, for the cross-library check:
  *  the first, the middle and the last. */
 export function probes(c, m, n) {

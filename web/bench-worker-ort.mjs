@@ -1,7 +1,7 @@
 // Benchmark worker for onnxruntime-web, WebAssembly execution provider, one
 // thread, no proxy worker. The model is one MatMul node with B as a constant
 // initializer (onnx-matmul.mjs).
-import { probes, randomFloats, timeCall } from "./bench-common.mjs";
+import { probes, randomFloats, timeCall, unpackFeeds } from "./bench-common.mjs";
 import { matmulModel } from "./onnx-matmul.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
@@ -38,12 +38,41 @@ async function runShape([m, n, k]) {
   }
 }
 
-// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell", "shapeDone".
+// A reference network (web/make_models.py's files), the whole graph.
+async function runModel({ name, modelsURL }) {
+  const { job, ort } = state;
+  const get = async (file) => {
+    const response = await fetch(new URL(file, modelsURL), { cache: "no-store" });
+    if (!response.ok) throw new Error(`${file}: ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  const session = await ort.InferenceSession.create(await get(`${name}.onnx`),
+    { executionProviders: ["wasm"], graphOptimizationLevel: "all",
+      intraOpNumThreads: 1, interOpNumThreads: 1 });
+  try {
+    const feeds = {};
+    for (const f of unpackFeeds(await get(`${name}.feeds`))) {
+      feeds[f.name] = new ort.Tensor(f.dtype, f.data, f.shape);
+    }
+    let y = null;
+    const { ms } = await timeCall(async () => {
+      const out = await session.run(feeds);
+      y = out[session.outputNames[0]].data;
+    }, job);
+    post("modelCell", { lib: "ort", name, ms, probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
+  } finally {
+    await session.release();
+  }
+}
+
+// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell", "shapeDone";
+// {type: "model", name, modelsURL} -> "modelCell", "shapeDone".
 self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { await runShape(data.shape); post("shapeDone"); }
     else if (data.type === "op") post("shapeDone");   // products only
+    else if (data.type === "model") { await runModel(data); post("shapeDone"); }
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

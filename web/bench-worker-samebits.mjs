@@ -4,6 +4,12 @@
 // Fast mode runs on the relaxed-SIMD module, exact mode on the plain one.
 import { opInput, randomFloats } from "./bench-common.mjs";
 
+async function fetchBytes(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  if (!response.ok) throw new Error(`${url}: ${response.status} (run python web/make_models.py)`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const PYTHON = `
@@ -34,6 +40,20 @@ def sb_time(a, b, m, n, mode, warmup, min_seconds, reps):
     probes = [flat[0], flat[(m // 2) * n + n // 2], flat[m * n - 1]]
     return json.dumps({"seconds": seconds, "probes": probes})
 
+def sb_time_model(model_js, feeds_js, mode, warmup, min_seconds, reps):
+    import samebits.onnx as so
+    from samebits.onnx import suite
+    session = so.load(model_js.to_bytes(), mode=mode, threads=1)
+    feeds = suite.unpack_feeds(feeds_js.to_bytes())
+    out = {}
+    def fn():
+        out.update(session.run(feeds))
+    seconds = time_call(fn, min_seconds=min_seconds, repeats=reps, warmup=warmup)
+    flat = next(iter(out.values()))
+    flat = flat.cast("B").cast("f") if flat.ndim else flat
+    n = len(flat)
+    return json.dumps({"seconds": seconds, "probes": [flat[0], flat[n // 2], flat[n - 1]]})
+
 def sb_time_op(x, op, rows, cols, mode, warmup, min_seconds, reps):
     out = memoryview(bytearray(4 * rows * cols)).cast("f", (rows, cols))
     if op == "softmax":
@@ -63,7 +83,8 @@ async function init(job) {
   pyodide.runPython(PYTHON);
   const g = (name) => pyodide.globals.get(name);
   const info = JSON.parse(g("sb_info")());
-  state = { job, matrix: g("sb_matrix"), time: g("sb_time"), timeOp: g("sb_time_op") };
+  state = { job, matrix: g("sb_matrix"), time: g("sb_time"), timeOp: g("sb_time_op"),
+            timeModel: g("sb_time_model") };
   return { ...info, pyodide: pyodide.version };
 }
 
@@ -97,13 +118,26 @@ function runOp({ name, op, rows, cols }) {
   }
 }
 
-// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s,
+async function runModel({ name, modelsURL }) {
+  const { job, timeModel } = state;
+  const model = await fetchBytes(new URL(`${name}.onnx`, modelsURL));
+  const feeds = await fetchBytes(new URL(`${name}.feeds`, modelsURL));
+  for (const mode of job.modes) {
+    const { seconds, probes } = JSON.parse(timeModel(model, feeds, mode, job.warmup,
+                                                     job.minMs / 1000, job.reps));
+    post("modelCell", { lib: `samebits-${mode}`, name, ms: seconds * 1000, probes });
+  }
+}
+
+// Messages: {type: "model", name, modelsURL} -> "modelCell"s, "shapeDone";
+// {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s,
 // "shapeDone"; {type: "op", name, op, rows, cols} -> "opCell"s, "shapeDone".
 self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { runShape(data.shape); post("shapeDone"); }
     else if (data.type === "op") { runOp(data); post("shapeDone"); }
+    else if (data.type === "model") { await runModel(data); post("shapeDone"); }
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

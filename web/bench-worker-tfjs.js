@@ -74,6 +74,7 @@ self.onmessage = async ({ data }) => {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { await runShape(data.shape); post("shapeDone"); }
     else if (data.type === "op") { await runOp(data); post("shapeDone"); }
+    else if (data.type === "model") post("shapeDone");   // no ONNX runner
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });
   }

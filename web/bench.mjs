@@ -6,6 +6,8 @@
 // Query parameters (all optional):
 //   libs=samebits,tfjs,ort   shapes=NAME,...|all (names from SHAPES)
 //   ops=NAME,...|all|none (names from OPS: the operators between the products)
+//   models=NAME,...|none (reference networks from out/models/, web/make_models.py;
+//                         default none: they are large)
 //   modes=fast,exact (samebits)   warmup=2   minms=80   reps=3
 //   wheel=URL   pyodide=URL
 const params = new URLSearchParams(location.search);
@@ -39,6 +41,7 @@ export const OPS = {
 const opNames = (list("ops", "all").includes("all") ? Object.keys(OPS) : list("ops", ""))
   .filter((n) => n !== "none");
 for (const name of opNames) if (!OPS[name]) throw new Error(`unknown op ${name}`);
+const modelNames = list("models", "none").filter((n) => n !== "none");
 const shapeNames = (list("shapes", "all").includes("all") ? Object.keys(SHAPES) : list("shapes", ""))
   .filter((n) => n !== "none");
 for (const name of shapeNames) if (!SHAPES[name]) throw new Error(`unknown shape ${name}`);
@@ -47,7 +50,8 @@ const timing = { warmup: Number(params.get("warmup") ?? 2), minMs: Number(params
 const libs = list("libs", "samebits,tfjs,ort");
 const modes = list("modes", "fast,exact");
 
-const result = { done: false, error: null, cells: [], opCells: [], info: {}, shapes: shapeNames,
+const result = { done: false, error: null, cells: [], opCells: [], modelCells: [], models: modelNames,
+                 info: {}, shapes: shapeNames,
                  ops: opNames, opDims: Object.fromEntries(opNames.map((n) => [n, OPS[n]])), timing,
                  shapeDims: Object.fromEntries(shapeNames.map((n) => [n, SHAPES[n]])),
                  libs, modes, userAgent: navigator.userAgent,
@@ -78,6 +82,15 @@ function render() {
     return `<tr><td>${name} (${rows}, ${cols})</td>${cells.join("")}</tr>`;
   });
   $("ops").innerHTML = opNames.length ? opHead + opRows.join("") : "";
+  const modelHead = `<tr><th>network</th>${COLUMNS.map((c) => `<th>${c}</th>`).join("")}</tr>`;
+  const modelRows = modelNames.map((name) => {
+    const cells = COLUMNS.map((lib) => {
+      const c = result.modelCells.find((x) => x.lib === lib && x.name === name);
+      return c ? `<td>${c.ms.toFixed(1)} ms</td>` : "<td>—</td>";
+    });
+    return `<tr><td>${name}</td>${cells.join("")}</tr>`;
+  });
+  $("models").innerHTML = modelNames.length ? modelHead + modelRows.join("") : "";
 }
 
 async function wheelURL() {
@@ -101,7 +114,12 @@ function startWorker(lib) {
   const worker = new Worker(here(url), { type });
   let pending = null;
   worker.onmessage = ({ data }) => {
-    if (data.type === "opCell") {
+    if (data.type === "modelCell") {
+      const cell = { ...data };
+      delete cell.type;
+      result.modelCells.push(cell);
+      render();
+    } else if (data.type === "opCell") {
       const cell = { ...data };
       delete cell.type;
       result.opCells.push(cell);
@@ -147,6 +165,13 @@ async function main() {
       for (const lib of libs) {
         $("status").textContent = `timing ${name} with ${lib}…`;
         await workers[lib].send({ type: "shape", shape: SHAPES[name] });
+      }
+    }
+    const modelsURL = here("out/models/");
+    for (const name of modelNames) {
+      for (const lib of libs) {
+        $("status").textContent = `timing ${name} with ${lib}…`;
+        await workers[lib].send({ type: "model", name, modelsURL });
       }
     }
     for (const name of opNames) {

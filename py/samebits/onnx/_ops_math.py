@@ -7,6 +7,7 @@ wrap-around, as C computes them.
 """
 from __future__ import annotations
 
+import math
 import struct
 from typing import Callable, Optional
 
@@ -186,6 +187,39 @@ def _abs(ctx: NodeContext):
         # the sign bit cleared; NaN stored canonically
         bits = [b & 0x7FFFFFFF for b in V.float_bits(x)]
         bits = [CANONICAL_NAN if b > 0x7F800000 else b for b in bits]
+        return [V.floats_from_bits(bits, x.shape)]
+    return run
+
+
+def _integral(kind: str, v: float) -> float:
+    """floor/ceil/round-half-even of a float32 value, IEEE style: integers,
+    infinities and zeros unchanged, a zero result keeping the input's sign."""
+    if v != v:
+        return v
+    if v == 0.0 or abs(v) >= 8388608.0:     # 2^23: already an integer
+        return v
+    r = float(math.floor(v) if kind == "Floor" else math.ceil(v) if kind == "Ceil"
+              else round(v))
+    return math.copysign(0.0, v) if r == 0.0 else r
+
+
+@op("Floor", "Ceil", "Round")
+def _rounding(ctx: NodeContext):
+    kind = ctx.node.op_type
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        if not x.size:
+            return [x]
+        if np is not None:
+            fn = {"Floor": np.floor, "Ceil": np.ceil, "Round": np.rint}[kind]
+            y = fn(np.asarray(x.data, np.float32)).astype(np.float32)
+            bits = y.view(np.uint32)
+            bits[np.isnan(y)] = CANONICAL_NAN
+            return [Floats(x.shape, y)]
+        vals = [_integral(kind, v) for v in V.float_list(x)]
+        bits = [CANONICAL_NAN if v != v else b for v, b in
+                zip(vals, V.float_bits(V.floats_from_list(vals, x.shape)))]
         return [V.floats_from_bits(bits, x.shape)]
     return run
 
