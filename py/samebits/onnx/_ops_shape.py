@@ -10,7 +10,6 @@ the binary32 bit patterns. Either way the bits are the input's bits.
 """
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
 from typing import Any, Optional
