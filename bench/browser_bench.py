@@ -64,7 +64,7 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
             try:
                 page = open_local_page(browser, blocked, console)
                 page.goto(f"{base}/web/bench.html?{urlencode(query)}", wait_until="load")
-                deadline, seen = time.monotonic() + timeout_s, 0
+                deadline, seen = time.monotonic() + timeout_s, set()
                 while True:
                     state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
                                           " cells: window.benchResult.cells,"
@@ -73,13 +73,16 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
                     cells = ((state or {}).get("cells") or []) + \
                         ((state or {}).get("opCells") or []) + \
                         ((state or {}).get("modelCells") or [])
-                    for c in cells[seen:]:
+                    for c in cells:
+                        key = (c["lib"], c.get("name"), c.get("m"), c.get("n"), c.get("k"))
+                        if key in seen:
+                            continue
+                        seen.add(key)
                         if "name" in c:
                             log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
                         else:
                             log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
                                 f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
-                    seen = len(cells)
                     if state and state.get("done"):
                         break
                     if time.monotonic() > deadline:
