@@ -98,9 +98,11 @@ static inline float sb_fast_log(float x)
 {
     int subnormal = x < 0x1p-126f;
     float xs = subnormal ? x * 0x1p23f : x;
-    int32_t bits = (int32_t)sbt_bits32(xs);
-    int32_t e = (bits - 0x3f3504f3) >> 23;                /* arithmetic shift */
-    float f = sbt_float((uint32_t)(bits - (int32_t)((uint32_t)e << 23))) - 1.0f;
+    /* Unsigned arithmetic: inputs the selects below discard (negatives, NaN)
+     * must not overflow a signed int. The shift of the int32 is arithmetic. */
+    uint32_t bits = sbt_bits32(xs);
+    int32_t e = (int32_t)(bits - 0x3f3504f3u) >> 23;
+    float f = sbt_float(bits - ((uint32_t)e << 23)) - 1.0f;
     float ef = (float)(subnormal ? e - 23 : e), q = SBF_H9(f, sbf_log_q, 0);
     float log1p_f = SBF_FMA(f * f, q, f);
     float y = SBF_FMA(ef, 0x1.62e4p-1f, SBF_FMA(ef, 0x1.7f7d1cp-20f, log1p_f));
