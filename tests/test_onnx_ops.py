@@ -305,6 +305,22 @@ def test_resize(attrs, scales, sizes):
     one("Resize", {"X": X4}, attrs, inits, order=node_inputs, rtol=1e-5, atol=2e-6)
 
 
+@pytest.mark.parametrize("scales", [[1, 1, 2, 2], [1, 1, 3, 2], [1, 1, 2.5, 1.5]])
+def test_resize_10_and_upsample_nearest(scales):
+    """Opset 10's Resize and Upsample (opset 9) have no nearest_mode: both
+    pick floor(x / scale) when upsampling, as ONNX Runtime does."""
+    s = np.array(scales, np.float32)
+    one("Resize", {"X": X4}, {"mode": "nearest"}, {"scales": s}, opset=10)
+    one("Upsample", {"X": X4}, {"mode": "nearest"}, {"scales": s}, opset=9)
+
+
+def test_depth_to_space_and_back():
+    x = rand(2, 12, 3, 5)
+    one("DepthToSpace", {"X": x}, {"blocksize": 2})
+    one("DepthToSpace", {"X": x}, {"blocksize": 2, "mode": "CRD"})
+    one("SpaceToDepth", {"X": rand(2, 3, 6, 4)}, {"blocksize": 2})
+
+
 def test_movement_ops():
     x = rand(2, 3, 4, 5)
     one("Transpose", {"X": x}, {"perm": [0, 3, 1, 2]})

@@ -471,7 +471,10 @@ def _resize(ctx: NodeContext):
     mode = ctx.str("mode", "nearest")
     coord = ctx.str("coordinate_transformation_mode",
                     "asymmetric" if ctx.opset < 11 else "half_pixel")
-    nearest_mode = ctx.str("nearest_mode", "round_prefer_floor")
+    # Resize-10 has no nearest_mode: it picks floor(x / scale) when upsampling
+    # (as Upsample does, and ONNX Runtime's opset-10 kernel); downsampling
+    # with it is refused at run
+    nearest_mode = ctx.str("nearest_mode", "floor" if ctx.opset < 11 else "round_prefer_floor")
     ctx.ignore("cubic_coeff_a", "extrapolation_value")   # cubic and crop-and-resize only
     if ctx.int("exclude_outside", 0):
         raise ctx.error("exclude_outside=1 is not supported")
@@ -500,6 +503,9 @@ def _resize(ctx: NodeContext):
             sizes = list(x.shape[:2]) + sizes
         if scales is not None and len(scales) == 2:
             scales = [1.0, 1.0] + scales
+        if ctx.opset < 11 and plan[0] == "nearest" and any(v < 1.0 for v in scales or []):
+            raise ValueError(f"{ctx.where}: opset-10 nearest Resize with scales {scales} below "
+                             f"1 (downsampling) is not supported")
         return [_resize_run(ctx, x, scales, sizes, plan, coord)]
     return run
 
@@ -516,5 +522,7 @@ def _upsample(ctx: NodeContext):
         x = need_floats(inputs[0], ctx, "X")
         scales = attr_scales if attr_scales is not None else V.float_list(
             need_floats(inputs[1], ctx, "scales"))
+        if any(v < 1.0 for v in scales):
+            raise ValueError(f"{ctx.where}: Upsample scales {list(scales)} below 1")
         return [_resize_run(ctx, x, list(scales), None, plan, "asymmetric")]
     return run

@@ -479,6 +479,56 @@ def _transpose(ctx: NodeContext):
     return run
 
 
+def _permuted(x, shape: tuple, perm: list[int], out_shape: tuple, ctx: NodeContext):
+    """x viewed as `shape`, its axes permuted, viewed as `out_shape` (a copy)."""
+    y = _reshape_value(x, shape)
+    if isinstance(y, Floats):
+        if y.size == 0:
+            return Floats(out_shape, None)
+        z = Floats.wrap(_sb.permute(y.data, perm, threads=ctx.threads))
+    else:
+        z_shape, m = _flat.transpose_map(y.shape, perm)
+        z = Ints(z_shape, _flat.take(y.values, m), y.dtype)
+    return _reshape_value(z, out_shape)
+
+
+@op("DepthToSpace")
+def _depth_to_space(ctx: NodeContext):
+    b = ctx.int("blocksize")
+    mode = ctx.str("mode", "DCR")
+    if b < 1 or mode not in ("DCR", "CRD"):
+        raise ctx.error(f"blocksize {b} and mode {mode!r} are not supported")
+
+    def run(inputs):
+        x = inputs[0]
+        if len(x.shape) != 4 or x.shape[1] % (b * b):
+            raise ValueError(f"{ctx.where}: input {x.shape} is not (N, C, H, W) with C a "
+                             f"multiple of {b * b}")
+        n, c, h, w = x.shape
+        out = (n, c // (b * b), h * b, w * b)
+        if mode == "DCR":
+            return [_permuted(x, (n, b, b, c // (b * b), h, w), [0, 3, 4, 1, 5, 2], out, ctx)]
+        return [_permuted(x, (n, c // (b * b), b, b, h, w), [0, 1, 4, 2, 5, 3], out, ctx)]
+    return run
+
+
+@op("SpaceToDepth")
+def _space_to_depth(ctx: NodeContext):
+    b = ctx.int("blocksize")
+    if b < 1:
+        raise ctx.error(f"blocksize {b} is not supported")
+
+    def run(inputs):
+        x = inputs[0]
+        if len(x.shape) != 4 or x.shape[2] % b or x.shape[3] % b:
+            raise ValueError(f"{ctx.where}: input {x.shape} is not (N, C, H, W) with H and W "
+                             f"multiples of {b}")
+        n, c, h, w = x.shape
+        return [_permuted(x, (n, c, h // b, b, w // b, b), [0, 3, 5, 1, 2, 4],
+                          (n, c * b * b, h // b, w // b), ctx)]
+    return run
+
+
 @op("Gather")
 def _gather(ctx: NodeContext):
     axis = ctx.int("axis", 0)
