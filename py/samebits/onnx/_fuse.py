@@ -121,23 +121,21 @@ def fuse(nodes: list[M.Node], constants: dict, mode: str, opset: int,
         readers = _readers(nodes)
         gone: set[int] = set()
         for i, node in enumerate(nodes):
-            if node.op_type != "Conv" or i in gone or node.outputs[0] in graph_outputs:
-                continue
-            users = readers.get(node.outputs[0], [])
-            if len(users) == 1 and nodes[users[0]].op_type == "BatchNormalization" and \
-                    _fold_batch_norm(node, nodes[users[0]], constants):
-                gone.add(users[0])
+            j = None if node.op_type != "Conv" or i in gone else \
+                _only_reader(node.outputs[0], readers, graph_outputs)
+            if j is not None and nodes[j].op_type == "BatchNormalization" and \
+                    _fold_batch_norm(node, nodes[j], constants):
+                gone.add(j)
         nodes = [n for i, n in enumerate(nodes) if i not in gone]
 
     readers = _readers(nodes)
     gone = set()
     for i, node in enumerate(nodes):
-        if node.op_type not in _PRODUCTS or i in gone or node.outputs[0] in graph_outputs:
+        if node.op_type not in _PRODUCTS or i in gone:
             continue
-        users = readers.get(node.outputs[0], [])
-        if len(users) != 1:
+        j = _only_reader(node.outputs[0], readers, graph_outputs)
+        if j is None:
             continue
-        j = users[0]
         user = nodes[j]
         # MatMul with packed weights, then Add of a constant 1-D bias
         if node.op_type == "MatMul" and user.op_type == "Add" and "bias" not in node.fused:
@@ -149,12 +147,9 @@ def fuse(nodes: list[M.Node], constants: dict, mode: str, opset: int,
                 node.fused["bias"] = other[0]
                 node.outputs = list(user.outputs)
                 gone.add(j)
-                if node.outputs[0] in graph_outputs:
+                j = _only_reader(node.outputs[0], readers, graph_outputs)
+                if j is None:
                     continue
-                users = readers.get(node.outputs[0], [])
-                if len(users) != 1:
-                    continue
-                j = users[0]
                 user = nodes[j]
         act = _activation(user, constants, opset)
         if act is None:
@@ -167,6 +162,14 @@ def fuse(nodes: list[M.Node], constants: dict, mode: str, opset: int,
         node.outputs = list(user.outputs)
         gone.add(j)
     return [n for i, n in enumerate(nodes) if i not in gone]
+
+
+def _only_reader(name: str, readers: dict[str, list[int]],
+                 graph_outputs: set[str]) -> Optional[int]:
+    """The index of the one node that reads `name`, or None when it has no
+    reader, several, or is a graph output (its value must then stay)."""
+    users = readers.get(name, [])
+    return users[0] if len(users) == 1 and name not in graph_outputs else None
 
 
 def _gemm_plain(node: M.Node, constants: dict) -> bool:

@@ -17,6 +17,7 @@ from .. import _args, _movement, _operands
 from . import _model as M
 from . import _values as V
 from ._ops_math import _float_reduce, float_binary
+from ._ops_shape import copy_view
 from ._registry import NodeContext, need_floats, op
 from ._values import Floats, np
 
@@ -76,6 +77,16 @@ def _as_2d(x: Floats, ctx: NodeContext, what: str) -> tuple[Floats, int]:
     raise ValueError(f"{ctx.where}: {what} must be 3-D or 4-D (N, C, ...), got {x.shape}")
 
 
+def _from_2d(y: Floats, dims: int) -> Floats:
+    """The inverse of _as_2d: a height-1 result back to (N, C, L) for 1-D."""
+    return V.reshape(y, (y.shape[0], y.shape[1], y.shape[3])) if dims == 1 else y
+
+
+def _spatial_sizes(x: Floats, dims: int) -> list[int]:
+    """The spatial sizes of an _as_2d view, as the ONNX node sees them."""
+    return list(x.shape[2:]) if dims == 2 else [x.shape[3]]
+
+
 def _pairs(dims: int, values: list[int], fill: int) -> list[int]:
     """Per-dimension values for 2-D from 1-D or 2-D ones (height first)."""
     return [fill] + list(values) if dims == 1 else list(values)
@@ -129,8 +140,7 @@ def _conv(ctx: NodeContext):
             weights, wshape = w4.data, w4.shape
         b = bias_const if bias_const is not None else (inputs[2] if len(inputs) > 2 else None)
         kdims = list(wshape[2:]) if dims == 2 else [wshape[3]]
-        in_sizes = list(x.shape[2:]) if dims == 2 else [x.shape[3]]
-        p = resolve_pads(in_sizes, kdims, strides, dilations, pads, auto_pad)
+        p = resolve_pads(_spatial_sizes(x, dims), kdims, strides, dilations, pads, auto_pad)
         if x.shape[1] != wshape[1] * group:
             raise ValueError(f"{ctx.where}: X has {x.shape[1]} channels, W {wshape} with "
                              f"group={group} expects {wshape[1] * group}")
@@ -141,10 +151,7 @@ def _conv(ctx: NodeContext):
                        padding=_torch_padding(dims, p),
                        dilation=tuple(_pairs(dims, dilations, 1)), groups=group,
                        activation=activation, **_mode(ctx))
-        out = Floats.wrap(y)
-        if dims == 1:
-            out = V.reshape(out, (out.shape[0], out.shape[1], out.shape[3]))
-        return [out]
+        return [_from_2d(Floats.wrap(y), dims)]
     return run
 
 
@@ -156,17 +163,12 @@ def _transposed_weights(w: Floats, group: int, ctx: NodeContext) -> Floats:
     if c % group:
         raise ValueError(f"{ctx.where}: group={group} does not divide the {c} input channels")
     cg = c // group
-    bits = V.float_bits(w)
-    out = [0] * len(bits)
-    for g in range(group):
-        for ci in range(cg):
-            for m in range(mg):
-                src = ((g * cg + ci) * mg + m) * kh * kw
-                dst = ((g * mg + m) * cg + ci) * kh * kw
-                for i in range(kh):
-                    for j in range(kw):
-                        out[dst + i * kw + j] = bits[src + (kh - 1 - i) * kw + (kw - 1 - j)]
-    return V.floats_from_bits(out, (mg * group, cg, kh, kw))
+    # w as (group, C/g, M/g, kH, kW) read into (group, M/g, C/g, kH, kW), both
+    # kernel axes backwards: one strided copy
+    sg, sc, sm, sh, sw = cg * mg * kh * kw, mg * kh * kw, kh * kw, kw, 1
+    out = copy_view(V.reshape(w, (group, cg, mg, kh, kw)), (group, mg, cg, kh, kw),
+                    (kh - 1) * sh + (kw - 1) * sw, [sg, sm, sc, -sh, -sw], ctx)
+    return V.reshape(out, (mg * group, cg, kh, kw))
 
 
 @op("ConvTranspose")
@@ -240,9 +242,7 @@ def _conv_transpose(ctx: NodeContext):
         if b is not None:
             bias = need_floats(b, ctx, "B")
             out = float_binary("Add", out, V.reshape(bias, (bias.shape[0], 1, 1)), ctx)
-        if dims == 1:
-            out = V.reshape(out, (out.shape[0], out.shape[1], out.shape[3]))
-        return [out]
+        return [_from_2d(out, dims)]
     return run
 
 
@@ -334,9 +334,17 @@ def _matmul(ctx: NodeContext):
 
 # ---- pooling ------------------------------------------------------------------------------
 
-def _pool_geometry(ctx: NodeContext, x: Floats, dims: int, kernel, strides, dilations, pads,
-                   auto_pad, ceil_mode):
-    in_sizes = list(x.shape[2:]) if dims == 2 else [x.shape[3]]
+def _pool_attrs(ctx: NodeContext):
+    """kernel_shape (1-D or 2-D), then _spatial_attrs' strides, dilations,
+    pads, auto_pad, then ceil_mode."""
+    kernel = ctx.ints("kernel_shape")
+    if len(kernel) not in (1, 2):
+        raise ctx.error(f"{len(kernel)}-D pooling is not supported (1-D and 2-D are)")
+    return (kernel, *_spatial_attrs(ctx, len(kernel), kernel), ctx.int("ceil_mode", 0))
+
+
+def _pool_geometry(x: Floats, dims: int, kernel, strides, dilations, pads, auto_pad, ceil_mode):
+    in_sizes = _spatial_sizes(x, dims)
     p = resolve_pads(in_sizes, kernel, strides, dilations, pads, auto_pad)
     begin, end = p[:dims], p[dims:]
     extra = [0] * dims
@@ -353,54 +361,41 @@ def _pool_geometry(ctx: NodeContext, x: Floats, dims: int, kernel, strides, dila
 
 @op("MaxPool")
 def _max_pool(ctx: NodeContext):
-    kernel = ctx.ints("kernel_shape")
+    kernel, strides, dilations, pads, auto_pad, ceil_mode = _pool_attrs(ctx)
     dims = len(kernel)
-    if dims not in (1, 2):
-        raise ctx.error(f"{dims}-D pooling is not supported (1-D and 2-D are)")
-    strides, dilations, pads, auto_pad = _spatial_attrs(ctx, dims, kernel)
-    ceil_mode = ctx.int("ceil_mode", 0)
     if ctx.int("storage_order", 0) != 0:
         raise ctx.error("storage_order=1 is not supported")
     ctx.only_first_output("Indices")
 
     def run(inputs):
         x, _ = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
-        begin, end, extra = _pool_geometry(ctx, x, dims, kernel, strides, dilations, pads,
-                                           auto_pad, ceil_mode)
+        begin, end, extra = _pool_geometry(x, dims, kernel, strides, dilations, pads, auto_pad,
+                                           ceil_mode)
         # padding is never a value (docs/maxpool.md): the ceil-mode tail too
         padding = _torch_padding(dims, begin + [e + x_ for e, x_ in zip(end, extra)])
         y = Floats.wrap(_sb.max_pool2d(x.data, tuple(_pairs(dims, kernel, 1)),
                                        tuple(_pairs(dims, strides, 1)), padding,
                                        tuple(_pairs(dims, dilations, 1)), threads=ctx.threads))
-        if dims == 1:
-            y = V.reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
-        return [y]
+        return [_from_2d(y, dims)]
     return run
 
 
 @op("AveragePool")
 def _avg_pool(ctx: NodeContext):
-    kernel = ctx.ints("kernel_shape")
+    kernel, strides, dilations, pads, auto_pad, ceil_mode = _pool_attrs(ctx)
     dims = len(kernel)
-    if dims not in (1, 2):
-        raise ctx.error(f"{dims}-D pooling is not supported (1-D and 2-D are)")
-    strides, dilations, pads, auto_pad = _spatial_attrs(ctx, dims, kernel)
     if any(d != 1 for d in dilations):
         raise ctx.error(f"dilations {dilations} are not supported for AveragePool")
-    ceil_mode = ctx.int("ceil_mode", 0)
     include = ctx.int("count_include_pad", 0)
 
     def run(inputs):
         x, _ = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
-        in_sizes = list(x.shape[2:]) if dims == 2 else [x.shape[3]]
-        p = resolve_pads(in_sizes, kernel, strides, dilations, pads, auto_pad)
+        p = resolve_pads(_spatial_sizes(x, dims), kernel, strides, dilations, pads, auto_pad)
         y = Floats.wrap(_sb.avg_pool2d(x.data, tuple(_pairs(dims, kernel, 1)),
                                        tuple(_pairs(dims, strides, 1)),
                                        _torch_padding(dims, p), bool(ceil_mode), bool(include),
                                        threads=ctx.threads))
-        if dims == 1:
-            y = V.reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
-        return [y]
+        return [_from_2d(y, dims)]
     return run
 
 

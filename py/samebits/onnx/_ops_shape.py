@@ -29,7 +29,7 @@ def _operand(t: Floats) -> _operands.Operand:
     return _operands.as_operand(t.data, "x")
 
 
-def _copy_view(x: Floats, shape: tuple[int, ...], offset: int, strides: list[int],
+def copy_view(x: Floats, shape: tuple[int, ...], offset: int, strides: list[int],
                ctx: NodeContext) -> Floats:
     """A new tensor of `shape` read from x at element offset + sum(i * strides)."""
     out = V.empty_floats(shape)
@@ -380,7 +380,7 @@ def slice_value(x, starts: list[int], counts: list[int], steps: list[int], ctx: 
             return Floats(shape, None)
         strides = _x_strides(x)
         offset = sum(s * st for s, st in zip(starts, strides))
-        return _copy_view(x, shape, offset, [st * k for st, k in zip(strides, steps)], ctx)
+        return copy_view(x, shape, offset, [st * k for st, k in zip(strides, steps)], ctx)
     strides = _flat.c_strides(x.shape)
     offset = sum(s * st for s, st in zip(starts, strides))
     m = _flat.strided_map(shape, offset, [st * k for st, k in zip(strides, steps)])
@@ -570,7 +570,7 @@ def expand_value(x, shape: tuple[int, ...], ctx: NodeContext):
         strides = _x_strides(x)
         pad = len(shape) - len(x.shape)
         st = [0] * pad + [0 if d == 1 else s for d, s in zip(x.shape, strides)]
-        return _copy_view(x, shape, 0, st, ctx)
+        return copy_view(x, shape, 0, st, ctx)
     return Ints(shape, _flat.take(x.values, _flat.broadcast_map(shape, x.shape)), x.dtype)
 
 
