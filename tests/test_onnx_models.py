@@ -171,6 +171,19 @@ def test_feeds_container_round_trips():
         suite.pack_feeds({"x": np.zeros(2)})
 
 
+def test_output_digest_of_integer_outputs():
+    """Integer and bool outputs hash as little-endian int64 in C order,
+    whatever their own type and rank."""
+    import hashlib
+    ints = np.array([[1, -2], [3, 4]], np.int32)
+    want = hashlib.sha256(ints.astype("<i8").tobytes()).hexdigest()
+    assert suite.output_digest({"y": ints}) == want
+    assert suite.output_digest({"y": ints.astype(np.int64)}) == want
+    flags = np.array([[True, False]])
+    assert suite.output_digest({"b": flags}) == \
+        hashlib.sha256(np.array([[1, 0]], "<i8").tobytes()).hexdigest()
+
+
 def test_suite_lines_parse():
     line = suite.format_line("resnet50", "exact", "avx2", 2, "ab" * 32)
     assert suite.parse_line(line) == ("resnet50", "exact", "avx2", 2, "ab" * 32)

@@ -500,6 +500,18 @@ def test_unsupported_attribute_names_it():
         so.load(data)
 
 
+def test_unsupported_second_output_names_it():
+    node = helper.make_node("MaxPool", ["X"], ["y0", "idx"], name="mp", kernel_shape=[2, 2])
+    data = model([node], {"X": (F, [1, 1, 4, 4])}, {"y0": (F, None)})
+    with pytest.raises(so.UnsupportedModelError,
+                       match=r"'mp' \(MaxPool\): output 'idx' \(Indices\) is not supported"):
+        so.load(data)
+    node = helper.make_node("LayerNormalization", ["X", "s"], ["y0", "", "inv"], name="ln")
+    data = model([node], {"X": (F, [2, 3])}, {"y0": (F, None)}, {"s": rand(3)})
+    with pytest.raises(so.UnsupportedModelError, match=r"output 'inv' \(Mean/InvStdDev\)"):
+        so.load(data)
+
+
 def test_unsupported_opset_domain_and_types():
     node = helper.make_node("Relu", ["X"], ["y0"])
     with pytest.raises(so.UnsupportedModelError, match="opset 6"):

@@ -140,14 +140,11 @@ class NodeContext:
             raise self.error(f"input {what} must be an integer tensor")
         return list(v.values)
 
-    def outputs_wanted(self) -> list[bool]:
-        return [name != "" for name in self.node.outputs]
-
     def only_first_output(self, what: str = "") -> None:
-        wanted = self.outputs_wanted()
-        if any(wanted[1:]):
-            raise self.error(f"output {len(wanted) > 1 and self.node.outputs[1]!r} "
-                             f"{what or 'beyond the first'} is not supported")
+        extra = [name for name in self.node.outputs[1:] if name]
+        if extra:
+            raise self.error(f"output {extra[0]!r} ({what or 'beyond the first'}) is not "
+                             f"supported")
 
 
 def need_floats(v: Optional[Value], ctx: NodeContext, what: str) -> Floats:

@@ -76,8 +76,12 @@ def output_digest(outputs: Mapping[str, Any]) -> str:
     h = hashlib.sha256()
     for value in outputs.values():
         view = memoryview(value)
-        h.update(view.tobytes() if view.format.lstrip("<=@") in ("f", "q", "l") else
-                 struct.pack(f"<{len(view.tolist())}q", *view.tolist()))
+        fmt = view.format.lstrip("<=@")
+        if fmt in ("f", "q", "l"):
+            h.update(view.tobytes())
+        else:   # another integer or bool type: as int64, one flat list in C order
+            flat = view.cast("B").cast(fmt).tolist() if view.nbytes else []
+            h.update(struct.pack(f"<{len(flat)}q", *flat))
     return h.hexdigest()
 
 
