@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _machine  # noqa: E402
+from bench_matmul import mean_time  # noqa: E402  (calls repeated for a minimum time)
 
 import samebits  # noqa: E402
 import samebits.onnx as so  # noqa: E402
@@ -45,16 +46,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NETWORKS = ("resnet50", "mobilenet_v3_large", "bert_base", "whisper_small_encoder")
 MIN_SECONDS = 0.3
 SETTLE_SECONDS = 0.3
-
-
-def mean_time(fn, min_seconds: float = MIN_SECONDS) -> float:
-    calls, start = 0, time.perf_counter()
-    while True:
-        fn()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            return elapsed / calls
 
 
 def cells_for(network: str, data: bytes, feeds: dict, threads: int, model) -> tuple[list, dict]:
@@ -113,7 +104,7 @@ def measure(args) -> dict:
                     for lib, fn in cells:
                         if threads > 1:
                             time.sleep(SETTLE_SECONDS)
-                        times[lib].append(mean_time(fn))
+                        times[lib].append(mean_time(fn, MIN_SECONDS))
                 row = {"network": network, "batch": batch, "threads": threads,
                        "rounds": rounds, "times": times,
                        "median_ms": {k: 1e3 * statistics.median(v) for k, v in times.items()}}

@@ -36,9 +36,8 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
-from run_browser import (CHROMIUM, CHROMIUM_ARGS, missing_prerequisites,  # noqa: E402
-                         open_local_page)
-from serve import serve  # noqa: E402
+from run_browser import (CHROMIUM_ARGS, local_browser_page,  # noqa: E402
+                         missing_prerequisites)
 
 RESULTS = ROOT / "bench" / "results"
 NODE_MODULES = ROOT / "web" / "node_modules"
@@ -52,50 +51,35 @@ FAST_TARGET, EXACT_TARGET = 1.3, 0.95
 
 def run_page(query: dict, timeout_s: float, log) -> dict:
     """One fresh Chromium process, one page; returns window.benchResult."""
-    from playwright.sync_api import sync_playwright
-
-    server, base = serve()
-    blocked: list[str] = []
-    console: list[str] = []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                        headless=True)
-            try:
-                page = open_local_page(browser, blocked, console)
-                page.goto(f"{base}/web/bench.html?{urlencode(query)}", wait_until="load")
-                deadline, seen = time.monotonic() + timeout_s, set()
-                while True:
-                    state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
-                                          " cells: window.benchResult.cells,"
-                                          " opCells: window.benchResult.opCells,"
-                                          " modelCells: window.benchResult.modelCells}")
-                    cells = ((state or {}).get("cells") or []) + \
-                        ((state or {}).get("opCells") or []) + \
-                        ((state or {}).get("modelCells") or [])
-                    for c in cells:
-                        key = (c["lib"], c.get("name"), c.get("m"), c.get("n"), c.get("k"))
-                        if key in seen:
-                            continue
-                        seen.add(key)
-                        if "name" in c:
-                            log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
-                        else:
-                            log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
-                                f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
-                    if state and state.get("done"):
-                        break
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"the page did not finish in {timeout_s:.0f} s")
-                    page.wait_for_timeout(500)
-                result = page.evaluate("window.benchResult")
-                result["browser_version"] = browser.version
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    result["blocked"], result["console"] = blocked, console
+    with local_browser_page() as local:
+        page = local.page
+        page.goto(f"{local.base}/web/bench.html?{urlencode(query)}", wait_until="load")
+        deadline, seen = time.monotonic() + timeout_s, set()
+        while True:
+            state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
+                                  " cells: window.benchResult.cells,"
+                                  " opCells: window.benchResult.opCells,"
+                                  " modelCells: window.benchResult.modelCells}")
+            cells = ((state or {}).get("cells") or []) + \
+                ((state or {}).get("opCells") or []) + ((state or {}).get("modelCells") or [])
+            for c in cells:
+                key = (c["lib"], c.get("name"), c.get("m"), c.get("n"), c.get("k"))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if "name" in c:
+                    log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
+                else:
+                    log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
+                        f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
+            if state and state.get("done"):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the page did not finish in {timeout_s:.0f} s")
+            page.wait_for_timeout(500)
+        result = page.evaluate("window.benchResult")
+        result["browser_version"] = local.browser_version
+    result["blocked"], result["console"] = local.blocked, local.console
     return result
 
 
@@ -112,11 +96,12 @@ def best_cells(pages: list[dict]) -> dict[tuple, dict]:
     return best
 
 
-def best_op_cells(pages: list[dict]) -> dict[tuple, dict]:
-    """(lib, operator name) -> the fastest cell over the pages."""
+def best_named_cells(pages: list[dict], field: str) -> dict[tuple, dict]:
+    """(lib, name) -> the fastest cell over the pages, for the named cells
+    of `field` ("opCells": operators, "modelCells": networks)."""
     best: dict[tuple, dict] = {}
     for page in pages:
-        for c in page.get("opCells", []):
+        for c in page.get(field, []):
             key = (c["lib"], c["name"])
             entry = best.setdefault(key, {**c, "page_ms": []})
             entry["page_ms"].append(round(c["ms"], 4))
@@ -125,31 +110,33 @@ def best_op_cells(pages: list[dict]) -> dict[tuple, dict]:
     return best
 
 
-def best_model_cells(pages: list[dict]) -> dict[tuple, dict]:
-    """(lib, network) -> the fastest cell over the pages."""
-    best: dict[tuple, dict] = {}
-    for page in pages:
-        for c in page.get("modelCells", []):
-            key = (c["lib"], c["name"])
-            entry = best.setdefault(key, {**c, "page_ms": []})
-            entry["page_ms"].append(round(c["ms"], 3))
-            if c["ms"] < entry["ms"]:
-                entry.update(ms=c["ms"])
-    return best
+# How close a peer's probes must be to samebits exact mode's (relative above
+# 1): a peer computing something else would otherwise look fast. Networks
+# get more room than single operators: their sums run in other orders.
+OP_TOLERANCE, MODEL_TOLERANCE = 1e-4, 1e-3
 
 
-def check_model_agreement(best_models: dict) -> list[str]:
-    """Every library's output probes within 1e-3 (relative above 1) of
-    samebits exact mode's."""
+def check_named_agreement(best: dict, tolerance: float) -> list[str]:
+    """Every library's named-cell probes within `tolerance` of samebits exact's."""
     problems = []
-    for (lib, name), cell in best_models.items():
-        ref = best_models.get(("samebits-exact", name))
+    for (lib, name), cell in best.items():
+        ref = best.get(("samebits-exact", name))
         if lib == "samebits-exact" or ref is None:
             continue
         for got, want in zip(cell["probes"], ref["probes"]):
-            if not abs(got - want) <= 1e-3 * max(1.0, abs(want)):
+            if not abs(got - want) <= tolerance * max(1.0, abs(want)):
                 problems.append(f"{lib} {name}: output {got!r}, samebits exact {want!r}")
     return problems
+
+
+def _named_row(best: dict, name: str, label: str, peer: str, digits: int) -> str:
+    """A table row: samebits fast and exact ms, the peer's ms, both ratios."""
+    libs = ("samebits-fast", "samebits-exact", peer)
+    ms = {lib: best[(lib, name)]["ms"] for lib in libs if (lib, name) in best}
+    row = [label] + [f"{ms[lib]:.{digits}f}" if lib in ms else "—" for lib in libs]
+    for lib in libs[:2]:
+        row.append(f"{ms[peer] / ms[lib]:.2f}x" if lib in ms and peer in ms else "—")
+    return "| " + " | ".join(row) + " |"
 
 
 def models_markdown(best_models: dict, names: list[str]) -> list[str]:
@@ -163,30 +150,8 @@ def models_markdown(best_models: dict, names: list[str]) -> list[str]:
              "exact >= 1.0x onnxruntime-web.", "",
              "| network | samebits-fast ms | samebits-exact ms | ort ms | fast/ort | exact/ort |",
              "|---|---:|---:|---:|---:|---:|"]
-    for name in names:
-        ms = {lib: best_models[(lib, name)]["ms"] for lib in ("samebits-fast", "samebits-exact",
-                                                              "ort") if (lib, name) in best_models}
-        row = [name] + [f"{ms[lib]:.1f}" if lib in ms else "—"
-                        for lib in ("samebits-fast", "samebits-exact", "ort")]
-        for lib in ("samebits-fast", "samebits-exact"):
-            row.append(f"{ms['ort'] / ms[lib]:.2f}x" if lib in ms and "ort" in ms else "—")
-        lines.append("| " + " | ".join(row) + " |")
+    lines += [_named_row(best_models, name, name, "ort", 1) for name in names]
     return lines + [""]
-
-
-def check_op_agreement(best_ops: dict) -> list[str]:
-    """Every library's operator probes must agree with samebits exact mode
-    within 1e-4 (relative above 1): a peer computing something else would
-    otherwise look fast."""
-    problems = []
-    for (lib, name), cell in best_ops.items():
-        ref = best_ops.get(("samebits-exact", name))
-        if lib == "samebits-exact" or ref is None:
-            continue
-        for got, want in zip(cell["probes"], ref["probes"]):
-            if not abs(got - want) <= 1e-4 * max(1.0, abs(want)):
-                problems.append(f"{lib} {name}: output {got!r}, samebits exact {want!r}")
-    return problems
 
 
 def ops_markdown(best_ops: dict, ops: dict) -> list[str]:
@@ -200,15 +165,8 @@ def ops_markdown(best_ops: dict, ops: dict) -> list[str]:
              "checked against samebits exact mode (three probes).", "",
              "| operator (rows, cols) | samebits-fast ms | samebits-exact ms | tfjs ms "
              "| fast/tfjs | exact/tfjs |", "|---|---:|---:|---:|---:|---:|"]
-    for name, (op, rows, cols) in ops.items():
-        ms = {lib: best_ops[(lib, name)]["ms"] for lib in ("samebits-fast", "samebits-exact",
-                                                           "tfjs") if (lib, name) in best_ops}
-        row = [f"{name} ({rows}, {cols})"] + [f"{ms[lib]:.3f}" if lib in ms else "—"
-                                              for lib in ("samebits-fast", "samebits-exact",
-                                                          "tfjs")]
-        for lib in ("samebits-fast", "samebits-exact"):
-            row.append(f"{ms['tfjs'] / ms[lib]:.2f}x" if lib in ms and "tfjs" in ms else "—")
-        lines.append("| " + " | ".join(row) + " |")
+    lines += [_named_row(best_ops, name, f"{name} ({rows}, {cols})", "tfjs", 3)
+              for name, (op, rows, cols) in ops.items()]
     lines += ["", "Ratios are speed ratios (TF.js time / samebits time; above 1: samebits "
               "is faster).", ""]
     return lines
@@ -375,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         pages.append(result)
 
     best = best_cells(pages)
-    best_ops = best_op_cells(pages)
-    best_models = best_model_cells(pages)
-    problems = check_agreement(best) + check_op_agreement(best_ops) + \
-        check_model_agreement(best_models)
+    best_ops = best_named_cells(pages, "opCells")
+    best_models = best_named_cells(pages, "modelCells")
+    problems = check_agreement(best) + check_named_agreement(best_ops, OP_TOLERANCE) + \
+        check_named_agreement(best_models, MODEL_TOLERANCE)
     if problems:
         print("browser_bench.py: the libraries disagree on the products:\n  "
               + "\n  ".join(problems), file=sys.stderr)

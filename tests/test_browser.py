@@ -188,7 +188,8 @@ def test_bench_page_runs_every_library(runner):
                         for lib in ("samebits-fast", "samebits-exact")} | {
         ("tfjs", "erf-1e6"), ("tfjs", "softmax-12288x128")}
     assert all(c["ms"] > 0 for c in result["opCells"])
-    assert bench.check_op_agreement(bench.best_op_cells([result])) == []
+    assert bench.check_named_agreement(bench.best_named_cells([result], "opCells"),
+                                       bench.OP_TOLERANCE) == []
 
 
 def test_browser_models_suite_matches_native(runner):
@@ -240,4 +241,5 @@ def test_bench_page_times_a_network(runner):
     assert cells == {("samebits-fast", "mobilenet_v3_large"),
                      ("samebits-exact", "mobilenet_v3_large"), ("ort", "mobilenet_v3_large")}
     assert all(c["ms"] > 0 for c in result["modelCells"])
-    assert bench.check_model_agreement(bench.best_model_cells([result])) == []
+    assert bench.check_named_agreement(bench.best_named_cells([result], "modelCells"),
+                                       bench.MODEL_TOLERANCE) == []

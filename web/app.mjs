@@ -12,6 +12,8 @@
 //   speed=N         size of the timed N x N x N products (default 512; 0: none)
 //   fastcheck=0     skip the fast-mode error-bound check (default 1)
 //   relaxed=0       fast mode on the plain SIMD128 module, not the relaxed-SIMD one
+import { wheelURL } from "./wheel.mjs";
+
 const params = new URLSearchParams(location.search);
 const list = (name, fallback) => (params.get(name) || fallback).split(",").filter(Boolean);
 const here = (url) => new URL(url, location.href).href;
@@ -155,13 +157,7 @@ async function main() {
     result.native = [];
     $("error").textContent = `${err.message} (run python web/make_native.py)\n`;
   }
-  if (params.get("wheel")) {
-    job.wheelURL = here(params.get("wheel"));
-  } else {
-    const manifestURL = here("../wasm/out/wheel.json");
-    const manifest = await fetchJSON(manifestURL, "wheel manifest (run bash wasm/build.sh)");
-    job.wheelURL = new URL(manifest.wheel, manifestURL).href;
-  }
+  job.wheelURL = await wheelURL(params);
 
   const worker = new Worker(here("worker.mjs"), { type: "module" });
   const expected = job.suites.length * job.modes.length * job.paths.length * job.threads.length;

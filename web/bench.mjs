@@ -10,6 +10,8 @@
 //                         default none: they are large)
 //   modes=fast,exact (samebits)   warmup=2   minms=80   reps=3
 //   wheel=URL   pyodide=URL
+import { wheelURL } from "./wheel.mjs";
+
 const params = new URLSearchParams(location.search);
 const here = (url) => new URL(url, location.href).href;
 const $ = (id) => document.getElementById(id);
@@ -93,14 +95,6 @@ function render() {
   $("models").innerHTML = modelNames.length ? modelHead + modelRows.join("") : "";
 }
 
-async function wheelURL() {
-  if (params.get("wheel")) return here(params.get("wheel"));
-  const manifestURL = here("../wasm/out/wheel.json");
-  const response = await fetch(manifestURL, { cache: "no-store" });
-  if (!response.ok) throw new Error(`${manifestURL}: ${response.status} (run bash wasm/build.sh)`);
-  return new URL((await response.json()).wheel, manifestURL).href;
-}
-
 const WORKERS = {
   samebits: ["bench-worker-samebits.mjs", "module"],
   tfjs: ["bench-worker-tfjs.js", "classic"],
@@ -155,7 +149,7 @@ async function main() {
       $("status").textContent = `loading ${lib}…`;
       const job = { ...base, type: "init" };
       if (lib === "samebits") {
-        job.wheelURL = await wheelURL();
+        job.wheelURL = await wheelURL(params);
         job.pyodideURL = here(params.get("pyodide") || "node_modules/pyodide/");
       }
       workers[lib] = startWorker(lib);

@@ -28,11 +28,7 @@ self.onmessage = async ({ data: job }) => {
   try {
     const { loadPyodide } = await import(new URL("pyodide.mjs", job.indexURL).href);
     const pyodide = await loadPyodide({ indexURL: job.indexURL });
-    let wheel = job.wheelURL;
-    if (!wheel) {
-      const m = await (await fetch(job.wheelManifest, { cache: "no-store" })).json();
-      wheel = new URL(m.wheel, job.wheelManifest).href;
-    }
+    const wheel = job.wheelURL;
     const problems = [];
     await pyodide.loadPackage(wheel, { messageCallback: () => {},
                                        errorCallback: (m) => problems.push(m) });
@@ -44,12 +40,12 @@ self.onmessage = async ({ data: job }) => {
     post("ready", { info, header: pyodide.runPython("suite.header()") });
     const line = pyodide.globals.get("sb_model_line");
     for (const net of job.networks) {
+      // fetched once per network, for every mode
+      const model = await bytes(new URL(net.model, job.modelsURL));
+      const feeds = await bytes(new URL(net.feeds, job.modelsURL));
       for (const mode of job.modes) {
-        let model = await bytes(new URL(net.model, job.modelsURL));
-        const feeds = await bytes(new URL(net.feeds, job.modelsURL));
         const t = performance.now();
         const text = line(net.name, model, feeds, mode);
-        model = null;
         post("line", { network: net.name, line: text, seconds: (performance.now() - t) / 1000 });
       }
     }

@@ -6,6 +6,8 @@
 // Query parameters (all optional): networks=resnet50,...   modes=exact
 //   models=URL (the folder with models.json; default out/models/)
 //   wheel=URL   pyodide=URL
+import { wheelURL } from "./wheel.mjs";
+
 const params = new URLSearchParams(location.search);
 const here = (url) => new URL(url, location.href).href;
 const list = (name, fallback) => (params.get(name) || fallback).split(",").filter(Boolean);
@@ -24,14 +26,6 @@ function addRow(line, native, seconds) {
   $("rows").append(tr);
 }
 
-async function wheelURL() {
-  if (params.get("wheel")) return here(params.get("wheel"));
-  const manifestURL = here("../wasm/out/wheel.json");
-  const response = await fetch(manifestURL, { cache: "no-store" });
-  if (!response.ok) throw new Error(`${manifestURL}: ${response.status} (run bash wasm/build.sh)`);
-  return new URL((await response.json()).wheel, manifestURL).href;
-}
-
 async function main() {
   const modelsURL = here(params.get("models") || "out/models/");
   const response = await fetch(new URL("models.json", modelsURL), { cache: "no-store" });
@@ -39,6 +33,7 @@ async function main() {
   const manifest = await response.json();
   const wanted = list("networks", "");
   const networks = manifest.networks.filter((n) => !wanted.length || wanted.includes(n.name));
+  const wheel = await wheelURL(params);
   const worker = new Worker(here("models-worker.mjs"), { type: "module" });
   await new Promise((resolve, reject) => {
     worker.onmessage = ({ data }) => {
@@ -60,8 +55,7 @@ async function main() {
                          modes: list("modes", "exact"), modelsURL,
                          networks: networks.map((n) => ({ name: n.name, model: n.model,
                                                           feeds: n.feeds })),
-                         wheelURL: params.get("wheel") ? here(params.get("wheel")) : null,
-                         wheelManifest: here("../wasm/out/wheel.json") });
+                         wheelURL: wheel });
   });
   worker.terminate();
   result.ok = result.rows.length === networks.length * list("modes", "exact").length &&

@@ -17,11 +17,13 @@ than 127.0.0.1 are refused and reported: the page must load nothing remote.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 from urllib.parse import urlencode, urlsplit
 
 HERE = Path(__file__).resolve().parent
@@ -79,6 +81,38 @@ def open_local_page(browser, blocked: list, console: list, **page_options):
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
     return page
 
+@contextlib.contextmanager
+def local_browser_page(extra: dict | None = None, **page_options):
+    """A fresh headless Chromium with one page that may load only from the
+    127.0.0.1 server this starts (serving web/, wasm/out/ and `extra`).
+    Yields a LocalPage; the browser and the server stop on exit."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(extra=extra)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                        headless=True)
+            try:
+                blocked: list[str] = []
+                console: list[str] = []
+                page = open_local_page(browser, blocked, console, **page_options)
+                yield LocalPage(page, base, blocked, console, browser.version)
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class LocalPage(NamedTuple):
+    page: Any
+    base: str                  # the server's http://127.0.0.1:PORT
+    blocked: list              # remote URLs the page asked for (refused)
+    console: list              # its console errors and warnings
+    browser_version: str
+
+
 def run_page(query: dict | None = None, native: dict | None = None, timeout_s: float = 900,
              screenshot: Path | None = None, on_row=None) -> dict:
     """Opens the page with `query` and returns window.samebitsResult when it is done.
@@ -88,53 +122,38 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
     The result gains "blocked" (remote URLs refused), "console" (the page's
     console errors) and "wall_s".
     """
-    from playwright.sync_api import sync_playwright
-
     query = dict(query or {})
     extra = {}
     if native is not None:
         extra["/native-lines.json"] = (json.dumps(native).encode(), "application/json")
         query["native"] = "/native-lines.json"
-    server, base = serve(extra=extra)
-    blocked: list[str] = []
-    console: list[str] = []
     start = time.monotonic()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                        headless=True)
-            try:
-                page = open_local_page(browser, blocked, console,
-                                       viewport={"width": 1400, "height": 900})
-                url = f"{base}/web/index.html" + (f"?{urlencode(query)}" if query else "")
-                page.goto(url, wait_until="load")
-                seen = 0
-                deadline = start + timeout_s
-                while True:
-                    state = page.evaluate("window.samebitsResult && {done: window.samebitsResult.done,"
-                                          " rows: window.samebitsResult.rows}")
-                    rows = (state or {}).get("rows") or []
-                    for row in rows[seen:]:
-                        if on_row:
-                            on_row(row)
-                    seen = len(rows)
-                    if state and state.get("done"):
-                        break
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"the page did not finish within {timeout_s:.0f} s "
-                                           f"({seen} lines so far); console: {console[-5:]}")
-                    page.wait_for_timeout(500)
-                result = page.evaluate("window.samebitsResult")
-                if screenshot is not None:
-                    screenshot.parent.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(screenshot), full_page=True)
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    result["blocked"] = blocked
-    result["console"] = console
+    with local_browser_page(extra, viewport={"width": 1400, "height": 900}) as local:
+        page = local.page
+        url = f"{local.base}/web/index.html" + (f"?{urlencode(query)}" if query else "")
+        page.goto(url, wait_until="load")
+        seen = 0
+        deadline = start + timeout_s
+        while True:
+            state = page.evaluate("window.samebitsResult && {done: window.samebitsResult.done,"
+                                  " rows: window.samebitsResult.rows}")
+            rows = (state or {}).get("rows") or []
+            for row in rows[seen:]:
+                if on_row:
+                    on_row(row)
+            seen = len(rows)
+            if state and state.get("done"):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the page did not finish within {timeout_s:.0f} s "
+                                   f"({seen} lines so far); console: {local.console[-5:]}")
+            page.wait_for_timeout(500)
+        result = page.evaluate("window.samebitsResult")
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot), full_page=True)
+    result["blocked"] = local.blocked
+    result["console"] = local.console
     result["wall_s"] = time.monotonic() - start
     return result
 
@@ -143,33 +162,19 @@ def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
     """Opens web/models.html (the models suite over web/out/models, made by
     web/make_models.py) and returns window.modelsResult when it is done, with
     "blocked", "console" and "wall_s" added."""
-    from playwright.sync_api import sync_playwright
-
-    server, base = serve()
-    blocked: list[str] = []
-    console: list[str] = []
     start = time.monotonic()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                        headless=True)
-            try:
-                page = open_local_page(browser, blocked, console)
-                url = f"{base}/web/models.html" + (f"?{urlencode(query)}" if query else "")
-                page.goto(url, wait_until="load")
-                deadline = start + timeout_s
-                while not page.evaluate("window.modelsResult && window.modelsResult.done"):
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"the models page did not finish within "
-                                           f"{timeout_s:.0f} s; console: {console[-5:]}")
-                    page.wait_for_timeout(500)
-                result = page.evaluate("window.modelsResult")
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    result["blocked"], result["console"] = blocked, console
+    with local_browser_page() as local:
+        page = local.page
+        url = f"{local.base}/web/models.html" + (f"?{urlencode(query)}" if query else "")
+        page.goto(url, wait_until="load")
+        deadline = start + timeout_s
+        while not page.evaluate("window.modelsResult && window.modelsResult.done"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the models page did not finish within {timeout_s:.0f} s; "
+                                   f"console: {local.console[-5:]}")
+            page.wait_for_timeout(500)
+        result = page.evaluate("window.modelsResult")
+    result["blocked"], result["console"] = local.blocked, local.console
     result["wall_s"] = time.monotonic() - start
     return result
 
