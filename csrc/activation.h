@@ -114,6 +114,46 @@ static inline float sb_act_gelu_tanh(float x)
     return sbt_nan_in_nan_out(x, y);
 }
 
+/* ONNX's Elu: x for x >= 0 (so -0 stays -0), else alpha (e^x - 1) in
+ * binary64 with one final rounding (alpha widened from float32); the
+ * exponent is clamped at -200, where e^x - 1 is -1 to binary64's precision,
+ * so -inf gives -alpha. */
+static inline float sb_act_elu(float x, float alpha)
+{
+    double t = (double)x;
+    t = t < -200.0 ? -200.0 : t;
+    float neg = (float)((double)alpha * sbt_expm1_double(t));
+    return sbt_canonical(x >= 0.0f ? x : neg);
+}
+
+/* log(1 + e^v) in binary64 for a binary64 v: max(v, 0) + log1p(e^-|v|),
+ * log1p(u) taken as log(w) + (u - (w - 1)) / w with w = 1 + u (the second
+ * term restores what rounding 1 + u lost). e^-|v| is clamped at e^-200. */
+static inline double sbt_softplus_double(double v)
+{
+    double a = sbt_double(sbt_bits64(v) & 0x7fffffffffffffffu);
+    a = a > 200.0 ? 200.0 : a;
+    double u = sbt_exp_double(-a);
+    double w = 1.0 + u;
+    double l = sbt_log_double(w) + (u - (w - 1.0)) / w;
+    return (v > 0.0 ? v : 0.0) + l;
+}
+
+/* log(1 + e^x): softplus(+inf) = +inf, softplus(-inf) = +0. */
+static inline float sb_act_softplus(float x)
+{
+    return sbt_nan_in_nan_out(x, (float)sbt_softplus_double((double)x));
+}
+
+/* x tanh(softplus(x)), binary64 with one final rounding; -inf gives -0 (the limit). */
+static inline float sb_act_mish(float x)
+{
+    double v = (double)x;
+    float y = (float)(v * sbt_tanh_abs_double(sbt_softplus_double(v)));
+    y = x == sbt_float(0xff800000u) ? -0.0f : y;
+    return sbt_nan_in_nan_out(x, y);
+}
+
 /* One IEEE float32 square root (correctly rounded everywhere); NaN canonical. */
 static inline float sb_exact_sqrt(float x) { return sbt_canonical(__builtin_sqrtf(x)); }
 

@@ -115,8 +115,10 @@ static inline float sb_exact_tanh(float x)
     return sbt_nan_in_nan_out(x, sbt_float(sbt_bits32(y) | sign));
 }
 
-/* log(v) in binary64 for a positive finite binary64 v whose significand
- * has at most 24 bits (a float32 value): steps 1-5 of docs/exact-ops.md. */
+/* log(v) in binary64 for a positive finite binary64 v: steps 1-5 of
+ * docs/exact-ops.md. For a float32 value (at most 24 significant bits) it is
+ * accurate enough for log's correct rounding; softplus (activation.h) also
+ * takes it of 1 + u, a full binary64 significand. */
 static inline double sbt_log_double(double v)
 {
     /* v = 2^e m with m in [sqrt(2)/2, sqrt(2)), from the bits of the binary64

@@ -37,10 +37,11 @@ int sb_unary(const sb_unary_args *args)
     if (!args) return SB_ERR_ARGUMENT;
     if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
     if (args->op < 0 || args->op >= SB_OP_COUNT || args->max_threads < 1) return SB_ERR_ARGUMENT;
-    /* The parameter: binary32 bits, only for leaky_relu (the slope) and ONNX's
-     * hardsigmoid (alpha); 0 for the others. */
+    /* The parameter: binary32 bits, only for leaky_relu (the slope), ONNX's
+     * hardsigmoid (alpha) and elu (alpha); 0 for the others. */
     if (args->param < 0 || args->param > (int64_t)UINT32_MAX) return SB_ERR_ARGUMENT;
-    if (args->op != SB_OP_LEAKY_RELU && args->op != SB_OP_HARDSIGMOID_ONNX && args->param != 0)
+    if (args->op != SB_OP_LEAKY_RELU && args->op != SB_OP_HARDSIGMOID_ONNX && args->op != SB_OP_ELU &&
+        args->param != 0)
         return SB_ERR_ARGUMENT;
     uint32_t param_bits = (uint32_t)args->param;
     float param;

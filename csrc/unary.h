@@ -23,6 +23,9 @@ enum sb_unary_op {
     SB_OP_SQRT = 13,
     SB_OP_HARDSWISH_ONNX = 14,    /* ONNX's formulas (activation.h) */
     SB_OP_HARDSIGMOID_ONNX = 15,  /* parameter: alpha (beta is 0.5) */
+    SB_OP_ELU = 16,               /* parameter: alpha */
+    SB_OP_SOFTPLUS = 17,
+    SB_OP_MISH = 18,
     SB_OP_COUNT
 };
 

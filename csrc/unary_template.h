@@ -43,6 +43,11 @@
         case SB_OP_HARDSIGMOID_ONNX:                                                       \
             for (size_t i = 0; i < n; ++i) y[i] = sb_act_hardsigmoid_onnx(x[i], param, 0.5f); \
             break;                                                                         \
+        case SB_OP_ELU:                                                                    \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_elu(x[i], param);                \
+            break;                                                                         \
+        case SB_OP_SOFTPLUS: UNARY_LOOP(sb_act_softplus)                                   \
+        case SB_OP_MISH: UNARY_LOOP(sb_act_mish)                                           \
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \

@@ -231,6 +231,34 @@ def gelu_tanh(x):
     return _finish(x, _minus_inf_to_minus_zero(x, y).astype(np.float64))
 
 
+def elu(x, alpha=1.0):
+    """x where x >= 0, else float32(alpha * expm1(max(x, -200))) in binary64."""
+    t = np.maximum(np.nan_to_num(x.astype(np.float64), neginf=-200.0), -200.0)
+    scale, e = _reduce(np.minimum(t, 0.0))
+    neg = (float(F32(alpha)) * ((scale - 1.0) + scale * e)).astype(np.float32)
+    return _finish(x, np.where(x >= 0, x, neg).astype(np.float64))
+
+
+def _softplus_double(v):
+    """max(v, 0) + log1p(e^-|v|), log1p(u) = log(w) + (u - (w - 1)) / w, w = 1 + u."""
+    a = np.minimum(np.abs(v), 200.0)
+    u = _exp_double(-np.nan_to_num(a))
+    w = 1.0 + u
+    return np.maximum(np.nan_to_num(v, nan=0.0), 0.0) + (_log_double(w) + (u - (w - 1.0)) / w)
+
+
+def softplus(x):
+    v = x.astype(np.float64)
+    y = _softplus_double(v)
+    return _finish(x, np.where(np.isinf(v) & (v > 0), np.inf, y))
+
+
+def mish(x):
+    v = x.astype(np.float64)
+    y = (v * _tanh_abs_double(_softplus_double(v))).astype(np.float32)
+    return _finish(x, _minus_inf_to_minus_zero(x, y).astype(np.float64))
+
+
 def _quiet(fn):
     """The oracle computes garbage for NaN and infinite inputs before it
     selects their documented results; numpy's warnings about it are noise."""
@@ -242,8 +270,9 @@ def _quiet(fn):
 
 
 exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid))
-(relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh) = (
-    _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh))
+(relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh, elu, softplus, mish) = (
+    _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh,
+                        elu, softplus, mish))
 FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}
 def sqrt(x):
     return canonical(np.sqrt(x))
@@ -252,4 +281,5 @@ def sqrt(x):
 sqrt = _quiet(sqrt)
 ACTIVATIONS = {"sqrt": sqrt, "relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "gelu": gelu,
                "gelu_tanh": gelu_tanh, "silu": silu, "hardswish": hardswish,
-               "hardsigmoid": hardsigmoid, "sigmoid": sigmoid, "tanh": tanh}
+               "hardsigmoid": hardsigmoid, "sigmoid": sigmoid, "tanh": tanh, "elu": elu,
+               "softplus": softplus, "mish": mish}

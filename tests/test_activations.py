@@ -62,6 +62,12 @@ def test_leaky_relu_slopes(slope):
     assert np.array_equal(_bits(got), _bits(ref.leaky_relu(X, slope)))
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 1.6732632423543772, 0.0, -2.0])
+def test_elu_alphas(alpha):
+    got = samebits.elu(X, alpha, mode="exact")
+    assert np.array_equal(_bits(got), _bits(ref.elu(X, alpha)))
+
+
 def _math(name: str, v: float) -> float:
     if name == "silu":
         return v / (1.0 + math.exp(-v)) if v > -700 else 0.0
@@ -70,10 +76,16 @@ def _math(name: str, v: float) -> float:
     if name == "gelu_tanh":   # x/2 (1 + tanh z) = x / (1 + e^-2z): no cancellation in the tail
         t = -2.0 * math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)
         return v / (1.0 + math.exp(t)) if t < 700 else math.copysign(0.0, v)
+    if name == "elu":
+        return v if v >= 0 else math.expm1(v)
+    if name == "softplus":
+        return max(v, 0.0) + math.log1p(math.exp(-abs(v)))
+    if name == "mish":
+        return v * math.tanh(max(v, 0.0) + math.log1p(math.exp(-abs(v))))
     raise KeyError(name)
 
 
-@pytest.mark.parametrize("name", ["silu", "gelu", "gelu_tanh"])
+@pytest.mark.parametrize("name", ["silu", "gelu", "gelu_tanh", "elu", "softplus", "mish"])
 def test_smooth_activations_are_accurate(name):
     """Within 1 ulp of the binary64 formula, rounded to float32, where the
     definition does not cut a tail (gelu's erf reaches 1 at x/sqrt(2) = 4)."""
@@ -94,6 +106,10 @@ def test_smooth_activations_are_accurate(name):
     ("hardsigmoid", [-3.0, 3.0, float("-inf")], [0.0, 1.0, 0.0]),
     ("relu", [-0.0, -1.0, float("inf")], [0.0, 0.0, float("inf")]),
     ("relu6", [-0.0, 7.0, float("-inf")], [0.0, 6.0, 0.0]),
+    ("elu", [-0.0, 0.0, float("-inf"), float("inf")], [-0.0, 0.0, -1.0, float("inf")]),
+    ("softplus", [float("-inf"), float("inf"), 0.0, -200.0, 100.0],
+     [0.0, float("inf"), math.log(2.0), 0.0, 100.0]),
+    ("mish", [float("-inf"), float("inf"), -0.0, 0.0], [-0.0, float("inf"), -0.0, 0.0]),
 ])
 def test_special_values(name, x, want):
     got = _call(name, np.array(x, np.float32), mode="exact")

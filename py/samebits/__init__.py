@@ -14,8 +14,8 @@ from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
 from ._attention import scaled_dot_product_attention
 from ._avgpool import adaptive_avg_pool2d, avg_pool2d
 from ._conv import PackedConv2d, conv2d, pack_conv2d
-from ._elementwise import (erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, relu, relu6,
-                           sigmoid, silu, tanh)
+from ._elementwise import (elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, mish,
+                           relu, relu6, sigmoid, silu, softplus, tanh)
 from ._explain import Plan, explain
 from ._info import __version__, info
 from ._linear import linear
@@ -37,6 +37,7 @@ __all__ = [
     "concatenate",
     "conv2d",
     "div",
+    "elu",
     "erf",
     "exp",
     "explain",
@@ -56,6 +57,7 @@ __all__ = [
     "maximum",
     "mean",
     "minimum",
+    "mish",
     "mul",
     "pack",
     "pack_conv2d",
@@ -75,6 +77,7 @@ __all__ = [
     "silu",
     "slice",
     "softmax",
+    "softplus",
     "split",
     "sqrt",
     "sub",

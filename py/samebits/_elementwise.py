@@ -21,7 +21,8 @@ from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
 # enum sb_unary_op (csrc/unary.h)
 _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
         "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
-        "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15}
+        "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15,
+        "elu": 16, "softplus": 17, "mish": 18}
 
 
 def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,
@@ -159,6 +160,21 @@ def hardsigmoid(x: Any, *, mode: str = "fast", out: Any = None,
     return _unary("hardsigmoid", x, mode, out, threads)
 
 
+def elu(x: Any, alpha: float = 1.0, *, mode: str = "fast", out: Any = None,
+        threads: int | None = None) -> Any:
+    value = slope_value(alpha, "elu", "alpha")
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    return _unary("elu", x, mode, out, threads, param=bits)
+
+
+def softplus(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("softplus", x, mode, out, threads)
+
+
+def mish(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("mish", x, mode, out, threads)
+
+
 relu.__doc__ = _DOC.format(
     summary="max(x, 0) elementwise, float32, as torch.relu: x < 0 gives +0, otherwise x\n"
             "    (so -0 stays -0).",
@@ -190,3 +206,18 @@ hardswish.__doc__ = _DOC.format(
 hardsigmoid.__doc__ = _DOC.format(
     summary="relu6(x + 3) / 6 elementwise, float32 operations in torch's order.",
     special="NaN gives NaN (0x7FC00000).")
+elu.__doc__ = _DOC.format(
+    summary="ELU elementwise, float32: x for x >= 0 (-0 stays -0), else alpha * (e**x - 1)\n"
+            "    evaluated in binary64 with one final rounding (alpha, default 1.0, rounded\n"
+            "    to float32 first; docs/exact-ops.md).",
+    special="Special values: elu(-inf) = -alpha, elu(+inf) = +inf, NaN gives NaN (0x7FC00000).")
+softplus.__doc__ = _DOC.format(
+    summary="log(1 + e**x) elementwise, float32, evaluated in binary64 as\n"
+            "    max(x, 0) + log1p(e**-|x|) with one final rounding (docs/exact-ops.md).",
+    special="Special values: softplus(+inf) = +inf, softplus(-inf) = +0, NaN gives NaN\n"
+            "    (0x7FC00000).")
+mish.__doc__ = _DOC.format(
+    summary="x * tanh(softplus(x)) elementwise, float32, evaluated in binary64 with one\n"
+            "    final rounding (docs/exact-ops.md).",
+    special="Special values: mish(+inf) = +inf, mish(-inf) = -0 (the limit), NaN gives NaN\n"
+            "    (0x7FC00000).")

@@ -172,6 +172,9 @@ for _name, _fn in (("Relu", _sb.relu), ("Sigmoid", _sb.sigmoid), ("Tanh", _sb.ta
                    ("Erf", _sb.erf), ("Exp", _sb.exp), ("Log", _sb.log), ("Sqrt", _sb.sqrt)):
     op(_name)(_unary_builder(_fn, (lambda v: max(v, 0)) if _name == "Relu" else None))
 
+for _name, _fn in (("Softplus", _sb.softplus), ("Mish", _sb.mish)):
+    op(_name)(_unary_builder(_fn))
+
 op("Neg")(_unary_builder(lambda x, **kw: _sb.mul(x, -1.0, **kw), lambda v: -v))
 op("Reciprocal")(_unary_builder(lambda x, **kw: _sb.div(1.0, x, **kw)))
 
@@ -244,6 +247,43 @@ def _hard_sigmoid(x: Floats, alpha: float, beta: float, ctx: NodeContext) -> Flo
     t = _sb.add(t, beta, **_mode(ctx))
     t = _sb.minimum(_sb.maximum(t, 0.0, **_mode(ctx)), 1.0, **_mode(ctx))
     return Floats.wrap(t)
+
+
+@op("Elu")
+def _elu(ctx: NodeContext):
+    alpha = ctx.float("alpha", 1.0)
+    return lambda inputs: [Floats.wrap(_sb.elu(need_floats(inputs[0], ctx, "X").data,
+                                               alpha, **_mode(ctx)))
+                           if inputs[0].size else inputs[0]]
+
+
+@op("Selu")
+def _selu(ctx: NodeContext):
+    """gamma * elu_alpha(x): the Elu kernel, then one float32 multiply by gamma
+    (for x > 0 that is gamma * x rounded once, as ONNX's formula)."""
+    alpha = ctx.float("alpha", 1.67326319217681884765625)
+    gamma = ctx.float("gamma", 1.05070102214813232421875)
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        if not x.size:
+            return [x]
+        e = Floats.wrap(_sb.elu(x.data, alpha, **_mode(ctx)))
+        return [float_binary("Mul", e, V.floats_from_list([gamma], ()), ctx)]
+    return run
+
+
+@op("Softsign")
+def _softsign(ctx: NodeContext):
+    """x / (1 + |x|): three float32 operations (abs, add, divide)."""
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        if not x.size:
+            return [x]
+        a = Floats.wrap(_sb.maximum(x.data, _sb.mul(x.data, -1.0, **_mode(ctx)), **_mode(ctx)))
+        d = Floats.wrap(_sb.add(a.data, 1.0, **_mode(ctx)))
+        return [Floats.wrap(_sb.div(x.data, d.data, **_mode(ctx)))]
+    return run
 
 
 @op("HardSigmoid")

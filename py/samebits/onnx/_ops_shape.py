@@ -19,6 +19,7 @@ from .. import _args
 from . import _flat
 from . import _model as M
 from . import _values as V
+from ._ops_index import pad_by_index
 from ._registry import (NodeContext, axis_index, need_floats, need_ints, normalize_axes, op)
 from ._values import Floats, Ints, np
 
@@ -604,8 +605,9 @@ def _tile(ctx: NodeContext):
 @op("Pad")
 def _pad(ctx: NodeContext):
     mode = ctx.str("mode", "constant")
-    if mode != "constant":
-        raise ctx.error(f"mode {mode!r} is not supported (constant is)")
+    modes = ("constant", "reflect", "edge") + (("wrap",) if ctx.opset >= 19 else ())
+    if mode not in modes:
+        raise ctx.error(f"mode {mode!r} is not supported ({', '.join(modes)} are)")
     attr_pads = ctx.ints("pads") if ctx.opset < 11 else None
     attr_value = ctx.float("value", 0.0) if ctx.opset < 11 else None
 
@@ -629,6 +631,8 @@ def _pad(ctx: NodeContext):
         before, after = [0] * r, [0] * r
         for i, a in enumerate(axes):
             before[a], after[a] = pads[i], pads[i + len(axes)]
+        if mode != "constant":
+            return [pad_by_index(x, before, after, mode, ctx)]
         if isinstance(x, Ints):
             if any(p < 0 for p in before + after):
                 raise ValueError(f"{ctx.where}: negative pads on integer tensors are not "

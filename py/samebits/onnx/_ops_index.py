@@ -1,0 +1,298 @@
+"""Index-driven data movement: GatherElements, GatherND, ScatterElements
+(and opset 9's Scatter), ScatterND, TopK, and the index maps of Pad's
+reflect, edge and wrap modes.
+
+Every output element is a copy of one input element: an index map (flat,
+C order, Python ints, so the same in every runtime) says which. Float32
+tensors move as numpy fancy indexing when numpy is there, else as their
+binary32 bit patterns in Python; either way the bits are the input's bits,
+NaN payloads and signed zeros included. TopK compares values (and orders
+equal ones by index) but computes nothing.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any
+
+from . import _flat
+from . import _model as M
+from . import _values as V
+from ._registry import NodeContext, axis_index, need_ints, op
+from ._values import Floats, Ints, np
+
+
+# ---- the two moves every operator here is made of -----------------------------
+
+def take_flat(x: Any, index_map: list[int], shape: tuple[int, ...]) -> Any:
+    """A new tensor of `shape` whose element i is x's flat (C order) element index_map[i]."""
+    if isinstance(x, Ints):
+        return Ints(shape, _flat.take(x.values, index_map), x.dtype)
+    if V.size_of(shape) == 0:
+        return Floats(shape, None)
+    if np is not None:
+        flat = V.c_order(x.data).reshape(-1)
+        return Floats(shape, flat[np.asarray(index_map, dtype=np.int64)].reshape(shape))
+    return V.floats_from_bits(_flat.take(V.float_bits(x), index_map), shape)
+
+
+def put_flat(data: Any, positions: list[int], updates: Any) -> Any:
+    """A copy of data whose flat element positions[i] is updates' flat element i,
+    taken in order: where a position repeats, the last update wins."""
+    if isinstance(data, Ints) != isinstance(updates, Ints):
+        raise TypeError("data and updates must both be float32 or both integers")
+    if isinstance(data, Ints):
+        values = list(data.values)
+        for p, v in zip(positions, updates.values):
+            values[p] = v
+        return Ints(data.shape, values, data.dtype)
+    if data.size == 0:
+        return Floats(data.shape, None)
+    if not positions:
+        return take_flat(data, list(range(data.size)), data.shape)
+    if np is not None and len(set(positions)) == len(positions):
+        out = V.c_order(data.data).copy().reshape(-1)
+        out[np.asarray(positions, dtype=np.int64)] = V.c_order(updates.data).reshape(-1)
+        return Floats(data.shape, out.reshape(data.shape))
+    bits = V.float_bits(data)
+    for p, v in zip(positions, V.float_bits(updates)):
+        bits[p] = v
+    return V.floats_from_bits(bits, data.shape)
+
+
+def _index(i: int, size: int, ctx: NodeContext, what: str) -> int:
+    """An index checked against its dimension, negative ones counted from the end."""
+    if not -size <= i < size:
+        raise IndexError(f"{ctx.where}: {what} {i} is out of range for a dimension of "
+                         f"size {size}")
+    return i + size if i < 0 else i
+
+
+# ---- GatherElements, ScatterElements ----------------------------------------------
+
+def _element_positions(data_shape: tuple, idx: Ints, axis: int, ctx: NodeContext) -> list[int]:
+    """For each element of idx (C order): the flat position in data that it names
+    (idx's own coordinates, with the coordinate on `axis` replaced by its value)."""
+    r = len(data_shape)
+    if len(idx.shape) != r:
+        raise ValueError(f"{ctx.where}: indices {idx.shape} must have the rank of the data "
+                         f"{data_shape}")
+    for k in range(r):
+        if k != axis and idx.shape[k] > data_shape[k]:
+            raise ValueError(f"{ctx.where}: indices {idx.shape} do not fit the data "
+                             f"{data_shape} outside axis {axis}")
+    strides = _flat.c_strides(data_shape)
+    base = _flat.strided_map(idx.shape, 0, [0 if k == axis else strides[k] for k in range(r)])
+    size, step = data_shape[axis], strides[axis]
+    return [b + _index(i, size, ctx, "index") * step for b, i in zip(base, idx.values)]
+
+
+@op("GatherElements")
+def _gather_elements(ctx: NodeContext):
+    axis = ctx.int("axis", 0)
+
+    def run(inputs):
+        x, idx = inputs[0], need_ints(inputs[1], ctx, "indices")
+        a = axis_index(axis, len(x.shape), ctx)
+        return [take_flat(x, _element_positions(x.shape, idx, a, ctx), idx.shape)]
+    return run
+
+
+def _no_reduction(ctx: NodeContext) -> None:
+    reduction = ctx.str("reduction", "none")
+    if reduction != "none":
+        raise ctx.error(f"reduction {reduction!r} is not supported ('none' is)")
+
+
+@op("ScatterElements", "Scatter")
+def _scatter_elements(ctx: NodeContext):
+    axis = ctx.int("axis", 0)
+    _no_reduction(ctx)
+
+    def run(inputs):
+        data, idx, updates = inputs[0], need_ints(inputs[1], ctx, "indices"), inputs[2]
+        if updates.shape != idx.shape:
+            raise ValueError(f"{ctx.where}: updates {updates.shape} must have the shape of "
+                             f"indices {idx.shape}")
+        a = axis_index(axis, len(data.shape), ctx)
+        return [put_flat(data, _element_positions(data.shape, idx, a, ctx), updates)]
+    return run
+
+
+# ---- GatherND, ScatterND -------------------------------------------------------
+
+def _nd_offsets(data_shape: tuple, idx: Ints, batch_dims: int, ctx: NodeContext) -> list[int]:
+    """For each index tuple of idx (its last dimension): the flat offset in data of
+    the block it names, batch coordinates included."""
+    if not idx.shape:
+        raise ValueError(f"{ctx.where}: indices must have at least one dimension")
+    m = idx.shape[-1]
+    if batch_dims + m > len(data_shape):
+        raise ValueError(f"{ctx.where}: index tuples of length {m} (after {batch_dims} "
+                         f"batch dimensions) exceed the data's rank {len(data_shape)}")
+    if tuple(idx.shape[:batch_dims]) != tuple(data_shape[:batch_dims]):
+        raise ValueError(f"{ctx.where}: the batch dimensions of indices {idx.shape} and "
+                         f"data {data_shape} differ")
+    strides = _flat.c_strides(data_shape)
+    tuples = V.size_of(idx.shape[:-1])
+    batch_base = _flat.strided_map(idx.shape[:-1], 0,
+                                   [strides[k] if k < batch_dims else 0
+                                    for k in range(len(idx.shape) - 1)])
+    offsets = []
+    for t in range(tuples):
+        offset = batch_base[t]
+        for j in range(m):
+            d = batch_dims + j
+            offset += _index(idx.values[t * m + j], data_shape[d], ctx, "index") * strides[d]
+        offsets.append(offset)
+    return offsets
+
+
+@op("GatherND")
+def _gather_nd(ctx: NodeContext):
+    batch_dims = ctx.int("batch_dims", 0)
+    if batch_dims < 0:
+        raise ctx.error(f"batch_dims={batch_dims} must be >= 0")
+
+    def run(inputs):
+        x, idx = inputs[0], need_ints(inputs[1], ctx, "indices")
+        if batch_dims >= min(len(x.shape), len(idx.shape)):
+            raise ValueError(f"{ctx.where}: batch_dims={batch_dims} needs data {x.shape} "
+                             f"and indices {idx.shape} of higher rank")
+        offsets = _nd_offsets(x.shape, idx, batch_dims, ctx)
+        tail = x.shape[batch_dims + idx.shape[-1]:]
+        inner = V.size_of(tail)
+        index_map = [o + e for o in offsets for e in range(inner)]
+        return [take_flat(x, index_map, tuple(idx.shape[:-1]) + tuple(tail))]
+    return run
+
+
+@op("ScatterND")
+def _scatter_nd(ctx: NodeContext):
+    _no_reduction(ctx)
+
+    def run(inputs):
+        data, idx, updates = inputs[0], need_ints(inputs[1], ctx, "indices"), inputs[2]
+        offsets = _nd_offsets(data.shape, idx, 0, ctx)
+        tail = data.shape[idx.shape[-1]:]
+        expected = tuple(idx.shape[:-1]) + tuple(tail)
+        if tuple(updates.shape) != expected:
+            raise ValueError(f"{ctx.where}: updates {updates.shape} must have shape "
+                             f"{expected} (indices {idx.shape}, data {data.shape})")
+        inner = V.size_of(tail)
+        positions = [o + e for o in offsets for e in range(inner)]
+        return [put_flat(data, positions, updates)]
+    return run
+
+
+# ---- TopK ---------------------------------------------------------------------
+
+def _float_keys(x: Floats) -> list[tuple[int, float]]:
+    """(is NaN, value) per element: NaN is above every number, -0 equals +0."""
+    keys = []
+    for v in struct.unpack(f"<{x.size}f", V.float_bytes(x)):
+        keys.append((1, 0.0) if math.isnan(v) else (0, v + 0.0))
+    return keys
+
+
+def _topk_rows(x: Any, axis: int, k: int, largest: bool) -> tuple[list[int], list[int]]:
+    """TopK's order: for each row along axis (rows in C order of the other axes),
+    the positions along the axis of its k selected elements, best first, equal
+    values by increasing index. Returns (flat source positions, axis indices),
+    both in the C order of the output."""
+    shape = x.shape
+    size = shape[axis]
+    outer, inner = V.size_of(shape[:axis]), V.size_of(shape[axis + 1:])
+    if isinstance(x, Floats) and np is not None and x.size:
+        v = V.c_order(x.data).reshape(outer, size, inner).transpose(0, 2, 1)
+        v = v.astype(np.float64) + 0.0          # -0 becomes +0: they compare equal
+        nan = np.isnan(v)
+        v[nan] = 0.0
+        # np.lexsort sorts by its last key first: NaN-ness, then value, then index
+        pos = np.broadcast_to(np.arange(size), v.shape)
+        primary = ~nan if largest else nan
+        order = np.lexsort((pos, -v if largest else v, primary), axis=-1)[..., :k]
+        chosen = order.transpose(0, 2, 1).reshape(-1).tolist()
+    else:
+        keys = _float_keys(x) if isinstance(x, Floats) else [(0, v) for v in x.values]
+        chosen = [0] * (outer * k * inner)
+        for o in range(outer):
+            for i in range(inner):
+                base = o * size * inner + i
+                column = [keys[base + j * inner] for j in range(size)]
+                if largest:
+                    ranked = sorted(range(size), key=lambda j: (-column[j][0], -column[j][1], j))
+                else:
+                    ranked = sorted(range(size), key=lambda j: (column[j][0], column[j][1], j))
+                for slot, j in enumerate(ranked[:k]):
+                    chosen[(o * k + slot) * inner + i] = j
+    positions = []
+    for o in range(outer):
+        for slot in range(k):
+            for i in range(inner):
+                j = chosen[(o * k + slot) * inner + i]
+                positions.append((o * size + j) * inner + i)
+    return positions, chosen
+
+
+@op("TopK")
+def _topk(ctx: NodeContext):
+    axis = ctx.int("axis", -1)
+    largest = ctx.int("largest", 1)
+    ctx.int("sorted", 1)   # the outputs are always sorted, which sorted=0 permits
+    k_attr = ctx.int("k") if ctx.opset < 10 else None
+
+    def run(inputs):
+        x = inputs[0]
+        if k_attr is not None:
+            k = k_attr
+        else:
+            ks = need_ints(inputs[1], ctx, "K")
+            if ks.size != 1:
+                raise ValueError(f"{ctx.where}: K must hold one value, got shape {ks.shape}")
+            k = ks.values[0]
+        if not x.shape:
+            raise ValueError(f"{ctx.where}: X must have at least one dimension")
+        a = axis_index(axis, len(x.shape), ctx)
+        if not 0 <= k <= x.shape[a]:
+            raise ValueError(f"{ctx.where}: K={k} is outside 0..{x.shape[a]} (axis {a} of "
+                             f"{x.shape})")
+        out_shape = x.shape[:a] + (k,) + x.shape[a + 1:]
+        positions, chosen = _topk_rows(x, a, k, bool(largest))
+        return [take_flat(x, positions, out_shape), Ints(out_shape, chosen, M.INT64)]
+    return run
+
+
+# ---- Pad's index modes ------------------------------------------------------------
+
+def _source_index(o: int, before: int, size: int, mode: str) -> int:
+    """The input index that output index o copies along one axis."""
+    s = o - before
+    if 0 <= s < size:
+        return s
+    if mode == "edge":
+        return 0 if s < 0 else size - 1
+    if mode == "wrap":
+        return s % size
+    if size == 1:               # reflect: a single element mirrors onto itself
+        return 0
+    period = 2 * (size - 1)
+    s %= period
+    return s if s < size else period - s
+
+
+def pad_by_index(x: Any, before: list[int], after: list[int], mode: str,
+                 ctx: NodeContext) -> Any:
+    """Pad in mode reflect, edge or wrap: every output element copies an input one."""
+    shape = tuple(d + b + e for d, b, e in zip(x.shape, before, after))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{ctx.where}: pads crop {x.shape} below zero")
+    for d, b, e in zip(x.shape, before, after):
+        if d == 0 and (b > 0 or e > 0):
+            raise ValueError(f"{ctx.where}: mode {mode!r} cannot pad an empty axis of {x.shape}")
+    strides = _flat.c_strides(x.shape)
+    index_map = [0]
+    for d, b, n, st in zip(x.shape, before, shape, strides):
+        column = [_source_index(o, b, d, mode) * st for o in range(n)]
+        index_map = [i + c for i in index_map for c in column]
+    return take_flat(x, index_map if V.size_of(shape) else [], shape)

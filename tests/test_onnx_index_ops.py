@@ -1,0 +1,195 @@
+"""samebits.onnx's index-driven operators (GatherElements, GatherND,
+ScatterElements, ScatterND, TopK, Pad's reflect/edge/wrap modes), Einsum
+and the smooth activations of opset 18 (Mish) against ONNX Runtime, in the
+forms exporters emit (torch's in-place slice assignment becomes ScatterND,
+torch.gather GatherElements, torch.topk TopK). The copies must keep every
+bit (NaN payloads, -0) with and without numpy; Einsum's exact result must
+be samebits.matmul's on the permuted operands, bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+from onnx import TensorProto as TP  # noqa: E402
+from onnx import helper  # noqa: E402
+
+import samebits  # noqa: E402
+import samebits.onnx as so  # noqa: E402
+from samebits.onnx import _ops_index  # noqa: E402
+
+from conftest import bits  # noqa: E402
+from test_onnx_ops import F, model, one, rand  # noqa: E402
+
+I64 = TP.INT64
+
+
+def ints(values, dtype=np.int64):
+    return np.array(values, dtype=dtype)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_gather_elements(axis):
+    x = rand(4, 5, 3)
+    rng = np.random.default_rng(axis + 7)
+    shape = [3, 4, 2]
+    idx = rng.integers(-x.shape[axis], x.shape[axis], size=shape)
+    one("GatherElements", {"X": x, "I": idx}, {"axis": axis})
+    one("GatherElements", {"X": ints(rng.integers(-9, 9, x.shape)), "I": idx}, {"axis": axis},
+        out_type=I64)
+
+
+def test_scatter_elements_and_opset9_scatter():
+    data = rand(3, 5)
+    idx = ints([[1, 0, 4], [0, 2, -1], [3, 4, 1]])
+    upd = rand(3, 3)
+    one("ScatterElements", {"D": data, "I": idx, "U": upd}, {"axis": 1})
+    one("ScatterElements", {"D": rand(4, 3), "I": ints([[1, 0, 2], [3, 2, 0]]), "U": rand(2, 3)},
+        {"axis": 0})
+    one("Scatter", {"D": data, "I": idx, "U": upd}, {"axis": 1}, opset=9)
+
+
+@pytest.mark.parametrize("batch_dims,xshape,ishape", [
+    (0, (4, 5, 3), (2, 1)), (0, (4, 5, 3), (3, 2)), (0, (4, 5, 3), (2, 2, 3)),
+    (1, (2, 5, 3), (2, 4, 1)), (1, (2, 5, 3), (2, 2)),
+])
+def test_gather_nd(batch_dims, xshape, ishape):
+    rng = np.random.default_rng(len(ishape) * 10 + batch_dims)
+    m = ishape[-1]
+    bounds = xshape[batch_dims:batch_dims + m]
+    idx = np.stack([rng.integers(-b, b, size=ishape[:-1]) for b in bounds], axis=-1)
+    one("GatherND", {"X": rand(*xshape), "I": idx}, {"batch_dims": batch_dims})
+
+
+def test_scatter_nd_as_torch_slice_assignment_exports_it():
+    # y[..., 0:2] = ...: the exporter's ScatterND over the last axis
+    data = rand(1, 3, 4, 4, 9)
+    grid = np.stack(np.meshgrid(*[np.arange(s) for s in (1, 3, 4, 4)], indexing="ij"), -1)
+    idx = np.concatenate([np.broadcast_to(grid[..., None, :], (1, 3, 4, 4, 2, 4)),
+                          np.broadcast_to(np.arange(2)[:, None], (1, 3, 4, 4, 2, 1))], -1)
+    one("ScatterND", {"D": data, "I": idx.astype(np.int64), "U": rand(1, 3, 4, 4, 2)})
+    one("ScatterND", {"D": rand(5, 3), "I": ints([[4], [0], [-2]]), "U": rand(3, 3)})
+    one("ScatterND", {"D": ints(np.arange(12).reshape(3, 4)), "I": ints([[1, 2], [0, 0]]),
+                      "U": ints([70, 80])}, out_type=I64)
+
+
+@pytest.mark.parametrize("axis,largest,k", [(-1, 1, 3), (0, 1, 2), (1, 0, 4), (1, 1, 5)])
+def test_topk(axis, largest, k):
+    x = rand(4, 5, 6)
+    x[0, :, 0] = 1.5                                   # ties: lower index first
+    x[1, 2, :] = [2.0, -0.0, 0.0, 2.0, 2.0, 1.0]
+    one("TopK", {"X": x}, {"axis": axis, "largest": largest}, inits={"K": ints([k])}, n_out=2,
+        out_type=[F, I64])
+    one("TopK", {"X": ints(np.random.default_rng(3).integers(-3, 3, x.shape))},
+        {"axis": axis, "largest": largest}, inits={"K": ints([k])}, n_out=2, out_type=I64)
+
+
+def test_topk_opset1_attribute_and_nan_order():
+    one("TopK", {"X": rand(3, 7)}, {"k": 2}, opset=9, n_out=2, out_type=[F, I64])
+    x = np.array([[1.0, np.nan, 3.0, -np.inf, np.inf]], np.float32)
+    node = helper.make_node("TopK", ["X", "K"], ["v", "i"])
+    for largest, order in ((1, [1, 4, 2, 0, 3]), (0, [3, 0, 2, 4, 1])):
+        node = helper.make_node("TopK", ["X", "K"], ["v", "i"], largest=largest)
+        data = model([node], {"X": (F, [1, 5])}, {"v": (F, None), "i": (I64, None)},
+                     {"K": ints([5])})
+        out = so.load(data, mode="exact").run({"X": x})
+        assert out["i"].tolist() == [order]          # NaN above every number
+        assert bits(out["v"]).tobytes() == bits(x[:, order]).tobytes()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge"])
+@pytest.mark.parametrize("pads", [[0, 0, 1, 2, 0, 0, 2, 1], [0, 0, 3, 0, 0, 0, 0, 4],
+                                  [0, 1, 1, 1, 0, 0, -1, 2]])
+def test_pad_index_modes(mode, pads):
+    x = rand(2, 3, 5, 6)
+    one("Pad", {"X": x}, {"mode": mode}, inits={"pads": ints(pads)})
+    if mode == "reflect":
+        one("Pad", {"X": x}, {"mode": mode, "pads": pads}, opset=10)
+
+
+def test_pad_wrap_and_axes():
+    x = rand(2, 3, 5, 6)
+    one("Pad", {"X": x}, {"mode": "wrap"}, inits={"pads": ints([1, 2, 3, 1]),
+                                                   "c": np.array(0, np.float32),
+                                                   "axes": ints([2, 3])},
+        order=["X", "pads", "c", "axes"], opset=19)
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)]),
+    ("bhid,bhjd->bhij", [(2, 3, 5, 4), (2, 3, 7, 4)]),
+    ("bhij,bhjd->bhid", [(2, 3, 5, 7), (2, 3, 7, 4)]),
+    ("ij->ji", [(3, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (1, 4, 5)]),
+    ("i,j->ij", [(4,), (5,)]),
+    ("bnd,d->bn", [(2, 3, 8), (8,)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("nct,ncp->ntp", [(2, 4, 5), (2, 4, 3)]),
+])
+def test_einsum(equation, shapes):
+    inputs = {f"x{i}": rand(*s) for i, s in enumerate(shapes)}
+    one("Einsum", inputs, {"equation": equation}, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_exact_is_the_matrix_product_of_the_permuted_operands():
+    a, b = rand(2, 3, 5, 4), rand(2, 3, 7, 4)
+    node = helper.make_node("Einsum", ["a", "b"], ["y"], equation="bhid,bhjd->bhij")
+    data = model([node], {"a": (F, list(a.shape)), "b": (F, list(b.shape))}, {"y": (F, None)})
+    got = so.load(data, mode="exact").run({"a": a, "b": b})["y"]
+    want = samebits.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b.transpose(0, 1, 3, 2)),
+                           mode="exact")
+    assert bits(got).tobytes() == bits(want).tobytes()
+
+
+@pytest.mark.parametrize("equation,why", [
+    ("ii->i", "diagonal"), ("ij,jk,kl->il", "3 operands"), ("ij->i", "sums one"),
+])
+def test_einsum_refusals(equation, why):
+    names = ["a", "b", "c"][:equation.split("->")[0].count(",") + 1]
+    node = helper.make_node("Einsum", names, ["y"], name="e", equation=equation)
+    data = model([node], {n: (F, [3, 3]) for n in names}, {"y": (F, None)})
+    with pytest.raises((so.UnsupportedModelError, ValueError), match=why):
+        so.load(data).run({n: rand(3, 3) for n in names})
+
+
+def test_mish_opset18():
+    # (ONNX Runtime gives NaN for -inf; samebits the limit -0, tested with the activations)
+    x = np.concatenate([np.array([0.0, -0.0, 20.0, -20.0, 100.0, -100.0, np.inf],
+                                 np.float32), rand(300, scale=5)]).reshape(1, -1)
+    one("Mish", {"X": x}, opset=18, rtol=1e-5, atol=1e-6)
+
+
+def test_copies_keep_every_bit_with_and_without_numpy(monkeypatch):
+    """NaN payloads and -0 come through Gather/Scatter/TopK/Pad untouched, and
+    the Python fallback (Pyodide without numpy) gives the numpy path's bits."""
+    x = np.array([0x7FC00001, 0x80000000, 0xFFC12345, 0x3F800000, 0x00000001, 0x7F800000],
+                 np.uint32).view(np.float32).reshape(2, 3)
+    nodes = [helper.make_node("GatherElements", ["x", "i"], ["g"], axis=1),
+             helper.make_node("ScatterND", ["x", "j", "u"], ["s"]),
+             helper.make_node("Pad", ["x", "p"], ["r"], mode="reflect"),
+             helper.make_node("TopK", ["x", "k"], ["tv", "ti"], largest=0)]
+    data = model(nodes, {"x": (F, [2, 3])},
+                 {"g": (F, None), "s": (F, None), "r": (F, None), "tv": (F, None)},
+                 {"i": ints([[2, 0, 1], [1, 1, 0]]), "j": ints([[1]]),
+                  "u": x[:1, ::-1].copy(), "p": ints([1, 2, 1, 2]), "k": ints([2])})
+    with_numpy = so.load(data, mode="exact").run({"x": x})
+    assert bits(with_numpy["g"]).tolist() == bits(np.take_along_axis(
+        x, np.array([[2, 0, 1], [1, 1, 0]]), 1)).tolist()
+    assert bits(with_numpy["r"]).tolist() == bits(np.pad(x, ((1, 1), (2, 2)), "reflect")).tolist()
+    monkeypatch.setattr(_ops_index, "np", None)
+    without = so.load(data, mode="exact").run({"x": x})
+    for name in with_numpy:
+        assert bits(without[name]).tobytes() == bits(with_numpy[name]).tobytes(), name
+
+
+def test_index_errors_name_the_node():
+    node = helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge", axis=0)
+    data = model([node], {"x": (F, [2, 3]), "i": (I64, [1, 3])}, {"y": (F, None)})
+    with pytest.raises(IndexError, match=r"'ge' \(GatherElements\).*index 5"):
+        so.load(data).run({"x": rand(2, 3), "i": ints([[0, 5, 1]])})
+    node = helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sn", reduction="add")
+    data = model([node], {"x": (F, [2, 3]), "i": (I64, [1, 1]), "u": (F, [1, 3])},
+                 {"y": (F, None)}, opset=16)
+    with pytest.raises(so.UnsupportedModelError, match=r"'sn' \(ScatterND\): reduction 'add'"):
+        so.load(data)
