@@ -19,8 +19,9 @@
 #include "samebits.h"
 
 #define BLOCK (1u << 20)
-#define NAMES 5
-static const char *const NAME[NAMES] = {"exp", "log", "tanh", "erf", "sigmoid"};
+#define NAMES 7
+static const char *const NAME[NAMES] = {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos"};
+static const int OP_CODE[NAMES] = {0, 1, 2, 3, 4, 19, 20};   /* enum sb_unary_op */
 
 static int op, path, mode = SB_MODE_EXACT;
 static FILE *hard_file;
@@ -41,6 +42,8 @@ static long double reference(long double x)
     case 1: return logl(x);
     case 2: return tanhl(x);
     case 3: return erfl(x);
+    case 5: return sinl(x);
+    case 6: return cosl(x);
     default: return 1.0L / (1.0L + expl(-x));
     }
 }
@@ -115,7 +118,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&lock);
         if (block >= 4096) break;
         for (uint32_t i = 0; i < BLOCK; ++i) x[i] = bits_to_float(block * BLOCK + i);
-        sb_unary_args args = {.path = path, .mode = mode, .op = op, .max_threads = 1,
+        sb_unary_args args = {.path = path, .mode = mode, .op = OP_CODE[op], .max_threads = 1,
                               .count = BLOCK, .x = (int64_t)(intptr_t)x,
                               .y = (int64_t)(intptr_t)y};
         if (sb_unary(&args) != SB_OK) exit(3);

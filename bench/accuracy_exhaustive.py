@@ -1,8 +1,9 @@
 """Exhaustive accuracy of the exact elementwise functions: all 2**32 float32
-inputs of exp, log, tanh, erf and sigmoid, against a correctly rounded
-reference.
+inputs of exp, log, tanh, erf and sigmoid (the default set), or of sin and
+cos, against a correctly rounded reference.
 
     python bench/accuracy_exhaustive.py [--functions exp,log] [--path avx512]
+    python bench/accuracy_exhaustive.py --functions sin,cos
 
 The C harness (bench/accuracy_exhaustive.c, built here against the installed
 library) runs samebits' exact kernels over every input and compares with x86
@@ -36,7 +37,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid")
 mp.mp.prec = 128
 
-_MP = {"exp": mp.exp, "log": mp.log, "tanh": mp.tanh, "erf": mp.erf,
+_MP = {"exp": mp.exp, "log": mp.log, "tanh": mp.tanh, "erf": mp.erf, "sin": mp.sin, "cos": mp.cos,
        "sigmoid": lambda x: 1 / (1 + mp.exp(-x))}
 
 
@@ -130,6 +131,9 @@ def write_results(results: list[dict], path: str, elapsed: float,
     day = datetime.date.today().isoformat()
     # fast mode's bits depend on the path: one file per path
     stem = f"accuracy-{day}" if mode == "exact" else f"accuracy-{mode}-{path}-{day}"
+    names = tuple(r["function"] for r in results)
+    if names != FUNCTIONS:                 # another set of functions: a file of its own
+        stem = stem.replace("accuracy-", f"accuracy-{'-'.join(names)}-", 1)
     out_dir = ROOT / "bench" / "results"
     machine = platform.processor() or platform.machine()
     try:

@@ -26,6 +26,8 @@ enum sb_unary_op {
     SB_OP_ELU = 16,               /* parameter: alpha */
     SB_OP_SOFTPLUS = 17,
     SB_OP_MISH = 18,
+    SB_OP_SIN = 19,               /* trig.h */
+    SB_OP_COS = 20,
     SB_OP_COUNT
 };
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "activation.h"
 #include "fast_math.h"
+#include "trig.h"
 #include "unary.h"
 
 /* y may be x itself (in place); it never partly overlaps x. */
@@ -48,6 +49,8 @@
             break;                                                                         \
         case SB_OP_SOFTPLUS: UNARY_LOOP(sb_act_softplus)                                   \
         case SB_OP_MISH: UNARY_LOOP(sb_act_mish)                                           \
+        case SB_OP_SIN: UNARY_LOOP(sb_exact_sin)                                           \
+        case SB_OP_COS: UNARY_LOOP(sb_exact_cos)                                           \
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \

@@ -8,7 +8,9 @@ underflow, so these functions give the documented bits.
 """
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -160,6 +162,70 @@ def erf(x: np.ndarray) -> np.ndarray:
     return _finish(x, _with_sign_of(x, y32).astype(np.float64))
 
 
+# ---- sin and cos ------------------------------------------------------------
+
+TWO_OVER_PI = int(re.search(r"`(0x[0-9a-f]{80})`", _section("TWO_OVER_PI")).group(1), 16)
+PI_OVER_2 = float.fromhex("0x1.921fb54442d18p+0")
+SIN_S = [float(Fraction((-1) ** (i + 1), math.factorial(2 * i + 3))) for i in range(8)]
+COS_C = [float(Fraction((-1) ** (i + 1), math.factorial(2 * i + 2))) for i in range(8)]
+
+
+TRIG_EXCEPTIONS = [(f, int(a, 16), int(b, 16)) for f, a, b in re.findall(
+    r"\| (sin|cos) \| `(0x[0-9A-F]{8})` \| `(0x[0-9A-F]{8})` \|", _section("TRIG_EXCEPTIONS"))]
+assert len(TRIG_EXCEPTIONS) == 3
+
+
+def _reduce_pi_over_2(a: float) -> tuple[float, int]:
+    """(r, q) of the document's reduction for a float32 a >= 0.78125, finite,
+    in exact Python integers: the fraction's 128 bits below 2^s of m * T."""
+    bits = int(np.float32(a).view(np.uint32))
+    m = (bits & 0x7FFFFF) | 0x800000
+    s = 320 - ((bits >> 23) - 150)
+    n = ((m * TWO_OVER_PI) >> (s - 128)) & ((1 << 130) - 1)
+    q, f = n >> 128, n & ((1 << 128) - 1)
+    negative = f >= 1 << 127
+    if negative:
+        f, q = (1 << 128) - f, (q + 1) & 3
+    words = [(f >> (96 - 32 * i)) & 0xFFFFFFFF for i in range(4)]   # most significant first
+    d = words[0] * 2.0 ** -32 + words[1] * 2.0 ** -64
+    d = d + words[2] * 2.0 ** -96
+    d = d + words[3] * 2.0 ** -128
+    r = d * PI_OVER_2
+    return (-r if negative else r), q
+
+
+def _sin_cos(x: np.ndarray, want_cos: int) -> np.ndarray:
+    a = np.abs(x.astype(np.float32))
+    r = a.astype(np.float64)
+    q = np.zeros(a.shape, np.int64)
+    big = np.flatnonzero((a >= 0.78125) & np.isfinite(a))
+    for i in big:
+        r.flat[i], q.flat[i] = _reduce_pi_over_2(float(a.flat[i]))
+    q = (q + want_cos) & 3
+    z = r * r
+    sin_p = r + (r * z) * _horner(SIN_S, z)
+    cos_p = 1.0 + z * _horner(COS_C, z)
+    v = np.where(q & 1, cos_p, sin_p)
+    v = np.where(q & 2, -v, v)
+    out = v.astype(np.float32)
+    abits = a.view(np.uint32)
+    for fn, inp, res in TRIG_EXCEPTIONS:
+        if fn == ("cos" if want_cos else "sin"):
+            out = np.where(abits == inp, np.uint32(res).view(np.float32), out)
+    if not want_cos:
+        out = np.where(np.signbit(x), -out, out)
+    out[~np.isfinite(x)] = CANONICAL_NAN.view(np.float32)
+    return out
+
+
+def sin(x: np.ndarray) -> np.ndarray:
+    return _sin_cos(x, 0)
+
+
+def cos(x: np.ndarray) -> np.ndarray:
+    return _sin_cos(x, 1)
+
+
 # ---- activations ----------------------------------------------------------
 
 F32 = np.float32
@@ -269,11 +335,13 @@ def _quiet(fn):
     return run
 
 
-exp, log, tanh, erf, sigmoid = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid))
+exp, log, tanh, erf, sigmoid, sin, cos = (_quiet(f) for f in (exp, log, tanh, erf, sigmoid,
+                                                             sin, cos))
 (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh, elu, softplus, mish) = (
     _quiet(f) for f in (relu, relu6, leaky_relu, hardsigmoid, hardswish, silu, gelu, gelu_tanh,
                         elu, softplus, mish))
-FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid}
+FUNCTIONS = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sigmoid": sigmoid, "sin": sin,
+             "cos": cos}
 def sqrt(x):
     return canonical(np.sqrt(x))
 

@@ -70,7 +70,8 @@ def test_exact_matches_the_documented_algorithm(name, path, threads):
 
 # docs/exact-ops.md, "Fast mode": bounds over all 2^32 inputs, measured by
 # bench/accuracy_exhaustive.py --mode fast on a fused and an unfused path
-FAST_BOUND_ULP = {"exp": 1.5, "sigmoid": 2.5, "tanh": 1.5, "log": 1.0, "erf": 1.5}
+FAST_BOUND_ULP = {"exp": 1.5, "sigmoid": 2.5, "tanh": 1.5, "log": 1.0, "erf": 1.5,
+                  "sin": 0.5, "cos": 0.5}   # sin and cos: fast mode runs the exact kernel
 
 
 def _binary64_reference(name: str, v: np.ndarray) -> np.ndarray:
@@ -83,6 +84,8 @@ def _binary64_reference(name: str, v: np.ndarray) -> np.ndarray:
             return np.tanh(v)
         if name == "log":
             return np.log(v)
+        if name in ("sin", "cos"):
+            return getattr(np, name)(v)
         return np.frompyfunc(math.erf, 1, 1)(v).astype(np.float64)
 
 
@@ -123,6 +126,7 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _MATH = {"exp": math.exp, "log": math.log, "tanh": math.tanh, "erf": math.erf,
+         "sin": math.sin, "cos": math.cos,
          "sigmoid": lambda v: 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0}
 
 
@@ -150,6 +154,9 @@ def test_within_one_ulp_of_libm_in_binary64(name):
     ("tanh", [float("inf"), -float("inf"), 30.0], [1.0, -1.0, 1.0]),
     ("erf", [float("inf"), -float("inf"), 5.0], [1.0, -1.0, 1.0]),
     ("sigmoid", [0.0, float("inf"), -float("inf"), -200.0], [0.5, 1.0, 0.0, 0.0]),
+    # sin and cos of 1e38: mpmath at 200 bits
+    ("sin", [0.0, -0.0, 1e-40, -1e-40, 1e38], [0.0, -0.0, 1e-40, -1e-40, 0.9891644599607083]),
+    ("cos", [0.0, -0.0, 1e-40, 1e38], [1.0, 1.0, 1.0, 0.14681168601524971]),
 ])
 def test_special_values(name, x, want):
     got = getattr(samebits, name)(np.array(x, np.float32), mode="exact")
@@ -167,9 +174,38 @@ def test_log_of_negatives_is_canonical_nan():
     assert (_bits(samebits.log(x, mode="exact")) == 0x7FC00000).all()
 
 
-@pytest.mark.parametrize("name", ["tanh", "erf"])
-def test_odd_functions_are_odd_bit_for_bit(name):
+def test_sin_and_cos_near_multiples_of_pi_over_2():
+    """The float32 inputs closest to a multiple of pi/2, where reduction has to
+    be exact (the result is tiny): against mpmath at 200 bits, correctly rounded."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 200
+    x = []
+    for k in (1, 2, 3, 4, 5, 7, 10, 100, 12345, 2**20 + 1, 2**24 - 3):
+        f = np.float32(k * math.pi / 2)
+        x += [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    x += [np.float32(v) for v in (16367173.0, 1.6470994e38, 3.4028235e38, 2.1474836e9)]
+    # the listed exceptions (docs/exact-ops-tables.md), both signs
+    exceptions = np.array([0x46199998, 0x5F18B878, 0x6115CB11], np.uint32).view(np.float32)
+    x = np.concatenate([np.array(x, np.float32), exceptions, -exceptions])
+    for name in ("sin", "cos"):
+        got = getattr(samebits, name)(x, mode="exact")
+        want = []
+        for v in x:
+            exact = getattr(mpmath, name)(mpmath.mpf(float(v)))
+            with mpmath.workprec(24):        # one rounding to 24 bits (all results are normal)
+                want.append(float(+exact))
+        assert np.array_equal(_bits(got), _bits(np.array(want, np.float32))), name
+        assert np.array_equal(_bits(got), _bits(ref.FUNCTIONS[name](x))), name
+
+
+def test_cos_is_even_bit_for_bit():
     x = INPUTS[~np.isnan(INPUTS)]
+    assert np.array_equal(_bits(samebits.cos(-x, mode="exact")), _bits(samebits.cos(x, mode="exact")))
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf", "sin"])
+def test_odd_functions_are_odd_bit_for_bit(name):
+    x = INPUTS[np.isfinite(INPUTS) if name == "sin" else ~np.isnan(INPUTS)]   # sin(inf) is NaN
     fn = getattr(samebits, name)
     assert np.array_equal(_bits(fn(-x, mode="exact")), _bits(fn(x, mode="exact")) ^ 0x80000000)
 

@@ -193,3 +193,42 @@ def test_index_errors_name_the_node():
                  {"y": (F, None)}, opset=16)
     with pytest.raises(so.UnsupportedModelError, match=r"'sn' \(ScatterND\): reduction 'add'"):
         so.load(data)
+
+
+@pytest.mark.parametrize("exclusive,reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumsum(exclusive, reverse):
+    x = rand(3, 7, 4)
+    x[0, 0, 0] = -0.0
+    for axis in (0, 1, -1):
+        got = one("CumSum", {"X": x}, {"exclusive": exclusive, "reverse": reverse},
+                  inits={"axis": ints(axis)})[0]
+        # the documented order: one float32 add per step along the axis
+        a = axis % 3
+        xs = np.moveaxis(x, a, 0)[::-1] if reverse else np.moveaxis(x, a, 0)
+        acc, want = np.zeros_like(xs[0]), []
+        for i, v in enumerate(xs):
+            if exclusive:
+                want.append(acc)
+                acc = acc + v
+            else:
+                acc = v.copy() if i == 0 else acc + v
+                want.append(acc)
+        want = np.stack(want[::-1] if reverse else want)
+        assert bits(got).tobytes() == bits(np.ascontiguousarray(np.moveaxis(want, 0, a))).tobytes()
+    one("CumSum", {"X": ints(np.arange(12).reshape(3, 4) - 5)},
+        {"exclusive": exclusive, "reverse": reverse}, inits={"axis": ints(1)}, out_type=I64)
+
+
+@pytest.mark.parametrize("upper", [0, 1])
+@pytest.mark.parametrize("k", [None, 0, 1, -2])
+def test_trilu(upper, k):
+    inits = {} if k is None else {"k": ints(k)}
+    one("Trilu", {"X": rand(2, 4, 5)}, {"upper": upper}, inits=inits)
+    one("Trilu", {"X": ints(np.arange(20).reshape(4, 5))}, {"upper": upper}, inits=inits,
+        out_type=I64)
+
+
+def test_nonzero():
+    x = np.array([[0.0, -0.0, 1.0], [np.nan, 0.0, -2.0]], np.float32)
+    one("NonZero", {"X": x}, out_type=I64)
+    one("NonZero", {"X": ints([[0, 3, 0], [1, 0, 0]])}, out_type=I64)

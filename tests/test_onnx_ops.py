@@ -176,7 +176,7 @@ SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 7.0, -7.0, 0.5, 1e-30, np.i
     ("HardSigmoid", {}), ("HardSigmoid", {"alpha": 1 / 6, "beta": 0.5}), ("HardSwish", {}),
     ("Tanh", {}), ("Erf", {}), ("Exp", {}), ("Neg", {}), ("Abs", {}), ("Reciprocal", {}),
     ("Elu", {}), ("Elu", {"alpha": 0.3}), ("Selu", {}), ("Selu", {"alpha": 1.5, "gamma": 2.0}),
-    ("Softplus", {}), ("Softsign", {}),
+    ("Softplus", {}), ("Softsign", {}), ("Sin", {}), ("Cos", {}),
 ])
 def test_unary(op, attrs):
     x = np.concatenate([SPECIAL, rand(200, scale=4)]).reshape(1, -1)

@@ -14,8 +14,8 @@ from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
 from ._attention import scaled_dot_product_attention
 from ._avgpool import adaptive_avg_pool2d, avg_pool2d
 from ._conv import PackedConv2d, conv2d, pack_conv2d
-from ._elementwise import (elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, mish,
-                           relu, relu6, sigmoid, silu, softplus, tanh)
+from ._elementwise import (cos, elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log,
+                           mish, relu, relu6, sigmoid, silu, sin, softplus, tanh)
 from ._explain import Plan, explain
 from ._info import __version__, info
 from ._linear import linear
@@ -35,6 +35,7 @@ __all__ = [
     "avg_pool2d",
     "batch_norm",
     "concatenate",
+    "cos",
     "conv2d",
     "div",
     "elu",
@@ -75,6 +76,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "sigmoid",
     "silu",
+    "sin",
     "slice",
     "softmax",
     "softplus",

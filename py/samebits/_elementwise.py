@@ -22,7 +22,7 @@ from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
 _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
         "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
         "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15,
-        "elu": 16, "softplus": 17, "mish": 18}
+        "elu": 16, "softplus": 17, "mish": 18, "sin": 19, "cos": 20}
 
 
 def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,
@@ -102,6 +102,14 @@ def sigmoid(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None 
     return _unary("sigmoid", x, mode, out, threads)
 
 
+def sin(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("sin", x, mode, out, threads)
+
+
+def cos(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+    return _unary("cos", x, mode, out, threads)
+
+
 exp.__doc__ = _DOC.format(
     summary="e**x elementwise, float32.",
     special="Special values: exp(NaN) = NaN (0x7FC00000), exp(-inf) = +0, exp(+inf) = +inf;\n"
@@ -123,6 +131,16 @@ sigmoid.__doc__ = _DOC.format(
     summary="The logistic function 1 / (1 + e**-x) elementwise, float32.",
     special="Special values: sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(NaN) = NaN\n"
             "    (0x7FC00000).")
+sin.__doc__ = _DOC.format(
+    summary="The sine elementwise, float32: the argument reduced modulo pi/2 exactly\n"
+            "    (integer arithmetic on 320 bits of 2/pi), then a binary64 polynomial and one\n"
+            "    rounding (docs/exact-ops.md). Both modes compute it this way.",
+    special="Special values: sin(+-0) = +-0, sin(+-inf) = NaN, NaN gives NaN (0x7FC00000);\n"
+            "    sin(-x) = -sin(x) bit for bit.")
+cos.__doc__ = _DOC.format(
+    summary="The cosine elementwise, float32, computed as sin is (docs/exact-ops.md).",
+    special="Special values: cos(+-0) = 1, cos(+-inf) = NaN, NaN gives NaN (0x7FC00000);\n"
+            "    cos(-x) = cos(x) bit for bit.")
 
 
 def relu(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:

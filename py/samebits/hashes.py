@@ -19,12 +19,13 @@ from typing import Iterable, NamedTuple
 
 from . import _abi, _args, _lib, _paths, _testdata, _threads
 from ._avgpool import pooled_size
+from ._elementwise import _OPS as _UNARY_CODES
 from ._resize import scale_bits
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
 CONV_SUITE_VERSION = 2     # the conv suite (v2: the squeeze-and-excitation layers added)
-OPS_SUITE_VERSION = 1      # the ops suite
+OPS_SUITE_VERSION = 2      # the ops suite (v2: elu, softplus, mish, sin, cos added)
 SUITES = ("gemm", "conv", "ops")  # in printing order
 GROUPS = ("sweep", "random", "models")
 NSPECIAL = 8
@@ -242,20 +243,23 @@ def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None =
 # --------------------------------------------------------------------------
 # The ops suite (docs/hash-suite.md, "The ops suite").
 
-# In enum sb_unary_op order (its codes 0, 1, ...); leaky_relu with slope 0.01.
+# By their names in enum sb_unary_op; leaky_relu with slope 0.01, elu with alpha 1.
 OPS_FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leaky_relu", "gelu",
-                 "gelu_tanh", "silu", "hardswish", "hardsigmoid", "sqrt")
+                 "gelu_tanh", "silu", "hardswish", "hardsigmoid", "sqrt", "elu", "softplus",
+                 "mish", "sin", "cos")
 OPS_LEAKY_SLOPE_BITS = 0x3C23D70A   # 0.01 rounded to binary32
+OPS_ELU_ALPHA_BITS = 0x3F800000     # 1.0
 OPS_SWEEP = 65536           # float32 bit patterns i * 65537, i < OPS_SWEEP
 OPS_TEST_VALUES = 65536     # then this many test values of stream OPS_SEED
 OPS_SEED = 0x0B5E0000
 
 
-# Inputs next to rounding midpoints (log's exceptions, sigmoid near 0): the
-# last values of the input, in place of the last test values.
+# Inputs next to rounding midpoints (log's exceptions, sigmoid near 0, sin's
+# and cos's exceptions): the last values of the input, in place of the last
+# test values.
 OPS_HARD_INPUTS = (0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC, 0x36EC0000,
                    0x37060000, 0x370E0000, 0x372E0000, 0x37460000, 0x374E0000, 0x37660000,
-                   0xB6F60000)
+                   0xB6F60000, 0x46199998, 0xC6199998, 0x5F18B878, 0x6115CB11)
 
 
 def ops_inputs() -> ctypes.Array:
@@ -277,8 +281,10 @@ def ops_output(op: int, x: ctypes.Array, mode: int, path: int, threads: int) -> 
     """Function `op` (an index into OPS_FUNCTIONS) of every input, as
     little-endian float32 bytes."""
     y = (ctypes.c_float * len(x))()
-    param = OPS_LEAKY_SLOPE_BITS if OPS_FUNCTIONS[op] == "leaky_relu" else 0
-    args = _abi.UnaryArgs(path, mode, op, threads, len(x), ctypes.addressof(x),
+    name = OPS_FUNCTIONS[op]
+    param = {"leaky_relu": OPS_LEAKY_SLOPE_BITS, "elu": OPS_ELU_ALPHA_BITS}.get(name, 0)
+    code = _UNARY_CODES[name]
+    args = _abi.UnaryArgs(path, mode, code, threads, len(x), ctypes.addressof(x),
                           ctypes.addressof(y), param)
     library = _lib.lib if mode == _lib.MODE_EXACT else _lib.fast_lib
     _lib.check_status(library.sb_unary(ctypes.addressof(args)),

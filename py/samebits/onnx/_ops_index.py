@@ -296,3 +296,53 @@ def pad_by_index(x: Any, before: list[int], after: list[int], mode: str,
         column = [_source_index(o, b, d, mode) * st for o in range(n)]
         index_map = [i + c for i in index_map for c in column]
     return take_flat(x, index_map if V.size_of(shape) else [], shape)
+
+
+# ---- Trilu, NonZero ---------------------------------------------------------------
+
+@op("Trilu")
+def _trilu(ctx: NodeContext):
+    upper = ctx.int("upper", 1)
+
+    def run(inputs):
+        x = inputs[0]
+        if len(x.shape) < 2:
+            raise ValueError(f"{ctx.where}: input must have at least 2 dimensions, got {x.shape}")
+        k = 0
+        if len(inputs) > 1 and inputs[1] is not None:
+            ks = need_ints(inputs[1], ctx, "k")
+            if ks.size != 1:
+                raise ValueError(f"{ctx.where}: k must hold one value, got shape {ks.shape}")
+            k = ks.values[0]
+        rows, cols = x.shape[-2], x.shape[-1]
+        keep = [(j - i >= k) if upper else (j - i <= k) for i in range(rows) for j in range(cols)]
+        if isinstance(x, Ints):
+            values = [v if keep[p % (rows * cols)] else 0 for p, v in enumerate(x.values)]
+            return [Ints(x.shape, values, x.dtype)]
+        if x.size == 0:
+            return [x]
+        if np is not None:
+            mask = np.array(keep, dtype=bool).reshape(rows, cols)
+            # +0 where cleared; kept elements are copied bit for bit
+            return [Floats(x.shape, np.where(mask, V.c_order(x.data), np.float32(0.0)))]
+        bits = V.float_bits(x)
+        return [V.floats_from_bits([b if keep[p % (rows * cols)] else 0
+                                    for p, b in enumerate(bits)], x.shape)]
+    return run
+
+
+@op("NonZero")
+def _nonzero(ctx: NodeContext):
+    def run(inputs):
+        x = inputs[0]
+        if isinstance(x, Floats):
+            # a value is zero when its bits, sign cleared, are 0 (NaN counts as nonzero)
+            flags = [b & 0x7FFFFFFF != 0 for b in V.float_bits(x)] if x.size else []
+        else:
+            flags = [v != 0 for v in x.values]
+        hits = [p for p, f in enumerate(flags) if f]
+        shape = x.shape if x.shape else (1,)
+        strides = _flat.c_strides(shape)
+        coords = [[(p // st) % d for p in hits] for d, st in zip(shape, strides)]
+        return [Ints((len(shape), len(hits)), [c for row in coords for c in row], M.INT64)]
+    return run

@@ -17,7 +17,7 @@ from .._elementwise import _unary
 from . import _flat
 from . import _model as M
 from . import _values as V
-from ._ops_shape import cast_value, shape_ints
+from ._ops_shape import cast_value, copy_view, shape_ints
 from ._registry import NodeContext, axis_index, need_floats, need_ints, normalize_axes, op
 from ._values import Floats, Ints, np
 
@@ -169,7 +169,8 @@ def _unary_builder(fn: Callable, int_fn: Optional[Callable[[int], int]] = None):
 
 
 for _name, _fn in (("Relu", _sb.relu), ("Sigmoid", _sb.sigmoid), ("Tanh", _sb.tanh),
-                   ("Erf", _sb.erf), ("Exp", _sb.exp), ("Log", _sb.log), ("Sqrt", _sb.sqrt)):
+                   ("Erf", _sb.erf), ("Exp", _sb.exp), ("Log", _sb.log), ("Sqrt", _sb.sqrt),
+                   ("Sin", _sb.sin), ("Cos", _sb.cos)):
     op(_name)(_unary_builder(_fn, (lambda v: max(v, 0)) if _name == "Relu" else None))
 
 for _name, _fn in (("Softplus", _sb.softplus), ("Mish", _sb.mish)):
@@ -471,6 +472,53 @@ def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeCon
 
 for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
     op(_name)(_reduce_builder(_name))
+
+
+@op("CumSum")
+def _cumsum(ctx: NodeContext):
+    """Running sums along axis, one float32 add per step in the axis order
+    (reversed with reverse=1): y0 = x0 (a copy, NaN canonical as every sum),
+    y_i = y_(i-1) + x_i; exclusive=1 shifts by one and starts from +0."""
+    exclusive, reverse = ctx.int("exclusive", 0), ctx.int("reverse", 0)
+
+    def run(inputs):
+        x = inputs[0]
+        axes = need_ints(inputs[1], ctx, "axis")
+        if axes.size != 1:
+            raise ValueError(f"{ctx.where}: axis must hold one value, got shape {axes.shape}")
+        a = axis_index(axes.values[0], len(x.shape), ctx)
+        n = x.shape[a]
+        outer, inner = V.size_of(x.shape[:a]), V.size_of(x.shape[a + 1:])
+        order = list(range(n))[::-1] if reverse else list(range(n))
+        if isinstance(x, Ints):
+            out = list(x.values)
+            for o in range(outer):
+                for i in range(inner):
+                    acc = 0
+                    for j in order:
+                        p = (o * n + j) * inner + i
+                        v = x.values[p]
+                        out[p] = acc if exclusive else V.wrap_int(acc + v, x.dtype)
+                        acc = V.wrap_int(acc + v, x.dtype)
+            return [Ints(x.shape, out, x.dtype)]
+        if x.size == 0:
+            return [x]
+        x3 = V.reshape(x, (outer, n, inner))
+        columns = [copy_view(x3, (outer, 1, inner), j * inner, [n * inner, inner, 1], ctx)
+                   for j in range(n)]
+        sums: list = [None] * n
+        acc = V.full_floats((outer, 1, inner), 0.0)
+        for step, j in enumerate(order):
+            if exclusive:
+                sums[j] = acc
+                acc = float_binary("Add", acc, columns[j], ctx)
+            else:
+                acc = float_binary("Add", acc, columns[j], ctx) if step else \
+                    float_binary("Max", columns[j], columns[j], ctx)
+                sums[j] = acc
+        y = Floats.wrap(_sb.concatenate([s.data for s in sums], axis=1, threads=ctx.threads))
+        return [V.reshape(y, x.shape)]
+    return run
 
 
 @op("ArgMax", "ArgMin")
