@@ -143,7 +143,9 @@ def test_operator_entry_points_refuse_bad_arguments():
         args = _abi.UnaryArgs(**f)   # alive for the call
         return lib.sb_unary(ctypes.addressof(args))
     assert unary() == 0
-    for bad in [dict(op=16), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
+    from samebits._elementwise import _OPS   # every enum sb_unary_op code, 0 .. count - 1
+    assert sorted(_OPS.values()) == list(range(len(_OPS)))
+    for bad in [dict(op=len(_OPS)), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
                 dict(param=5), dict(op=7, param=1 << 33), dict(x=0), dict(y=xp + 4)]:
         assert unary(**bad) == _lib.STATUS_ARGUMENT, bad
     assert unary(path=99) == _lib.STATUS_PATH
