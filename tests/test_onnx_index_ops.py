@@ -232,3 +232,26 @@ def test_nonzero():
     x = np.array([[0.0, -0.0, 1.0], [np.nan, 0.0, -2.0]], np.float32)
     one("NonZero", {"X": x}, out_type=I64)
     one("NonZero", {"X": ints([[0, 3, 0], [1, 0, 0]])}, out_type=I64)
+
+
+@pytest.mark.parametrize("center", [0, 1])
+@pytest.mark.parametrize("thresholds", [(5, 0.5, None), (3, 0.3, 0.2), (100, 0.0, 0.0),
+                                        (0, 0.5, None)])
+def test_non_max_suppression(center, thresholds):
+    rng = np.random.default_rng(center * 10 + thresholds[0])
+    n = 60
+    if center:
+        boxes = np.concatenate([rng.uniform(0, 10, (2, n, 2)), rng.uniform(0.5, 4, (2, n, 2))], -1)
+    else:
+        boxes = rng.uniform(0, 10, (2, n, 4))          # any diagonal pair of corners
+    boxes[0, 5] = boxes[0, 4]                         # a duplicate: IoU exactly 1
+    scores = rng.uniform(0, 1, (2, 3, n)).astype(np.float32)
+    scores[1, 0, 7] = scores[1, 0, 9]                 # a tie: the lower index first
+    limit, iou, score = thresholds
+    inits = {"m": ints([limit]), "iou": np.array([iou], np.float32)}
+    order = ["b", "s", "m", "iou"]
+    if score is not None:
+        inits["st"] = np.array([score], np.float32)
+        order.append("st")
+    one("NonMaxSuppression", {"b": boxes.astype(np.float32), "s": scores},
+        {"center_point_box": center}, inits=inits, order=order, out_type=I64)

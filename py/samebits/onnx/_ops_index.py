@@ -18,7 +18,7 @@ from typing import Any
 from . import _flat
 from . import _model as M
 from . import _values as V
-from ._registry import NodeContext, axis_index, need_ints, op
+from ._registry import NodeContext, axis_index, need_floats, need_ints, op
 from ._values import Floats, Ints, np
 
 
@@ -345,4 +345,98 @@ def _nonzero(ctx: NodeContext):
         strides = _flat.c_strides(shape)
         coords = [[(p // st) % d for p in hits] for d, st in zip(shape, strides)]
         return [Ints((len(shape), len(hits)), [c for row in coords for c in row], M.INT64)]
+    return run
+
+
+# ---- NonMaxSuppression ------------------------------------------------------------
+
+def _f32(v: float) -> float:
+    """v rounded to binary32. Applied after each +, -, * or / of two float32
+    values computed in binary64, it gives the float32 operation's result
+    exactly (binary64 has more than twice float32's precision plus two bits,
+    so rounding twice cannot differ from rounding once)."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def _box_extent(box: list[float], center: bool) -> tuple[float, float, float, float]:
+    """(x_min, x_max, y_min, y_max) of one box, in float32 operations."""
+    if center:
+        half_w, half_h = _f32(box[2] / 2), _f32(box[3] / 2)
+        return (_f32(box[0] - half_w), _f32(box[0] + half_w),
+                _f32(box[1] - half_h), _f32(box[1] + half_h))
+    return (min(box[1], box[3]), max(box[1], box[3]), min(box[0], box[2]), max(box[0], box[2]))
+
+
+def _suppresses(a: tuple, b: tuple, iou_threshold: float) -> bool:
+    """Whether box b's overlap with box a exceeds the threshold: intersection
+    over union in float32 operations, in ONNX Runtime's order."""
+    ix_min, ix_max = max(a[0], b[0]), min(a[1], b[1])
+    if ix_max <= ix_min:
+        return False
+    iy_min, iy_max = max(a[2], b[2]), min(a[3], b[3])
+    if iy_max <= iy_min:
+        return False
+    inter = _f32(_f32(ix_max - ix_min) * _f32(iy_max - iy_min))
+    if inter <= 0.0:
+        return False
+    area_a = _f32(_f32(a[1] - a[0]) * _f32(a[3] - a[2]))
+    area_b = _f32(_f32(b[1] - b[0]) * _f32(b[3] - b[2]))
+    union = _f32(_f32(area_a + area_b) - inter)
+    if area_a <= 0.0 or area_b <= 0.0 or union <= 0.0:
+        return False
+    return _f32(inter / union) > iou_threshold
+
+
+@op("NonMaxSuppression")
+def _non_max_suppression(ctx: NodeContext):
+    center = ctx.int("center_point_box", 0)
+    if center not in (0, 1):
+        raise ctx.error(f"center_point_box={center} must be 0 or 1")
+
+    def scalar(inputs, i: int, what: str, default):
+        if len(inputs) <= i or inputs[i] is None:
+            return default
+        v = inputs[i]
+        if v.size != 1:
+            raise ValueError(f"{ctx.where}: {what} must hold one value, got shape {v.shape}")
+        return v.values[0] if isinstance(v, Ints) else V.float_list(v)[0]
+
+    def run(inputs):
+        boxes = need_floats(inputs[0], ctx, "boxes")
+        scores = need_floats(inputs[1], ctx, "scores")
+        if len(boxes.shape) != 3 or boxes.shape[2] != 4 or len(scores.shape) != 3 or \
+                scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
+            raise ValueError(f"{ctx.where}: boxes {boxes.shape} and scores {scores.shape} must "
+                             f"be (batches, boxes, 4) and (batches, classes, boxes)")
+        limit = scalar(inputs, 2, "max_output_boxes_per_class", 0)
+        iou_threshold = _f32(scalar(inputs, 3, "iou_threshold", 0.0))
+        score_threshold = scalar(inputs, 4, "score_threshold", None)
+        if not 0.0 <= iou_threshold <= 1.0:
+            raise ValueError(f"{ctx.where}: iou_threshold {iou_threshold} is outside [0, 1]")
+        batches, n = boxes.shape[0], boxes.shape[1]
+        classes = scores.shape[1]
+        limit = min(max(limit, 0), n)
+        box_values = V.float_list(boxes) if boxes.size else []
+        score_values = V.float_list(scores) if scores.size else []
+        selected: list[int] = []
+        for b in range(batches):
+            extents = [_box_extent(box_values[(b * n + i) * 4:(b * n + i) * 4 + 4], bool(center))
+                       for i in range(n)] if limit else []
+            for c in range(classes):
+                if not limit:
+                    break
+                row = score_values[(b * classes + c) * n:(b * classes + c + 1) * n]
+                # NaN scores are never candidates; best score first, then lower index
+                candidates = [i for i, s in enumerate(row) if s == s and
+                              (score_threshold is None or s > score_threshold)]
+                candidates.sort(key=lambda i: (-row[i], i))
+                kept: list[int] = []
+                for i in candidates:
+                    if len(kept) == limit:
+                        break
+                    if not any(_suppresses(extents[j], extents[i], iou_threshold) for j in kept):
+                        kept.append(i)
+                for i in kept:
+                    selected += [b, c, i]
+        return [Ints((len(selected) // 3, 3), selected, M.INT64)]
     return run

@@ -18,7 +18,7 @@ from ._registry import BUILDERS, FAST_ONLY, NodeContext, UnsupportedModelError
 from ._values import Floats, Ints, np
 
 # Operator implementations register themselves on import.
-from . import _ops_einsum, _ops_index, _ops_math, _ops_nn, _ops_shape  # noqa: F401,E402
+from . import _ops_einsum, _ops_index, _ops_math, _ops_nn, _ops_rnn, _ops_shape  # noqa: F401,E402
 
 MIN_OPSET, MAX_OPSET = 7, 21
 MODES = ("exact", "fast")
