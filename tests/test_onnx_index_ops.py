@@ -255,3 +255,41 @@ def test_non_max_suppression(center, thresholds):
         order.append("st")
     one("NonMaxSuppression", {"b": boxes.astype(np.float32), "s": scores},
         {"center_point_box": center}, inits=inits, order=order, out_type=I64)
+
+
+@pytest.mark.parametrize("op_type", ["ReduceSumSquare", "ReduceL1", "ReduceL2"])
+@pytest.mark.parametrize("opset", [13, 18])
+def test_more_reductions(op_type, opset):
+    x = rand(3, 4, 5)
+    if opset >= 18:
+        one(op_type, {"X": x}, {"keepdims": 0}, inits={"axes": ints([1, 2])}, opset=opset)
+    else:
+        one(op_type, {"X": x}, {"axes": [0, 2]}, opset=opset)
+    if op_type != "ReduceL2":
+        one(op_type, {"X": ints(np.arange(-6, 6).reshape(3, 4))}, {"keepdims": 1}, opset=opset,
+            out_type=I64)
+
+
+@pytest.mark.parametrize("opset,per_group", [(18, True), (21, False)])
+def test_group_normalization(opset, per_group):
+    x = rand(2, 6, 5, 4)
+    c = 3 if per_group else 6
+    one("GroupNormalization", {"X": x}, {"num_groups": 3, "epsilon": 1e-3},
+        inits={"s": rand(c), "b": rand(c)}, opset=opset, rtol=1e-4, atol=1e-5)
+
+
+def test_lrn():
+    x = rand(2, 7, 5, 4)
+    for size in (1, 3, 5):                      # (ONNX Runtime refuses even sizes)
+        one("LRN", {"X": x}, {"size": size, "alpha": 1e-3, "beta": 0.75, "bias": 2.0},
+            opset=13, rtol=1e-5, atol=1e-6)
+    one("LRN", {"X": x}, {"size": 5}, opset=13, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(axis):
+    idx = ints([[1, -1, 4], [0, 7, -5]])
+    one("OneHot", {"I": idx}, {"axis": axis},
+        inits={"d": ints([5]), "v": np.array([-0.0, 2.5], np.float32)}, opset=11)
+    one("OneHot", {"I": idx}, {"axis": axis}, inits={"d": ints([5]), "v": ints([0, 1])},
+        opset=11, out_type=I64)

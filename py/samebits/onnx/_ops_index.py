@@ -440,3 +440,47 @@ def _non_max_suppression(ctx: NodeContext):
                     selected += [b, c, i]
         return [Ints((len(selected) // 3, 3), selected, M.INT64)]
     return run
+
+
+# ---- OneHot -------------------------------------------------------------------------
+
+@op("OneHot")
+def _one_hot(ctx: NodeContext):
+    axis = ctx.int("axis", -1)
+
+    def run(inputs):
+        idx = need_ints(inputs[0], ctx, "indices") if isinstance(inputs[0], Ints) else None
+        if idx is None:   # float indices: ONNX casts them to integers (toward zero)
+            values = V.float_list(need_floats(inputs[0], ctx, "indices")) if inputs[0].size \
+                else []
+            if any(v != v or abs(v) == float("inf") for v in values):
+                raise ValueError(f"{ctx.where}: indices must be finite")
+            idx = Ints(inputs[0].shape, [int(v) for v in values], M.INT64)
+        depth_t = inputs[1]
+        if depth_t.size != 1:
+            raise ValueError(f"{ctx.where}: depth must hold one value, got shape {depth_t.shape}")
+        depth = depth_t.values[0] if isinstance(depth_t, Ints) else int(V.float_list(depth_t)[0])
+        if depth < 1:
+            raise ValueError(f"{ctx.where}: depth={depth} must be positive")
+        pair = inputs[2]
+        if pair.size != 2:
+            raise ValueError(f"{ctx.where}: values must hold [off, on], got shape {pair.shape}")
+        r = len(idx.shape) + 1
+        a = axis_index(axis, r, ctx)
+        shape = idx.shape[:a] + (depth,) + idx.shape[a:]
+        inner = V.size_of(idx.shape[a:])
+        outer = V.size_of(idx.shape[:a])
+        # element (o, d, i) is "on" when index (o, i), wrapped if negative, equals d
+        hot = [0] * V.size_of(shape)
+        for o in range(outer):
+            for i in range(inner):
+                v = idx.values[o * inner + i]
+                v = v + depth if v < 0 else v
+                if 0 <= v < depth:
+                    hot[(o * depth + v) * inner + i] = 1
+        if isinstance(pair, Ints):
+            off, on = pair.values
+            return [Ints(shape, [on if h else off for h in hot], pair.dtype)]
+        off_bits, on_bits = V.float_bits(pair)
+        return [V.floats_from_bits([on_bits if h else off_bits for h in hot], shape)]
+    return run

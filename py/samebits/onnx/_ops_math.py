@@ -17,7 +17,7 @@ from .._elementwise import _unary
 from . import _flat
 from . import _model as M
 from . import _values as V
-from ._ops_shape import cast_value, copy_view, shape_ints
+from ._ops_shape import cast_value, copy_view, expand_value, shape_ints
 from ._registry import NodeContext, axis_index, need_floats, need_ints, normalize_axes, op
 from ._values import Floats, Ints, np
 
@@ -429,6 +429,10 @@ def _int_reduce(name: str, x: Ints, axes: list[int], out_shape, ctx: NodeContext
         group = vals[o * n:(o + 1) * n]
         if name == "ReduceSum":
             v = sum(group)
+        elif name == "ReduceSumSquare":
+            v = sum(g * g for g in group)
+        elif name == "ReduceL1":
+            v = sum(abs(g) for g in group)
         elif name == "ReduceProd":
             v = 1
             for g in group:
@@ -449,12 +453,21 @@ def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeCon
     if V.size_of(out_shape) == 0:
         return Floats(out_shape, None)
     if x.size == 0:   # reducing an empty axis: sums are +0, the mean NaN (0 / 0)
-        fill = {"ReduceSum": 0.0, "ReduceMean": float("nan")}.get(name)
+        fill = {"ReduceSum": 0.0, "ReduceMean": float("nan"), "ReduceSumSquare": 0.0,
+                "ReduceL1": 0.0, "ReduceL2": 0.0}.get(name)
         if fill is None:
             raise ValueError(f"{ctx.where}: {name} over an empty axis")
         return V.full_floats(out_shape, fill)
     y, n = _moved_to_end(x, axes, ctx)
-    if name in ("ReduceSum", "ReduceMean"):
+    if name in ("ReduceSumSquare", "ReduceL2"):
+        y = Floats.wrap(_sb.mul(y.data, y.data, **_mode(ctx)))
+        name = "ReduceSum" if name == "ReduceSumSquare" else "L2"
+    elif name == "ReduceL1":
+        y = Floats.wrap(_sb.maximum(y.data, _sb.mul(y.data, -1.0, **_mode(ctx)), **_mode(ctx)))
+        name = "ReduceSum"
+    if name == "L2":
+        out = Floats.wrap(_sb.sqrt(_sb.sum(y.data, -1, **_mode(ctx)), **_mode(ctx)))
+    elif name in ("ReduceSum", "ReduceMean"):
         fn = _sb.sum if name == "ReduceSum" else _sb.mean
         out = Floats.wrap(fn(y.data, -1, **_mode(ctx)))
     elif name in ("ReduceMax", "ReduceMin"):
@@ -470,7 +483,8 @@ def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeCon
     return V.reshape(out, out_shape)
 
 
-for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
+for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+              "ReduceSumSquare", "ReduceL1", "ReduceL2"):
     op(_name)(_reduce_builder(_name))
 
 
@@ -635,6 +649,37 @@ def _batch_norm(ctx: NodeContext):
         if x.size == 0:
             return [x]
         return [Floats.wrap(_sb.batch_norm(x.data, mean, var, scale, bias, eps=eps,
+                                           **_mode(ctx)))]
+    return run
+
+
+@op("GroupNormalization")
+def _group_norm(ctx: NodeContext):
+    """group_norm. Opset 18 gives scale and bias per group: each channel takes
+    its group's (a copy); opset 21 per channel, as torch."""
+    eps = ctx.float("epsilon", 1e-5)
+    groups = ctx.int("num_groups")
+    if ctx.opset >= 21 and ctx.int("stash_type", 1) != 1:
+        raise ctx.error("stash_type other than 1 (float32 statistics) is not supported")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        scale, bias = need_floats(inputs[1], ctx, "scale"), need_floats(inputs[2], ctx, "bias")
+        if len(x.shape) < 2 or groups < 1 or x.shape[1] % groups:
+            raise ValueError(f"{ctx.where}: num_groups={groups} does not divide the channels "
+                             f"of {x.shape}")
+        c = x.shape[1]
+        if ctx.opset < 21 and scale.shape == (groups,) and c != groups:
+            # one value per group, repeated over the group's channels
+            per = c // groups
+            scale = V.reshape(expand_value(V.reshape(scale, (groups, 1)), (groups, per), ctx), (c,))
+            bias = V.reshape(expand_value(V.reshape(bias, (groups, 1)), (groups, per), ctx), (c,))
+        if scale.shape != (c,) or bias.shape != (c,):
+            raise ValueError(f"{ctx.where}: scale {scale.shape} and bias {bias.shape} do not fit "
+                             f"{c} channels")
+        if x.size == 0:
+            return [x]
+        return [Floats.wrap(_sb.group_norm(x.data, groups, scale.data, bias.data, eps,
                                            **_mode(ctx)))]
     return run
 

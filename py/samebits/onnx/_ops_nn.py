@@ -9,6 +9,7 @@ computes the same sums in the same order.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any, Optional
 
 import samebits as _sb
@@ -521,3 +522,43 @@ def _upsample(ctx: NodeContext):
             raise ValueError(f"{ctx.where}: Upsample scales {list(scales)} below 1")
         return [_resize_run(ctx, x, list(scales), None, plan, "asymmetric")]
     return run
+
+
+# ---- local response normalization ------------------------------------------------------
+
+@op("LRN")
+def _lrn(ctx: NodeContext):
+    """y = x * (bias + s * sum)^(-beta) with s = float32(alpha / size) and sum the
+    serial sum, from +0, of x^2 over the channels c - floor((size - 1) / 2) ..
+    c + ceil((size - 1) / 2) that exist (increasing channel): every step one
+    float32 operation (the products, the sums, multiply, add, pow, multiply)."""
+    size = ctx.int("size")
+    alpha, beta, bias = ctx.float("alpha", 1e-4), ctx.float("beta", 0.75), ctx.float("bias", 1.0)
+    if size < 1:
+        raise ctx.error(f"size={size} must be positive")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        if len(x.shape) < 3:
+            raise ValueError(f"{ctx.where}: X must be (N, C, ...), got {x.shape}")
+        if x.size == 0:
+            return [x]
+        n, c = x.shape[0], x.shape[1]
+        inner = V.size_of(x.shape[2:])
+        x3 = V.reshape(x, (n, c, inner))
+        sq = Floats.wrap(_sb.mul(x3.data, x3.data, **_mode(ctx)))
+        before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+        # zero channels around, so that every window has `size` terms: the
+        # padding's +0 terms leave each serial sum unchanged (+0 + v = v, and
+        # the sum starts at +0)
+        padded = Floats.wrap(_sb.pad(sq.data, [0, 0, before, after], 0.0, threads=ctx.threads))
+        acc = V.full_floats((n, c, inner), 0.0)
+        for k in range(size):
+            window = _sb.slice(padded.data, 1, k, k + c)
+            acc = Floats.wrap(_sb.add(acc.data, window, **_mode(ctx)))
+        scale = struct.unpack("<f", struct.pack("<f", alpha))[0] / size
+        t = Floats.wrap(_sb.add(_sb.mul(acc.data, float(scale), **_mode(ctx)), bias, **_mode(ctx)))
+        p = Floats.wrap(_sb.pow(t.data, -beta, **_mode(ctx)))
+        return [V.reshape(Floats.wrap(_sb.mul(x3.data, p.data, **_mode(ctx))), x.shape)]
+    return run
+
