@@ -101,38 +101,18 @@ class Session:
                 raise UnsupportedModelError(f"graph value {v.name!r} is a {v.kind}; only "
                                             f"tensors are supported")
         self._input_infos = {v.name: v for v in graph.inputs if v.name not in self._constants}
-        nodes = _fuse.fuse([dataclasses.replace(n, fused={}) for n in graph.nodes], self._constants, mode,
-                           self.opset, {o.name for o in self.outputs})
+        # nodes whose inputs are all constants are computed once, first, so
+        # that the rewrites see every constant (weights from Constant nodes too)
+        nodes = [dataclasses.replace(n, fused={}) for n in graph.nodes]
+        nodes = self._fold_constants(nodes, model)
+        nodes = _fuse.fuse(nodes, self._constants, mode, self.opset,
+                           {o.name for o in self.outputs})
         order = _topological(nodes, set(self._constants) | set(self._input_infos))
         self._steps: list[tuple[M.Node, Any]] = []
         consumed_by: dict[str, list[int]] = {}   # constant -> steps holding it packed
         for i in order:
             node = nodes[i]
-            ctx = NodeContext(node, node.index, self.opset, mode, self.threads, self._constants)
-            if node.domain not in ("", "ai.onnx"):
-                raise UnsupportedModelError(f"{ctx.where}: domain {node.domain!r} is not "
-                                            f"supported (the default ONNX domain is)")
-            if node.op_type in model.functions:
-                raise UnsupportedModelError(f"{ctx.where}: model-local functions are not "
-                                            f"supported")
-            build = BUILDERS.get(node.op_type)
-            if build is None:
-                raise UnsupportedModelError(f"{ctx.where}: operator {node.op_type!r} is not "
-                                            f"supported")
-            if mode == "exact" and node.op_type in FAST_ONLY:
-                raise UnsupportedModelError(f"{ctx.where}: {node.op_type} has no exact kernel; "
-                                            f"load with mode='fast'")
-            kernel = build(ctx)
-            ctx.finish()
-            inputs = [None if n == "" else n for n in node.inputs]
-            if all(n is None or n in self._constants for n in inputs) and \
-                    node.op_type not in ("Dropout",):
-                # constant inputs only: computed once now, with the same kernel
-                values = kernel([None if n is None else self._constants[n] for n in inputs])
-                for name, value in zip(node.outputs, values):
-                    if name:
-                        self._constants[name] = value
-                continue
+            ctx, kernel = self._build(node, model)
             self._steps.append((node, kernel))
             for i in ctx.consumed:
                 consumed_by.setdefault(node.inputs[i], []).append(len(self._steps) - 1)
@@ -157,6 +137,45 @@ class Session:
                 if name:
                     self._last_use[name] = k
         self._output_names = {o.name for o in self.outputs}
+
+    def _build(self, node: M.Node, model: M.Model) -> tuple[NodeContext, Any]:
+        """The node's kernel, or UnsupportedModelError naming what it lacks."""
+        ctx = NodeContext(node, node.index, self.opset, self.mode, self.threads, self._constants)
+        if node.domain not in ("", "ai.onnx"):
+            raise UnsupportedModelError(f"{ctx.where}: domain {node.domain!r} is not "
+                                        f"supported (the default ONNX domain is)")
+        if node.op_type in model.functions:
+            raise UnsupportedModelError(f"{ctx.where}: model-local functions are not supported")
+        build = BUILDERS.get(node.op_type)
+        if build is None:
+            raise UnsupportedModelError(f"{ctx.where}: operator {node.op_type!r} is not "
+                                        f"supported")
+        if self.mode == "exact" and node.op_type in FAST_ONLY:
+            raise UnsupportedModelError(f"{ctx.where}: {node.op_type} has no exact kernel; "
+                                        f"load with mode='fast'")
+        kernel = build(ctx)
+        ctx.finish()
+        return ctx, kernel
+
+    def _fold_constants(self, nodes: list[M.Node], model: M.Model) -> list[M.Node]:
+        """Computes, in graph order, every node whose inputs are all constants
+        (with the kernel a run would use: the same bits) and adds its outputs
+        to the constants. Returns the nodes left to run."""
+        order = _topological(nodes, set(self._constants) | set(self._input_infos))
+        left = []
+        for i in order:
+            node = nodes[i]
+            inputs = [None if n == "" else n for n in node.inputs]
+            if node.op_type == "Dropout" or \
+                    not all(n is None or n in self._constants for n in inputs):
+                left.append(node)
+                continue
+            _, kernel = self._build(node, model)
+            values = kernel([None if n is None else self._constants[n] for n in inputs])
+            for name, value in zip(node.outputs, values):
+                if name:
+                    self._constants[name] = value
+        return left
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{i.name}: {i.dtype}{list(i.shape) if i.shape is not None else ''}"
