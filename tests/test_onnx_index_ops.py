@@ -293,3 +293,37 @@ def test_one_hot(axis):
         inits={"d": ints([5]), "v": np.array([-0.0, 2.5], np.float32)}, opset=11)
     one("OneHot", {"I": idx}, {"axis": axis}, inits={"d": ints([5]), "v": ints([0, 1])},
         opset=11, out_type=I64)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_rms_normalization_opset23(axis):
+    x = rand(2, 3, 8)
+    scale = rand(*((8,) if axis == -1 else (3, 8)))
+    got = one("RMSNormalization", {"X": x}, {"axis": axis, "epsilon": 1e-4},
+              inits={"s": scale}, opset=23, rtol=1e-5, atol=1e-6)[0]
+    # the documented order: products, serial sum from +0, / n, + eps, sqrt, divide, * scale
+    rows = x.reshape(-1, 8 if axis == -1 else 24)
+    acc = np.zeros(rows.shape[0], np.float32)
+    for j in range(rows.shape[1]):
+        acc = acc + rows[:, j] * rows[:, j]
+    d = np.sqrt(acc / np.float32(rows.shape[1]) + np.float32(1e-4))
+    want = (rows / d[:, None]).reshape(x.shape) * scale
+    assert bits(got).tobytes() == bits(want).tobytes()
+
+
+@pytest.mark.parametrize("opset", [22, 23])
+def test_recent_opsets_keep_the_semantics(opset):
+    """Opsets 22 and 23 changed these operators' types only (bfloat16, float8, ...)."""
+    x = rand(1, 3, 8, 8)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Transpose", ["p"], ["t"], perm=[0, 2, 3, 1]),
+             helper.make_node("Shape", ["t"], ["s"]),
+             helper.make_node("Flatten", ["t"], ["f"], axis=1),
+             helper.make_node("Pad", ["f", "pads"], ["y"], mode="reflect"),
+             helper.make_node("Cast", ["s"], ["sf"], to=TP.FLOAT)]
+    data = model(nodes, {"x": (F, [1, 3, 8, 8])}, {"y": (F, None), "sf": (F, None)},
+                 {"w": rand(4, 3, 3, 3), "pads": ints([0, 2, 0, 3])}, opset)
+    from test_onnx_ops import compare
+    compare(data, {"x": x})

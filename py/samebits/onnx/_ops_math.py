@@ -630,6 +630,35 @@ def _layer_norm(ctx: NodeContext):
     return run
 
 
+@op("RMSNormalization")
+def _rms_norm(ctx: NodeContext):
+    """Over the axes from `axis` on (n elements per row): ms = mean(x * x)
+    (the products, then the serial sum from +0, then / float32(n));
+    y = (x / sqrt(ms + eps)) * scale."""
+    axis = ctx.int("axis", -1)
+    eps = ctx.float("epsilon", 1e-5)
+    if ctx.int("stash_type", 1) != 1:
+        raise ctx.error("stash_type other than 1 (float32) is not supported")
+
+    def run(inputs):
+        x = need_floats(inputs[0], ctx, "X")
+        a = axis_index(axis, len(x.shape), ctx)
+        norm = tuple(x.shape[a:])
+        scale = need_floats(inputs[1], ctx, "scale")
+        if _flat.broadcast_shape([scale.shape, norm], ctx.where) != norm:
+            raise ValueError(f"{ctx.where}: scale {scale.shape} does not broadcast to the "
+                             f"normalized shape {norm}")
+        if x.size == 0:
+            return [x]
+        n = V.size_of(norm)
+        rows = V.reshape(x, (x.size // n, n))
+        ms = _sb.mean(_sb.mul(rows.data, rows.data, **_mode(ctx)), -1, keepdims=True, **_mode(ctx))
+        d = _sb.sqrt(_sb.add(ms, eps, **_mode(ctx)), **_mode(ctx))
+        y = V.reshape(Floats.wrap(_sb.div(rows.data, d, **_mode(ctx))), x.shape)
+        return [float_binary("Mul", y, scale, ctx)]
+    return run
+
+
 @op("BatchNormalization")
 def _batch_norm(ctx: NodeContext):
     eps = ctx.float("epsilon", 1e-5)

@@ -20,7 +20,7 @@ from ._values import Floats, Ints, np
 # Operator implementations register themselves on import.
 from . import _ops_einsum, _ops_index, _ops_math, _ops_nn, _ops_rnn, _ops_shape  # noqa: F401,E402
 
-MIN_OPSET, MAX_OPSET = 7, 21
+MIN_OPSET, MAX_OPSET = 7, 23
 MODES = ("exact", "fast")
 
 
