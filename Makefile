@@ -36,7 +36,7 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
-	    onnx onnxruntime dask distributed
+	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .

@@ -27,6 +27,8 @@ from ._packed import PackedMatrix, pack, pack_linear
 from ._paths import path, paths, use_path
 from ._reduce import layer_norm, log_softmax, mean, softmax, sum
 from ._resize import interpolate
+from ._threads import get_num_threads, set_num_threads
+from . import _threadpoolctl
 
 __all__ = [
     "__version__",
@@ -43,6 +45,7 @@ __all__ = [
     "exp",
     "explain",
     "gelu",
+    "get_num_threads",
     "group_norm",
     "hardsigmoid",
     "hardswish",
@@ -74,6 +77,7 @@ __all__ = [
     "relu",
     "relu6",
     "scaled_dot_product_attention",
+    "set_num_threads",
     "sigmoid",
     "silu",
     "sin",
@@ -89,3 +93,5 @@ __all__ = [
     "transpose",
     "use_path",
 ]
+
+_threadpoolctl.register()   # threadpool_info/threadpool_limits see samebits (when installed)

@@ -1,52 +1,141 @@
-"""Command line: samebits hashes | info | bench."""
+"""Command line: samebits hashes | info | bench | digest."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 
-from . import _paths, hashes
-from ._info import info
+from . import _paths, _threads, hashes
+from ._info import __version__, info
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors as one line (no usage block): what was wrong and with which option."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _csv(value: str) -> list[str]:
     return [v for v in value.split(",") if v]
 
 
-def _cmd_hashes(args: argparse.Namespace) -> int:
+class _Progress:
+    """Where a long run is: one line rewritten in place with an estimate of
+    the time left on a terminal, plain '#' lines when stderr is piped."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.start = total, 0, time.perf_counter()
+        self.tty = sys.stderr.isatty()
+
+    def begin(self, what: str) -> None:
+        elapsed = time.perf_counter() - self.start
+        eta = ""
+        if self.done:
+            eta = f", about {elapsed / self.done * (self.total - self.done):.0f} s left"
+        text = f"[{self.done + 1}/{self.total}] {what} ({elapsed:.0f} s elapsed{eta})"
+        if self.tty:
+            sys.stderr.write("\r\033[K" + text)
+        else:
+            sys.stderr.write(f"# {text}\n")
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        self.done += 1
+        if self.tty and self.done == self.total:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _hashes_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple:
+    """The validated options of `samebits hashes`; a one-line error otherwise."""
     modes = _csv(args.modes)
-    paths = _csv(args.paths) if args.paths else _paths.paths()
-    threads = [int(t) for t in _csv(args.threads)] if args.threads else None
+    bad = [m for m in modes if m not in ("exact", "fast")]
+    if bad or not modes:
+        parser.error(f"--modes: {','.join(bad) or '(none)'} is not exact or fast")
+    runnable = _paths.paths()
+    paths = _csv(args.paths) if args.paths else runnable
+    bad = [p for p in paths if p not in runnable]
+    if bad:
+        parser.error(f"--paths: {','.join(bad)} cannot run on this machine (it runs "
+                     f"{','.join(runnable)})")
+    threads = None
+    if args.threads:
+        try:
+            threads = [int(t) for t in _csv(args.threads)]
+        except ValueError:
+            parser.error(f"--threads: {args.threads!r} is not a comma-separated list of integers")
+        if any(t < 1 for t in threads):
+            parser.error(f"--threads: {args.threads!r} must be at least 1")
     groups = _csv(args.groups)
+    bad = [g for g in groups if g not in hashes.GROUPS]
+    if bad or not groups:
+        parser.error(f"--groups: {','.join(bad) or '(none)'} is not one of "
+                     f"{','.join(hashes.GROUPS)}")
     suites = _csv(args.suites)
-    unknown = [s for s in suites if s not in hashes.SUITES]
-    if unknown:
-        raise SystemExit(f"samebits hashes: unknown suite(s) {unknown}; known: "
-                         f"{','.join(hashes.SUITES)}")
-    for suite in [s for s in hashes.SUITES if s in suites]:
+    bad = [s for s in suites if s not in hashes.SUITES]
+    if bad or not suites:
+        parser.error(f"--suites: {','.join(bad) or '(none)'} is not one of "
+                     f"{','.join(hashes.SUITES)}")
+    return modes, paths, threads, groups, suites
+
+
+def _cmd_hashes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    modes, paths, threads, groups, suites = _hashes_plan(args, parser)
+    if threads is None:
+        cores = _threads.default_threads()
+        threads = [1] if cores == 1 else [1, cores]
+    order = [s for s in hashes.SUITES if s in suites]
+    progress = _Progress(len(order) * len(modes) * len(paths) * len(threads))
+    for suite in order:
         print(hashes.header(groups, suite), flush=True)
         for mode in modes:
             for path in paths:
-                timings: list[float] = []
-                lines = hashes.hash_lines([mode], [path], threads, groups, timings, suite=suite)
-                for line, seconds in zip(lines, timings):
-                    print(line + (f"  # {seconds:.1f} s" if args.timing else ""), flush=True)
+                for t in threads:
+                    progress.begin(f"{suite} {mode} {path} threads={t}")
+                    timings: list[float] = []
+                    line = hashes.hash_lines([mode], [path], [t], groups, timings, suite=suite)[0]
+                    progress.end()
+                    if progress.tty:
+                        sys.stderr.write("\r\033[K")
+                    print(line + (f"  # {timings[0]:.1f} s" if args.timing else ""), flush=True)
     return 0
 
 
-def _cmd_info(args: argparse.Namespace) -> int:
+def _cmd_digest(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        import numpy as np
+    except ImportError:
+        parser.error("digest: reading .npy files needs numpy")
+    from .testing import digest
+    status = 0
+    for name in args.files:
+        try:
+            array = np.load(name, allow_pickle=False)
+            line = f"{digest(array, canonical_nan=not args.raw_nan)}  {name}"
+        except (OSError, ValueError, TypeError) as e:
+            print(f"samebits digest: {name}: {e}", file=sys.stderr)
+            status = 1
+            continue
+        print(line, flush=True)
+    return status
+
+
+def _cmd_info(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print(json.dumps(info(), indent=2))
     return 0
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
+def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from .bench import speed_line
     print(speed_line(args.size))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="samebits", description=__doc__)
+    parser = _Parser(prog="samebits", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"samebits {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     h = sub.add_parser("hashes", help="print the hash suite's lines, one per mode, path, threads")
     h.add_argument("--modes", default="exact,fast", help="comma-separated (default exact,fast)")
@@ -58,14 +147,23 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--groups", default="sweep,random,models",
                    help="groups of the gemm suite to include")
     h.add_argument("--timing", action="store_true", help="append each line's seconds as a comment")
-    h.set_defaults(run=_cmd_hashes)
+    h.set_defaults(run=_cmd_hashes, parser=h)
     i = sub.add_parser("info", help="print the build and machine description as JSON")
-    i.set_defaults(run=_cmd_info)
+    i.set_defaults(run=_cmd_info, parser=i)
     b = sub.add_parser("bench", help="time one square product against numpy")
     b.add_argument("--size", type=int, default=1024)
-    b.set_defaults(run=_cmd_bench)
+    b.set_defaults(run=_cmd_bench, parser=b)
+    d = sub.add_parser("digest", help="print samebits.testing.digest of .npy files, one line each")
+    d.add_argument("files", nargs="+", metavar="FILE.npy")
+    d.add_argument("--raw-nan", action="store_true",
+                   help="hash NaN payloads as they are (default: every NaN as the canonical one)")
+    d.set_defaults(run=_cmd_digest, parser=d)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args, args.parser)
+    except (ValueError, TypeError) as e:   # the library's own, already worded for people
+        args.parser.error(str(e))
+        return 2
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ DERIVED_LIMIT = 1 << 62    # bound on a window's extent and on a padded size
 MAX_BYTES = 1 << 62        # bound on an output's (or a packing's) byte size
 FLOAT_BYTES = 4            # every tensor is float32
 MAX_ELEMENTS = MAX_BYTES // FLOAT_BYTES
-MAX_THREADS = 1024         # thread caps above this are clamped: no machine has more cores
+MAX_THREADS = _threads.MAX_THREADS   # thread caps above this are clamped
 
 
 def as_int(value: Any, name: str, what: str, whole: Any = None) -> int:

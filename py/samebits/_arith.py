@@ -15,6 +15,7 @@ from . import _abi, _args, _lib, _operands, _paths
 from ._elementwise import _unary
 from ._operands import Operand, is_numpy
 from ._products import mode_code
+from ._typing import Mode
 
 # enum sb_binary_op (csrc/arith.h)
 _OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow": 6}
@@ -127,42 +128,42 @@ _DOC = """{summary}
     """
 
 
-def add(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def add(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
         threads: int | None = None) -> Any:
     return _binary("add", a, b, mode, out, threads)
 
 
-def sub(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def sub(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
         threads: int | None = None) -> Any:
     return _binary("sub", a, b, mode, out, threads)
 
 
-def mul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def mul(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
         threads: int | None = None) -> Any:
     return _binary("mul", a, b, mode, out, threads)
 
 
-def div(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def div(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
         threads: int | None = None) -> Any:
     return _binary("div", a, b, mode, out, threads)
 
 
-def maximum(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def maximum(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
             threads: int | None = None) -> Any:
     return _binary("maximum", a, b, mode, out, threads)
 
 
-def minimum(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def minimum(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
             threads: int | None = None) -> Any:
     return _binary("minimum", a, b, mode, out, threads)
 
 
-def pow(a: Any, b: Any, *, mode: str = "fast", out: Any = None,   # noqa: A001 (numpy's name)
+def pow(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,   # noqa: A001 (numpy's name)
         threads: int | None = None) -> Any:
     return _binary("pow", a, b, mode, out, threads)
 
 
-def sqrt(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def sqrt(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("sqrt", x, mode, out, threads)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from . import _arith, _operands, _products, _reduce
 from ._operands import Operand, is_numpy
+from ._typing import Mode
 
 _NEG_INF = float("-inf")
 
@@ -53,7 +54,7 @@ def _additive_mask(mask: Any) -> Any:
 
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
                                  dropout_p: float = 0.0, is_causal: bool = False,
-                                 scale: Optional[float] = None, *, mode: str = "fast",
+                                 scale: Optional[float] = None, *, mode: Mode = "fast",
                                  out: Any = None, threads: int | None = None) -> Any:
     """Attention as torch.nn.functional.scaled_dot_product_attention defines it.
 

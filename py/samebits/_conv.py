@@ -4,10 +4,11 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _args, _explain, _lib, _matmul, _operands, _paths
+from . import _abi, _args, _explain, _lib, _matmul, _operands, _paths, _threads, _unbatched
 from ._products import ACTIVATIONS, activation_code, mode_code
 from ._operands import is_numpy
 from ._packed import PackedData
+from ._typing import Mode
 
 IntPair = Union[int, Sequence[int]]
 
@@ -79,14 +80,15 @@ def pack_conv2d(w: Any, *, groups: int = 1) -> PackedConv2d:
 
 def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: Any = 0,
            dilation: IntPair = 1, groups: int = 1, activation: Any = None,
-           mode: str = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
+           mode: Mode = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
     """2-D convolution of NCHW float32 input, as PyTorch's conv2d computes it.
 
     Parameters
     ----------
     x
         Input (N, C, H, W) float32 (numpy array, or a 4-D buffer of format
-        'f'). A one-dimensional convolution is one of height 1.
+        'f'), or unbatched (C, H, W) as in torch (the result is then (Cout,
+        OH, OW)). A one-dimensional convolution is one of height 1.
     w
         Weights (Cout, C/groups, KH, KW) float32, or a PackedConv2d from
         ``samebits.pack_conv2d`` (same bits).
@@ -96,7 +98,10 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         An int or a pair (h, w), each in [1, 2**40].
     padding
         Zero padding: an int, a pair (h, w) or (top, bottom, left, right),
-        each in [0, 2**40]. Padding taps are real products with +0.
+        each in [0, 2**40]; or, as torch, "valid" (none) or "same" (stride 1
+        only: dilation*(K-1) zeros per axis, half before, the odd one after,
+        so that the output has the input's size). Padding taps are real
+        products with +0.
     groups
         Channel groups, in [1, 2**40]; must divide C and Cout. ``groups ==
         C`` with one input channel per group (depthwise, any channel
@@ -140,6 +145,14 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         more than 2**62 bytes; groups that do not divide the channels; a bad
         mode, activation or out; weights packed for other groups or another path.
     """
+    if isinstance(padding, str):
+        padding = _named_padding(padding, w, stride, dilation)
+    user_out = out
+    x, out, unbatched = _unbatched.add_batch(x, out, "conv2d")
+    if unbatched:
+        y = conv2d(x, w, bias, stride=stride, padding=padding, dilation=dilation, groups=groups,
+                   activation=activation, mode=mode, out=out, threads=threads)
+        return _unbatched.drop_batch(y, user_out, True)
     if (type(x) is _matmul._NDARRAY and type(stride) is int
             and type(padding) is int and type(dilation) is int and type(groups) is int):
         y = _conv2d_numpy(x, w, bias, stride, padding, dilation, groups, activation, mode,
@@ -152,6 +165,31 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         _explain.trace(lambda: _explain.plan_conv2d(library, args))
     _lib.check_status(library.sb_conv2d(ctypes.addressof(args)), "conv2d")
     return output.finish()
+
+
+def _named_padding(name: str, w: Any, stride: Any, dilation: Any) -> tuple[int, int, int, int]:
+    """torch's padding="valid" and "same" as (top, bottom, left, right)."""
+    if name == "valid":
+        return (0, 0, 0, 0)
+    if name != "same":
+        raise ValueError(f"conv2d: padding must be an int, a sequence, 'valid' or 'same', got "
+                         f"{name!r}")
+    if _args.pair(stride, "stride", "conv2d") != (1, 1):
+        raise ValueError("conv2d: padding='same' needs stride 1 (as in torch), got "
+                         f"stride={stride!r}")
+    dil = _args.pair(dilation, "dilation", "conv2d")
+    if isinstance(w, PackedConv2d):
+        kh, kw = w.shape[2], w.shape[3]
+    else:
+        shape = w.shape if hasattr(w, "shape") else memoryview(w).shape
+        if len(shape) != 4:
+            raise ValueError(f"conv2d: w must be 4-D, got shape {tuple(shape)}")
+        kh, kw = int(shape[2]), int(shape[3])
+    pads = []
+    for k, d in ((kh, dil[0]), (kw, dil[1])):
+        total = d * (k - 1)
+        pads += [total // 2, total - total // 2]
+    return (pads[0], pads[1], pads[2], pads[3])
 
 
 def prepare(x: Any, w: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: Any,
@@ -264,7 +302,7 @@ def _conv2d_numpy(x: Any, w: Any, bias: Any, stride: int, padding: int, dilation
     x_ptr = _matmul._data_address(x)
     path = (_matmul._DEFAULT_PATH if _paths.forced_path() is None
             else _paths.active_path_index())
-    nthreads = _matmul._DEFAULT_THREADS if threads is None else _args.threads(threads, "conv2d")
+    nthreads = _threads.fast_default if threads is None else _args.threads(threads, "conv2d")
     if (x_ptr | w_ptr | bias_ptr) % _matmul._ITEM or path is None or nthreads is None:
         return None
     if out is None:

@@ -17,6 +17,7 @@ from typing import Any
 from . import _abi, _args, _lib, _operands, _paths
 from ._operands import is_numpy
 from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
+from ._typing import Mode
 
 # enum sb_unary_op (csrc/unary.h)
 _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
@@ -82,31 +83,31 @@ _DOC = """{summary}
     """
 
 
-def exp(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def exp(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("exp", x, mode, out, threads)
 
 
-def log(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def log(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("log", x, mode, out, threads)
 
 
-def tanh(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def tanh(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("tanh", x, mode, out, threads)
 
 
-def erf(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def erf(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("erf", x, mode, out, threads)
 
 
-def sigmoid(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def sigmoid(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("sigmoid", x, mode, out, threads)
 
 
-def sin(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def sin(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("sin", x, mode, out, threads)
 
 
-def cos(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def cos(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("cos", x, mode, out, threads)
 
 
@@ -143,53 +144,53 @@ cos.__doc__ = _DOC.format(
             "    cos(-x) = cos(x) bit for bit.")
 
 
-def relu(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def relu(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("relu", x, mode, out, threads)
 
 
-def relu6(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def relu6(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("relu6", x, mode, out, threads)
 
 
-def leaky_relu(x: Any, negative_slope: float = LEAKY_RELU_DEFAULT_SLOPE, *, mode: str = "fast",
+def leaky_relu(x: Any, negative_slope: float = LEAKY_RELU_DEFAULT_SLOPE, *, mode: Mode = "fast",
                out: Any = None, threads: int | None = None) -> Any:
     slope = slope_value(negative_slope, "leaky_relu")
     bits = struct.unpack("<I", struct.pack("<f", slope))[0]
     return _unary("leaky_relu", x, mode, out, threads, param=bits)
 
 
-def gelu(x: Any, approximate: str = "none", *, mode: str = "fast", out: Any = None,
+def gelu(x: Any, approximate: str = "none", *, mode: Mode = "fast", out: Any = None,
          threads: int | None = None) -> Any:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return _unary("gelu", x, mode, out, threads, op="gelu" if approximate == "none" else "gelu_tanh")
 
 
-def silu(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def silu(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("silu", x, mode, out, threads)
 
 
-def hardswish(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def hardswish(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("hardswish", x, mode, out, threads)
 
 
-def hardsigmoid(x: Any, *, mode: str = "fast", out: Any = None,
+def hardsigmoid(x: Any, *, mode: Mode = "fast", out: Any = None,
                 threads: int | None = None) -> Any:
     return _unary("hardsigmoid", x, mode, out, threads)
 
 
-def elu(x: Any, alpha: float = 1.0, *, mode: str = "fast", out: Any = None,
+def elu(x: Any, alpha: float = 1.0, *, mode: Mode = "fast", out: Any = None,
         threads: int | None = None) -> Any:
     value = slope_value(alpha, "elu", "alpha")
     bits = struct.unpack("<I", struct.pack("<f", value))[0]
     return _unary("elu", x, mode, out, threads, param=bits)
 
 
-def softplus(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def softplus(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("softplus", x, mode, out, threads)
 
 
-def mish(x: Any, *, mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+def mish(x: Any, *, mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     return _unary("mish", x, mode, out, threads)
 
 

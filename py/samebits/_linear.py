@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from . import _products
+from ._typing import Mode
 
 
 def linear(x: Any, weight: Any, bias: Any = None, *, activation: Any = None,
-           mode: str = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
+           mode: Mode = "fast", out: Any = None, threads: Optional[int] = None) -> Any:
     """``x @ weight.T + bias``, then the activation: a dense (fully connected) layer.
 
     Parameters

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _threads
+from ._typing import Mode
 
 
 # ---- The fast path --------------------------------------------------------
@@ -59,10 +60,9 @@ def _import_time_default(read):
 if not _operands.DATA_FIELD_HOLDS or _explain.TRACE:
     _NDARRAY = None   # no call takes a fast path (conv2d's neither): tracing goes the general way
 _DEFAULT_PATH = _import_time_default(_paths.default_path_index)
-_DEFAULT_THREADS = _import_time_default(_threads.default_threads)
 
 
-def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
+def matmul(a: Any, b: Any, *, mode: Mode = "fast", out: Any = None,
            threads: int | None = None) -> Any:
     """The float32 matrix product ``a @ b``, with numpy's matmul shape rules.
 
@@ -115,7 +115,7 @@ def matmul(a: Any, b: Any, *, mode: str = "fast", out: Any = None,
             a_ptr = _data_address(a)
             b_ptr = _data_address(b)
             path = _DEFAULT_PATH if _paths.forced_path() is None else _paths.active_path_index()
-            nthreads = (_DEFAULT_THREADS if threads is None
+            nthreads = (_threads.fast_default if threads is None
                         else threads if type(threads) is int and 0 < threads <= _MAX_THREADS
                         else _args.threads(threads, "matmul"))
             # The general path's bounds as plain comparisons: every dimension

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence, Union
 
-from . import _abi, _args, _lib, _operands
+from . import _abi, _args, _lib, _operands, _unbatched
 from ._operands import is_numpy
 
 _addressof = ctypes.addressof
@@ -13,9 +13,10 @@ IntOrPair = Union[int, Sequence[int]]
 
 
 def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
-               padding: Union[int, Sequence[int]] = 0, dilation: IntOrPair = 1, *,
-               out: Any = None, threads: int | None = None) -> Any:
-    """2-D max pooling of an (N, C, H, W) float32 tensor.
+               padding: Union[int, Sequence[int]] = 0, dilation: IntOrPair = 1,
+               ceil_mode: bool = False, *, out: Any = None,
+               threads: int | None = None) -> Any:
+    """2-D max pooling of an (N, C, H, W) or unbatched (C, H, W) float32 tensor.
 
     Output element (n, c, oy, ox) is the largest of the taps
     ``x[n, c, oy*stride_h + ky*dilation_h - pad_top, ox*stride_w + kx*dilation_w - pad_left]``
@@ -43,6 +44,10 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
         [0, 2**40].
     dilation
         Spacing between taps: an int or a pair; in [1, 2**40].
+    ceil_mode
+        As torch: the output size rounds up instead of down, so that a last,
+        partial window is kept, provided it starts inside the input or its
+        top/left padding. Its taps beyond the input are padding (never values).
     out
         Optional writable float32 array of the result's shape, not overlapping
         x, filled in place and returned.
@@ -53,9 +58,10 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
 
     Returns
     -------
-    The (N, C, OH, OW) result, OH = floor((H + pad_top + pad_bottom -
-    dilation_h*(kernel_h-1) - 1) / stride_h) + 1 and likewise OW: ``out`` if
-    given; else a numpy array when x is one, or a memoryview of format 'f'.
+    The (N, C, OH, OW) result ((C, OH, OW) for unbatched x), OH =
+    floor((H + pad_top + pad_bottom - dilation_h*(kernel_h-1) - 1) / stride_h)
+    + 1 (ceil with ceil_mode) and likewise OW: ``out`` if given; else a numpy
+    array when x is one, or a memoryview of format 'f'.
 
     Raises
     ------
@@ -72,10 +78,20 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     strides = kernel if stride is None else _args.pair(stride, "stride", "max_pool2d")
     dilations = _args.pair(dilation, "dilation", "max_pool2d")
     pt, pb, pl, pr = pads = _args.padding(padding, "max_pool2d")
+    if not isinstance(ceil_mode, bool):
+        raise TypeError(f"max_pool2d: ceil_mode must be a bool, got {type(ceil_mode).__name__}")
     nthreads = _args.threads(threads, "max_pool2d")
+    user_out = out
+    x, out, unbatched = _unbatched.add_batch(x, out, "max_pool2d")
     tx = _operands.as_operand(x, "x", 4, dense=True)
     _args.shape(tx.shape, "x", "max_pool2d")
     n, c, h, w = tx.shape
+    if ceil_mode:
+        # the partial last window's taps past the input are end padding,
+        # which is never a value: the same maximum as torch's ceil mode
+        pb += _ceil_extra(h, kernel[0], strides[0], dilations[0], pt, pb)
+        pr += _ceil_extra(w, kernel[1], strides[1], dilations[1], pl, pr)
+        pads = (pt, pb, pl, pr)
     oh, ow = _args.output_hw("max_pool2d", (h, w), pads, kernel, dilations, strides)
     _args.output_bytes((n, c, oh, ow), "max_pool2d")
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
@@ -84,4 +100,17 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                               output.ptr, nthreads)
     status = _lib.lib.sb_max_pool2d(_addressof(args))
     _lib.check_status(status, "max_pool2d")
-    return output.finish()
+    return _unbatched.drop_batch(output.finish(), user_out, unbatched)
+
+
+def _ceil_extra(size: int, k: int, s: int, d: int, before: int, after: int) -> int:
+    """The end padding that makes floor mode count ceil mode's windows (torch's
+    rule: the last window starts inside the input or its begin padding)."""
+    extent = d * (k - 1) + 1
+    span = size + before + after - extent
+    if span < 0:
+        return 0
+    count = -(-span // s) + 1
+    if (count - 1) * s >= size + before:
+        count -= 1
+    return max(0, (count - 1) * s + extent - (size + before + after))

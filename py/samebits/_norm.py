@@ -10,6 +10,7 @@ from typing import Any
 from . import _abi, _args, _lib, _operands, _paths
 from ._operands import is_numpy, prod
 from ._products import mode_code
+from ._typing import Mode
 
 
 def _channel_vector(obj: Any, name: str, c: int, what: str) -> tuple[Any, Any]:
@@ -48,7 +49,7 @@ def _run(what: str, op: int, x: Any, groups: int, mean: Any, var: Any, weight: A
 
 def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
-               eps: float = 1e-5, *, mode: str = "fast", out: Any = None,
+               eps: float = 1e-5, *, mode: Mode = "fast", out: Any = None,
                threads: int | None = None) -> Any:
     """Batch normalization in inference form, torch's signature (training
     must be False; momentum is unused there).
@@ -65,7 +66,7 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
 
 
 def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None,
-               eps: float = 1e-5, *, mode: str = "fast", out: Any = None,
+               eps: float = 1e-5, *, mode: Mode = "fast", out: Any = None,
                threads: int | None = None) -> Any:
     """Group normalization, torch's signature. The C channels of each batch
     entry form num_groups groups of C / num_groups consecutive channels;

@@ -15,6 +15,7 @@ from typing import Any, Optional, Sequence, Union
 from . import _abi, _args, _lib, _operands, _paths
 from ._operands import is_numpy, prod
 from ._products import mode_code
+from ._typing import Mode
 
 # enum sb_reduce_op (csrc/reduce.c)
 _SUM, _MEAN, _SOFTMAX, _LOG_SOFTMAX, _LAYER_NORM = range(5)
@@ -61,7 +62,7 @@ def _sum_or_mean(what: str, op: int, x: Any, axis: Any, keepdims: bool, mode: st
 
 
 def sum(x: Any, axis: Optional[int] = None, *, keepdims: bool = False,   # noqa: A001
-        mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+        mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     """The sum over one axis (or every element, axis=None), as np.sum for
     float32: each output adds its terms in increasing index order from +0,
     one float32 add per term (docs/exact-ops.md). keepdims as in numpy.
@@ -73,7 +74,7 @@ def sum(x: Any, axis: Optional[int] = None, *, keepdims: bool = False,   # noqa:
 
 
 def mean(x: Any, axis: Optional[int] = None, *, keepdims: bool = False,
-         mode: str = "fast", out: Any = None, threads: int | None = None) -> Any:
+         mode: Mode = "fast", out: Any = None, threads: int | None = None) -> Any:
     """The mean over one axis (or every element): the sum of ``samebits.sum``,
     then one float32 divide by the count (rounded to float32). An empty axis
     gives NaN. Arguments as for ``samebits.sum``."""
@@ -89,7 +90,7 @@ def _softmax(what: str, op: int, x: Any, dim: Any, mode: str, out: Any, threads:
                 out, threads, (None, None), (None, None))
 
 
-def softmax(x: Any, dim: int = -1, *, mode: str = "fast", out: Any = None,
+def softmax(x: Any, dim: int = -1, *, mode: Mode = "fast", out: Any = None,
             threads: int | None = None) -> Any:
     """Softmax over dimension ``dim`` (torch's name), float32: per slice, m =
     the largest value (NaN if any is NaN), e = exp(x - m) with the exact exp,
@@ -98,7 +99,7 @@ def softmax(x: Any, dim: int = -1, *, mode: str = "fast", out: Any = None,
     return _softmax("softmax", _SOFTMAX, x, dim, mode, out, threads)
 
 
-def log_softmax(x: Any, dim: int = -1, *, mode: str = "fast", out: Any = None,
+def log_softmax(x: Any, dim: int = -1, *, mode: Mode = "fast", out: Any = None,
                 threads: int | None = None) -> Any:
     """log(softmax(x)) over ``dim``, float32: (x - m) - log(s), with m and s
     as for ``samebits.softmax`` and the exact log."""
@@ -106,7 +107,7 @@ def log_softmax(x: Any, dim: int = -1, *, mode: str = "fast", out: Any = None,
 
 
 def layer_norm(x: Any, normalized_shape: Union[int, Sequence[int]], weight: Any = None,
-               bias: Any = None, eps: float = 1e-5, *, mode: str = "fast", out: Any = None,
+               bias: Any = None, eps: float = 1e-5, *, mode: Mode = "fast", out: Any = None,
                threads: int | None = None) -> Any:
     """Layer normalization over the last dimensions, with torch's signature.
 
