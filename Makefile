@@ -44,8 +44,11 @@ native:
 wasm:
 	bash wasm/build.sh
 
+# npm packages (Pyodide, the browser peers), then the pure-Python wheels the
+# Pyodide pages install (pytest for the plugin test, micropip) from PyPI.
 web-deps:
 	cd web && npm ci --no-audit --no-fund --loglevel=error
+	$(PYTHON) web/fetch_pywheels.py
 
 # The reference networks as ONNX files, with their native digests, for the
 # models suite under Node and in Chromium (web/out/models, about 1 GB).

@@ -243,3 +243,61 @@ def test_bench_page_times_a_network(runner):
     assert all(c["ms"] > 0 for c in result["modelCells"])
     assert bench.check_named_agreement(bench.best_named_cells([result], "modelCells"),
                                        bench.MODEL_TOLERANCE) == []
+
+
+# A user's test module: exact samebits results over the suite's portable test
+# values, checked by digest; it runs natively and in Pyodide (no numpy).
+PLUGIN_USER_TEST = '''
+import samebits
+from samebits import _testdata
+
+
+def _values(count, seed, shape):
+    return memoryview(_testdata.float_buffer(count, seed, 8)).cast("B").cast("f", shape)
+
+
+def test_exact_results(same_bits):
+    a, b = _values(48 * 40, 11, (48, 40)), _values(40 * 24, 12, (40, 24))
+    same_bits.check("matmul/48x40x24", samebits.matmul(a, b, mode="exact"))
+    same_bits.check("softmax/48x40", samebits.softmax(a, mode="exact"))
+    same_bits.check("sin/48x40", samebits.sin(a, mode="exact"))
+'''
+
+
+def _pywheels_or_skip():
+    if not (ROOT / "web" / "out" / "pywheels" / "pywheels.json").is_file():
+        message = "web/out/pywheels is missing (run: python web/fetch_pywheels.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+def test_pytest_plugin_in_pyodide_against_a_native_golden_file(runner, tmp_path):
+    """The same_bits fixture in Pyodide (pytest from its wheels, the plugin from
+    the samebits wheel's entry point) passes against digests written natively,
+    and a golden file with one wrong digest fails naming that array."""
+    import json
+    import subprocess
+    import sys
+    _pywheels_or_skip()
+    (tmp_path / "test_user_bits.py").write_text(PLUGIN_USER_TEST)
+    native = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--samebits-update", str(tmp_path / "test_user_bits.py")],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert native.returncode == 0, native.stdout + native.stderr
+    golden = json.loads((tmp_path / "same_bits.json").read_text())
+    assert sorted(golden) == ["matmul/48x40x24", "sin/48x40", "softmax/48x40"]
+    case = {"files": {"test_user_bits.py": PLUGIN_USER_TEST,
+                      "same_bits.json": json.dumps(golden)}, "args": ["-q"]}
+    result = runner.run_pytest_page(case)
+    assert not result.get("error"), f"page error: {result['error']}\n{result['console']}"
+    assert not result["blocked"], result["blocked"]
+    assert result["exitCode"] == 0, result["output"]
+    assert "1 passed" in result["output"]
+
+    wrong = dict(golden, **{"softmax/48x40": "0" * 64})
+    case["files"]["same_bits.json"] = json.dumps(wrong)
+    result = runner.run_pytest_page(case)
+    assert result["exitCode"] == 1, result["output"]
+    assert "softmax/48x40: digest " in result["output"]
+    assert "matmul/48x40x24: digest" not in result["output"]

@@ -350,3 +350,28 @@ def test_node_models_suite_matches_native(prerequisites):
         name, mode, path, threads, digest = suite.parse_line(line)
         assert (mode, path, threads) == ("exact", "vec4", 1)
         assert digest == suite.parse_line(net["native"])[4] == PINNED[name], (line, net["native"])
+
+
+def test_micropip_installs_the_wheel(prerequisites):
+    """micropip.install(url), what notebook users type, installs the wheel
+    under Node (micropip itself from PyPI's wheel); the installed package
+    computes native bits and carries its entry points (the CLI, the pytest
+    plugin)."""
+    from samebits import _testdata
+    from samebits.testing import digest
+    if not (ROOT / "web" / "out" / "pywheels" / "pywheels.json").is_file():
+        message = "web/out/pywheels is missing (run: python web/fetch_pywheels.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    proc = subprocess.run(["node", str(ROOT / "wasm" / "node_micropip.mjs")], cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert info["version"] == samebits.__version__
+    assert info["file"].endswith("site-packages/samebits/__init__.py")
+    a = memoryview(_testdata.float_buffer(64 * 48, 21, 8)).cast("B").cast("f", (64, 48))
+    b = memoryview(_testdata.float_buffer(48 * 32, 22, 8)).cast("B").cast("f", (48, 32))
+    assert info["digest"] == digest(samebits.matmul(a, b, mode="exact"))
+    assert info["entry_points"] == ["console_scripts:samebits=samebits.__main__:main",
+                                    "pytest11:samebits=samebits.pytest_plugin"]

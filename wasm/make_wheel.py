@@ -198,6 +198,10 @@ def project_metadata() -> dict:
         if len(scripts) == 2:
             project["scripts"] = dict(re.findall(r'^(\S+)\s*=\s*"([^"]*)"',
                                                  scripts[1].split("\n[", 1)[0], re.M))
+        for group, body in re.findall(r'^\[project\.entry-points\.([\w.-]+)\]\n(.*?)(?=^\[|\Z)',
+                                      text, re.M | re.S):
+            project.setdefault("entry-points", {})[group] = dict(
+                re.findall(r'^(\S+)\s*=\s*"([^"]*)"', body, re.M))
     if "version" not in project:   # dynamic: written once, in the package
         version_file = (PACKAGE_DIR / "_version.py").read_text(encoding="utf-8")
         project["version"] = re.search(r'^__version__ = "([^"]+)"', version_file, re.M).group(1)
@@ -283,9 +287,11 @@ def build_wheel(library: Path, out: Path, python: str | None = None,
         "Generator: samebits wasm/make_wheel.py\n"
         "Root-Is-Purelib: false\n"
         f"Tag: {tag}\n").encode("ascii")))
-    scripts = project.get("scripts") or {}
-    if scripts:
-        text = "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())
+    groups = {"console_scripts": project.get("scripts") or {}}
+    groups.update(project.get("entry-points") or {})     # pytest11: the same_bits plugin
+    text = "".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in entries_.items()) + "\n"
+                   for g, entries_ in groups.items() if entries_)
+    if text:
         entries.append((f"{dist_info}/entry_points.txt", text.encode("utf-8")))
     record = "".join(f"{n},{_record_hash(d)},{len(d)}\n" for n, d in entries)
     record += f"{dist_info}/RECORD,,\n"

@@ -179,6 +179,27 @@ def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
     return result
 
 
+def run_pytest_page(case: dict, timeout_s: float = 300) -> dict:
+    """Opens web/pytest.html with `case` ({"files": {name: text}, "args": [...]})
+    served to it, and returns window.pytestResult when pytest has finished,
+    with "blocked", "console" and "wall_s" added."""
+    start = time.monotonic()
+    extra = {"/pytest-case.json": (json.dumps(case).encode(), "application/json")}
+    with local_browser_page(extra) as local:
+        page = local.page
+        page.goto(f"{local.base}/web/pytest.html?case=/pytest-case.json", wait_until="load")
+        deadline = start + timeout_s
+        while not page.evaluate("window.pytestResult && window.pytestResult.done"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the pytest page did not finish within {timeout_s:.0f} s; "
+                                   f"console: {local.console[-5:]}")
+            page.wait_for_timeout(300)
+        result = page.evaluate("window.pytestResult")
+    result["blocked"], result["console"] = local.blocked, local.console
+    result["wall_s"] = time.monotonic() - start
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flip", type=int, help="flip this output bit (negative control)")
