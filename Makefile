@@ -35,6 +35,16 @@ deps:
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@# gcc -m32 for the i386 check, without the recommended gcc-multilib, which
+	@# would remove the arm64 cross compiler above (Debian 12: they conflict)
+	@missing=""; \
+	[ -f /usr/lib32/crt1.o ] || missing="$$missing libc6-dev-i386"; \
+	[ -f /usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a ] || missing="$$missing lib32gcc-12-dev"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages (no recommends):$$missing"; \
+	  (apt-get install -s $$missing >/dev/null 2>&1 || apt-get update -qq) && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath
 

@@ -1,8 +1,18 @@
 /* The floating-point environment kernels run in: round to nearest even,
  * subnormals computed (no flush-to-zero, no denormals-are-zero). The caller's
  * environment is restored afterwards. WebAssembly has no such modes. */
+#include <float.h>
 #include "samebits.h"
 #include "fpenv.h"
+
+/* Exact mode rounds every float32 and binary64 operation once, to its own
+ * format. A compiler that evaluates floating-point expressions in a wider
+ * format (x87's 80-bit registers on 32-bit x86: FLT_EVAL_METHOD 2) rounds
+ * twice and gives other bits, silently. Such a build is refused here; on
+ * 32-bit x86 build with -msse2 -mfpmath=sse (CMakeLists.txt adds them). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "samebits needs FLT_EVAL_METHOD == 0 (each operation rounded to its own type); on 32-bit x86 compile with -msse2 -mfpmath=sse"
+#endif
 
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
 #include <xmmintrin.h>

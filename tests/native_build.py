@@ -29,9 +29,11 @@ FILE_FLAGS = {"unary_vec4.c": ["-fno-trapping-math"], "unary_neon.c": ["-fno-tra
               "ukernel_scalar.c": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}
 
 
-def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
+def build_check(cc: str, check_source: str, out: Path, x86: bool,
+                target_flags: tuple[str, ...] = ()) -> None:
     """Compiles every csrc/*.c file and tests/native/<check_source> with `cc`
-    (each ISA file with its flags on x86-64) and links them into `out`."""
+    and `target_flags` (e.g. -m32; each ISA file with its flags on x86) and
+    links them into `out`."""
     sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")))
     sources.append(str(ROOT / "tests" / "native" / check_source))
     objects = []
@@ -39,6 +41,7 @@ def build_check(cc: str, check_source: str, out: Path, x86: bool) -> None:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")
         extra = FILE_FLAGS.get(Path(src).name, [])
         extra = extra + (X86_FILE_FLAGS.get(Path(src).name, []) if x86 else [])
-        subprocess.run([cc, *FLAGS, *extra, "-c", src, "-o", str(obj)], check=True)
+        subprocess.run([cc, *target_flags, *FLAGS, *extra, "-c", src, "-o", str(obj)],
+                       check=True)
         objects.append(str(obj))
-    subprocess.run([cc, "-pthread", *objects, "-o", str(out), "-lm"], check=True)
+    subprocess.run([cc, *target_flags, "-pthread", *objects, "-o", str(out), "-lm"], check=True)

@@ -71,7 +71,7 @@ def _unary_digests(cmd: list[str]) -> tuple[dict[str, str], set[str]]:
     assert r.returncode == 0, r.stdout + r.stderr
     digests = dict(re.findall(r"^(\w+)-digest ([0-9a-f]{16})$", r.stdout, re.M))
     paths = set(re.findall(r"^path (\w+) ", r.stdout, re.M))
-    assert len(digests) == 14, r.stdout
+    assert len(digests) == 21, r.stdout
     return digests, paths
 
 
@@ -96,3 +96,33 @@ def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, t
     digests, paths = _unary_digests([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
     assert paths == {"vec4", "neon"}
     assert digests == host_unary_digests
+
+
+def test_i386_sse2_build_matches_host(host_digest, tmp_path):
+    """32-bit x86 with SSE2 arithmetic (what CMakeLists.txt sets for it): every
+    path the CPU runs gives x86-64's exact digest."""
+    cc = _require("cc")
+    probe = subprocess.run([cc, "-m32", "-x", "c", "-", "-o", str(tmp_path / "probe")],
+                           input="int main(void){return 0;}", capture_output=True, text=True)
+    if probe.returncode != 0:
+        message = "gcc -m32 cannot link (make deps installs libc6-dev-i386 lib32gcc-12-dev)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    out = tmp_path / "check_i386"
+    build_check(cc, "check_paths.c", out, True, ("-m32", "-msse2", "-mfpmath=sse"))
+    digest, paths = _run([str(out)])
+    assert {"scalar", "vec4"} <= paths
+    assert digest == host_digest
+
+
+def test_x87_build_is_refused(tmp_path):
+    """The default 32-bit x86 arithmetic (x87, FLT_EVAL_METHOD 2) would give
+    other bits silently: csrc/fpenv.c refuses to compile under it."""
+    cc = _require("cc")
+    src = Path(__file__).resolve().parent.parent / "csrc" / "fpenv.c"
+    proc = subprocess.run([cc, "-m32", "-mfpmath=387", "-std=gnu11", "-I", str(src.parent), "-c",
+                           str(src), "-o", str(tmp_path / "fpenv.o")], capture_output=True,
+                          text=True)
+    assert proc.returncode != 0
+    assert "samebits needs FLT_EVAL_METHOD == 0" in proc.stderr

@@ -11,10 +11,12 @@
 #include <stdint.h>
 #include "samebits.h"
 
-#define OPS 14
+#define OPS 21   /* every enum sb_unary_op code, in order */
 static const char *const NAMES[OPS] = {"exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6",
                                        "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
-                                       "hardsigmoid", "sqrt"};
+                                       "hardsigmoid", "sqrt", "hardswish_onnx",
+                                       "hardsigmoid_onnx", "elu", "softplus", "mish", "sin",
+                                       "cos"};
 
 static unsigned long long fnv1a(unsigned long long h, const void *data, size_t bytes)
 {
@@ -28,7 +30,9 @@ static int run(int path, int op, int threads, const float *x, float *y, size_t n
     sb_unary_args args = {.path = path, .mode = SB_MODE_EXACT, .op = op,
                           .max_threads = threads, .count = (int64_t)n,
                           .x = (int64_t)(intptr_t)x, .y = (int64_t)(intptr_t)y,
-                          .param = op == 7 ? 0x3C23D70A : 0};   /* leaky_relu: 0.01 */
+                          /* leaky_relu: slope 0.01; onnx hardsigmoid: alpha 0.2; elu: alpha 1 */
+                          .param = op == 7 ? 0x3C23D70A : op == 15 ? 0x3E4CCCCD
+                                   : op == 16 ? 0x3F800000 : 0};
     return sb_unary(&args);
 }
 
