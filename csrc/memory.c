@@ -37,7 +37,9 @@ void sb_free_aligned(void *p)
  * while the driver takes the other for the products. */
 #define KEPT_SLOTS 2
 
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+/* Pyodide loads only modules built without threads; Windows builds (untested,
+ * CMakeLists.txt) have no pthreads. Both run serially. */
+#if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
 static void *kept[KEPT_SLOTS];
 static size_t kept_size[KEPT_SLOTS];
 static int kept_in_use[KEPT_SLOTS];

@@ -37,7 +37,9 @@ static void run_chunks(atomic_size_t *next, size_t nchunks, sb_chunk_fn fn, void
     sb_fpenv_leave(&env);
 }
 
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+/* Pyodide loads only modules built without threads; Windows builds (untested,
+ * CMakeLists.txt) have no pthreads. Both run serially. */
+#if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
 /* Pyodide loads only modules built without threads: everything is serial. */
 int sb_threading_available(void) { return 0; }
 int sb_cpu_count(void) { return 1; }

@@ -1,0 +1,57 @@
+"""The native library builds with clang as well as gcc (CMakeLists.txt, as a
+user's `pip install` with CC=clang would), and the clang build's exact hash
+lines equal the gcc build's on every path this CPU runs."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import samebits
+
+pytestmark = pytest.mark.slow   # a whole library build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _clang() -> str:
+    for name in ("clang-19", "clang"):
+        found = shutil.which(name)
+        if found:
+            return found
+    message = "clang is not installed (make deps installs clang-19)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _lines(library: str) -> list[str]:
+    env = {**os.environ, "SAMEBITS_LIBRARY": library, "PYTHONPATH": str(ROOT / "py")}
+    out = subprocess.run([sys.executable, "-m", "samebits", "hashes", "--modes", "exact",
+                          "--threads", "1,2", "--groups", "random,models"],
+                         env=env, capture_output=True, text=True, check=True, timeout=900)
+    return out.stdout.splitlines()
+
+
+def test_clang_build_gives_the_gcc_bits(tmp_path):
+    clang = _clang()
+    build = tmp_path / "clang"
+    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
+                    f"-DCMAKE_C_COMPILER={clang}", "-DCMAKE_BUILD_TYPE=Release"],
+                   check=True, capture_output=True, text=True)
+    proc = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    library = str(build / "libsamebits.so")
+    info = subprocess.run([sys.executable, "-c", "import samebits, json; "
+                           "print(json.dumps(samebits.info()['compiler']))"],
+                          env={**os.environ, "SAMEBITS_LIBRARY": library,
+                               "PYTHONPATH": str(ROOT / "py")},
+                          capture_output=True, text=True, check=True)
+    assert "clang" in info.stdout
+    from samebits import _lib
+    assert _lines(library) == _lines(str(_lib.LIBRARY_PATH))
+    assert len(samebits.paths()) >= 2
