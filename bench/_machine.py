@@ -76,3 +76,49 @@ def load_note(stolen: float | None, others: float | None) -> str:
             note += (" **The machine was busy: times, at all threads above all, do not measure"
                      " the libraries alone; rerun it on an idle machine.**")
     return note
+
+
+_CLOCK_C = r"""
+#include <stdio.h>
+#include <time.h>
+/* 64 dependent one-cycle register adds (x = x + x) per iteration: the chain
+ * runs at one add per clock cycle whatever the width of the core, so adds
+ * per second is the clock the core runs at under this (light) load. (Not
+ * add-immediate: recent cores fold chains of those at register renaming.) */
+int main(void) {
+    unsigned long x = 1, n = 20000000;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (unsigned long i = 0; i < n; ++i) {
+#define A4 __asm__ volatile("add %0, %0\n\tadd %0, %0\n\tadd %0, %0\n\tadd %0, %0" : "+r"(x));
+#define A16 A4 A4 A4 A4
+        A16 A16 A16 A16
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double s = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+    printf("%.4f %lu\n", 64.0 * n / s / 1e9, x);
+    return 0;
+}
+"""
+
+
+def measured_ghz(runs: int = 5) -> float | None:
+    """The clock of one core under a scalar load, in GHz: a chain of dependent
+    one-cycle adds timed (the highest of `runs` runs), or None where it cannot
+    be built (no cc, not x86-64). A vector FMA load may run a little slower
+    (AVX-512 frequency licences), so % of peak from it is an upper bound."""
+    import subprocess
+    import tempfile
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "clock.c"), os.path.join(tmp, "clock")
+        with open(src, "w") as f:
+            f.write(_CLOCK_C)
+        if subprocess.run(["cc", "-O1", src, "-o", exe], capture_output=True).returncode:
+            return None
+        best = 0.0
+        for _ in range(runs):
+            out = subprocess.run([exe], capture_output=True, text=True).stdout.split()
+            best = max(best, float(out[0]))
+    return best

@@ -39,7 +39,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import samebits  # noqa: E402
-from samebits.bench import time_call  # noqa: E402
+from samebits.bench import time_call_spread  # noqa: E402
 from samebits.shapes import CONV_MODELS, ConvShape  # noqa: E402
 
 from _machine import (cpu_model, cpu_ticks, load_note, load_sample, others_share,  # noqa: E402
@@ -153,7 +153,12 @@ def layer_row(model: str, s: ConvShape, batch: int, w, packed, rng, base: Baseli
     row = {"model": model, "name": s.name, "batch": batch, "shape": shape_label(s),
            "conv": {k: getattr(s, k) for k in ("c", "h", "w", "cout", "kh", "kw", "stride",
                                                "padding", "groups")},
-           "count": s.count, "macs": macs(s) * batch, "cells": {}, "check": []}
+           "count": s.count, "macs": macs(s) * batch, "cells": {}, "spread": {}, "check": []}
+
+    def put(key: str, fn) -> None:
+        """Times fn: the median in cells, (lowest, highest) in spread."""
+        median, low, high = timer(fn)
+        row["cells"][key], row["spread"][key] = median, [low, high]
     ticks, load = cpu_ticks(), load_sample()
     outputs = {}
     torch_fn, outputs["torch"] = base.torch_conv(s, x, w)
@@ -172,14 +177,14 @@ def layer_row(model: str, s: ConvShape, batch: int, w, packed, rng, base: Baseli
                     samebits.conv2d(x, packed, stride=s.stride, padding=s.padding,
                                     groups=s.groups, mode=mode, out=out,
                                     threads=samebits_threads)
-                row["cells"][f"samebits {mode} t{threads}"] = timer(call)
+                put(f"samebits {mode} t{threads}", call)
                 outputs[f"samebits {mode} out= t{threads}"] = out.copy()
         if torch_fn is not None:
             with base.torch.inference_mode():
-                row["cells"][f"torch t{threads}"] = timer(torch_fn)
+                put(f"torch t{threads}", torch_fn)
         ort_fn, outputs[f"onnxruntime t{threads}"] = base.ort_conv(s, x, w, ort_out, threads)
         if ort_fn is not None:
-            row["cells"][f"onnxruntime t{threads}"] = timer(ort_fn)
+            put(f"onnxruntime t{threads}", ort_fn)
     if ref is not None:
         ref = ref.astype(np.float64)
         for name, got in outputs.items():
@@ -201,8 +206,8 @@ def measure(args) -> dict:
     conv = have_conv()
     if not conv:
         print("samebits has no conv2d yet: timing torch and ONNX Runtime only", flush=True)
-    measure_once = (lambda fn: time_call(fn, min_seconds=0.01, repeats=1, warmup=1)) \
-        if args.quick else time_call
+    measure_once = (lambda fn: time_call_spread(fn, min_seconds=0.01, repeats=1, warmup=1)) \
+        if args.quick else time_call_spread
 
     def timer(fn):
         # Let the previous measurement's spinning workers (ONNX Runtime's and
@@ -248,6 +253,14 @@ def ms(v) -> str:
     return f"{v * 1e3:.3f}" if v else "-"
 
 
+def ms_spread(row: dict, key: str) -> str:
+    """A layer cell's median ms with its lowest and highest repetition."""
+    v, lo_hi = row["cells"].get(key), row.get("spread", {}).get(key)
+    if not v:
+        return "-"
+    return f"{v * 1e3:.3f} ({lo_hi[0] * 1e3:.3f}-{lo_hi[1] * 1e3:.3f})" if lo_hi else ms(v)
+
+
 def speed(peer, mine) -> str:
     """Speed ratio (>1: `mine` faster)."""
     return f"{peer / mine:.2f}" if peer and mine else "-"
@@ -270,7 +283,8 @@ def header(data: dict) -> list[str]:
             ("Times (--quick, a smoke test): one repetition of calls run for at least 10 ms "
              "after 1 warm-up call" if data["quick"] else
              "Times are medians over 3 repetitions of the mean of calls run for at least 80 ms "
-             "after 2 warm-up calls") + f", each started after {SETTLE_SECONDS} s idle (so that no "
+             "after 2 warm-up calls, shown as median (lowest-highest repetition)")
+            + f", each started after {SETTLE_SECONDS} s idle (so that no "
             "library's spinning worker threads from the previous measurement share the cores)"
             f". Batch sizes N = {batches}: every layer's input is (N, C, H, W), NCHW "
             "(224 x 224 at the stem), the same for every library; no bias, no activation. "
@@ -303,8 +317,10 @@ def layer_table(model: str, batch: int, t: int, rows: list[dict]) -> list[str]:
             return f"{flop / v / 1e9:.1f}" if v else "-"
         lines.append(
             f"| {row['name']} | {row['shape']} | {row['count']} | {row['macs'] / 1e6:.1f} | "
-            f"{ms(fast)} | {gf(fast)} | {ms(exact)} | {gf(exact)} | {speed(fast, exact)} | "
-            f"{ms(tor)} | {gf(tor)} | {ms(ort)} | {gf(ort)} | {speed(tor, fast)} | "
+            f"{ms_spread(row, f'samebits fast t{t}')} | {gf(fast)} | "
+            f"{ms_spread(row, f'samebits exact t{t}')} | {gf(exact)} | {speed(fast, exact)} | "
+            f"{ms_spread(row, f'torch t{t}')} | {gf(tor)} | {ms_spread(row, f'onnxruntime t{t}')} | "
+            f"{gf(ort)} | {speed(tor, fast)} | "
             f"{speed(tor, exact)} | {speed(ort, fast)} | {speed(ort, exact)} |")
     return lines + [""]
 
@@ -402,8 +418,41 @@ def write_report(data: dict, out_dir: Path | None) -> str:
         stem = f"conv-{data['date']}"
         (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=1))
         (out_dir / f"{stem}.md").write_text(text)
-        text += f"\nwritten: {out_dir / stem}.md and .json\n"
+        plotted = plot(data, groups, out_dir / f"{stem}.png")
+        text += f"\nwritten: {out_dir / stem}.md and .json" + (" and .png" if plotted else "") + "\n"
     return text
+
+
+def plot(data: dict, groups: dict, path: Path) -> bool:
+    """GFLOP/s per layer, one panel per network at batch 1 and one thread, each
+    library a bar; False where matplotlib is missing (make bench installs it)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    libraries = [("samebits fast", "samebits fast"), ("samebits exact", "samebits exact"),
+                 ("torch (oneDNN)", "torch"), ("ONNX Runtime", "onnxruntime")]
+    panels = [(model, rows) for (model, batch), rows in groups.items() if batch == 1]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(len(panels), 1, figsize=(15, 4.5 * len(panels)), squeeze=False)
+    for ax, (model, rows) in zip(axes[:, 0], panels):
+        width = 0.8 / len(libraries)
+        for i, (label, key) in enumerate(libraries):
+            vals = [2.0 * r["macs"] / r["cells"][f"{key} t1"] / 1e9
+                    if r["cells"].get(f"{key} t1") else 0 for r in rows]
+            ax.bar([x + i * width for x in range(len(rows))], vals, width, label=label)
+        ax.set_xticks([x + 0.4 for x in range(len(rows))], [r["name"] for r in rows],
+                      rotation=70, ha="right", fontsize=6)
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"{model}, batch 1, 1 thread ({data['cpu']}, {data['samebits']['path']})")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
 
 
 def batch_list(text: str) -> list[int]:

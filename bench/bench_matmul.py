@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 import samebits  # noqa: E402
 from samebits.shapes import MODELS  # noqa: E402
 
-from _machine import (cpu_model, cpu_ticks, load_note, load_sample, others_share,  # noqa: E402
+from _machine import (cpu_model, cpu_ticks, load_note, load_sample, measured_ghz, others_share,  # noqa: E402
                       stolen_share)
 
 SQUARES = [64, 128, 256, 512, 1024, 2048]
@@ -148,7 +148,7 @@ class Baselines:
 
 def nominal_peak_gflops(path: str, threads: int, ghz: float) -> float:
     """Fused multiply-add rate: GHz x FMA ports x lanes x 2 per core (a ceiling
-    for orientation, not a measurement). Assumes two FMA ports per core."""
+    for orientation: the clock is measured, the two FMA ports per core assumed)."""
     lanes = {"scalar": 1, "vec4": 4, "avx2": 8, "avx512": 16, "neon": 4}[path]
     return ghz * 2 * lanes * 2 * threads
 
@@ -336,9 +336,22 @@ def header(data: dict, ghz: float) -> list[str]:
             "against a peer are the median over the rounds of the ratio within each round, "
             "the lowest and highest round in brackets. "
             "GFLOP/s = 2mnk / time. % peak divides by "
-            f"{ghz} GHz x 2 FMA ports x lanes x 2 x threads (nominal, for orientation). "
+            f"{data['clock_ghz']:.2f} GHz ({data['clock_source']}) x 2 FMA ports x lanes x 2 "
+            "x threads: a ceiling for orientation (heavy AVX-512 code may run below that "
+            "clock). ms columns: median (lowest-highest round). "
             "Ratios are speed ratios (>1: samebits faster); exact/fast is the exact mode's "
             "speed relative to fast.", ""]
+
+
+def spread(row: dict, key: str) -> str:
+    """A cell's median ms with its lowest and highest round."""
+    rounds = sorted(row.get("rounds", {}).get(key, []))
+    median = row["cells"].get(key)
+    if median is None:
+        return "-"
+    if not rounds:
+        return f"{median * 1e3:.3f}"
+    return f"{median * 1e3:.3f} ({rounds[0] * 1e3:.3f}-{rounds[-1] * 1e3:.3f})"
 
 
 def thread_table(data: dict, t: int, ghz: float) -> list[str]:
@@ -354,9 +367,11 @@ def thread_table(data: dict, t: int, ghz: float) -> list[str]:
             continue
         flop = 2.0 * row["m"] * row["n"] * row["k"]
         lines.append(
-            f"| {row['label']} | {fast * 1e3:.3f} | {flop / fast / 1e9:.1f} | "
+            f"| {row['label']} | {spread(row, f'samebits {best} fast t{t}')} | "
+            f"{flop / fast / 1e9:.1f} | "
             f"{100 * flop / fast / 1e9 / nominal_peak_gflops(best, t, ghz):.0f} | "
-            f"{exact * 1e3:.3f} | {flop / exact / 1e9:.1f} | {speed(fast, exact)} | "
+            f"{spread(row, f'samebits {best} exact t{t}')} | {flop / exact / 1e9:.1f} | "
+            f"{speed(fast, exact)} | "
             f"{round_ratio(row, f'numpy t{t}', f'samebits {best} fast t{t}')} | "
             f"{round_ratio(row, f'numpy t{t}', f'samebits {best} exact t{t}')} | "
             f"{round_ratio(row, f'torch t{t}', f'samebits {best} fast t{t}')} | "
@@ -536,11 +551,19 @@ def main() -> int:
     parser.add_argument("--batches", type=batch_list, default=[1, 8],
                         help="batch sizes of the attention rows (default: 1,8)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    parser.add_argument("--ghz", type=float, default=2.45,
-                        help="nominal clock for the %% of peak column (default: 2.45)")
+    parser.add_argument("--ghz", type=float, default=None,
+                        help="clock for the %% of peak column (default: measured, "
+                             "bench/_machine.py measured_ghz; 2.45 nominal where it cannot be)")
     args = parser.parse_args()
     data = measure(args)
-    report = write_report(data, args.out, args.ghz)
+    if args.ghz is not None:
+        data["clock_ghz"], data["clock_source"] = args.ghz, "given on the command line"
+    else:
+        ghz = measured_ghz()
+        data["clock_ghz"], data["clock_source"] = (
+            (ghz, "measured: a dependent add chain on one core") if ghz else
+            (2.45, "nominal: no measurement on this machine"))
+    report = write_report(data, args.out, data["clock_ghz"])
     print(report.read_text())
     print(f"written: {report}")
     if data["failures"]:

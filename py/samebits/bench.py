@@ -14,6 +14,12 @@ from typing import Callable
 def time_call(fn: Callable[[], object], min_seconds: float = 0.08, repeats: int = 3,
               warmup: int = 2) -> float:
     """Median over `repeats` of the mean seconds per call of `fn`."""
+    return time_call_spread(fn, min_seconds, repeats, warmup)[0]
+
+
+def time_call_spread(fn: Callable[[], object], min_seconds: float = 0.08, repeats: int = 3,
+                     warmup: int = 2) -> tuple[float, float, float]:
+    """(median, lowest, highest) over `repeats` of the mean seconds per call of `fn`."""
     for _ in range(warmup):
         fn()
     means = []
@@ -26,7 +32,7 @@ def time_call(fn: Callable[[], object], min_seconds: float = 0.08, repeats: int 
             if elapsed >= min_seconds:
                 break
         means.append(elapsed / calls)
-    return statistics.median(means)
+    return statistics.median(means), min(means), max(means)
 
 
 def speed_line(size: int = 1024, threads: int | None = None) -> str:
