@@ -158,46 +158,39 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
     return result
 
 
-def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
-    """Opens web/models.html (the models suite over web/out/models, made by
-    web/make_models.py) and returns window.modelsResult when it is done, with
-    "blocked", "console" and "wall_s" added."""
+def _run_until_done(page_path: str, result_name: str, timeout_s: float,
+                    extra: dict | None = None) -> dict:
+    """Opens web/<page_path> and returns window.<result_name> once its `done`
+    is set, with "blocked", "console" and "wall_s" added."""
     start = time.monotonic()
-    with local_browser_page() as local:
+    with local_browser_page(extra) as local:
         page = local.page
-        url = f"{local.base}/web/models.html" + (f"?{urlencode(query)}" if query else "")
-        page.goto(url, wait_until="load")
+        page.goto(f"{local.base}/web/{page_path}", wait_until="load")
         deadline = start + timeout_s
-        while not page.evaluate("window.modelsResult && window.modelsResult.done"):
+        while not page.evaluate(f"window.{result_name} && window.{result_name}.done"):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the models page did not finish within {timeout_s:.0f} s; "
+                raise TimeoutError(f"web/{page_path} did not finish within {timeout_s:.0f} s; "
                                    f"console: {local.console[-5:]}")
-            page.wait_for_timeout(500)
-        result = page.evaluate("window.modelsResult")
+            page.wait_for_timeout(300)
+        result = page.evaluate(f"window.{result_name}")
     result["blocked"], result["console"] = local.blocked, local.console
     result["wall_s"] = time.monotonic() - start
     return result
+
+
+def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
+    """Opens web/models.html (the models suite over web/out/models, made by
+    web/make_models.py) and returns window.modelsResult when it is done."""
+    return _run_until_done("models.html" + (f"?{urlencode(query)}" if query else ""),
+                           "modelsResult", timeout_s)
 
 
 def run_pytest_page(case: dict, timeout_s: float = 300) -> dict:
     """Opens web/pytest.html with `case` ({"files": {name: text}, "args": [...]})
-    served to it, and returns window.pytestResult when pytest has finished,
-    with "blocked", "console" and "wall_s" added."""
-    start = time.monotonic()
+    served to it, and returns window.pytestResult when pytest has finished."""
     extra = {"/pytest-case.json": (json.dumps(case).encode(), "application/json")}
-    with local_browser_page(extra) as local:
-        page = local.page
-        page.goto(f"{local.base}/web/pytest.html?case=/pytest-case.json", wait_until="load")
-        deadline = start + timeout_s
-        while not page.evaluate("window.pytestResult && window.pytestResult.done"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the pytest page did not finish within {timeout_s:.0f} s; "
-                                   f"console: {local.console[-5:]}")
-            page.wait_for_timeout(300)
-        result = page.evaluate("window.pytestResult")
-    result["blocked"], result["console"] = local.blocked, local.console
-    result["wall_s"] = time.monotonic() - start
-    return result
+    return _run_until_done("pytest.html?case=/pytest-case.json", "pytestResult", timeout_s,
+                           extra)
 
 
 def main(argv: list[str] | None = None) -> int:
