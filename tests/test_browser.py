@@ -281,8 +281,10 @@ def test_pytest_plugin_in_pyodide_against_a_native_golden_file(runner, tmp_path)
     import sys
     _pywheels_or_skip()
     (tmp_path / "test_user_bits.py").write_text(PLUGIN_USER_TEST)
+    from test_testing import plugin_args
     native = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "--samebits-update", str(tmp_path / "test_user_bits.py")],
+                             *plugin_args(), "--samebits-update",
+                             str(tmp_path / "test_user_bits.py")],
                             capture_output=True, text=True, cwd=tmp_path)
     assert native.returncode == 0, native.stdout + native.stderr
     golden = json.loads((tmp_path / "same_bits.json").read_text())

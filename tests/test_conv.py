@@ -244,8 +244,9 @@ def test_errors() -> None:
         samebits.conv2d(x, np.zeros((1, 4, 7, 7), np.float32))
     with pytest.raises(TypeError, match="dtype float32"):
         samebits.conv2d(x.astype(np.float64), w, groups=2)
-    with pytest.raises(ValueError, match="4-D"):
-        samebits.conv2d(x[0], w, groups=2)
+    with pytest.raises(ValueError, match=r"4-D \(N, C, H, W\) or unbatched 3-D \(C, H, W\), "
+                                         r"got shape \(5, 5\)"):
+        samebits.conv2d(x[0, 0], w, groups=2)
     with pytest.raises(ValueError, match=r"bias has shape \(5,\)"):
         samebits.conv2d(x, w, np.zeros(5, np.float32), groups=2)
     with pytest.raises(ValueError, match="activation"):

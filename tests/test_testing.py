@@ -13,6 +13,14 @@ from samebits.testing import assert_same_bits, digest
 pytest_plugins = ["pytester"]
 
 
+def plugin_args() -> list[str]:
+    """["-p", "samebits.pytest_plugin"] unless an installed samebits already
+    registers it as a pytest11 entry point (pytest refuses it twice)."""
+    from importlib.metadata import entry_points
+    installed = any(ep.value == "samebits.pytest_plugin" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "samebits.pytest_plugin"]
+
+
 def _documented(dtype: str, shape: str, payload: bytes) -> str:
     """The digest as docs/testing.md writes it down, computed by hand."""
     return hashlib.sha256(b"samebits-digest-v1\n" + f"{dtype} {shape}\n".encode() +
@@ -99,18 +107,18 @@ def test_logits(same_bits):
 
 def test_plugin_records_then_compares(pytester):
     pytester.makepyfile(test_user=USER_TEST.replace("SCALE", "np.float32(0.5)"))
-    result = pytester.runpytest("-p", "samebits.pytest_plugin", "--samebits-update")
+    result = pytester.runpytest(*plugin_args(), "--samebits-update")
     result.assert_outcomes(passed=1)
     golden = json.loads((pytester.path / "same_bits.json").read_text())
     assert golden == {"net/argmax": digest(np.array([2, 1], np.int64)),
                       "net/logits": digest(np.arange(6, dtype=np.float32).reshape(2, 3) *
                                            np.float32(0.5))}
     result.stdout.fnmatch_lines(["*samebits: wrote 2 digest(s) to *same_bits.json"])
-    pytester.runpytest("-p", "samebits.pytest_plugin").assert_outcomes(passed=1)
+    pytester.runpytest(*plugin_args()).assert_outcomes(passed=1)
 
     # another machine computes other bits: the test fails and names the array
     pytester.makepyfile(test_user=USER_TEST.replace("SCALE", "np.float32(0.5000001)"))
-    result = pytester.runpytest("-p", "samebits.pytest_plugin")
+    result = pytester.runpytest(*plugin_args())
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*same_bits: 1 name(s) differ from the golden file:*",
                                  "*net/logits: digest *, golden *"])
@@ -121,14 +129,14 @@ def test_plugin_reports_missing_names_and_uses_the_ini_path(pytester):
     pytester.makepyfile(test_user=USER_TEST.replace("SCALE", "1"))
     pytester.makeini("[pytest]\nsamebits_golden = golden/digests.json\n")
     (pytester.path / "golden").mkdir()
-    result = pytester.runpytest("-p", "samebits.pytest_plugin")
+    result = pytester.runpytest(*plugin_args())
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*net/logits: no digest in *digests.json (record it with "
                                  "pytest --samebits-update)*"])
-    pytester.runpytest("-p", "samebits.pytest_plugin", "--samebits-update")
+    pytester.runpytest(*plugin_args(), "--samebits-update")
     assert set(json.loads((pytester.path / "golden" / "digests.json").read_text())) == {
         "net/logits", "net/argmax"}
-    pytester.runpytest("-p", "samebits.pytest_plugin").assert_outcomes(passed=1)
+    pytester.runpytest(*plugin_args()).assert_outcomes(passed=1)
 
 
 def test_digest_without_numpy_is_the_same(tmp_path):

@@ -29,8 +29,14 @@ def _with_batch(a: Any) -> Any:
 
 
 def add_batch(x: Any, out: Any, what: str) -> tuple[Any, Any, bool]:
-    """(x, out, unbatched): a 3-D x (and out) given a batch axis of one."""
-    if _ndim(x) != 3:
+    """(x, out, unbatched): a 3-D x (and out) given a batch axis of one. An x
+    of another rank than 3 or 4 is a ValueError naming both forms."""
+    ndim = _ndim(x)
+    if ndim not in (3, 4, -1):
+        shape = tuple(x.shape) if is_numpy(x) else tuple(memoryview(x).shape or ())
+        raise ValueError(f"{what}: x must be 4-D (N, C, H, W) or unbatched 3-D (C, H, W), "
+                         f"got shape {shape}")
+    if ndim != 3:
         return x, out, False
     if out is not None:
         if _ndim(out) != 3:
