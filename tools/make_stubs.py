@@ -62,7 +62,22 @@ def _render(name: str, sig: inspect.Signature, arrays: list[str], variant: str) 
     return f"@overload\ndef {name}({', '.join(parts)}) -> {result}: ..."
 
 
+def _library_for_the_sources() -> None:
+    """The sources in py/ hold no built library: use the installed package's
+    (pip install .), unless SAMEBITS_LIBRARY names one."""
+    import importlib.util
+    import os
+    if os.environ.get("SAMEBITS_LIBRARY") or (ROOT / "py" / "samebits" / "libsamebits.so").exists():
+        return
+    spec = importlib.util.find_spec("samebits")
+    if spec is not None and spec.origin:
+        installed = Path(spec.origin).parent / "libsamebits.so"
+        if installed.is_file():
+            os.environ["SAMEBITS_LIBRARY"] = str(installed)
+
+
 def stub_text() -> str:
+    _library_for_the_sources()
     sys.path.insert(0, str(ROOT / "py"))
     import samebits
     reexports, blocks = [], []
