@@ -90,3 +90,20 @@ def test_max_pool2d_ceil_mode(k, s, p, ceil_mode):
 def test_max_pool2d_ceil_mode_type():
     with pytest.raises(TypeError, match="ceil_mode must be a bool"):
         samebits.max_pool2d(np.ones((1, 1, 4, 4), np.float32), 2, ceil_mode=1)
+
+
+def test_ceil_mode_window_wider_than_the_input():
+    """torch keeps one window when ceil mode lets it start inside the input
+    (a 3x3 window over 2x2 gives 1x1: the max, and the mean of the 4 taps),
+    and refuses a size below 1 as floor mode does."""
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    got = samebits.max_pool2d(x, 3, ceil_mode=True)
+    assert bits(got).tobytes() == bits(_torch_pool_reference(x, 3, 3, 0, True)).tobytes()
+    assert got.tolist() == [[[[3.0]]]]
+    for include in (True, False):
+        assert samebits.avg_pool2d(x, 3, ceil_mode=True, count_include_pad=include).tolist() == \
+            [[[[1.5]]]]
+    with pytest.raises(ValueError, match="below 1"):
+        samebits.max_pool2d(np.ones((1, 1, 1, 1), np.float32), 5, stride=1, ceil_mode=True)
+    with pytest.raises(ValueError, match="below 1"):
+        samebits.max_pool2d(x, 3)

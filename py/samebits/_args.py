@@ -171,6 +171,25 @@ def window_output_size(size: int, pad_before: int, pad_after: int, kernel: int, 
     return (size + pad_before + pad_after - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def pooled_size(size: int, k: int, s: int, before: int, after: int, ceil_mode: bool) -> int:
+    """torch's pooling output size along one axis, for a window of extent k:
+    floor (or with ceil_mode ceil) of (size + pads - k) / s, plus 1; in ceil
+    mode the last window must start inside the input or the leading padding.
+    Below 1 when no window fits (the callers refuse that)."""
+    span = size + before + after - k
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + before:
+        out -= 1
+    return out
+
+
+def ceil_end_padding(size: int, extent: int, s: int, before: int, after: int) -> int:
+    """The extra end padding that makes floor mode count ceil mode's windows
+    (for the pools where padding is never a value: max pooling)."""
+    count = pooled_size(size, extent, s, before, after, True)
+    return max(0, (count - 1) * s + extent - (size + before + after))
+
+
 def output_hw(what: str, hw: tuple[int, int], pads: tuple[int, int, int, int],
               kernel: tuple[int, int], dilation: tuple[int, int],
               stride: tuple[int, int]) -> tuple[int, int]:

@@ -6,6 +6,7 @@ import ctypes
 from typing import Any, Optional, Sequence, Union
 
 from . import _abi, _args, _lib, _operands
+from ._args import pooled_size
 from ._operands import is_numpy
 
 IntOrPair = Union[int, Sequence[int]]
@@ -22,19 +23,6 @@ def _input(x: Any, what: str) -> tuple[Any, tuple[int, int, int, int], bool]:
         raise ValueError(f"{what}: the input height and width must be at least 1, got "
                          f"{shape[2]} x {shape[3]}")
     return t, shape, unbatched
-
-
-def pooled_size(size: int, k: int, s: int, before: int, after: int, ceil_mode: bool) -> int:
-    """torch's output size: floor or ceil of (size + pads - k) / s, plus 1;
-    with ceil_mode the last window must start inside the input or the
-    leading padding."""
-    span = size + before + after - k
-    if span < 0:
-        return 0
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= size + before:
-        out -= 1
-    return out
 
 
 def _run(what: str, x: Any, t: Any, shape: tuple, unbatched: bool, oh: int, ow: int,

@@ -89,8 +89,8 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     if ceil_mode:
         # the partial last window's taps past the input are end padding,
         # which is never a value: the same maximum as torch's ceil mode
-        pb += _ceil_extra(h, kernel[0], strides[0], dilations[0], pt, pb)
-        pr += _ceil_extra(w, kernel[1], strides[1], dilations[1], pl, pr)
+        pb += _args.ceil_end_padding(h, dilations[0] * (kernel[0] - 1) + 1, strides[0], pt, pb)
+        pr += _args.ceil_end_padding(w, dilations[1] * (kernel[1] - 1) + 1, strides[1], pl, pr)
         pads = (pt, pb, pl, pr)
     oh, ow = _args.output_hw("max_pool2d", (h, w), pads, kernel, dilations, strides)
     _args.output_bytes((n, c, oh, ow), "max_pool2d")
@@ -101,16 +101,3 @@ def max_pool2d(x: Any, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     status = _lib.lib.sb_max_pool2d(_addressof(args))
     _lib.check_status(status, "max_pool2d")
     return _unbatched.drop_batch(output.finish(), user_out, unbatched)
-
-
-def _ceil_extra(size: int, k: int, s: int, d: int, before: int, after: int) -> int:
-    """The end padding that makes floor mode count ceil mode's windows (torch's
-    rule: the last window starts inside the input or its begin padding)."""
-    extent = d * (k - 1) + 1
-    span = size + before + after - extent
-    if span < 0:
-        return 0
-    count = -(-span // s) + 1
-    if (count - 1) * s >= size + before:
-        count -= 1
-    return max(0, (count - 1) * s + extent - (size + before + after))

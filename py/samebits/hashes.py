@@ -18,7 +18,7 @@ import time
 from typing import Iterable, NamedTuple
 
 from . import _abi, _args, _lib, _paths, _testdata, _threads
-from ._avgpool import pooled_size
+from ._args import pooled_size
 from ._elementwise import _OPS as _UNARY_CODES
 from ._resize import scale_bits
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS

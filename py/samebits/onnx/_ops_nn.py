@@ -351,12 +351,8 @@ def _pool_geometry(x: Floats, dims: int, kernel, strides, dilations, pads, auto_
     extra = [0] * dims
     if ceil_mode:
         for i in range(dims):
-            eff = (kernel[i] - 1) * dilations[i] + 1
-            span = in_sizes[i] + begin[i] + end[i] - eff
-            out = -(-span // strides[i]) + 1
-            if (out - 1) * strides[i] >= in_sizes[i] + begin[i]:
-                out -= 1        # the last window must start inside the input or its begin pad
-            extra[i] = max(0, (out - 1) * strides[i] + eff - (in_sizes[i] + begin[i] + end[i]))
+            extra[i] = _args.ceil_end_padding(in_sizes[i], (kernel[i] - 1) * dilations[i] + 1,
+                                              strides[i], begin[i], end[i])
     return begin, end, extra
 
 
