@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from . import _paths, _threads, hashes
+from . import _paths, hashes
 from ._info import __version__, info
 
 
@@ -42,8 +42,9 @@ class _Progress:
         sys.stderr.flush()
 
     def end(self) -> None:
+        """The step is done: on a terminal its line is cleared for the result."""
         self.done += 1
-        if self.tty and self.done == self.total:
+        if self.tty:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
 
@@ -84,8 +85,7 @@ def _hashes_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> t
 def _cmd_hashes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     modes, paths, threads, groups, suites = _hashes_plan(args, parser)
     if threads is None:
-        cores = _threads.default_threads()
-        threads = [1] if cores == 1 else [1, cores]
+        threads = hashes.default_thread_counts()
     order = [s for s in hashes.SUITES if s in suites]
     progress = _Progress(len(order) * len(modes) * len(paths) * len(threads))
     for suite in order:
@@ -97,8 +97,6 @@ def _cmd_hashes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
                     timings: list[float] = []
                     line = hashes.hash_lines([mode], [path], [t], groups, timings, suite=suite)[0]
                     progress.end()
-                    if progress.tty:
-                        sys.stderr.write("\r\033[K")
                     print(line + (f"  # {timings[0]:.1f} s" if args.timing else ""), flush=True)
     return 0
 

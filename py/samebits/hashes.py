@@ -437,6 +437,12 @@ def parse_line(line: str) -> HashLine:
     return HashLine(mode, path, int(threads.split("=")[1]), digest.split("=")[1], suite)
 
 
+def default_thread_counts() -> list[int]:
+    """The thread counts the lines cover when none are given: 1 and every core."""
+    cores = _threads.default_threads()
+    return [1] if cores == 1 else [1, cores]
+
+
 def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | None = None,
                threads: Iterable[int] | None = None,
                groups: Iterable[str] = GROUPS,
@@ -449,8 +455,7 @@ def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | 
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
     paths = list(paths) if paths is not None else _paths.paths()
     if threads is None:
-        cores = _threads.default_threads()
-        threads = [1] if cores == 1 else [1, cores]
+        threads = default_thread_counts()
     # Checked (and caps above 1024 clamped) before they reach C, where the conv
     # suite's int64 argument array would wrap them; the lines show the value used.
     threads = [_args.threads(t, "hashes") for t in threads]

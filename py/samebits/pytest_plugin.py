@@ -82,10 +82,9 @@ class _SameBitsSession:
 class SameBits:
     """The ``same_bits`` fixture of one test."""
 
-    def __init__(self, session: _SameBitsSession, golden: Path, test: str) -> None:
+    def __init__(self, session: _SameBitsSession, golden: Path) -> None:
         self._session = session
         self._golden = golden
-        self._test = test
         self.mismatches: list[str] = []
 
     @property
@@ -118,6 +117,9 @@ class SameBits:
         return value
 
 
+_KEY_TEST = pytest.StashKey[SameBits]()   # a test's fixture, read by its report hook
+
+
 def pytest_configure(config: Any) -> None:
     config.stash[_KEY] = _SameBitsSession(config)
 
@@ -126,13 +128,9 @@ def pytest_configure(config: Any) -> None:
 def same_bits(request: Any) -> SameBits:
     """Compare arrays by digest with a golden file (see samebits.pytest_plugin)."""
     session = request.config.stash[_KEY]
-    fixture = SameBits(session, session.golden_path(Path(request.node.path)),
-                       request.node.nodeid)
+    fixture = SameBits(session, session.golden_path(Path(request.node.path)))
     request.node.stash[_KEY_TEST] = fixture
     return fixture
-
-
-_KEY_TEST = pytest.StashKey[SameBits]()
 
 
 @pytest.hookimpl(hookwrapper=True)

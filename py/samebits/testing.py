@@ -23,10 +23,10 @@ __all__ = ["digest", "assert_same_bits", "DIGEST_VERSION"]
 
 DIGEST_VERSION = 1
 
-# element type -> (item size, struct code of the unsigned integer of that size)
+# element type -> item size in bytes
 _DTYPES = {"float16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2, "int32": 4,
            "int64": 8, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1}
-_UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}   # item size -> its unsigned struct code
 # the quiet NaN with the sign bit clear, and the masks that find any NaN
 _CANONICAL_NAN = {"float16": (0x7E00, 0x7FFF, 0x7C00), "float32": (0x7FC00000, 0x7FFFFFFF,
                                                                   0x7F800000),

@@ -180,18 +180,19 @@ op("Neg")(_unary_builder(lambda x, **kw: _sb.mul(x, -1.0, **kw), lambda v: -v))
 op("Reciprocal")(_unary_builder(lambda x, **kw: _sb.div(1.0, x, **kw)))
 
 
+def float_abs(x: Floats, ctx: NodeContext) -> Floats:
+    """|x| with the sign bit cleared and NaN canonical: maximum(x, x * -1),
+    which gives exactly those bits (maximum(-0, +0) is +0; NaN wins, canonical)."""
+    return Floats.wrap(_sb.maximum(x.data, _sb.mul(x.data, -1.0, **_mode(ctx)), **_mode(ctx)))
+
+
 @op("Abs")
 def _abs(ctx: NodeContext):
     def run(inputs):
         x = inputs[0]
         if isinstance(x, Ints):
             return [Ints(x.shape, [V.wrap_int(abs(v), x.dtype) for v in x.values], x.dtype)]
-        if x.size == 0:
-            return [x]
-        # the sign bit cleared; NaN stored canonically
-        bits = [b & 0x7FFFFFFF for b in V.float_bits(x)]
-        bits = [CANONICAL_NAN if b > 0x7F800000 else b for b in bits]
-        return [V.floats_from_bits(bits, x.shape)]
+        return [float_abs(x, ctx) if x.size else x]
     return run
 
 
@@ -263,14 +264,14 @@ def _selu(ctx: NodeContext):
     """gamma * elu_alpha(x): the Elu kernel, then one float32 multiply by gamma
     (for x > 0 that is gamma * x rounded once, as ONNX's formula)."""
     alpha = ctx.float("alpha", 1.67326319217681884765625)
-    gamma = ctx.float("gamma", 1.05070102214813232421875)
+    gamma = V.floats_from_list([ctx.float("gamma", 1.05070102214813232421875)], ())
 
     def run(inputs):
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
         e = Floats.wrap(_sb.elu(x.data, alpha, **_mode(ctx)))
-        return [float_binary("Mul", e, V.floats_from_list([gamma], ()), ctx)]
+        return [float_binary("Mul", e, gamma, ctx)]
     return run
 
 
@@ -281,8 +282,7 @@ def _softsign(ctx: NodeContext):
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
-        a = Floats.wrap(_sb.maximum(x.data, _sb.mul(x.data, -1.0, **_mode(ctx)), **_mode(ctx)))
-        d = Floats.wrap(_sb.add(a.data, 1.0, **_mode(ctx)))
+        d = Floats.wrap(_sb.add(float_abs(x, ctx).data, 1.0, **_mode(ctx)))
         return [Floats.wrap(_sb.div(x.data, d.data, **_mode(ctx)))]
     return run
 
@@ -463,7 +463,7 @@ def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeCon
         y = Floats.wrap(_sb.mul(y.data, y.data, **_mode(ctx)))
         name = "ReduceSum" if name == "ReduceSumSquare" else "L2"
     elif name == "ReduceL1":
-        y = Floats.wrap(_sb.maximum(y.data, _sb.mul(y.data, -1.0, **_mode(ctx)), **_mode(ctx)))
+        y = float_abs(y, ctx)
         name = "ReduceSum"
     if name == "L2":
         out = Floats.wrap(_sb.sqrt(_sb.sum(y.data, -1, **_mode(ctx)), **_mode(ctx)))

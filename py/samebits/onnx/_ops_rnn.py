@@ -127,16 +127,18 @@ def _recurrent(kind: str):
         if b is not None and b.shape != (dirs, 2 * gates * h):
             raise ctx.error(f"B {b.shape} does not fit {dirs} direction(s) of {gates} gates")
         for i in (1, 2, 3):
-            ctx.consume(i) if ctx.has_input(i) else None
+            if ctx.has_input(i):
+                ctx.consume(i)
         # per direction: packed W, the input bias, packed R (for GRU without
         # linear_before_reset: R's z and r rows, and its h rows apart), R's bias
         packs = []
-        for d, (wd, rd) in enumerate(zip(_direction_slices(ctx, w, dirs, gates * h, "W"),
-                                         _direction_slices(ctx, r, dirs, gates * h, "R"))):
-            wb = rb = None
-            if b is not None:
-                wb = _direction_slices(ctx, b, dirs, gates * h, "B")[d]
-                rb = _direction_slices(ctx, b, dirs, gates * h, "B", gates * h)[d]
+        no_bias = [None] * dirs
+        w_biases = _direction_slices(ctx, b, dirs, gates * h, "B") if b is not None else no_bias
+        r_biases = _direction_slices(ctx, b, dirs, gates * h, "B", gates * h) \
+            if b is not None else no_bias
+        for wd, rd, wb, rb in zip(_direction_slices(ctx, w, dirs, gates * h, "W"),
+                                  _direction_slices(ctx, r, dirs, gates * h, "R"),
+                                  w_biases, r_biases):
             entry = {"W": _sb.pack_linear(wd.data), "Wb": wb}
             if kind == "GRU" and not reset_first:
                 entry["Rzr"] = _sb.pack_linear(slice_value(rd, [0, 0], [2 * h, h], [1, 1],
