@@ -10,7 +10,6 @@ on any of these.
 """
 from __future__ import annotations
 
-import operator
 import os
 from typing import Optional
 
@@ -69,13 +68,8 @@ def set_num_threads(n: int) -> None:
     It replaces what SAMEBITS_THREADS or OMP_NUM_THREADS said at import.
     Results never depend on it."""
     global _DEFAULT, _DEFAULT_ERROR, fast_default
-    if isinstance(n, bool):
-        raise TypeError(f"set_num_threads: n must be an int, got bool {n!r}")
-    try:
-        n = operator.index(n)      # ints and numpy integers
-    except TypeError:
-        raise TypeError(f"set_num_threads: n must be an int, got {type(n).__name__} "
-                        f"{n!r}") from None
+    from ._args import as_int      # (_args imports this module)
+    n = as_int(n, "n", "set_num_threads")
     if n < 1:
         raise ValueError(f"set_num_threads: n must be at least 1, got {n}")
     _DEFAULT, _DEFAULT_ERROR = min(n, MAX_THREADS), None
