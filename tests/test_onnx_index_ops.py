@@ -20,7 +20,7 @@ import samebits.onnx as so  # noqa: E402
 from samebits.onnx import _ops_index  # noqa: E402
 
 from conftest import bits  # noqa: E402
-from test_onnx_ops import F, model, one, rand  # noqa: E402
+from test_onnx_ops import F, compare, model, one, rand  # noqa: E402
 
 I64 = TP.INT64
 
@@ -325,5 +325,4 @@ def test_recent_opsets_keep_the_semantics(opset):
              helper.make_node("Cast", ["s"], ["sf"], to=TP.FLOAT)]
     data = model(nodes, {"x": (F, [1, 3, 8, 8])}, {"y": (F, None), "sf": (F, None)},
                  {"w": rand(4, 3, 3, 3), "pads": ints([0, 2, 0, 3])}, opset)
-    from test_onnx_ops import compare
     compare(data, {"x": x})
