@@ -76,6 +76,15 @@ def _relaxed_module() -> bytes:
         return zf.read(manifest["fast_library"])
 
 
+def _make_wheel():
+    """wasm/make_wheel.py as a module (it needs auditwheel-emscripten, from make deps)."""
+    pytest.importorskip("auditwheel_emscripten")
+    spec = importlib.util.spec_from_file_location("make_wheel", ROOT / "wasm" / "make_wheel.py")
+    make_wheel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_wheel)
+    return make_wheel
+
+
 def _node_needs_flag() -> bool:
     """Whether this node's V8 compiles relaxed SIMD only behind a flag (Node 20)."""
     check = ("const fs = require('fs');"
@@ -178,17 +187,16 @@ def test_node_exact_suite_matches_native(prerequisites):
             f"wasm under Node: {wasm_line}\nnative:          {native_line}")
 
 
-def test_relaxed_module_imports_resolve(prerequisites):
+def test_relaxed_module_imports_resolve(prerequisites, tmp_path):
     """The relaxed module imports only the loader's globals and C library
     functions that Pyodide's main module exports, and binds its own symbols
     inside itself (no GOT.func/GOT.mem import of a name it defines: those
     would resolve to the plain module's kernels)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("make_wheel", ROOT / "wasm" / "make_wheel.py")
-    make_wheel = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_wheel)
-    facts = make_wheel.side_module_facts(_relaxed_module())
-    main = make_wheel.side_module_facts((PYODIDE_DIR / "pyodide.asm.wasm").read_bytes())
+    make_wheel = _make_wheel()
+    module = tmp_path / RELAXED_NAME
+    module.write_bytes(_relaxed_module())
+    facts = make_wheel.side_module_facts(module)
+    main = make_wheel.side_module_facts(PYODIDE_DIR / "pyodide.asm.wasm")
     provided = set(main["exports"])
     assert not facts["shared_memory"] and "sb_sgemm" in facts["exports"]
     assert not [i for i in facts["imports"] if i.startswith("GOT.")]
@@ -384,9 +392,7 @@ def test_auditwheel_emscripten_agrees_with_the_wheel_builder(prerequisites, tmp_
     Its 0.0.16 release does not know PEP 783's pyemscripten platform tag, so
     it is given the modules themselves, not the wheel."""
     aw = pytest.importorskip("auditwheel_emscripten")
-    spec = importlib.util.spec_from_file_location("make_wheel", ROOT / "wasm" / "make_wheel.py")
-    make_wheel = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_wheel)
+    make_wheel = _make_wheel()
     with zipfile.ZipFile(_wheel()) as zf:
         for name in ("libsamebits.so", RELAXED_NAME):
             (tmp_path / name).write_bytes(zf.read(f"samebits/{name}"))

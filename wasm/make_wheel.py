@@ -17,7 +17,8 @@ web/node_modules/pyodide/pyodide-lock.json when present. The archive is
 reproducible: sorted entries, fixed timestamps (SOURCE_DATE_EPOCH if set).
 
 Writes wasm/out/<wheel> and wasm/out/wheel.json ({"wheel": name, ...}), which
-the web page and the tests read to find the wheel. Standard library only.
+the web page and the tests read to find the wheel. auditwheel-emscripten
+(from make deps) reads the modules; the rest is the standard library.
 """
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+
+try:
+    from auditwheel_emscripten.emscripten_tools import webassembly
+    from auditwheel_emscripten.emscripten_tools.webassembly import ExternType
+    from auditwheel_emscripten.wasm_utils import is_wasm_module
+except ImportError as error:
+    raise SystemExit(f"make_wheel.py needs {error.name} (make deps: pip install "
+                     "auditwheel-emscripten 'wheel<0.46')") from error
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = ROOT / "py" / "samebits"
@@ -57,74 +66,43 @@ NATIVE_SUFFIXES = (".so", ".dylib", ".dll", ".pyd", ".pyc", ".wasm")
 
 # ---------------------------------------------------------------- wasm check
 
-def _leb(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
+class _Module(webassembly.Module):
+    """auditwheel-emscripten's wasm reader (emscripten's tools/webassembly.py),
+    keeping the limits of imported memories and tables: its get_imports reads
+    them through read_limits and drops them, and their flags are the one fact
+    the wheel needs that it does not return (bit 2: the memory is shared)."""
+
+    def __init__(self, filename: str) -> None:
+        super().__init__(filename)
+        self.import_limits: list = []
+
+    def read_limits(self):
+        limits = super().read_limits()
+        self.import_limits.append(limits)
+        return limits
 
 
-def _name(data: bytes, pos: int) -> tuple[str, int]:
-    size, pos = _leb(data, pos)
-    return data[pos:pos + size].decode("utf-8"), pos + size
-
-
-def side_module_facts(data: bytes) -> dict:
-    """What wheel building must know of a wasm module: whether it is a dynamic
-    library (dylink section), its imports and whether its memory is shared."""
-    if data[:4] != b"\0asm":
-        raise ValueError("not a WebAssembly module (no \\0asm magic)")
-    facts = {"dylink": False, "imports": [], "shared_memory": False, "exports": []}
-    pos = 8
-    while pos < len(data):
-        section, pos = data[pos], pos + 1
-        size, pos = _leb(data, pos)
-        end = pos + size
-        if section == 0:
-            name, _ = _name(data, pos)
-            facts["dylink"] |= name in ("dylink", "dylink.0")
-        elif section == 2:  # imports
-            count, p = _leb(data, pos)
-            for _ in range(count):
-                module, p = _name(data, p)
-                field, p = _name(data, p)
-                kind, p = data[p], p + 1
-                facts["imports"].append(f"{module}.{field}")
-                if kind == 0:            # function: type index
-                    _, p = _leb(data, p)
-                elif kind == 1:          # table: reftype + limits
-                    p += 1
-                    flags, p = _leb(data, p)
-                    _, p = _leb(data, p)
-                    if flags & 1:
-                        _, p = _leb(data, p)
-                elif kind == 2:          # memory: limits
-                    flags, p = _leb(data, p)
-                    facts["shared_memory"] |= bool(flags & 2)
-                    _, p = _leb(data, p)
-                    if flags & 1:
-                        _, p = _leb(data, p)
-                elif kind == 3:          # global: valtype + mutability
-                    p += 2
-                else:
-                    raise ValueError(f"unknown import kind {kind}")
-        elif section == 7:  # exports
-            count, p = _leb(data, pos)
-            for _ in range(count):
-                field, p = _name(data, p)
-                p += 1
-                _, p = _leb(data, p)
-                facts["exports"].append(field)
-        pos = end
-    return facts
+def side_module_facts(path: Path) -> dict:
+    """What wheel building must know of a wasm module, as auditwheel-emscripten
+    reads it: whether it is a dynamic library (dylink section), its imports
+    ("module.field") and exports, and whether its memory is shared."""
+    if not is_wasm_module(path):
+        raise ValueError(f"{path} is not a WebAssembly module (no \\0asm magic)")
+    with _Module(str(path)) as module:
+        dylink = any(s.name in ("dylink", "dylink.0") for s in module.sections())
+        imports, exports = module.get_imports(), module.get_exports()
+    limited = [i for i in imports if i.kind in (ExternType.MEMORY, ExternType.TABLE)]
+    if len(limited) != len(module.import_limits):
+        raise RuntimeError("auditwheel-emscripten no longer reads import limits through "
+                           "Module.read_limits: make_wheel.py cannot tell shared memory")
+    shared = any(i.kind == ExternType.MEMORY and limits.flags & 2
+                 for i, limits in zip(limited, module.import_limits))
+    return {"dylink": dylink, "imports": [f"{i.module}.{i.field}" for i in imports],
+            "shared_memory": shared, "exports": [e.name for e in exports]}
 
 
 def check_side_module(path: Path) -> dict:
-    facts = side_module_facts(path.read_bytes())
+    facts = side_module_facts(path)
     problems = _side_module_problems(facts)
     if problems:
         raise SystemExit(f"make_wheel.py: {path} is not a usable Pyodide side module: "
@@ -135,7 +113,7 @@ def check_side_module(path: Path) -> dict:
 def check_fast_module(path: Path) -> dict:
     """The relaxed-SIMD module: a side module like the plain one, which binds
     its own symbols inside itself and imports nothing Pyodide lacks."""
-    facts = side_module_facts(path.read_bytes())
+    facts = side_module_facts(path)
     problems = _side_module_problems(facts)
     exports = set(facts["exports"])
     # GOT.func.X / GOT.mem.X imports are filled from one table shared by every
@@ -147,7 +125,7 @@ def check_fast_module(path: Path) -> dict:
         problems.append(f"it reaches its own symbols through the global offset table "
                         f"({', '.join(self_bound[:4])}...; link with -Bsymbolic)")
     if PYODIDE_MAIN.is_file():
-        provided = set(side_module_facts(PYODIDE_MAIN.read_bytes())["exports"])
+        provided = set(side_module_facts(PYODIDE_MAIN)["exports"])
         source = str(PYODIDE_MAIN.relative_to(ROOT))
     else:
         provided, source = LIBC_IMPORTS, "the C library functions make_wheel.py allows"
