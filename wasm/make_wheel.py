@@ -17,29 +17,41 @@ web/node_modules/pyodide/pyodide-lock.json when present. The archive is
 reproducible: sorted entries, fixed timestamps (SOURCE_DATE_EPOCH if set).
 
 Writes wasm/out/<wheel> and wasm/out/wheel.json ({"wheel": name, ...}), which
-the web page and the tests read to find the wheel. auditwheel-emscripten
-(from make deps) reads the modules; the rest is the standard library.
+the web page and the tests read to find the wheel.
+
+Libraries do the generic parts: auditwheel-emscripten reads the modules,
+packaging writes METADATA, `wheel pack` names the wheel, writes RECORD and
+zips it (all from `make deps`). What stays here is what is particular to this
+package: the checks of the modules against what Pyodide loads and provides,
+the tags of the pinned Pyodide, and the layout of the wheel.
 """
 from __future__ import annotations
 
 import argparse
-import base64
+import configparser
 import hashlib
+import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
-import time
-import zipfile
+import tempfile
 from pathlib import Path
 
 try:
     from auditwheel_emscripten.emscripten_tools import webassembly
     from auditwheel_emscripten.emscripten_tools.webassembly import ExternType
     from auditwheel_emscripten.wasm_utils import is_wasm_module
+    from packaging.metadata import Metadata
+    from packaging.utils import canonicalize_name
 except ImportError as error:
     raise SystemExit(f"make_wheel.py needs {error.name} (make deps: pip install "
-                     "auditwheel-emscripten 'wheel<0.46')") from error
+                     "auditwheel-emscripten 'wheel<0.46' 'packaging>=26')") from error
+if not hasattr(Metadata, "as_rfc822"):
+    raise SystemExit("make_wheel.py needs packaging 26 or newer, which writes METADATA "
+                     "(make deps: pip install 'packaging>=26')")
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = ROOT / "py" / "samebits"
@@ -186,43 +198,64 @@ def runtime_tags(abi: str | None) -> tuple[str, str, str, str]:
     return "py3", "none", f"{series}_{abi}_wasm32", source
 
 
-def metadata_text(project: dict) -> str:
-    lines = ["Metadata-Version: 2.1", f"Name: {project['name']}",
-             f"Version: {project['version']}"]
-    if project.get("description"):
-        lines.append(f"Summary: {project['description']}")
-    license_text = (project.get("license") or {}).get("text")
-    if license_text:
-        lines.append(f"License: {license_text}")
-    if project.get("requires-python"):
-        lines.append(f"Requires-Python: {project['requires-python']}")
-    lines += [f"Classifier: {c}" for c in project.get("classifiers", [])]
-    for extra, requirements in (project.get("optional-dependencies") or {}).items():
-        lines.append(f"Provides-Extra: {extra}")
-        for req in requirements:
-            lines.append(f'Requires-Dist: {req}; extra == "{extra}"')
+def metadata_text(project: dict) -> bytes:
+    """METADATA (core metadata 2.1) of pyproject.toml's [project] table,
+    validated and written by packaging.metadata; the README is its body."""
+    extras = project.get("optional-dependencies") or {}
     readme = ROOT / "README.md"
     body = readme.read_text(encoding="utf-8") if readme.is_file() else ""
-    if body:
-        lines.append("Description-Content-Type: text/markdown")
-    return "\n".join(lines) + "\n\n" + body
+    raw = {"metadata_version": "2.1", "name": project["name"], "version": project["version"],
+           "summary": project.get("description"),
+           "license": (project.get("license") or {}).get("text"),
+           "requires_python": project.get("requires-python"),
+           "classifiers": project.get("classifiers"),
+           "provides_extra": list(extras),
+           "requires_dist": [f'{req}; extra == "{extra}"'
+                             for extra, requirements in extras.items() for req in requirements],
+           "description": body, "description_content_type": "text/markdown" if body else None}
+    return Metadata.from_raw({k: v for k, v in raw.items() if v}).as_rfc822().as_bytes()
 
 
-def _record_hash(data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-    return "sha256=" + digest.decode("ascii")
+def entry_points_text(project: dict) -> str:
+    """entry_points.txt (an ini file): [project.scripts] as console_scripts,
+    then [project.entry-points] (pytest11: the same_bits plugin)."""
+    groups = {"console_scripts": project.get("scripts"), **(project.get("entry-points") or {})}
+    parser = configparser.RawConfigParser(delimiters=("=",))
+    parser.optionxform = str     # entry point names keep their case
+    parser.read_dict({group: entries for group, entries in groups.items() if entries})
+    text = io.StringIO()
+    parser.write(text)
+    return text.getvalue()
 
 
-def package_files() -> list[tuple[str, bytes]]:
+def package_files() -> list[tuple[str, Path]]:
     files = []
     for path in sorted(PACKAGE_DIR.rglob("*")):
         rel = path.relative_to(PACKAGE_DIR)
         if not path.is_file() or "__pycache__" in rel.parts or path.name.endswith(NATIVE_SUFFIXES):
             continue  # a native libsamebits.so from an in-place build must never ship here
-        files.append((f"samebits/{rel.as_posix()}", path.read_bytes()))
+        files.append((f"samebits/{rel.as_posix()}", path))
     if not any(name == "samebits/__init__.py" for name, _ in files):
         raise SystemExit(f"make_wheel.py: no samebits/__init__.py under {PACKAGE_DIR}")
     return files
+
+
+def pack(tree: Path, out: Path) -> Path:
+    """`wheel pack`: names the wheel from its dist-info folder and WHEEL tags,
+    writes RECORD and zips the tree (the dist-info last, RECORD the very last;
+    sorted entries, timestamps from SOURCE_DATE_EPOCH, by default 1980)."""
+    for path in tree.rglob("*"):
+        if path.is_file():
+            path.chmod(0o644)
+    out.mkdir(parents=True)
+    env = {**os.environ, "SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH") or "315532800"}
+    proc = subprocess.run([sys.executable, "-m", "wheel", "pack", str(tree), "--dest-dir", str(out)],
+                          capture_output=True, text=True, env=env)
+    wheels = list(out.glob("*.whl"))
+    if proc.returncode != 0 or len(wheels) != 1:
+        raise SystemExit(f"make_wheel.py: wheel pack failed (make deps installs wheel):\n"
+                         f"{proc.stdout}{proc.stderr}")
+    return wheels[0]
 
 
 def build_wheel(library: Path, out: Path,
@@ -230,49 +263,40 @@ def build_wheel(library: Path, out: Path,
     facts = check_side_module(library)
     fast_facts = check_fast_module(fast_library) if fast_library is not None else None
     project = project_metadata()
-    name, version = project["name"], project["version"]
     py_tag, abi_tag, plat_tag, tag_source = runtime_tags(abi)
     tag = f"{py_tag}-{abi_tag}-{plat_tag}"
-    dist = re.sub(r"[-_.]+", "_", name).lower()
-    dist_info = f"{dist}-{version}.dist-info"
-    wheel_name = f"{dist}-{version}-{tag}.whl"
+    dist = canonicalize_name(project["name"]).replace("-", "_")
+    dist_info = f"{dist}-{project['version']}.dist-info"
 
-    entries = package_files()
-    entries.append((f"samebits/{LIBRARY_NAME}", library.read_bytes()))
+    files = package_files()
+    files.append((f"samebits/{LIBRARY_NAME}", library))
     if fast_library is not None:
-        entries.append((f"samebits/{FAST_LIBRARY_NAME}", fast_library.read_bytes()))
-    entries.append((f"{dist_info}/METADATA", metadata_text(project).encode("utf-8")))
+        files.append((f"samebits/{FAST_LIBRARY_NAME}", fast_library))
     if (ROOT / "LICENSE").is_file():
-        entries.append((f"{dist_info}/licenses/LICENSE", (ROOT / "LICENSE").read_bytes()))
-    entries.append((f"{dist_info}/WHEEL", (
-        "Wheel-Version: 1.0\n"
-        "Generator: samebits wasm/make_wheel.py\n"
-        "Root-Is-Purelib: false\n"
-        f"Tag: {tag}\n").encode("ascii")))
-    groups = {"console_scripts": project.get("scripts") or {}}
-    groups.update(project.get("entry-points") or {})     # pytest11: the same_bits plugin
-    text = "".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in entries_.items()) + "\n"
-                   for g, entries_ in groups.items() if entries_)
-    if text:
-        entries.append((f"{dist_info}/entry_points.txt", text.encode("utf-8")))
-    record = "".join(f"{n},{_record_hash(d)},{len(d)}\n" for n, d in entries)
-    record += f"{dist_info}/RECORD,,\n"
-    entries.append((f"{dist_info}/RECORD", record.encode("utf-8")))
+        files.append((f"{dist_info}/licenses/LICENSE", ROOT / "LICENSE"))
+    # WHEEL is the input of `wheel pack`: the wheel's name takes its Tag line.
+    texts = {"METADATA": metadata_text(project),
+             "WHEEL": ("Wheel-Version: 1.0\n"
+                       "Generator: samebits wasm/make_wheel.py\n"
+                       "Root-Is-Purelib: false\n"
+                       f"Tag: {tag}\n").encode("ascii"),
+             "entry_points.txt": entry_points_text(project).encode("utf-8")}
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        for arcname, source in files:
+            (tree / arcname).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tree / arcname)
+        (tree / dist_info).mkdir(parents=True, exist_ok=True)
+        for name, data in texts.items():
+            if data:
+                (tree / dist_info / name).write_bytes(data)
+        packed = pack(tree, Path(tmp) / "wheel")
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob(f"{dist}-*.whl"):
+            old.unlink()
+        target = Path(shutil.move(packed, out / packed.name))
 
-    epoch = max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800)
-    stamp = time.gmtime(epoch)[:6]
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob(f"{dist}-*.whl"):
-        old.unlink()
-    target = out / wheel_name
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
-        for arcname, data in entries:  # the dist-info last, RECORD the very last
-            info = zipfile.ZipInfo(arcname, date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, data)
-
-    manifest = {"wheel": wheel_name, "tag": tag, "tag_source": tag_source,
+    manifest = {"wheel": target.name, "tag": tag, "tag_source": tag_source,
                 "library": f"samebits/{LIBRARY_NAME}", "library_bytes": library.stat().st_size,
                 "library_sha256": hashlib.sha256(library.read_bytes()).hexdigest(),
                 "imports": facts["imports"], "fast_library": None}
