@@ -17,7 +17,7 @@ from ._conv import PackedConv2d, conv2d, pack_conv2d
 from ._elementwise import (cos, elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log,
                            mish, relu, relu6, sigmoid, silu, sin, softplus, tanh)
 from ._explain import Plan, explain
-from ._info import __version__, info
+from ._info import info
 from ._linear import linear
 from ._matmul import matmul
 from ._maxpool import max_pool2d
@@ -28,6 +28,7 @@ from ._paths import path, paths, use_path
 from ._reduce import layer_norm, log_softmax, mean, softmax, sum
 from ._resize import interpolate
 from ._threads import get_num_threads, set_num_threads
+from ._version import __version__
 from . import _threadpoolctl
 
 __all__ = [

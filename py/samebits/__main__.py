@@ -5,15 +5,17 @@ import argparse
 import json
 import sys
 import time
+from typing import NoReturn, Optional
 
 from . import _paths, hashes
-from ._info import __version__, info
+from ._info import info
+from ._version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
     """Errors as one line (no usage block): what was wrong and with which option."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -49,7 +51,8 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _hashes_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple:
+def _hashes_plan(args: argparse.Namespace, parser: argparse.ArgumentParser
+                 ) -> tuple[list[str], list[str], Optional[list[int]], list[str], list[str]]:
     """The validated options of `samebits hashes`; a one-line error otherwise."""
     modes = _csv(args.modes)
     bad = [m for m in modes if m not in ("exact", "fast")]
@@ -61,7 +64,7 @@ def _hashes_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> t
     if bad:
         parser.error(f"--paths: {','.join(bad)} cannot run on this machine (it runs "
                      f"{','.join(runnable)})")
-    threads = None
+    threads: Optional[list[int]] = None
     if args.threads:
         try:
             threads = [int(t) for t in _csv(args.threads)]
@@ -158,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     d.set_defaults(run=_cmd_digest, parser=d)
     args = parser.parse_args(argv)
     try:
-        return args.run(args, args.parser)
+        status: int = args.run(args, args.parser)
+        return status
     except (ValueError, TypeError) as e:   # the library's own, already worded for people
         args.parser.error(str(e))
         return 2

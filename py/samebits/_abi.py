@@ -102,13 +102,13 @@ class PlanInfo(ctypes.Structure):
                        "workspace_bytes", "estimated_ns", "pack_a", "a_in_place")
 
 
-def packer(structure: type) -> Callable[..., bytes]:
+def packer(structure: type[ctypes.Structure]) -> Callable[..., bytes]:
     """struct.pack for a Structure of int64 fields, in field order: the bytes
     can be passed where C expects a pointer to the structure."""
     return struct.Struct("=" + "q" * len(structure._fields_)).pack
 
 
-def field_index(structure: type, name: str) -> int:
+def field_index(structure: type[ctypes.Structure], name: str) -> int:
     """Position of a field: for the packers' argument order."""
     return [f[0] for f in structure._fields_].index(name)
 

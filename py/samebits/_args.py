@@ -112,7 +112,8 @@ def float32_bits(value: Any, name: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what}: {name} must be a real number, got {type(value).__name__}")
     try:
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        bits: int = struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        return bits
     except OverflowError:
         raise ValueError(f"{what}: {name} = {value!r} is beyond float32's range") from None
 

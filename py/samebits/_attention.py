@@ -12,16 +12,21 @@ from __future__ import annotations
 import array
 import math
 import numbers
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _arith, _operands, _products, _reduce
 from ._operands import Operand, is_numpy
 from ._typing import Mode
 
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._operands import np   # None without numpy
+
 _NEG_INF = float("-inf")
 
 
-def _causal_mask(length: int, source: int) -> memoryview:
+def _causal_mask(length: int, source: int) -> memoryview[float]:
     """(L, S) float32: 0 where j <= i (torch's tril), -inf above."""
     data = array.array("f")
     for i in range(length):
@@ -36,7 +41,6 @@ def _additive_mask(mask: Any) -> Any:
     as it is."""
     if is_numpy(mask):
         if mask.dtype == bool:
-            np = _operands.np
             return np.where(mask, np.float32(0.0), np.float32(_NEG_INF)).astype(np.float32)
         return mask
     try:
@@ -45,7 +49,7 @@ def _additive_mask(mask: Any) -> Any:
         return mask                      # as_operand will name the problem
     if view.format != "?":
         return mask
-    shape = tuple(view.shape)
+    shape = _operands.view_shape(view)
     flat = view.cast("B") if view.c_contiguous else memoryview(view.tobytes())
     data = array.array("f", (0.0 if b else _NEG_INF for b in flat))
     out = memoryview(data).cast("B")
@@ -133,10 +137,10 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     return _products.run(_products.prepare_matmul(scores, value, mode, out, threads))
 
 
-def _shape(x: Any) -> tuple:
+def _shape(x: Any) -> tuple[int, ...]:
     if isinstance(x, Operand):
         return x.shape
     try:
-        return tuple(memoryview(x).shape) if not is_numpy(x) else x.shape
+        return _operands.view_shape(memoryview(x)) if not is_numpy(x) else x.shape
     except TypeError:
         return ()

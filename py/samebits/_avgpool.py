@@ -12,7 +12,7 @@ from ._operands import is_numpy
 IntOrPair = Union[int, Sequence[int]]
 
 
-def _input(x: Any, what: str) -> tuple[Any, tuple[int, int, int, int], bool]:
+def _input(x: Any, what: str) -> tuple[_operands.Operand, tuple[int, ...], bool]:
     t = _operands.as_operand(x, "x", min_ndim=3, dense=True)
     if t.ndim > 4:
         raise ValueError(f"{what}: x must be (N, C, H, W) or (C, H, W), got shape {t.shape}")
@@ -25,8 +25,8 @@ def _input(x: Any, what: str) -> tuple[Any, tuple[int, int, int, int], bool]:
     return t, shape, unbatched
 
 
-def _run(what: str, x: Any, t: Any, shape: tuple, unbatched: bool, oh: int, ow: int,
-         fields: dict, out: Any, threads: Any) -> Any:
+def _run(what: str, x: Any, t: Any, shape: tuple[int, ...], unbatched: bool, oh: int, ow: int,
+         fields: dict[str, int], out: Any, threads: Any) -> Any:
     nthreads = _args.threads(threads, what)
     n, c, h, w = shape
     out_shape = (c, oh, ow) if unbatched else (n, c, oh, ow)

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, Union
 
 from . import _abi, _args, _explain, _lib, _matmul, _operands, _paths, _threads, _unbatched
 from ._products import ACTIVATIONS, activation_code, mode_code
-from ._operands import is_numpy
+from ._operands import Operand, is_numpy
 from ._packed import PackedData
 from ._typing import Mode
 
@@ -47,7 +47,8 @@ class PackedConv2d(PackedData):
         if kh < 1 or kw < 1:
             raise ValueError(f"pack_conv2d: w has an empty kernel (shape {weights.shape})")
         self.path: str = _paths.path()
-        self.shape: tuple[int, int, int, int] = weights.shape
+        # 4-D: as_operand(w, "w", 4) checked it
+        self.shape: tuple[int, int, int, int] = weights.shape   # type: ignore[assignment]
         self.groups: int = groups
         index = _paths.path_index(self.path)
         self._set_nbytes(index)
@@ -58,9 +59,10 @@ class PackedConv2d(PackedData):
         self._numpy_source = is_numpy(w)
 
     def _packed_bytes(self, index: int) -> int:
-        return _lib.lib.sb_conv2d_packed_bytes(index, *self.shape, self.groups)
+        nbytes: int = _lib.lib.sb_conv2d_packed_bytes(index, *self.shape, self.groups)
+        return nbytes
 
-    def _state_ok(self, state: dict) -> bool:
+    def _state_ok(self, state: dict[str, Any]) -> bool:
         groups = state.get("groups")
         return type(groups) is int and 1 <= groups <= _args.LIMIT
 
@@ -181,7 +183,8 @@ def _named_padding(name: str, w: Any, stride: Any, dilation: Any) -> tuple[int, 
     if isinstance(w, PackedConv2d):
         kh, kw = w.shape[2], w.shape[3]
     else:
-        shape = w.shape if hasattr(w, "shape") else memoryview(w).shape
+        shape: Sequence[int] = (w.shape if hasattr(w, "shape")
+                                else _operands.view_shape(memoryview(w)))
         if len(shape) != 4:
             raise ValueError(f"conv2d: w must be 4-D, got shape {tuple(shape)}")
         kh, kw = int(shape[2]), int(shape[3])
@@ -193,7 +196,8 @@ def _named_padding(name: str, w: Any, stride: Any, dilation: Any) -> tuple[int, 
 
 
 def prepare(x: Any, w: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: Any,
-            activation: Any, mode: Any, out: Any, threads: Any) -> tuple:
+            activation: Any, mode: Any, out: Any, threads: Any
+            ) -> tuple[ctypes.CDLL, _abi.Conv2dArgs, _operands.Output, list[tuple[Any, Operand]]]:
     """conv2d's arguments checked into (library, sb_conv2d_args, output, the
     operands to keep alive): what conv2d runs and explain() plans."""
     code = mode_code(mode)
@@ -208,8 +212,9 @@ def prepare(x: Any, w: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
     xt = _operands.as_operand(x, "x", 4, dense=True)
     _args.shape(xt.shape, "x", "conv2d")
     n, c, h, width = xt.shape
-    inputs = [(x, xt)]
+    inputs: list[tuple[Any, Operand]] = [(x, xt)]
     packed = w if isinstance(w, PackedConv2d) else None
+    w_shape: tuple[int, ...]
     if packed is not None:
         if packed.path != _paths.path():
             raise ValueError(f"conv2d: w was packed for path {packed.path!r} but the active path "

@@ -112,8 +112,10 @@ def explain(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Plan:
     thread cap only.
     """
     from . import _conv, _linear, _matmul, _products
-    prepare = {_matmul.matmul: _products.prepare_matmul, _linear.linear: _products.prepare_linear,
-               _conv.conv2d: _conv.prepare}.get(function)
+    preparers: dict[Callable[..., Any], Callable[..., Any]] = {
+        _matmul.matmul: _products.prepare_matmul, _linear.linear: _products.prepare_linear,
+        _conv.conv2d: _conv.prepare}
+    prepare = preparers.get(function)
     if prepare is None:
         raise TypeError(f"explain: function must be samebits.matmul, samebits.linear or "
                         f"samebits.conv2d, got {function!r}")

@@ -10,6 +10,7 @@ import ctypes
 import os
 import sys
 from importlib import resources
+from typing import Any
 
 _LIBRARY_NAMES = {
     "win32": ("samebits.dll", "libsamebits.dll"),
@@ -94,7 +95,8 @@ _diff = ctypes.c_ssize_t
 _int = ctypes.c_int
 
 
-def _declare(name: str, argtypes: list, restype) -> None:
+def _declare(name: str, argtypes: list[type[ctypes._SimpleCData[Any]]],
+             restype: type[ctypes._SimpleCData[Any]] | None) -> None:
     for library in {id(lib): lib, id(fast_lib): fast_lib}.values():
         fn = getattr(library, name)
         fn.argtypes = argtypes

@@ -1,10 +1,15 @@
 """samebits.matmul: the fp32 matrix product, with numpy's shape rules."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _threads
 from ._typing import Mode
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._operands import np   # None without numpy
 
 
 # ---- The fast path --------------------------------------------------------
@@ -38,10 +43,10 @@ from ._typing import Mode
 # A 16 x 16 x 16 call went from ~7 us to ~3.3 us (numpy's a @ b: ~1.65 us); of
 # that, the C call alone is ~0.75 us and np.empty ~0.2 us (bench/call_overhead.py).
 
-_NDARRAY = _operands.np.ndarray if _operands.np is not None else None
+_NDARRAY: Optional[type[np.ndarray[Any, Any]]] = np.ndarray if np is not None else None
 _FLOAT32 = _operands._FLOAT32
 _ITEM = _operands.ITEM
-_np_empty = _operands.np.empty if _operands.np is not None else None
+_np_empty = np.empty if np is not None else None
 _pack_args = _abi.packer(_abi.MatmulArgs)
 # mode -> (code, the C function that runs it)
 _ARGV_CALLS = {"fast": (_lib.MODE_FAST, _lib.fast_lib.sb_matmul),
@@ -50,7 +55,7 @@ _data_address = _operands.data_address
 _LIMIT, _MAX_ELEMENTS, _MAX_THREADS = _args.LIMIT, _args.MAX_ELEMENTS, _args.MAX_THREADS
 
 
-def _import_time_default(read):
+def _import_time_default(read: Callable[[], int]) -> Optional[int]:
     try:
         return read()
     except ValueError:   # invalid SAMEBITS_PATH or SAMEBITS_THREADS: the general path raises

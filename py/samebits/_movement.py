@@ -36,7 +36,8 @@ def _c_strides(shape: Sequence[int]) -> list[int]:
     return list(_operands.c_strides(tuple(shape)))
 
 
-def _new(x_obj: Any, shape: tuple, out: Any, inputs: list, what: str) -> _operands.Output:
+def _new(x_obj: Any, shape: tuple[int, ...], out: Any, inputs: list[tuple[Any, Operand]],
+         what: str) -> _operands.Output:
     _args.output_bytes(shape, what)
     return _operands.Output(out, shape, is_numpy(x_obj), inputs, what)
 
@@ -101,8 +102,8 @@ def concatenate(arrays: Sequence[Any], axis: int = 0, *, out: Any = None,
     return result
 
 
-def _slice_view(t: Operand, ax: int, start: int, stop: int, step: int) -> tuple[tuple, list,
-                                                                                   int]:
+def _slice_view(t: Operand, ax: int, start: int, stop: int, step: int
+                ) -> tuple[tuple[int, ...], list[int], int]:
     """(shape, strides, element offset) of t[..., start:stop:step, ...] on ax."""
     count = len(range(start, stop, step))
     shape = t.shape[:ax] + (count,) + t.shape[ax + 1:]
@@ -126,7 +127,7 @@ def slice(x: Any, dim: int, start: Optional[int] = None,   # noqa: A001 (ONNX's 
         raise ValueError(f"{what}: step must not be 0")
     bounds = [None if v is None else _args.as_int(v, name, what)
               for v, name in ((start, "start"), (stop, "stop"))]
-    a, b, st = builtins.slice(*bounds, st).indices(t.shape[ax])
+    a, b, st = builtins.slice(bounds[0], bounds[1], st).indices(t.shape[ax])
     shape, strides, offset = _slice_view(t, ax, a, b, st)
     nthreads = _args.threads(threads, what)
     output = _new(x, shape, out, [(x, t)], what)
@@ -136,7 +137,7 @@ def slice(x: Any, dim: int, start: Optional[int] = None,   # noqa: A001 (ONNX's 
 
 
 def split(x: Any, split_size_or_sections: Any, dim: int = 0, *,
-          threads: int | None = None) -> list:
+          threads: int | None = None) -> list[Any]:
     """torch.split: pieces of x along dim, each split_size long (the last
     shorter) or of the given lengths (which must add up to the dimension).
     A list of new arrays."""
@@ -219,7 +220,7 @@ def _indices(indices: Any, what: str) -> tuple[list[int], tuple[int, ...]]:
                         f"array, got {type(indices).__name__}") from None
     if view.format.lstrip("<=@") not in ("b", "B", "h", "H", "i", "I", "l", "L", "q", "Q"):
         raise TypeError(f"{what}: indices must hold integers, got buffer format {view.format!r}")
-    flat: list = []
+    flat = []
 
     def walk(v: Any) -> None:
         if isinstance(v, list):
@@ -228,7 +229,7 @@ def _indices(indices: Any, what: str) -> tuple[list[int], tuple[int, ...]]:
         else:
             flat.append(int(v))
     walk(view.tolist())
-    return flat, tuple(view.shape)
+    return flat, _operands.view_shape(view)
 
 
 def take(x: Any, indices: Any, axis: int = 0, *, out: Any = None,

@@ -18,14 +18,17 @@ import ctypes
 import itertools
 import struct
 import sys
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, cast
 
 from ._args import no_memory
 
 try:
     import numpy as np
 except ImportError:  # Pyodide without numpy loaded
-    np = None
+    np = None  # type: ignore[assignment]  # optional: every use checks `np is not None` first
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 _TOO_HARD = getattr(getattr(np, "exceptions", np), "TooHardError", Exception) if np else Exception
 FLOAT_FORMATS = {"f", "=f", "@f", "<f" if sys.byteorder == "little" else ">f"}
@@ -107,13 +110,13 @@ def is_numpy(x: Any) -> bool:
 DATA_OFFSET = object.__basicsize__
 
 
-def _address_reader() -> Any:
+def _address_reader() -> Optional[Callable[[Any], int]]:
     if np is None or sys.implementation.name != "cpython" or sys.maxsize < 2**63 - 1:
         return None
     try:
         memory = memoryview((ctypes.c_char * (1 << 47)).from_address(0)).cast("B")
         unpack = struct.Struct("=Q").unpack_from
-        reader = lambda x: unpack(memory, id(x) + DATA_OFFSET)[0]   # noqa: E731
+        reader: Callable[[Any], int] = lambda x: unpack(memory, id(x) + DATA_OFFSET)[0]   # noqa: E731
         base = np.zeros((4, 6), np.float32)
         probes = (base, base[1:, 2:], base[::-1, ::2], np.empty((0, 3), np.float32))
         return reader if all(reader(x) == x.ctypes.data for x in probes) else None
@@ -121,16 +124,18 @@ def _address_reader() -> Any:
         return None
 
 
-data_address = _address_reader()
+# None where DATA_FIELD_HOLDS is false; only called where it holds.
+data_address = cast("Callable[[Any], int]", _address_reader())
 DATA_FIELD_HOLDS = data_address is not None
 
 
-def numpy_address(x: "np.ndarray") -> int:
+def numpy_address(x: npt.NDArray[Any]) -> int:
     """Address of x's first element."""
     if DATA_FIELD_HOLDS:
         return data_address(x)
     try:   # writable C-contiguous arrays; refuses the others (read-only, strided, empty)
-        return _addressof(_char_from_buffer(x))
+        # numpy's stubs give ndarray __buffer__ on Python >= 3.12 only; it has the buffer protocol
+        return _addressof(_char_from_buffer(x))   # type: ignore[arg-type]
     except (TypeError, ValueError, BufferError):
         return x.ctypes.data
 
@@ -139,12 +144,12 @@ def _ndim_ok(ndim: int, want: Optional[int], min_ndim: int) -> bool:
     return ndim == want if want is not None else ndim >= min_ndim
 
 
-def _ndim_error(name: str, shape: tuple, want: Optional[int], min_ndim: int) -> ValueError:
+def _ndim_error(name: str, shape: tuple[int, ...], want: Optional[int], min_ndim: int) -> ValueError:
     rule = f"{want}-D" if want is not None else f"at least {min_ndim}-D"
     return ValueError(f"{name} must be {rule}, got shape {shape}")
 
 
-def _from_numpy(x: "np.ndarray", name: str, ndim: Optional[int], min_ndim: int,
+def _from_numpy(x: npt.NDArray[Any], name: str, ndim: Optional[int], min_ndim: int,
                 dense: bool) -> Operand:
     if x.dtype is not _FLOAT32 and x.dtype != _FLOAT32:
         hint = " (convert with .astype(np.float32))" if x.dtype.kind in "fiub" else ""
@@ -180,8 +185,14 @@ def float_view(x: Any, name: str, ndim: Optional[int] = None, min_ndim: int = 0)
     if view.format not in FLOAT_FORMATS:
         raise TypeError(f"{name} must hold float32 (buffer format 'f'), got format {view.format!r}")
     if not _ndim_ok(view.ndim, ndim, min_ndim):
-        raise _ndim_error(name, tuple(view.shape), ndim, min_ndim)
+        raise _ndim_error(name, view_shape(view), ndim, min_ndim)
     return view
+
+
+def view_shape(view: memoryview) -> tuple[int, ...]:
+    """tuple(view.shape). typeshed has memoryview.shape Optional; CPython gives
+    a tuple for every view (() for a 0-d one)."""
+    return tuple(cast("tuple[int, ...]", view.shape))
 
 
 def view_address(view: memoryview) -> int:
@@ -193,7 +204,7 @@ def view_address(view: memoryview) -> int:
 
 def _from_buffer(x: Any, name: str, ndim: Optional[int], min_ndim: int) -> Operand:
     view = float_view(x, name, ndim, min_ndim)
-    shape = tuple(view.shape)
+    shape = view_shape(view)
     if view.c_contiguous and not view.readonly:
         return Operand(view_address(view), shape, c_strides(shape), view, True)
     # Read-only (no safe way to take its address from Python) or strided: one
@@ -249,8 +260,9 @@ def same_elements(out: Any, x: Any) -> bool:
     if out is x:
         return True
     if is_numpy(out) and is_numpy(x):
-        return (out.shape == x.shape and out.strides == x.strides and out.size > 0
-                and out.__array_interface__["data"][0] == x.__array_interface__["data"][0])
+        same: bool = (out.shape == x.shape and out.strides == x.strides and out.size > 0
+                      and out.__array_interface__["data"][0] == x.__array_interface__["data"][0])
+        return same
     return False
 
 
@@ -270,12 +282,14 @@ def _as_array(x: Any) -> Any:
         return None
 
 
-def numpy_span(a: "np.ndarray") -> tuple[int, int]:
+def numpy_span(a: npt.NDArray[Any]) -> tuple[int, int]:
     """[lo, hi) of the bytes a numpy array covers; empty when it has no element."""
     if a.size == 0:
         return (0, 0)
     utils = getattr(np.lib, "array_utils", None)
-    bounds = utils.byte_bounds if utils is not None else np.byte_bounds
+    # np.byte_bounds: numpy < 2, where np.lib.array_utils is missing (numpy 2's stubs lack it)
+    bounds: Callable[[Any], tuple[int, int]] = (
+        utils.byte_bounds if utils is not None else np.byte_bounds)   # type: ignore[attr-defined]
     return bounds(a)
 
 
@@ -315,7 +329,9 @@ def overlaps(out: Any, out_span: Callable[[], tuple[int, int] | None],
             if not np.may_share_memory(out_array, obj_array):
                 continue
             try:
-                if np.shares_memory(out_array, obj_array, max_work=100_000):
+                # numpy's stub allows max_work -1 or 0 only; a positive bound is documented
+                if np.shares_memory(out_array, obj_array,
+                                    max_work=100_000):   # type: ignore[arg-type]
                     return True
             except _TOO_HARD:   # undecided within the work limit: refuse
                 return True
@@ -387,11 +403,11 @@ class Output:
             else:   # a layout the kernels cannot write: through a temporary
                 temp, self.operand = self._fresh(shape, True, what, "a temporary for out")
                 self._copy_back = lambda: np.copyto(out, temp)
-            out_span = lambda: numpy_span(out)   # noqa: E731
+            out_span: Callable[[], tuple[int, int] | None] = lambda: numpy_span(out)   # noqa: E731
         else:
             view = float_view(out, f"{what}: out", len(shape))
-            if tuple(view.shape) != shape:
-                raise ValueError(f"{what}: out has shape {tuple(view.shape)}, "
+            if view_shape(view) != shape:
+                raise ValueError(f"{what}: out has shape {view_shape(view)}, "
                                  f"the result has shape {shape}")
             if view.readonly:
                 raise ValueError(f"{what}: out is read-only")
@@ -415,10 +431,10 @@ class Output:
                 array = np.empty(shape, dtype=np.float32)
                 return array, Operand(numpy_address(array) if array.size else 0, shape,
                                       c_strides(shape), array, True)
-            storage = ctypes.c_float
+            storage_type: type[ctypes.c_float] | type[ctypes.Array[Any]] = ctypes.c_float
             for s in reversed(shape):
-                storage = storage * s
-            storage = storage()
+                storage_type = storage_type * s
+            storage = storage_type()
             view = memoryview(storage)
             result = view.cast("B").cast("f", shape) if prod(shape) else view
             return result, Operand(ctypes.addressof(storage), shape, c_strides(shape), storage,

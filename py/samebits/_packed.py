@@ -66,17 +66,17 @@ class PackedData:
     def address(self) -> int:
         return self._address
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         state = {name: getattr(self, name) for name in self._STATE}
         state["version"] = _STATE_VERSION
         state["data"] = ctypes.string_at(self._address, self.nbytes)
         return state
 
-    def _state_ok(self, state: dict) -> bool:
+    def _state_ok(self, state: dict[str, Any]) -> bool:
         """Whether a subclass's own attributes in `state` are well formed."""
         return True
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         what = f"{self._WHAT}: unpickling a {type(self).__name__}"
         if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
             raise ValueError(f"{what}: not a state of this samebits version")
@@ -120,7 +120,8 @@ class PackedMatrix(PackedData):
             source = _operands.Operand(source.ptr, source.shape[::-1], source.strides[::-1],
                                        source.keep, source.zero_copy)
         self.path: str = _paths.path()
-        self.shape: tuple[int, int] = source.shape
+        # 2-D: as_operand(b, name, 2) checked it
+        self.shape: tuple[int, int] = source.shape   # type: ignore[assignment]
         index = _paths.path_index(self.path)
         k, n = self.shape
         self._set_nbytes(index)
@@ -131,7 +132,8 @@ class PackedMatrix(PackedData):
         self._numpy_source = _operands.is_numpy(b)
 
     def _packed_bytes(self, index: int) -> int:
-        return _lib.lib.sb_packed_b_bytes(index, *self.shape)
+        nbytes: int = _lib.lib.sb_packed_b_bytes(index, *self.shape)
+        return nbytes
 
     def __repr__(self) -> str:
         return f"PackedMatrix(shape={self.shape}, path={self.path!r}, nbytes={self.nbytes})"

@@ -5,7 +5,7 @@ import contextlib
 import functools
 import contextvars
 import os
-from typing import Iterator
+from typing import Iterator, cast
 
 from ._lib import lib
 
@@ -67,7 +67,7 @@ def path() -> str:
         return forced
     if _DEFAULT_ERROR:
         raise ValueError(_DEFAULT_ERROR)
-    return _DEFAULT
+    return cast(str, _DEFAULT)   # a path whenever _DEFAULT_ERROR is None
 
 
 def active_path_index() -> int:
@@ -80,7 +80,7 @@ def default_path_index() -> int:
     SAMEBITS_PATH names a path this machine cannot run)."""
     if _DEFAULT_ERROR:
         raise ValueError(_DEFAULT_ERROR)
-    return _INDEX[_DEFAULT]
+    return _INDEX[cast(str, _DEFAULT)]   # a path whenever _DEFAULT_ERROR is None
 
 
 # The name forced by use_path() in this thread and task, or None: the one

@@ -92,14 +92,14 @@ class Call(NamedTuple):
     library: Any
     args: _abi.MatmulArgs
     batch: Optional[_abi.Batch]
-    keep: tuple
+    keep: tuple[Any, ...]
     output: _operands.Output
-    runs: list
+    runs: list[tuple[int, ...]]   # (a, b, c) element offsets of each C call
     scalar: bool         # a vector . vector product into a new numpy array: return its element
 
 
-def _broadcast(a_batch: tuple, b_batch: tuple, what: str, a_shape: tuple,
-               b_shape: tuple) -> tuple:
+def _broadcast(a_batch: tuple[int, ...], b_batch: tuple[int, ...], what: str,
+               a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> tuple[int, ...]:
     ndim = max(len(a_batch), len(b_batch))
     a_full = (1,) * (ndim - len(a_batch)) + a_batch
     b_full = (1,) * (ndim - len(b_batch)) + b_batch
@@ -113,18 +113,20 @@ def _broadcast(a_batch: tuple, b_batch: tuple, what: str, a_shape: tuple,
     return tuple(shape)
 
 
-def _batch_strides(shape: tuple, batch: tuple, strides: tuple) -> list:
+def _batch_strides(shape: tuple[int, ...], batch: tuple[int, ...], strides: tuple[int, ...]
+                   ) -> list[int]:
     """Element strides of an operand's batch dimensions aligned to the
     broadcast batch `shape`: 0 where it is broadcast."""
     pad = len(shape) - len(batch)
     return [0 if d < pad or batch[d - pad] == 1 else strides[d - pad] for d in range(len(shape))]
 
 
-def _merge_batch(shape: tuple, strides: Sequence[list]) -> list:
+def _merge_batch(shape: tuple[int, ...], strides: Sequence[list[int]]
+                 ) -> list[tuple[int, tuple[int, ...]]]:
     """Batch dimensions as (extent, (stride of a, b, c)) with extent-1
     dimensions dropped and neighbours merged where every operand steps
     through them as through one dimension."""
-    dims: list = []
+    dims: list[tuple[int, tuple[int, ...]]] = []
     for d, extent in enumerate(shape):
         if extent == 1:
             continue
@@ -136,7 +138,7 @@ def _merge_batch(shape: tuple, strides: Sequence[list]) -> list:
     return dims
 
 
-def _core(op: Operand, vector_axis: int) -> tuple:
+def _core(op: Operand, vector_axis: int) -> tuple[int, int, int, int]:
     """(rows, cols, row stride, col stride) of an operand's last two
     dimensions; a 1-D operand is a row (vector_axis 0) or a column (1)."""
     if op.ndim == 1:
@@ -147,8 +149,9 @@ def _core(op: Operand, vector_axis: int) -> tuple:
 
 
 def _prepare(what: str, mode: str, threads: Any, a_obj: Any, a: Operand, b: Any,
-             b_core: tuple, b_batch: tuple, b_vector: bool, out: Any, numpy_result: bool,
-             bias: Optional[Operand], activation: int, other_inputs: list) -> Call:
+             b_core: tuple[int, int, int, int], b_batch: tuple[int, ...], b_vector: bool,
+             out: Any, numpy_result: bool, bias: Optional[Operand], activation: int,
+             other_inputs: list[tuple[Any, Operand]]) -> Call:
     """The common part of matmul and linear once the operands are read: shapes,
     broadcasting, output, batch layout. b is an Operand (b_core its (k, n,
     row stride, col stride)) or a PackedMatrix (b_core (k, n, 0, 0));
@@ -204,11 +207,11 @@ def _prepare(what: str, mode: str, threads: Any, a_obj: Any, a: Operand, b: Any,
     return Call(what, library, args, batch_struct, (a, b, bias), output, runs, scalar)
 
 
-def _shape_of(b: Any) -> tuple:
+def _shape_of(b: Operand | PackedMatrix) -> tuple[int, ...]:
     return b.shape
 
 
-_NO_OFFSETS = [(0, 0, 0)]
+_NO_OFFSETS: list[tuple[int, ...]] = [(0, 0, 0)]
 
 
 def _unit_rows(op: Operand) -> bool:   # the kernels write rows with unit column stride
@@ -238,6 +241,8 @@ def _read(x: Any, name: str, what: str) -> Operand:
 def prepare_matmul(a: Any, b: Any, mode: str, out: Any, threads: Any) -> Call:
     """matmul(a, b) as numpy's matmul shapes it."""
     ma = _read(a, "a", "matmul")
+    batch: tuple[int, ...]
+    b_inputs: list[tuple[Any, Operand]]
     if isinstance(b, PackedMatrix):
         _check_packed(b, "matmul", "b")
         kb, n = b.shape
@@ -258,6 +263,9 @@ def prepare_linear(x: Any, weight: Any, bias: Any, activation: Any, mode: str, o
     what = "linear"
     code = activation_code(activation, what)
     mx = _read(x, "x", what)
+    b: Operand | PackedMatrix
+    b_inputs: list[tuple[Any, Operand]]
+    w_shape: tuple[int, ...]
     if isinstance(weight, PackedMatrix):
         _check_packed(weight, what, "weight")
         in_features, out_features = weight.shape

@@ -13,7 +13,7 @@ import numbers
 from typing import Any, Optional, Sequence, Union
 
 from . import _abi, _args, _lib, _operands, _paths
-from ._operands import is_numpy, prod
+from ._operands import Operand, is_numpy, prod
 from ._products import mode_code
 from ._typing import Mode
 
@@ -132,7 +132,7 @@ def layer_norm(x: Any, normalized_shape: Union[int, Sequence[int]], weight: Any 
         raise ValueError(f"{what}: normalized_shape {norm} must be the trailing dimensions of "
                          f"x, whose shape is {t.shape}")
     n = prod(norm)
-    tensors = []
+    tensors: list[tuple[Any, Optional[Operand]]] = []
     for obj, name in ((weight, "weight"), (bias, "bias")):
         if obj is None:
             tensors.append((None, None))

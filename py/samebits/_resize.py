@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import math
 import numbers
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union, cast, overload
 
 from . import _abi, _args, _lib, _operands
 from ._operands import is_numpy
@@ -24,16 +24,23 @@ def scale_bits(size_in: int, size_out: int, factor: Optional[float], align: bool
     return _args.float32_bits(scale, "the scale", "interpolate")
 
 
-def _pair(value: Any, name: str, real: bool) -> tuple:
+@overload
+def _pair(value: Any, name: str, real: Literal[False]) -> tuple[int, ...]: ...
+@overload
+def _pair(value: Any, name: str, real: Literal[True]) -> tuple[float, ...]: ...
+
+
+def _pair(value: Any, name: str, real: bool) -> tuple[float, ...]:
+    """Floats when real, else ints."""
     items = value if isinstance(value, (list, tuple)) else (value, value)
     if len(items) != 2:
         raise ValueError(f"interpolate: {name} must be one value or a pair, got {value!r}")
-    out = []
+    out: list[float] = []
     for v in items:
         if isinstance(v, bool) or not isinstance(v, numbers.Real if real else numbers.Integral):
             kind = "real numbers" if real else "ints"
             raise TypeError(f"interpolate: {name} must hold {kind}, got {v!r}")
-        out.append(float(v) if real else int(v))
+        out.append(float(v) if real else int(cast(numbers.Integral, v)))
     return tuple(out)
 
 
@@ -71,7 +78,7 @@ def interpolate(x: Any, size: Union[int, Sequence[int], None] = None,
         oh, ow = _pair(size, "size", False)
         for v in (oh, ow):
             _args.bounded(v, "size", what)
-        scales = [None, None]
+        scales: list[Optional[float]] = [None, None]
     else:
         sh, sw = _pair(scale_factor, "scale_factor", True)
         if not (sh > 0 and sw > 0 and math.isfinite(sh) and math.isfinite(sw)):

@@ -24,7 +24,7 @@ SHAPES = ((5, 37, 11), (50, 300, 33), (6, 513, 16), (1, 768, 40), (70, 1000, 9))
 EPS32 = 2.0 ** -24
 
 
-def _matrix(rows: int, cols: int, seed: int) -> tuple[memoryview, list[float]]:
+def _matrix(rows: int, cols: int, seed: int) -> tuple[memoryview[float], list[float]]:
     buf = _testdata.float_buffer(rows * cols, seed, 0)
     view = memoryview(buf).cast("B").cast("f", (rows, cols))
     return view, list(buf)[:rows * cols]
@@ -36,7 +36,7 @@ def _flat(result: Any) -> tuple[bytes, list[float]]:
     return data, list(memoryview(data).cast("f"))
 
 
-def fast_check(shapes: Iterable[tuple[int, int, int]] = SHAPES, path: str | None = None) -> dict:
+def fast_check(shapes: Iterable[tuple[int, int, int]] = SHAPES, path: str | None = None) -> dict[str, Any]:
     """Runs the check on `path` (default: the active one); returns a dict:
     ok, worst (largest error / bound), fast_differs (outputs where fast and
     exact differ), per-shape rows with the fast output's sha256, and which

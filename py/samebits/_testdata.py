@@ -33,7 +33,8 @@ def value_bits(index: int, seed: int) -> int:
     x = float((u >> 8) - 0x800000) * 2.0 ** -23
     if (u & 0xFF) < 8:
         x *= 2.0 ** -64
-    return struct.unpack("<I", struct.pack("<f", x))[0]
+    bits: int = struct.unpack("<I", struct.pack("<f", x))[0]
+    return bits
 
 
 def special_positions(count: int, seed: int, nspecial: int) -> list[tuple[int, int]]:
@@ -50,12 +51,12 @@ def reference_bits(count: int, seed: int, nspecial: int) -> list[int]:
     return bits
 
 
-def fill(buffer: ctypes.Array, seed: int, nspecial: int) -> None:
+def fill(buffer: ctypes.Array[ctypes.c_float], seed: int, nspecial: int) -> None:
     """Fills a ctypes float array with the test values (C implementation)."""
     lib.sb_fill_test_values(ctypes.addressof(buffer), len(buffer), seed & MASK, nspecial)
 
 
-def float_buffer(count: int, seed: int, nspecial: int) -> ctypes.Array:
+def float_buffer(count: int, seed: int, nspecial: int) -> ctypes.Array[ctypes.c_float]:
     buffer = (ctypes.c_float * max(count, 1))()
     fill(buffer, seed, nspecial)
     return buffer

@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
 
 import numpy as np
 
-_SESSIONS: dict = {}   # per worker process: (model digest, mode, threads) -> Session
+from ._typing import Mode
+
+if TYPE_CHECKING:
+    from .onnx import Session
+
+# per worker process: (model digest, mode, threads) -> Session
+_SESSIONS: dict[tuple[str, str, Optional[int]], Session] = {}
 
 
-def _session(model: bytes, digest: str, mode: str, threads: Optional[int]):
+def _session(model: bytes, digest: str, mode: str, threads: Optional[int]) -> Session:
     """The worker's loaded session for this model (loaded once per process)."""
     from . import onnx as sb_onnx
     key = (digest, mode, threads)
@@ -39,12 +45,12 @@ def _session(model: bytes, digest: str, mode: str, threads: Optional[int]):
     return _SESSIONS[key]
 
 
-def _run_slice(model: bytes, digest: str, feeds: dict, mode: str,
-               threads: Optional[int]) -> dict:
+def _run_slice(model: bytes, digest: str, feeds: dict[str, np.ndarray], mode: str,
+               threads: Optional[int]) -> dict[str, Any]:
     return _session(model, digest, mode, threads).run(feeds)
 
 
-def run_model(client: Any, model: Union[str, os.PathLike, bytes], feeds: Mapping[str, Any], *,
+def run_model(client: Any, model: Union[str, os.PathLike[str], bytes], feeds: Mapping[str, Any], *,
               mode: str = "exact", slice_size: int = 1, threads: Optional[int] = 1,
               batch_inputs: Optional[list[str]] = None) -> dict[str, np.ndarray]:
     """Runs an ONNX model over a batch, one slice of `slice_size` samples per
@@ -80,7 +86,7 @@ def run_model(client: Any, model: Union[str, os.PathLike, bytes], feeds: Mapping
     if len(sizes) != 1 or None in sizes:
         raise ValueError(f"run_model: the batch inputs {names} must share their first "
                          f"dimension, got shapes {[arrays[k].shape for k in names]}")
-    batch = sizes.pop()
+    batch = cast(int, sizes.pop())   # one size, not None: checked above
     digest = hashlib.sha256(bytes(model)).hexdigest()
     model_future = client.scatter(bytes(model), broadcast=True)
     futures = []
@@ -94,12 +100,13 @@ def run_model(client: Any, model: Union[str, os.PathLike, bytes], feeds: Mapping
     return {name: np.concatenate([r[name] for r in results], axis=0) for name in results[0]}
 
 
-def _block(a: np.ndarray, b: np.ndarray, mode: str, threads: Optional[int]) -> np.ndarray:
+def _block(a: np.ndarray, b: np.ndarray, mode: Mode, threads: Optional[int]) -> np.ndarray:
     import samebits
-    return samebits.matmul(a, b, mode=mode, threads=threads)
+    product: np.ndarray = samebits.matmul(a, b, mode=mode, threads=threads)
+    return product
 
 
-def matmul(client: Any, a: Any, b: Any, *, mode: str = "exact", block: tuple[int, int] = (1024, 1024),
+def matmul(client: Any, a: Any, b: Any, *, mode: Mode = "exact", block: tuple[int, int] = (1024, 1024),
            threads: Optional[int] = 1) -> np.ndarray:
     """a @ b for 2-D float32 arrays, as tasks over blocks of rows of a and
     columns of b; k is never split, so each block is computed as samebits

@@ -15,7 +15,7 @@ import ctypes
 import hashlib
 import itertools
 import time
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, TypedDict
 
 from . import _abi, _args, _lib, _paths, _testdata, _threads
 from ._args import pooled_size
@@ -76,7 +76,7 @@ _gemm_cases = suite   # for functions whose `suite` argument names a suite
 
 
 class _Operand(NamedTuple):
-    buffer: ctypes.Array
+    buffer: ctypes.Array[ctypes.c_float]
     row: int
     col: int
 
@@ -262,7 +262,7 @@ OPS_HARD_INPUTS = (0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC, 0
                    0xB6F60000, 0x46199998, 0xC6199998, 0x5F18B878, 0x6115CB11)
 
 
-def ops_inputs() -> ctypes.Array:
+def ops_inputs() -> ctypes.Array[ctypes.c_uint32]:
     """The suite's input: the sweep (every sign, exponent and top seven
     mantissa bits, NaNs, infinities and subnormals among them), then the
     test values (mostly in [-1, 1), NSPECIAL specials), the last of them
@@ -277,7 +277,7 @@ def ops_inputs() -> ctypes.Array:
     return x
 
 
-def ops_output(op: int, x: ctypes.Array, mode: int, path: int, threads: int) -> bytes:
+def ops_output(op: int, x: ctypes.Array[ctypes.c_uint32], mode: int, path: int, threads: int) -> bytes:
     """Function `op` (an index into OPS_FUNCTIONS) of every input, as
     little-endian float32 bytes."""
     y = (ctypes.c_float * len(x))()
@@ -304,7 +304,7 @@ OPS_NORM_SEED = 0x0B5E1000      # layer_norm: weight from this stream, bias from
 OPS_NORM_EPS_BITS = 0x3727C5AC  # 1e-5 rounded to binary32
 
 
-def ops_reduction_output(index: int, x: ctypes.Array, mode: int, path: int,
+def ops_reduction_output(index: int, x: ctypes.Array[ctypes.c_uint32], mode: int, path: int,
                          threads: int) -> bytes:
     """Reduction `index` of OPS_REDUCTIONS over the input, as little-endian bytes."""
     name, op, outer, n, inner, count = OPS_REDUCTIONS[index]
@@ -326,7 +326,21 @@ def ops_reduction_output(index: int, x: ctypes.Array, mode: int, path: int,
 # Then normalizations and pools of the input seen as (2, 16, 64, 64): (name,
 # arguments). Channel vectors come from test-value streams OPS_NORM_SEED + 2,
 # 3, 4, 5 (mean, var, weight, bias; var made |v| + 0.5).
-OPS_NORMS_POOLS = (
+class _NormPoolSpec(TypedDict, total=False):
+    op: int                     # normalizations: enum sb_norm_op
+    groups: int
+    k: int                      # avg_pool2d
+    s: int
+    p: int
+    ceil: bool
+    include_pad: int
+    out: tuple[int, int]        # adaptive_avg_pool2d
+    resize: tuple[int, int]     # interpolate
+    mode: int
+    align: int
+
+
+OPS_NORMS_POOLS: tuple[tuple[str, _NormPoolSpec], ...] = (
     ("batch_norm", dict(op=0)), ("group_norm 4", dict(op=1, groups=4)),
     ("avg_pool2d 3x3/2 p1", dict(k=3, s=2, p=1, ceil=False, include_pad=1)),
     ("avg_pool2d 3x3/2 p1 ceil exclude-pad", dict(k=3, s=2, p=1, ceil=True, include_pad=0)),
@@ -336,7 +350,7 @@ OPS_NORMS_POOLS = (
     ("interpolate bilinear align_corners 50x70", dict(resize=(50, 70), mode=1, align=1)))
 
 
-def _channel_vector(seed: int, count: int, positive: bool = False) -> ctypes.Array:
+def _channel_vector(seed: int, count: int, positive: bool = False) -> ctypes.Array[ctypes.c_float]:
     v = _testdata.float_buffer(count, seed, 0)
     if positive:
         for i in range(count):
@@ -344,7 +358,7 @@ def _channel_vector(seed: int, count: int, positive: bool = False) -> ctypes.Arr
     return v
 
 
-def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
+def ops_norm_pool_output(index: int, x: ctypes.Array[ctypes.c_uint32], mode: int, path: int,
                          threads: int) -> bytes:
     """Entry `index` of OPS_NORMS_POOLS over the input, as little-endian bytes."""
     name, spec = OPS_NORMS_POOLS[index]
@@ -354,7 +368,7 @@ def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
         vectors = [_channel_vector(OPS_NORM_SEED + 2 + i, c, positive=(i == 1)) for i in range(4)]
         mean, var = (ctypes.addressof(vectors[0]), ctypes.addressof(vectors[1])) \
             if spec["op"] == 0 else (0, 0)
-        args = _abi.NormArgs(path, mode, spec["op"], threads, n, c, h * w, spec.get("groups", 0),
+        args: ctypes.Structure = _abi.NormArgs(path, mode, spec["op"], threads, n, c, h * w, spec.get("groups", 0),
                              ctypes.addressof(x), ctypes.addressof(y), mean, var,
                              ctypes.addressof(vectors[2]), ctypes.addressof(vectors[3]),
                              OPS_NORM_EPS_BITS)
@@ -373,7 +387,7 @@ def ops_norm_pool_output(index: int, x: ctypes.Array, mode: int, path: int,
         return bytes(memoryview(y).cast("B"))
     if "out" in spec:
         oh, ow = spec["out"]
-        fields = dict(kh=0, kw=0, stride_h=0, stride_w=0, pad_top=0, pad_bottom=0, pad_left=0,
+        fields: dict[str, int] = dict(kh=0, kw=0, stride_h=0, stride_w=0, pad_top=0, pad_bottom=0, pad_left=0,
                       pad_right=0, count_include_pad=0, divisor_override=0, adaptive=1)
     else:
         k, s, p = spec["k"], spec["s"], spec["p"]
@@ -446,7 +460,7 @@ def default_thread_counts() -> list[int]:
 def hash_lines(modes: Iterable[str] = ("exact", "fast"), paths: Iterable[str] | None = None,
                threads: Iterable[int] | None = None,
                groups: Iterable[str] = GROUPS,
-               timings: list | None = None, flip_bit: int | None = None,
+               timings: list[float] | None = None, flip_bit: int | None = None,
                suite: str = "gemm") -> list[str]:
     """One line per (mode, path, threads) of one suite; threads default to 1
     and every core. `groups` selects parts of the gemm suite (the conv suite
@@ -492,8 +506,8 @@ def header(groups: Iterable[str] = GROUPS, suite: str = "gemm") -> str:
                 f"{OPS_SWEEP + OPS_TEST_VALUES} inputs")
     if suite != "gemm":
         raise ValueError(f"unknown hash suite {suite!r}; known: {list(SUITES)}")
-    cases = _gemm_cases(groups)
-    counts = {g: sum(1 for c in cases if c.group == g) for g in GROUPS}
+    products = _gemm_cases(groups)
+    counts = {g: sum(1 for c in products if c.group == g) for g in GROUPS}
     parts = ", ".join(f"{n} {g}" for g, n in counts.items() if n)
     return f"# samebits hash suite v{SUITE_VERSION}: {parts} products"
 

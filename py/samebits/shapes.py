@@ -8,7 +8,7 @@ Convolutions (ResNet-50, MobileNetV3-large) are `ConvShape`s in `CONV_MODELS`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ._args import window_output_size
 
@@ -18,7 +18,8 @@ class Product(NamedTuple):
     m: int
     n: int
     k: int
-    count: int
+    # A field named like tuple.count, which it hides on Product (fine at run time).
+    count: int   # type: ignore[assignment]
     b_transposed: bool = False
 
 
@@ -79,11 +80,16 @@ class ConvShape:
         return self.out_h * self.out_w * self.cout * (self.c // self.groups) * self.kh * self.kw
 
 
-def _merge(layers: list[tuple]) -> list[ConvShape]:
+# A layer in forward order: (name, c, h, w, cout, k, stride, groups).
+Layer = tuple[str, int, int, int, int, int, int, int]
+
+
+def _merge(layers: list[Layer]) -> list[ConvShape]:
     """From layers in forward order, (name, c, h, w, cout, k, stride, groups),
     one entry per distinct shape (in order of first occurrence, names joined
     by '+'); padding is k // 2 as in torchvision."""
-    merged: dict[tuple, list] = {}
+    # (c, h, w, cout, kh, kw, stride, padding, groups) -> [count, names]
+    merged: dict[tuple[int, int, int, int, int, int, int, int, int], list[Any]] = {}
     for name, c, h, w, cout, k, stride, groups in layers:
         key = (c, h, w, cout, k, k, stride, k // 2, groups)
         entry = merged.setdefault(key, [0, []])
@@ -94,12 +100,12 @@ def _merge(layers: list[tuple]) -> list[ConvShape]:
             for key, (count, names) in merged.items()]
 
 
-def resnet50_layers() -> list[tuple]:
+def resnet50_layers() -> list[Layer]:
     """torchvision ResNet-50 v1.5 (stride on the 3x3 of each bottleneck): the
     7x7/2 stem, every bottleneck conv and the 1x1 downsamples, in order.
     Names: "l2.0.conv2" is conv2 of block 0 of stage 2, "l2.1-3.conv2" that
     of blocks 1 to 3, "down" the block-0 downsample."""
-    layers = [("stem7x7", 3, 224, 224, 64, 7, 2, 1)]
+    layers: list[Layer] = [("stem7x7", 3, 224, 224, 64, 7, 2, 1)]
     size, cin = 56, 64                        # after the 3x3/2 max-pool
     for stage, (width, blocks, stride) in enumerate(
             ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)), start=1):
@@ -127,11 +133,11 @@ _MOBILENETV3_LARGE = [
 ]
 
 
-def mobilenetv3_large_layers() -> list[tuple]:
+def mobilenetv3_large_layers() -> list[Layer]:
     """torchvision MobileNetV3-large: the 3x3/2 stem, each inverted residual's
     expansion 1x1 (absent when expanded == in), depthwise kxk and projection
     1x1, and the last 1x1 160 -> 960; squeeze-excitation and classifier left out."""
-    layers = [("stem3x3", 3, 224, 224, 16, 3, 2, 1)]
+    layers: list[Layer] = [("stem3x3", 3, 224, 224, 16, 3, 2, 1)]
     size = 112
     for i, (cin, k, exp, cout, stride) in enumerate(_MOBILENETV3_LARGE):
         if exp != cin:
@@ -154,11 +160,11 @@ def _squeeze_channels(expanded: int) -> int:
     return channels + 8 if channels < 0.9 * want else channels
 
 
-def mobilenetv3_large_se_layers() -> list[tuple]:
+def mobilenetv3_large_se_layers() -> list[Layer]:
     """The squeeze-and-excitation convolutions of MobileNetV3-large: in each
     block that has one, a 1x1 over the pooled 1x1 map from the expanded
     channels to the squeeze channels, and one back."""
-    layers = []
+    layers: list[Layer] = []
     for i in _MOBILENETV3_LARGE_SE_BLOCKS:
         expanded = _MOBILENETV3_LARGE[i][2]
         squeeze = _squeeze_channels(expanded)
