@@ -7,14 +7,14 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm web-deps models hashes browser speed bench sanitize avx512-emulated dist clean
+.PHONY: all test check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated dist clean
 
 # The main job: build native + wasm, print the hash table natively and in
 # Chromium (exact lines compared), then a short speed line.
-all: deps native wasm web-deps hashes browser speed
+all: deps native wasm js web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
-test: deps native wasm web-deps models
+test: deps native wasm js web-deps models
 	$(PYTHON) -m pytest -q -m "" tests
 	$(MAKE) sanitize
 	$(MAKE) avx512-emulated
@@ -60,6 +60,10 @@ dist: deps
 
 wasm:
 	bash wasm/build.sh
+
+# The npm package's standalone modules (js/dist): one thread, and threaded.
+js:
+	bash js/build.sh
 
 # npm packages (Pyodide, the browser peers), then the pure-Python wheels the
 # Pyodide pages install (pytest for the plugin test, micropip) from PyPI.

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds the standalone WebAssembly modules of the npm package (js/):
+#
+#   bash js/build.sh          # -> js/dist/samebits-{single,threads}.{mjs,wasm}
+#
+# Unlike wasm/build.sh (a Pyodide side module that borrows Pyodide's C
+# library), these are emscripten main modules with their own C library, so
+# they load in any page, worker or Node process without Pyodide:
+#
+#   samebits-single    one thread; needs only WebAssembly SIMD128
+#   samebits-threads   -pthread: csrc/threads.c's fixed-chunk pool runs on Web
+#                      Workers (worker_threads under Node) over a shared
+#                      memory; needs SharedArrayBuffer, so in a browser a
+#                      cross-origin-isolated page (COOP/COEP headers)
+#
+# The sources and floating-point flags are those of every other build
+# (CMakeLists.txt, wasm/build.sh): no contraction into fused multiply-add, no
+# fast-math, the scalar kernels kept scalar. Exact mode therefore gives the
+# native bits; js/test/ checks it.
+#
+# Environment: EMCC (default emcc; Debian 12's emscripten 3.1.6 works),
+# SAMEBITS_JS_OUT (default js/dist).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=${SAMEBITS_JS_OUT:-$here/dist}
+EMCC=${EMCC:-emcc}
+
+die() { echo "js/build.sh: $*" >&2; exit 1; }
+command -v "$EMCC" >/dev/null 2>&1 ||
+    die "'$EMCC' not found: install emscripten (Debian: apt-get install emscripten) or activate emsdk"
+# emcc's JavaScript passes need acorn: Debian installs it (node-acorn) in
+# /usr/share/nodejs, where only Debian's own node looks by default.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+echo "js/build.sh: $("$EMCC" --version 2>/dev/null | sed -n 1p)"
+
+sb_version=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$root/py/samebits/_version.py")
+[ -n "$sb_version" ] || die "no __version__ in py/samebits/_version.py"
+
+cflags=(-O3 -msimd128 -ffp-contract=off -fno-fast-math -fno-math-errno -std=gnu11 -Wall -Wextra
+        -fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"" -I"$root/csrc")
+
+# The functions the JavaScript API calls (js/src/core.mjs), and malloc/free
+# for its buffers.
+exports=_malloc,_free
+for f in sb_version sb_path_count sb_path_name sb_path_supported sb_path_best sb_path_fused \
+         sb_threading_available sb_sgemm sb_matmul sb_conv2d sb_max_pool2d sb_unary sb_binary \
+         sb_reduce sb_avg_pool2d sb_norm sb_resize2d sb_copy sb_fill_test_values sb_matmul_plan \
+         sb_threads_wake_ns; do
+    exports="$exports,_$f"
+done
+
+# Shared by both modules: an ES module exporting a factory, the memory
+# allowed to grow (to 4 GiB), no filesystem, nothing printed.
+ldcommon=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
+          -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 -sENVIRONMENT=web,worker,node
+          "-sEXPORTED_FUNCTIONS=$exports" -sEXPORTED_RUNTIME_METHODS=UTF8ToString,wasmMemory
+          -sINCOMING_MODULE_JS_API=locateFile,pthreadPoolSize,print,printErr,wasmMemory,wasmBinary,mainScriptUrlOrBlob)
+
+build() {  # build NAME: compiles with cflags + extra_cflags, links with extra_ldflags too
+    local name=$1
+    local obj="$out/obj-$name"
+    rm -rf "$obj"; mkdir -p "$obj"
+    local objects=() src base fileflags
+    for src in "$root"/csrc/*.c; do
+        base=$(basename "$src" .c)
+        fileflags=()
+        case "$base" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+        "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra_cflags[@]+"${extra_cflags[@]}"}" -c "$src" -o "$obj/$base.o"
+        objects+=("$obj/$base.o")
+    done
+    "$EMCC" "${ldcommon[@]}" "${extra_cflags[@]+"${extra_cflags[@]}"}" \
+        "${extra_ldflags[@]+"${extra_ldflags[@]}"}" "${objects[@]}" -sEXPORT_NAME="samebits_$name" \
+        -o "$obj/samebits-$name.mjs"
+    cat "$here/node-shim.mjs" "$obj/samebits-$name.mjs" >"$out/samebits-$name.mjs"
+    mv "$obj/samebits-$name.wasm" "$out/"
+    [ ! -f "$obj/samebits-$name.worker.js" ] || mv "$obj/samebits-$name.worker.js" "$out/"
+    rm -rf "$obj"
+    echo "js/build.sh: $out/samebits-$name.wasm ($(wc -c <"$out/samebits-$name.wasm") bytes)"
+}
+
+# The npm package's version is the Python package's.
+grep -q "\"version\": \"$sb_version\"" "$here/package.json" ||
+    die "js/package.json's version differs from py/samebits/_version.py's ($sb_version)"
+# npm pack takes the package's files from js/ only.
+cp "$root/LICENSE" "$here/LICENSE"
+
+mkdir -p "$out"
+extra_cflags=() extra_ldflags=()
+build single
+# The pool's workers are started when the module is created (Module.pthreadPoolSize,
+# set by init({threads})): a browser's main thread cannot start a worker
+# and then wait for it within one call.
+extra_cflags=(-pthread) extra_ldflags=('-sPTHREAD_POOL_SIZE=Module.pthreadPoolSize||0')
+build threads

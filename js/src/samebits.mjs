@@ -1,0 +1,594 @@
+// The JavaScript API: one Samebits object per loaded module. Each method
+// checks its arguments (checks.mjs), copies the inputs into the module's
+// memory, calls one C function of csrc/samebits.h and copies the result out.
+// The definitions of the results are the C library's (docs/), so exact mode
+// gives the bits of every other samebits build.
+import * as check from "./checks.mjs";
+import { Heap } from "./memory.mjs";
+import { float32Bits, finiteFloat32 } from "./float32.mjs";
+
+const MODES = { fast: 0, exact: 1 };
+const STATUS = { [-1]: "bad argument", [-2]: "path not available", [-3]: "out of memory" };
+
+// enum sb_activation (csrc/samebits.h), by the Python package's names.
+const ACTIVATIONS = { none: 0, relu: 1, relu6: 2, leaky_relu: 3, gelu: 4, gelu_tanh: 5, silu: 6,
+    hardswish: 7, hardsigmoid: 8, sigmoid: 9, tanh: 10 };
+// enum sb_unary_op (csrc/unary.h), by method name.
+const UNARY = { exp: 0, log: 1, tanh: 2, erf: 3, sigmoid: 4, relu: 5, relu6: 6, leakyRelu: 7,
+    gelu: 8, geluTanh: 9, silu: 10, hardswish: 11, hardsigmoid: 12, sqrt: 13, elu: 16,
+    softplus: 17, mish: 18, sin: 19, cos: 20 };
+// enum sb_binary_op (csrc/arith.h).
+const BINARY = { add: 0, sub: 1, mul: 2, div: 3, maximum: 4, minimum: 5, pow: 6 };
+// enum sb_reduce_op (csrc/reduce.c).
+const REDUCE = { sum: 0, mean: 1, softmax: 2, logSoftmax: 3, layerNorm: 4 };
+const LEAKY_RELU_DEFAULT_SLOPE = 0.01;
+const MAX_DIMS = 16;
+
+const COMMON = ["mode", "out", "threads"];
+
+export class Samebits {
+    /** Use init() rather than this constructor. */
+    constructor(module, threads, threadsNote) {
+        this.module = module;
+        this.heap = new Heap(module);
+        /** The threads calls use unless told otherwise (1 without the threaded module). */
+        this.threads = threads;
+        /** Why fewer threads than asked for are used, or null. */
+        this.threadsNote = threadsNote;
+        this.version = module.UTF8ToString(module._sb_version());
+        this.path = module._sb_path_best();
+        this.pathName = module.UTF8ToString(module._sb_path_name(this.path));
+    }
+
+    /** Facts about this module: version, path, threads. */
+    info() {
+        return { version: this.version, path: this.pathName, threads: this.threads,
+            threaded: this.module._sb_threading_available() === 1, threadsNote: this.threadsNote,
+            fastModeFused: this.module._sb_path_fused(this.path) === 1 };
+    }
+
+    // ---- shared plumbing -------------------------------------------------
+
+    _mode(opts, what) {
+        const mode = opts.mode ?? "fast";
+        return MODES[check.choice(mode, Object.keys(MODES), "mode", what)];
+    }
+
+    _threads(opts, what) {
+        if (opts.threads === undefined) return this.threads;
+        return check.int(opts.threads, "threads", what, { min: 1, max: this.threads });
+    }
+
+    _out(opts, count, what, shapeText) {
+        return check.optionalFloats(opts.out, count, "out", what, shapeText);
+    }
+
+    // Runs fn (which allocates through this.heap and returns the C status),
+    // freeing every block afterwards whatever happens.
+    _call(what, fn) {
+        try {
+            const status = fn();
+            if (status !== 0) {
+                throw new RangeError(`${what}: the C library refused the call ` +
+                    `(${STATUS[status] ?? "status " + status})`);
+            }
+        } finally {
+            this.heap.release();
+        }
+    }
+
+    _callFloats(what, count, out, fn) {
+        let result;
+        this._call(what, () => {
+            const y = this.heap.floats(count);
+            const status = fn(y);
+            if (status === 0) result = this.heap.floatsOut(y, count, out);
+            return status;
+        });
+        return result;
+    }
+
+    // ---- products ----------------------------------------------------------
+
+    /**
+     * C = A B for A (m x k) and B (k x n), row-major Float32Arrays (or their
+     * transposes with transposeA / transposeB), then + bias (n) and an
+     * activation. Returns C (m x n), in `out` if given.
+     */
+    matmul(a, b, m, k, n, opts) {
+        const what = "matmul";
+        opts = check.options(opts, [...COMMON, "bias", "activation", "negativeSlope",
+            "transposeA", "transposeB"], what);
+        check.int(m, "m", what);
+        check.int(k, "k", what);
+        check.int(n, "n", what);
+        const ta = opts.transposeA === undefined ? false : check.bool(opts.transposeA, "transposeA", what);
+        const tb = opts.transposeB === undefined ? false : check.bool(opts.transposeB, "transposeB", what);
+        check.elementCount([m, k], "a", what);
+        check.elementCount([k, n], "b", what);
+        check.elementCount([m, n], "the output", what);
+        check.floatsOfLength(a, m * k, "a", what, ta ? `[${k}, ${m}]` : `[${m}, ${k}]`);
+        check.floatsOfLength(b, k * n, "b", what, tb ? `[${n}, ${k}]` : `[${k}, ${n}]`);
+        const bias = check.optionalFloats(opts.bias, n, "bias", what, `[${n}]`);
+        const activation = this._activation(opts, what);
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, m * n, what, `[${m}, ${n}]`);
+        return this._callFloats(what, m * n, out, c => {
+            const h = this.heap;
+            const pa = h.floatsIn(a), pb = h.floatsIn(b), pbias = bias ? h.floatsIn(bias) : 0;
+            const args = h.record([this.path, mode, threads, m, n, k,
+                pa, ta ? 1 : k, ta ? m : 1, pb, tb ? 1 : n, tb ? k : 1, 0,
+                c, n, pbias, activation, 0]);
+            return this.module._sb_matmul(args);
+        });
+    }
+
+    _activation(opts, what) {
+        const name = opts.activation ?? "none";
+        check.choice(name, Object.keys(ACTIVATIONS), "activation", what);
+        if (name !== "leaky_relu") {
+            if (opts.negativeSlope !== undefined) {
+                throw new TypeError(`${what}: negativeSlope is for activation "leaky_relu"`);
+            }
+            return ACTIVATIONS[name];
+        }
+        const slope = finiteFloat32(opts.negativeSlope ?? LEAKY_RELU_DEFAULT_SLOPE, "negativeSlope", what);
+        // The slope's binary32 bits ride in bits 32..63 of the activation code.
+        return BigInt.asIntN(64, BigInt(ACTIVATIONS.leaky_relu) | (BigInt(float32Bits(slope)) << 32n));
+    }
+
+    // ---- convolution and pooling --------------------------------------------
+
+    /**
+     * 2-D convolution of x (N, C, H, W) with weight (Cout, C / groups, KH, KW),
+     * torch's definition; returns { data, shape } with shape (N, Cout, OH, OW).
+     */
+    conv2d(x, xShape, weight, weightShape, opts) {
+        const what = "conv2d";
+        opts = check.options(opts, [...COMMON, "bias", "stride", "padding", "dilation", "groups",
+            "activation", "negativeSlope"], what);
+        const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
+        const [cout, cg, kh, kw] = check.shape(weightShape, 4, "weightShape", what);
+        const groups = check.int(opts.groups ?? 1, "groups", what, { min: 1 });
+        if (c % groups !== 0 || cout % groups !== 0 || cg * groups !== c) {
+            throw new RangeError(`${what}: with groups=${groups}, input channels ${c} and output ` +
+                `channels ${cout} must divide by groups and weightShape[1] must be ${c} / ${groups}; ` +
+                `got xShape [${xShape}], weightShape [${weightShape}]`);
+        }
+        const stride = check.pair(opts.stride ?? 1, "stride", what, { min: 1 });
+        const dilation = check.pair(opts.dilation ?? 1, "dilation", what, { min: 1 });
+        const pads = convPadding(opts.padding ?? 0, stride, dilation, kh, kw, what);
+        const [oh, ow] = windows(what, [h, w], pads, [kh, kw], dilation, stride);
+        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
+        check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        const bias = check.optionalFloats(opts.bias, cout, "bias", what, `[${cout}]`);
+        const activation = this._activation(opts, what);
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const shape = [n, cout, oh, ow];
+        const count = check.elementCount(shape, "the output", what);
+        const out = this._out(opts, count, what, `[${shape}]`);
+        const data = this._callFloats(what, count, out, y => {
+            const hp = this.heap;
+            const px = hp.floatsIn(x), pw = hp.floatsIn(weight), pbias = bias ? hp.floatsIn(bias) : 0;
+            return this.module._sb_conv2d(hp.record([this.path, mode, threads, n, c, h, w, cout,
+                kh, kw, groups, stride[0], stride[1], dilation[0], dilation[1], ...pads,
+                px, pw, 0, pbias, activation, y]));
+        });
+        return { data, shape };
+    }
+
+    /** Max pooling of x (N, C, H, W), torch's max_pool2d; returns { data, shape }. */
+    maxPool2d(x, xShape, opts) {
+        const what = "maxPool2d";
+        opts = check.options(opts, ["out", "threads", "kernelSize", "stride", "padding",
+            "dilation", "ceilMode"], what);
+        const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
+        if (opts.kernelSize === undefined) throw new TypeError(`${what}: kernelSize is required`);
+        const kernel = check.pair(opts.kernelSize, "kernelSize", what, { min: 1 });
+        const stride = check.pair(opts.stride ?? kernel, "stride", what, { min: 1 });
+        const padding = check.pair(opts.padding ?? 0, "padding", what);
+        const dilation = check.pair(opts.dilation ?? 1, "dilation", what, { min: 1 });
+        const ceil = opts.ceilMode === undefined ? false : check.bool(opts.ceilMode, "ceilMode", what);
+        for (let i = 0; i < 2; i++) {
+            if (2 * padding[i] > kernel[i]) {   // torch's rule: padding at most half the window
+                throw new RangeError(`${what}: padding must be at most half of kernelSize, got ` +
+                    `padding [${padding}] and kernelSize [${kernel}]`);
+            }
+        }
+        const extent = [0, 1].map(i => dilation[i] * (kernel[i] - 1) + 1);
+        const size = [h, w];
+        const out = [0, 1].map(i => pooledSize(size[i], extent[i], stride[i], padding[i], padding[i], ceil));
+        if (out[0] < 1 || out[1] < 1) {
+            throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 ` +
+                `(input ${h} x ${w}, kernelSize [${kernel}], padding [${padding}], dilation [${dilation}])`);
+        }
+        // Ceil mode's last windows reach past the padding: more end padding,
+        // which max pooling never takes as a value, gives the same maxima.
+        const end = [0, 1].map(i => padding[i] + (ceil ? Math.max(0,
+            (out[i] - 1) * stride[i] + extent[i] - (size[i] + 2 * padding[i])) : 0));
+        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
+        const shape = [n, c, out[0], out[1]];
+        const count = check.elementCount(shape, "the output", what);
+        const threads = this._threads(opts, what);
+        const result = this._out(opts, count, what, `[${shape}]`);
+        const data = this._callFloats(what, count, result, y => {
+            const px = this.heap.floatsIn(x);
+            return this.module._sb_max_pool2d(this.heap.record([n, c, h, w, kernel[0], kernel[1],
+                stride[0], stride[1], dilation[0], dilation[1], padding[0], end[0], padding[1],
+                end[1], px, y, threads]));
+        });
+        return { data, shape };
+    }
+
+    /** Average pooling of x (N, C, H, W), torch's avg_pool2d; returns { data, shape }. */
+    avgPool2d(x, xShape, opts) {
+        const what = "avgPool2d";
+        opts = check.options(opts, ["out", "threads", "kernelSize", "stride", "padding",
+            "ceilMode", "countIncludePad", "divisorOverride"], what);
+        const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
+        if (opts.kernelSize === undefined) throw new TypeError(`${what}: kernelSize is required`);
+        const kernel = check.pair(opts.kernelSize, "kernelSize", what, { min: 1 });
+        const stride = check.pair(opts.stride ?? kernel, "stride", what, { min: 1 });
+        const padding = check.pair(opts.padding ?? 0, "padding", what);
+        const ceil = opts.ceilMode === undefined ? false : check.bool(opts.ceilMode, "ceilMode", what);
+        const include = opts.countIncludePad === undefined ? true
+            : check.bool(opts.countIncludePad, "countIncludePad", what);
+        const divisor = opts.divisorOverride === undefined || opts.divisorOverride === null ? 0
+            : check.int(opts.divisorOverride, "divisorOverride", what, { min: 1, max: 2 ** 31 - 1 });
+        for (let i = 0; i < 2; i++) {
+            if (2 * padding[i] > kernel[i]) {
+                throw new RangeError(`${what}: padding must be at most half of kernelSize, got ` +
+                    `padding [${padding}] and kernelSize [${kernel}]`);
+            }
+        }
+        const size = [h, w];
+        const out = [0, 1].map(i => pooledSize(size[i], kernel[i], stride[i], padding[i], padding[i], ceil));
+        if (out[0] < 1 || out[1] < 1) {
+            throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 ` +
+                `(input ${h} x ${w}, kernelSize [${kernel}], padding [${padding}])`);
+        }
+        return this._avgPool(what, x, xShape, out, [kernel[0], kernel[1], stride[0], stride[1],
+            padding[0], padding[0], padding[1], padding[1], include ? 1 : 0, divisor, 0], opts);
+    }
+
+    /** torch's adaptive_avg_pool2d to outputSize (an int or [OH, OW]); returns { data, shape }. */
+    adaptiveAvgPool2d(x, xShape, outputSize, opts) {
+        const what = "adaptiveAvgPool2d";
+        opts = check.options(opts, ["out", "threads"], what);
+        check.shape(xShape, 4, "xShape", what);
+        const out = check.pair(outputSize, "outputSize", what, { min: 1 });
+        return this._avgPool(what, x, xShape, out, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], opts);
+    }
+
+    _avgPool(what, x, xShape, out, fields, opts) {
+        const [n, c, h, w] = xShape;
+        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
+        const shape = [n, c, out[0], out[1]];
+        const count = check.elementCount(shape, "the output", what);
+        const threads = this._threads(opts, what);
+        const result = this._out(opts, count, what, `[${shape}]`);
+        const data = this._callFloats(what, count, result, y => {
+            const px = this.heap.floatsIn(x);
+            return this.module._sb_avg_pool2d(this.heap.record([n, c, h, w, out[0], out[1],
+                ...fields, px, y, threads]));
+        });
+        return { data, shape };
+    }
+
+    /**
+     * Resizing of x (N, C, H, W) to size [OH, OW], torch's interpolate with
+     * mode "nearest" or "bilinear" (alignCorners for bilinear); { data, shape }.
+     */
+    interpolate(x, xShape, opts) {
+        const what = "interpolate";
+        opts = check.options(opts, ["out", "threads", "size", "mode", "alignCorners"], what);
+        const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
+        if (opts.size === undefined) throw new TypeError(`${what}: size is required`);
+        const [oh, ow] = check.pair(opts.size, "size", what, { min: 1 });
+        const kind = check.choice(opts.mode ?? "nearest", ["nearest", "bilinear"], "mode", what);
+        const align = opts.alignCorners === undefined ? false
+            : check.bool(opts.alignCorners, "alignCorners", what);
+        if (align && kind === "nearest") {
+            throw new TypeError(`${what}: alignCorners is only for mode "bilinear"`);
+        }
+        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
+        // torch's source-per-output scale, in binary64, then rounded to float32.
+        const scale = (size, outSize) => float32Bits(align ? (outSize > 1 ? (size - 1) / (outSize - 1) : 0)
+            : size / outSize);
+        const shape = [n, c, oh, ow];
+        const count = check.elementCount(shape, "the output", what);
+        const threads = this._threads(opts, what);
+        const result = this._out(opts, count, what, `[${shape}]`);
+        const data = this._callFloats(what, count, result, y => {
+            const px = this.heap.floatsIn(x);
+            return this.module._sb_resize2d(this.heap.record([n, c, h, w, oh, ow,
+                kind === "bilinear" ? 1 : 0, align ? 1 : 0, scale(h, oh), scale(w, ow), px, y, threads]));
+        });
+        return { data, shape };
+    }
+
+    // ---- elementwise ---------------------------------------------------------
+
+    _unary(what, x, opts, extra = [], paramOf = () => 0) {
+        opts = check.options(opts, [...COMMON, ...extra], what);
+        check.floats(x, "x", what);
+        const param = paramOf(opts);
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, x.length, what);
+        return this._callFloats(what, x.length, out, y => {
+            const px = this.heap.floatsIn(x);
+            return this.module._sb_unary(this.heap.record([this.path, mode, UNARY[what], threads,
+                x.length, px, y, param]));
+        });
+    }
+
+    exp(x, opts) { return this._unary("exp", x, opts); }
+    log(x, opts) { return this._unary("log", x, opts); }
+    tanh(x, opts) { return this._unary("tanh", x, opts); }
+    erf(x, opts) { return this._unary("erf", x, opts); }
+    sigmoid(x, opts) { return this._unary("sigmoid", x, opts); }
+    relu(x, opts) { return this._unary("relu", x, opts); }
+    relu6(x, opts) { return this._unary("relu6", x, opts); }
+    silu(x, opts) { return this._unary("silu", x, opts); }
+    hardswish(x, opts) { return this._unary("hardswish", x, opts); }
+    hardsigmoid(x, opts) { return this._unary("hardsigmoid", x, opts); }
+    sqrt(x, opts) { return this._unary("sqrt", x, opts); }
+    softplus(x, opts) { return this._unary("softplus", x, opts); }
+    mish(x, opts) { return this._unary("mish", x, opts); }
+    sin(x, opts) { return this._unary("sin", x, opts); }
+    cos(x, opts) { return this._unary("cos", x, opts); }
+
+    /** torch's leaky_relu: x, or negativeSlope * x below 0 (default slope 0.01). */
+    leakyRelu(x, opts) {
+        return this._unary("leakyRelu", x, opts, ["negativeSlope"], o => float32Bits(
+            finiteFloat32(o.negativeSlope ?? LEAKY_RELU_DEFAULT_SLOPE, "negativeSlope", "leakyRelu")));
+    }
+
+    /** torch's elu with alpha (default 1). */
+    elu(x, opts) {
+        return this._unary("elu", x, opts, ["alpha"], o => float32Bits(
+            finiteFloat32(o.alpha ?? 1, "alpha", "elu")));
+    }
+
+    /** torch's gelu: approximate "none" (erf, the default) or "tanh". */
+    gelu(x, opts) {
+        const approximate = opts?.approximate ?? "none";
+        check.choice(approximate, ["none", "tanh"], "approximate", "gelu");
+        if (approximate === "tanh") {
+            const { approximate: _, ...rest } = opts;
+            return this._unary("geluTanh", x, rest);
+        }
+        return this._unary("gelu", x, opts, ["approximate"]);
+    }
+
+    _binary(what, a, b, opts) {
+        opts = check.options(opts, [...COMMON, "aShape", "bShape"], what);
+        check.floats(a, "a", what);
+        check.floats(b, "b", what);
+        const aShape = opts.aShape === undefined ? [a.length] : check.shape(opts.aShape, undefined, "aShape", what);
+        const bShape = opts.bShape === undefined ? [b.length] : check.shape(opts.bShape, undefined, "bShape", what);
+        check.floatsOfLength(a, aShape.reduce((p, d) => p * d, 1), "a", what, `[${aShape}]`);
+        check.floatsOfLength(b, bShape.reduce((p, d) => p * d, 1), "b", what, `[${bShape}]`);
+        const shape = broadcastShape(aShape, bShape, what);
+        if (shape.length > MAX_DIMS) {
+            throw new RangeError(`${what}: at most ${MAX_DIMS} dimensions, got ${shape.length}`);
+        }
+        const count = check.elementCount(shape, "the output", what);
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, count, what, `[${shape}]`);
+        const pad = a => new Array(MAX_DIMS - a.length).fill(0);
+        const sa = broadcastStrides(aShape, shape), sb = broadcastStrides(bShape, shape);
+        return this._callFloats(what, count, out, y => {
+            const pa = this.heap.floatsIn(a), pb = this.heap.floatsIn(b);
+            return this.module._sb_binary(this.heap.record([this.path, mode, BINARY[what], threads,
+                shape.length, ...shape, ...pad(shape), pa, ...sa, ...pad(sa), pb, ...sb, ...pad(sb), y]));
+        });
+    }
+
+    /** a + b elementwise; with aShape/bShape, numpy broadcasting. */
+    add(a, b, opts) { return this._binary("add", a, b, opts); }
+    sub(a, b, opts) { return this._binary("sub", a, b, opts); }
+    mul(a, b, opts) { return this._binary("mul", a, b, opts); }
+    div(a, b, opts) { return this._binary("div", a, b, opts); }
+    maximum(a, b, opts) { return this._binary("maximum", a, b, opts); }
+    minimum(a, b, opts) { return this._binary("minimum", a, b, opts); }
+    pow(a, b, opts) { return this._binary("pow", a, b, opts); }
+
+    // ---- reductions and normalizations -------------------------------------------
+
+    _reduce(what, x, xShape, axis, opts, keep) {
+        check.shape(xShape, undefined, "xShape", what);
+        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
+        const rank = xShape.length;
+        check.int(axis, "axis", what, { min: -rank, max: rank - 1 });
+        const a = axis < 0 ? axis + rank : axis;
+        const outer = xShape.slice(0, a).reduce((p, d) => p * d, 1);
+        const n = xShape[a];
+        const inner = xShape.slice(a + 1).reduce((p, d) => p * d, 1);
+        const count = keep ? x.length : outer * inner;
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, count, what);
+        return this._callFloats(what, count, out, y => {
+            const px = this.heap.floatsIn(x);
+            return this.module._sb_reduce(this.heap.record([this.path, mode, REDUCE[what], threads,
+                outer, n, inner, px, y, 0, 0, 0]));
+        });
+    }
+
+    /** The sum along one axis of x (shape xShape); the result drops that axis. */
+    sum(x, xShape, axis, opts) {
+        return this._reduce("sum", x, xShape, axis, check.options(opts, COMMON, "sum"), false);
+    }
+
+    mean(x, xShape, axis, opts) {
+        return this._reduce("mean", x, xShape, axis, check.options(opts, COMMON, "mean"), false);
+    }
+
+    /** torch's softmax along `axis` (default -1); the result has x's shape. */
+    softmax(x, xShape, axis = -1, opts) {
+        return this._reduce("softmax", x, xShape, axis, check.options(opts, COMMON, "softmax"), true);
+    }
+
+    logSoftmax(x, xShape, axis = -1, opts) {
+        return this._reduce("logSoftmax", x, xShape, axis, check.options(opts, COMMON, "logSoftmax"), true);
+    }
+
+    /** torch's layer_norm over the last `normalizedDims` axes (default 1), weight and bias optional. */
+    layerNorm(x, xShape, opts) {
+        const what = "layerNorm";
+        opts = check.options(opts, [...COMMON, "normalizedDims", "weight", "bias", "eps"], what);
+        check.shape(xShape, undefined, "xShape", what);
+        const dims = check.int(opts.normalizedDims ?? 1, "normalizedDims", what,
+            { min: 1, max: Math.max(1, xShape.length) });
+        if (dims > xShape.length) {
+            throw new RangeError(`${what}: normalizedDims ${dims} exceeds the rank of xShape [${xShape}]`);
+        }
+        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
+        const normalized = xShape.slice(xShape.length - dims);
+        const n = normalized.reduce((p, d) => p * d, 1);
+        const outer = x.length / Math.max(n, 1) | 0;
+        const weight = check.optionalFloats(opts.weight, n, "weight", what, `[${normalized}]`);
+        const bias = check.optionalFloats(opts.bias, n, "bias", what, `[${normalized}]`);
+        const eps = float32Bits(finiteFloat32(opts.eps ?? 1e-5, "eps", what));
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, x.length, what, `[${xShape}]`);
+        return this._callFloats(what, x.length, out, y => {
+            const h = this.heap;
+            const px = h.floatsIn(x), pw = weight ? h.floatsIn(weight) : 0, pb = bias ? h.floatsIn(bias) : 0;
+            return this.module._sb_reduce(h.record([this.path, mode, REDUCE.layerNorm, threads,
+                outer, n, 1, px, y, pw, pb, eps]));
+        });
+    }
+
+    /** Inference batch norm of x (N, C, ...): (x - mean) / sqrt(var + eps) * weight + bias per channel. */
+    batchNorm(x, xShape, opts) {
+        const what = "batchNorm";
+        opts = check.options(opts, [...COMMON, "runningMean", "runningVar", "weight", "bias", "eps"], what);
+        const [n, c, spatial] = this._normShape(x, xShape, what);
+        const mean = check.floatsOfLength(opts.runningMean, c, "runningMean", what, `[${c}]`);
+        const variance = check.floatsOfLength(opts.runningVar, c, "runningVar", what, `[${c}]`);
+        return this._norm(what, 0, x, [n, c, spatial, 0], mean, variance, opts);
+    }
+
+    /** torch's group_norm of x (N, C, ...) with numGroups groups. */
+    groupNorm(x, xShape, numGroups, opts) {
+        const what = "groupNorm";
+        opts = check.options(opts, [...COMMON, "weight", "bias", "eps"], what);
+        const [n, c, spatial] = this._normShape(x, xShape, what);
+        check.int(numGroups, "numGroups", what, { min: 1 });
+        if (c % numGroups !== 0) {
+            throw new RangeError(`${what}: channels ${c} must divide by numGroups ${numGroups}`);
+        }
+        return this._norm(what, 1, x, [n, c, spatial, numGroups], null, null, opts);
+    }
+
+    _normShape(x, xShape, what) {
+        check.shape(xShape, undefined, "xShape", what);
+        if (xShape.length < 2) throw new RangeError(`${what}: xShape must be (N, C, ...), got [${xShape}]`);
+        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
+        return [xShape[0], xShape[1], xShape.slice(2).reduce((p, d) => p * d, 1)];
+    }
+
+    _norm(what, op, x, dims, mean, variance, opts) {
+        const c = dims[1];
+        const weight = check.optionalFloats(opts.weight, c, "weight", what, `[${c}]`);
+        const bias = check.optionalFloats(opts.bias, c, "bias", what, `[${c}]`);
+        const eps = float32Bits(finiteFloat32(opts.eps ?? 1e-5, "eps", what));
+        const mode = this._mode(opts, what);
+        const threads = this._threads(opts, what);
+        const out = this._out(opts, x.length, what);
+        return this._callFloats(what, x.length, out, y => {
+            const h = this.heap;
+            const ptr = v => v ? h.floatsIn(v) : 0;
+            return this.module._sb_norm(h.record([this.path, mode, op, threads, ...dims,
+                h.floatsIn(x), y, ptr(mean), ptr(variance), ptr(weight), ptr(bias), eps]));
+        });
+    }
+
+    // ---- test support ------------------------------------------------------------
+
+    /** `count` portable test values of stream `seed` (docs/test-values.md), nspecial of them special. */
+    testValues(count, seed, nspecial = 0) {
+        const what = "testValues";
+        check.int(count, "count", what, { max: 2 ** 30 });
+        check.int(seed, "seed", what, { max: 0xFFFFFFFF });
+        check.int(nspecial, "nspecial", what, { max: 0xFFFFFFFF });
+        return this._callFloats(what, count, null, y => {
+            this.module._sb_fill_test_values(y, count, seed, nspecial);
+            return 0;
+        });
+    }
+}
+
+// torch's padding of conv2d: an int, [h, w], [top, bottom, left, right],
+// "valid" or "same" (stride 1; an odd total puts the extra row/column last).
+function convPadding(padding, stride, dilation, kh, kw, what) {
+    if (padding === "valid") return [0, 0, 0, 0];
+    if (padding === "same") {
+        if (stride[0] !== 1 || stride[1] !== 1) {
+            throw new RangeError(`${what}: padding "same" needs stride 1 (as in torch), got [${stride}]`);
+        }
+        const th = dilation[0] * (kh - 1), tw = dilation[1] * (kw - 1);
+        return [th >> 1, th - (th >> 1), tw >> 1, tw - (tw >> 1)];
+    }
+    if (typeof padding == "string") {
+        throw new RangeError(`${what}: padding must be an integer, [h, w], [top, bottom, left, right], ` +
+            `"valid" or "same", got "${padding}"`);
+    }
+    if (Array.isArray(padding) && padding.length === 4) {
+        return padding.map((p, i) => check.int(p, `padding[${i}]`, what));
+    }
+    const [ph, pw] = check.pair(padding, "padding", what);
+    return [ph, ph, pw, pw];
+}
+
+// How many windows fit along each axis (at least 1, else a RangeError with the numbers).
+function windows(what, size, pads, kernel, dilation, stride) {
+    const out = [0, 1].map(i => Math.floor((size[i] + pads[2 * i] + pads[2 * i + 1] -
+        dilation[i] * (kernel[i] - 1) - 1) / stride[i]) + 1);
+    if (out[0] < 1 || out[1] < 1) {
+        throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 (input ` +
+            `${size[0]} x ${size[1]}, padding [${pads}], kernel ${kernel[0]} x ${kernel[1]}, ` +
+            `dilation [${dilation}], stride [${stride}])`);
+    }
+    return out;
+}
+
+// torch's pooled size along one axis (py/samebits/_args.py pooled_size).
+function pooledSize(size, k, s, before, after, ceil) {
+    const span = size + before + after - k;
+    let out = (ceil ? Math.ceil(span / s) : Math.floor(span / s)) + 1;
+    if (ceil && (out - 1) * s >= size + before) out -= 1;
+    return out;
+}
+
+function broadcastShape(a, b, what) {
+    const rank = Math.max(a.length, b.length);
+    const shape = [];
+    for (let i = 0; i < rank; i++) {
+        const da = a[a.length - rank + i] ?? 1, db = b[b.length - rank + i] ?? 1;
+        if (da !== db && da !== 1 && db !== 1) {
+            throw new RangeError(`${what}: shapes [${a}] and [${b}] do not broadcast`);
+        }
+        shape.push(da === 1 ? db : da);
+    }
+    return shape;
+}
+
+// Element strides of a row-major operand over the broadcast shape (0 where it repeats).
+function broadcastStrides(operand, shape) {
+    const strides = new Array(shape.length).fill(0);
+    let stride = 1;
+    for (let i = operand.length - 1; i >= 0; i--) {
+        const j = shape.length - operand.length + i;
+        strides[j] = operand[i] === 1 && shape[j] !== 1 ? 0 : stride;
+        stride *= operand[i];
+    }
+    return strides;
+}

@@ -1,0 +1,443 @@
+"""The npm package (js/) under Node: its standalone WebAssembly modules give
+the native exact bits (the three hash suites at 1, 2 and 4 threads, and a
+set of API calls made both through the JavaScript and the Python API), its
+arguments are checked, and `npm pack` gives a tarball that installs and runs
+in a scratch project.
+
+Needs `bash js/build.sh` and node; builds nothing itself. Where something is
+missing the tests skip, except under CI (env CI set), where they fail and
+say what to run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import samebits
+from samebits import _testdata, hashes
+from samebits.testing import digest
+
+pytestmark = pytest.mark.node
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "js"
+DIST = JS / "dist"
+RUN_CALLS = JS / "test" / "run_calls.mjs"
+RUN_HASHES = JS / "test" / "run_hashes.mjs"
+
+
+def _missing() -> list[str]:
+    missing = []
+    if shutil.which("node") is None:
+        missing.append("node (apt-get install nodejs)")
+    for name in ("samebits-single.mjs", "samebits-threads.mjs", "samebits-threads.worker.js"):
+        if not (DIST / name).is_file():
+            missing.append(f"js/dist/{name} (run: bash js/build.sh)")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def built() -> None:
+    missing = _missing()
+    if missing:
+        message = "the npm package tests need: " + "; ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+def _node(*args: str, cwd: Path | None = None, timeout: float = 600) -> str:
+    done = subprocess.run(["node", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=timeout)
+    assert done.returncode == 0, f"node {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+# ---------------------------------------------------------------------------
+# Generated files and versions.
+
+def test_suite_data_is_current() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_js_suites.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_package_version_is_the_python_version() -> None:
+    package = json.loads((JS / "package.json").read_text())
+    assert package["version"] == samebits.__version__
+    assert package["license"] == "MIT"
+
+
+# ---------------------------------------------------------------------------
+# The hash suites, against the native library.
+
+def _native_line(suite: str) -> str:
+    """The native exact digest of one suite (scalar path, 1 thread)."""
+    line = hashes.hash_lines(modes=["exact"], paths=["scalar"], threads=[1], suite=suite)[0]
+    return hashes.parse_line(line).digest
+
+
+@pytest.fixture(scope="module")
+def native_digests() -> dict[str, str]:
+    return {suite: _native_line(suite) for suite in hashes.SUITES}
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_hash_suites_equal_native(built: None, native_digests: dict[str, str],
+                                  threads: int) -> None:
+    """threads 1 runs the one-thread module, 2 and 4 the threaded one (workers)."""
+    out = _node(str(RUN_HASHES), "--threads", str(threads))
+    lines = [hashes.parse_line(line) for line in out.splitlines() if not line.startswith("#")]
+    assert [line.suite for line in lines] == list(hashes.SUITES), out
+    for line in lines:
+        assert line.threads == threads and line.mode == "exact" and line.path == "vec4", out
+        assert line.digest == native_digests[line.suite], \
+            f"{line.suite} suite under Node at {threads} threads differs from native:\n{out}"
+    headers = [line for line in out.splitlines() if line.startswith("#")]
+    assert headers == [hashes.header(suite=s) for s in hashes.SUITES]
+
+
+def test_hash_line_notices_one_flipped_bit(built: None, native_digests: dict[str, str]) -> None:
+    """The negative control: one flipped output bit changes the JS line."""
+    out = _node(str(RUN_HASHES), "--threads", "1", "--suites", "ops", "--flip-bit", "77")
+    line = hashes.parse_line(out.splitlines()[-1])
+    assert line.digest != native_digests["ops"]
+    assert line.digest == hashes.ops_suite_digest("exact", "scalar", 1, flip_bit=77)
+
+
+# ---------------------------------------------------------------------------
+# API calls made in both languages.
+
+def _tv(count: int, seed: int, nspecial: int = 8) -> dict[str, list[int]]:
+    return {"testValues": [count, seed, nspecial]}
+
+
+def _arr(count: int, seed: int, nspecial: int = 8, shape: tuple[int, ...] | None = None
+         ) -> np.ndarray:
+    values = np.frombuffer(_testdata.float_buffer(count, seed, nspecial), np.float32)[:count]
+    return values.reshape(shape if shape is not None else (count,)).copy()
+
+
+Case = tuple[str, str, list[Any], Callable[[], np.ndarray]]
+
+
+def _cases() -> list[Case]:
+    cases: list[Case] = []
+    ex = {"mode": "exact"}
+
+    # matmul: layouts, bias and activations, degenerate sizes.
+    m, k, n = 37, 53, 29
+    a, b = _arr(m * k, 1), _arr(k * n, 2)
+    bias = _arr(n, 3, 0)
+    A, B = a.reshape(m, k), b.reshape(k, n)
+    cases += [
+        ("matmul", "matmul", [_tv(m * k, 1), _tv(k * n, 2), m, k, n, ex],
+         lambda: samebits.matmul(A, B, mode="exact")),
+        ("matmul transposeA", "matmul", [_tv(m * k, 1), _tv(k * n, 2), m, k, n,
+                                         {**ex, "transposeA": True}],
+         lambda: samebits.matmul(a.reshape(k, m).T, B, mode="exact")),
+        ("matmul transposeB bias gelu_tanh", "matmul",
+         [_tv(m * k, 1), _tv(k * n, 2), m, k, n,
+          {**ex, "transposeB": True, "bias": _tv(n, 3, 0), "activation": "gelu_tanh"}],
+         lambda: samebits.linear(A, b.reshape(n, k), bias, activation="gelu_tanh", mode="exact")),
+        ("matmul bias leaky_relu 0.2", "matmul",
+         [_tv(m * k, 1), _tv(k * n, 2), m, k, n,
+          {**ex, "bias": _tv(n, 3, 0), "activation": "leaky_relu", "negativeSlope": 0.2}],
+         lambda: samebits.linear(A, np.ascontiguousarray(B.T), bias,
+                                 activation=("leaky_relu", 0.2), mode="exact")),
+        ("matmul one row", "matmul", [_tv(300, 4), _tv(300 * 70, 5), 1, 300, 70, ex],
+         lambda: samebits.matmul(_arr(300, 4).reshape(1, 300), _arr(300 * 70, 5).reshape(300, 70),
+                                 mode="exact")),
+        ("matmul k=0", "matmul", [_tv(0, 1), _tv(0, 2), 3, 0, 4, ex],
+         lambda: np.zeros((3, 4), np.float32)),
+    ]
+
+    # conv2d: padding forms, stride, dilation, groups, depthwise, activations.
+    def conv(name: str, xs: tuple[int, int, int, int], ws: tuple[int, int, int, int],
+             opts: dict[str, Any], py: dict[str, Any], with_bias: bool = True) -> None:
+        seed = 100 + 4 * len(cases)
+        cx, cw = int(np.prod(xs)), int(np.prod(ws))
+        js_opts = {**ex, **opts}
+        if with_bias:
+            js_opts["bias"] = _tv(ws[0], seed + 2, 0)
+        x, w = _arr(cx, seed, shape=xs), _arr(cw, seed + 1, shape=ws)
+        bb = _arr(ws[0], seed + 2, 0) if with_bias else None
+        cases.append((name, "conv2d", [_tv(cx, seed), list(xs), _tv(cw, seed + 1), list(ws),
+                                       js_opts],
+                      lambda: samebits.conv2d(x, w, bb, mode="exact", **py)))
+
+    conv("conv 3x3 pad 1", (2, 5, 11, 9), (7, 5, 3, 3), {"padding": 1}, {"padding": 1})
+    conv("conv stride 2 dilation 2 groups 2 relu6", (1, 6, 17, 15), (4, 3, 3, 3),
+         {"stride": 2, "dilation": 2, "groups": 2, "activation": "relu6"},
+         {"stride": 2, "dilation": 2, "groups": 2, "activation": "relu6"})
+    conv("conv same 4x4 (uneven padding)", (1, 3, 10, 12), (5, 3, 4, 4), {"padding": "same"},
+         {"padding": "same"}, with_bias=False)
+    conv("conv padding [1, 2, 0, 3] stride [2, 1]", (1, 4, 9, 8), (3, 4, 3, 2),
+         {"padding": [1, 2, 0, 3], "stride": [2, 1]},
+         {"padding": (1, 2, 0, 3), "stride": (2, 1)})
+    conv("conv depthwise hardswish", (1, 8, 14, 14), (8, 1, 5, 5),
+         {"padding": 2, "groups": 8, "activation": "hardswish"},
+         {"padding": 2, "groups": 8, "activation": "hardswish"})
+    conv("conv 1x1 valid", (3, 16, 7, 7), (24, 16, 1, 1), {"padding": "valid"},
+         {"padding": "valid"})
+
+    # Pools and resizes (no modes: their definitions have none).
+    xs = (2, 3, 13, 11)
+    cx = int(np.prod(xs))
+    x = _arr(cx, 900, shape=xs)
+    pools: list[tuple[str, str, dict[str, Any], Callable[[], np.ndarray]]] = [
+        ("max 3/2 p1", "maxPool2d", {"kernelSize": 3, "stride": 2, "padding": 1},
+         lambda: samebits.max_pool2d(x, 3, 2, 1)),
+        ("max ceil", "maxPool2d", {"kernelSize": 3, "stride": 2, "ceilMode": True},
+         lambda: samebits.max_pool2d(x, 3, 2, 0, ceil_mode=True)),
+        ("max dilation 2 kernel [2, 3]", "maxPool2d", {"kernelSize": [2, 3], "dilation": 2},
+         lambda: samebits.max_pool2d(x, (2, 3), dilation=2)),
+        ("avg 3/2 p1", "avgPool2d", {"kernelSize": 3, "stride": 2, "padding": 1},
+         lambda: samebits.avg_pool2d(x, 3, 2, 1)),
+        ("avg ceil exclude pad", "avgPool2d",
+         {"kernelSize": 3, "stride": 2, "padding": 1, "ceilMode": True, "countIncludePad": False},
+         lambda: samebits.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+        ("avg divisor 5", "avgPool2d", {"kernelSize": 2, "divisorOverride": 5},
+         lambda: samebits.avg_pool2d(x, 2, divisor_override=5)),
+        ("nearest 20x7", "interpolate", {"size": [20, 7]},
+         lambda: samebits.interpolate(x, size=(20, 7))),
+        ("bilinear 30x17", "interpolate", {"size": [30, 17], "mode": "bilinear"},
+         lambda: samebits.interpolate(x, size=(30, 17), mode="bilinear", align_corners=False)),
+        ("bilinear align 5x24", "interpolate",
+         {"size": [5, 24], "mode": "bilinear", "alignCorners": True},
+         lambda: samebits.interpolate(x, size=(5, 24), mode="bilinear", align_corners=True)),
+    ]
+    for name, fn, opts, py_call in pools:
+        cases.append((f"pool {name}", fn, [_tv(cx, 900), list(xs), opts], py_call))
+    for size in ([5, 7], 1):
+        cases.append((f"adaptive {size}", "adaptiveAvgPool2d", [_tv(cx, 900), list(xs), size, {}],
+                      lambda size=size: samebits.adaptive_avg_pool2d(x, size)))
+
+    # Elementwise functions over test values (with specials).
+    u = _arr(5000, 77)
+    for name in ("exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "silu", "hardswish",
+                 "hardsigmoid", "sqrt", "softplus", "mish", "sin", "cos", "gelu"):
+        cases.append((f"unary {name}", name, [_tv(5000, 77), ex],
+                      lambda f=getattr(samebits, name): f(u, mode="exact")))
+    cases += [
+        ("unary leakyRelu 0.3", "leakyRelu", [_tv(5000, 77), {**ex, "negativeSlope": 0.3}],
+         lambda: samebits.leaky_relu(u, 0.3, mode="exact")),
+        ("unary elu 0.5", "elu", [_tv(5000, 77), {**ex, "alpha": 0.5}],
+         lambda: samebits.elu(u, 0.5, mode="exact")),
+        ("unary gelu tanh", "gelu", [_tv(5000, 77), {**ex, "approximate": "tanh"}],
+         lambda: samebits.gelu(u, "tanh", mode="exact")),
+    ]
+
+    # Arithmetic with broadcasting.
+    p, q = _arr(60, 31), _arr(60, 32)
+    cases += [
+        ("add", "add", [_tv(60, 31), _tv(60, 32), ex],
+         lambda: samebits.add(p, q, mode="exact")),
+        ("mul broadcast [3, 1, 5] [4, 1]", "mul",
+         [_tv(15, 33), _tv(4, 34), {**ex, "aShape": [3, 1, 5], "bShape": [4, 1]}],
+         lambda: samebits.mul(_arr(15, 33, shape=(3, 1, 5)), _arr(4, 34, shape=(4, 1)),
+                              mode="exact")),
+        ("div by one value", "div", [_tv(60, 31), _tv(1, 35, 0), ex],
+         lambda: samebits.div(p, _arr(1, 35, 0), mode="exact")),
+        ("pow", "pow", [_tv(60, 31), _tv(60, 32), ex],
+         lambda: samebits.pow(p, q, mode="exact")),
+        ("maximum", "maximum", [_tv(60, 31), _tv(60, 32), ex],
+         lambda: samebits.maximum(p, q, mode="exact")),
+        ("minimum", "minimum", [_tv(60, 31), _tv(60, 32), ex],
+         lambda: samebits.minimum(p, q, mode="exact")),
+    ]
+
+    # Reductions and normalizations.
+    rs = (7, 11, 13)
+    r = _arr(1001, 41, shape=rs)
+    for axis in (0, 1, -1):
+        cases.append((f"sum axis {axis}", "sum", [_tv(1001, 41), list(rs), axis, ex],
+                      lambda axis=axis: samebits.sum(r, axis, mode="exact")))
+    cases += [
+        ("mean axis 1", "mean", [_tv(1001, 41), list(rs), 1, ex],
+         lambda: samebits.mean(r, 1, mode="exact")),
+        ("softmax axis 1", "softmax", [_tv(1001, 41), list(rs), 1, ex],
+         lambda: samebits.softmax(r, 1, mode="exact")),
+        ("logSoftmax axis 0", "logSoftmax", [_tv(1001, 41), list(rs), 0, ex],
+         lambda: samebits.log_softmax(r, 0, mode="exact")),
+        ("layerNorm 2 dims weight bias eps 1e-3", "layerNorm",
+         [_tv(1001, 41), list(rs), {**ex, "normalizedDims": 2, "weight": _tv(143, 42, 0),
+                                    "bias": _tv(143, 43, 0), "eps": 1e-3}],
+         lambda: samebits.layer_norm(r, (11, 13), _arr(143, 42, 0, (11, 13)),
+                                     _arr(143, 43, 0, (11, 13)), 1e-3, mode="exact")),
+        ("layerNorm plain", "layerNorm", [_tv(1001, 41), list(rs), ex],
+         lambda: samebits.layer_norm(r, 13, mode="exact")),
+    ]
+    ns = (2, 6, 4, 5)
+    nx = _arr(240, 51, shape=ns)
+    cases += [
+        ("batchNorm", "batchNorm",
+         [_tv(240, 51), list(ns), {**ex, "runningMean": _tv(6, 52, 0), "runningVar": _tv(6, 53, 0),
+                                   "weight": _tv(6, 54, 0), "bias": _tv(6, 55, 0)}],
+         lambda: samebits.batch_norm(nx, _arr(6, 52, 0), _arr(6, 53, 0), _arr(6, 54, 0),
+                                     _arr(6, 55, 0), mode="exact")),
+        ("groupNorm 3", "groupNorm",
+         [_tv(240, 51), list(ns), 3, {**ex, "weight": _tv(6, 54, 0), "bias": _tv(6, 55, 0),
+                                      "eps": 1e-4}],
+         lambda: samebits.group_norm(nx, 3, _arr(6, 54, 0), _arr(6, 55, 0), 1e-4, mode="exact")),
+    ]
+    return cases
+
+
+CASES = _cases()
+
+
+def _run_calls(tmp_path: Path, calls: list[dict[str, Any]], threads: int = 1) -> dict[str, Any]:
+    spec = tmp_path / "calls.json"
+    spec.write_text(json.dumps({"threads": threads, "calls": calls}))
+    return json.loads(_node(str(RUN_CALLS), str(spec)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_api_calls_equal_python(built: None, tmp_path: Path, threads: int) -> None:
+    calls = [{"name": name, "fn": fn, "args": args} for name, fn, args, _ in CASES]
+    results = _run_calls(tmp_path, calls, threads)
+    assert results["#info"]["threads"] == threads
+    differing = []
+    for name, _, _, py_call in CASES:
+        got = results[name]
+        assert "error" not in got, f"{name}: {got['error']}"
+        expected = np.asarray(py_call())
+        if "shape" in got:     # NCHW results carry their shape
+            assert got["shape"] == list(expected.shape), name
+            want = digest(expected)
+        else:
+            want = digest(expected.reshape(-1))
+        if got["digest"] != want:
+            differing.append(name)
+    assert not differing, f"JS and Python differ on: {differing}"
+
+
+# ---------------------------------------------------------------------------
+# Bad arguments: the error class, and the function and argument named.
+
+BAD: list[tuple[str, str, list[Any], str, str]] = [
+    ("float64 input", "matmul", [[1.0, 2.0], _tv(2, 1), 1, 2, 1], "TypeError",
+     "matmul: a must be a Float32Array, got Array (convert with Float32Array.from(...))"),
+    ("short b", "matmul", [_tv(6, 1), _tv(5, 2), 2, 3, 2], "RangeError",
+     "matmul: b must hold 6 floats for shape [3, 2], got 5"),
+    ("fractional m", "matmul", [_tv(6, 1), _tv(6, 2), 1.5, 3, 2], "TypeError",
+     "matmul: m must be an integer, got 1.5"),
+    ("negative k", "matmul", [_tv(6, 1), _tv(6, 2), 2, -3, 2], "RangeError",
+     "matmul: k must be in [0, 1099511627776], got -3"),
+    ("bad mode", "matmul", [_tv(6, 1), _tv(6, 2), 2, 3, 2, {"mode": "precise"}], "RangeError",
+     'matmul: mode must be one of "fast", "exact", got "precise"'),
+    ("unknown option", "matmul", [_tv(6, 1), _tv(6, 2), 2, 3, 2, {"trans_b": True}], "TypeError",
+     'matmul: unknown option "trans_b"'),
+    ("threads above init", "matmul", [_tv(6, 1), _tv(6, 2), 2, 3, 2, {"threads": 9}],
+     "RangeError", "matmul: threads must be in [1, 1], got 9"),
+    ("wrong out length", "relu", [_tv(6, 1), {"out": _tv(5, 1)}], "RangeError",
+     "relu: out must hold 6 floats, got 5"),
+    ("bad activation", "matmul", [_tv(6, 1), _tv(6, 2), 2, 3, 2, {"activation": "swish"}],
+     "RangeError", 'matmul: activation must be one of "none", "relu"'),
+    ("groups mismatch", "conv2d", [_tv(48, 1), [1, 3, 4, 4], _tv(36, 2), [4, 1, 3, 3],
+                                   {"groups": 2}], "RangeError", "conv2d: with groups=2"),
+    ("window too large", "conv2d", [_tv(48, 1), [1, 3, 4, 4], _tv(75, 2), [1, 3, 5, 5]],
+     "RangeError", "conv2d: the output size 0 x 0 is below 1"),
+    ("3-D conv input", "conv2d", [_tv(48, 1), [3, 4, 4], _tv(27, 2), [1, 3, 3, 3]],
+     "RangeError", "conv2d: xShape must have 4 dimensions, got [3,4,4]"),
+    ("same with stride", "conv2d", [_tv(48, 1), [1, 3, 4, 4], _tv(27, 2), [1, 3, 3, 3],
+                                    {"padding": "same", "stride": 2}], "RangeError",
+     'conv2d: padding "same" needs stride 1'),
+    ("pool padding over half", "maxPool2d", [_tv(48, 1), [1, 3, 4, 4],
+                                             {"kernelSize": 2, "padding": 2}],
+     "RangeError", "maxPool2d: padding must be at most half of kernelSize"),
+    ("no kernelSize", "avgPool2d", [_tv(48, 1), [1, 3, 4, 4], {}], "TypeError",
+     "avgPool2d: kernelSize is required"),
+    ("shapes that do not broadcast", "add",
+     [_tv(6, 1), _tv(4, 2), {"aShape": [2, 3], "bShape": [4]}],
+     "RangeError", "add: shapes [2,3] and [4] do not broadcast"),
+    ("infinite slope", "leakyRelu", [_tv(6, 1), {"negativeSlope": 1e39}], "RangeError",
+     "leakyRelu: negativeSlope must be a finite float32 value, got 1e+39"),
+    ("axis out of range", "softmax", [_tv(6, 1), [2, 3], 2], "RangeError",
+     "softmax: axis must be in [-2, 1], got 2"),
+    ("groupNorm groups", "groupNorm", [_tv(48, 1), [1, 3, 4, 4], 2], "RangeError",
+     "groupNorm: channels 3 must divide by numGroups 2"),
+    ("a valid call among them", "relu", [_tv(4, 1), {"out": _tv(4, 1)}], "", ""),
+    ("element count beyond wasm32", "conv2d",
+     [_tv(4, 1), [1, 1, 65536, 65536], _tv(1, 2), [1, 1, 1, 1]], "RangeError",
+     "conv2d: xShape [1,1,65536,65536] has 4294967296 elements"),
+]
+
+
+def test_bad_arguments_raise_named_errors(built: None, tmp_path: Path) -> None:
+    calls = [{"name": name, "fn": fn, "args": args} for name, fn, args, _, _ in BAD]
+    results = _run_calls(tmp_path, calls)
+    for name, _, _, kind, message in BAD:
+        got = results[name]
+        if not kind:       # a valid call among the bad ones: it still works
+            assert "digest" in got, (name, got)
+            continue
+        assert "error" in got, f"{name}: no error, got {got}"
+        assert got["error"].startswith(f"{kind}: {message}"), (name, got["error"])
+
+
+# ---------------------------------------------------------------------------
+# npm pack, installed in a scratch project.
+
+@pytest.fixture(scope="module")
+def tarball(built: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("npm") is None:
+        message = "npm pack needs npm (apt-get install npm)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("pack")
+    done = subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(out), str(JS)],
+                          capture_output=True, text=True, cwd=out)
+    assert done.returncode == 0, done.stderr
+    packed = sorted(out.glob("samebits-*.tgz"))
+    assert len(packed) == 1, done.stdout
+    return packed[0]
+
+
+def test_tarball_holds_the_package(tarball: Path) -> None:
+    with tarfile.open(tarball) as tar:
+        names = sorted(n.removeprefix("package/") for n in tar.getnames())
+    for needed in ("package.json", "index.mjs", "index.d.ts", "hashes.d.ts", "README.md",
+                   "LICENSE", "src/samebits.mjs", "src/suite-data.mjs",
+                   "dist/samebits-single.wasm", "dist/samebits-threads.wasm",
+                   "dist/samebits-threads.worker.js"):
+        assert needed in names, f"{needed} missing from {tarball.name}: {names}"
+    assert not [n for n in names if n.startswith("test/") or n.endswith(".o")], names
+    assert re.fullmatch(rf"samebits-{re.escape(samebits.__version__)}\.tgz", tarball.name)
+
+
+def test_installed_tarball_runs_under_node(tarball: Path, tmp_path: Path,
+                                           native_digests: dict[str, str]) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
+    done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--offline", str(tarball)],
+                          capture_output=True, text=True, cwd=project)
+    assert done.returncode == 0, done.stderr
+    (project / "main.mjs").write_text(
+        'import * as samebits from "samebits";\n'
+        'import { hashLine } from "samebits/hashes";\n'
+        'const sb = await samebits.init({ threads: 2 });\n'
+        'console.log(hashLine(sb, "conv"));\n'
+        'const c = samebits.matmul(new Float32Array([1, 2, 3, 4]), new Float32Array([5, 6, 7, 8]),'
+        ' 2, 2, 2, { mode: "exact" });\n'
+        'console.log(Array.from(c).join(","), samebits.digest(c, { shape: [2, 2] }));\n'
+        'process.exit(0);\n')
+    out = _node("main.mjs", cwd=project).splitlines()
+    line = hashes.parse_line(out[0])
+    assert (line.suite, line.threads, line.digest) == ("conv", 2, native_digests["conv"])
+    values, js_digest = out[1].split()
+    assert values == "19,22,43,50"
+    assert js_digest == digest(np.array([[19, 22], [43, 50]], np.float32))
