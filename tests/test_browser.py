@@ -303,3 +303,64 @@ def test_pytest_plugin_in_pyodide_against_a_native_golden_file(runner, tmp_path)
     assert result["exitCode"] == 1, result["output"]
     assert "softmax/48x40: digest " in result["output"]
     assert "matmul/48x40x24: digest" not in result["output"]
+
+
+# ---------------------------------------------------------------------------
+# The npm package (js/) in Chromium: web/js-check.html runs its hash suites
+# in a module worker, the threaded module on Web Workers.
+
+def _js_package_or_skip():
+    dist = ROOT / "js" / "dist"
+    missing = [n for n in ("samebits-single.wasm", "samebits-threads.wasm",
+                           "samebits-threads.worker.js") if not (dist / n).is_file()]
+    if missing:
+        message = f"the npm package tests need js/dist/{missing[0]}: run bash js/build.sh"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+def _native_js_lines() -> dict:
+    return {"lines": [hashes.hash_lines(modes=["exact"], paths=["scalar"], threads=[1],
+                                        suite=s)[0] for s in hashes.SUITES]}
+
+
+def test_js_package_suites_match_native_at_1_2_4_workers(runner):
+    """Cross-origin isolated: every suite at 1, 2 and 4 threads gives the native digest."""
+    _js_package_or_skip()
+    result = runner.run_js_check_page({"threads": "1,2,4"}, _native_js_lines())
+    _check_clean(result)
+    assert result["isolated"] is True and result["threadsNotes"] == []
+    assert [(r["suite"], r["threads"], r["threadsUsed"]) for r in result["rows"]] == [
+        (s, t, t) for t in (1, 2, 4) for s in hashes.SUITES]
+    lines = [hashes.parse_line(line) for line in result["lines"]]
+    assert [(b.threads, b.path) for b in lines] == [(t, "vec4") for t in (1, 2, 4) for _ in range(3)]
+    assert all(r["verdict"] == "match" for r in result["rows"]), result["rows"]
+    assert result["ok"] is True
+
+
+def test_js_package_falls_back_to_one_thread_without_isolation(runner):
+    """Without COOP/COEP the page has no SharedArrayBuffer: init({threads: 2})
+    runs one thread, says why, and the bits are still native."""
+    _js_package_or_skip()
+    result = runner.run_js_check_page({"threads": "2", "suites": "conv,ops"}, _native_js_lines(),
+                                      isolated=False)
+    _check_clean(result)
+    assert result["isolated"] is False
+    assert result["threadsNotes"] == [
+        "one thread instead of 2: SharedArrayBuffer is not available in this environment"]
+    assert [(r["suite"], r["threadsUsed"], r["verdict"]) for r in result["rows"]] == [
+        ("conv", 1, "match"), ("ops", 1, "match")]
+    assert result["ok"] is True
+
+
+def test_js_check_page_notices_a_wrong_native_line(runner):
+    """The negative control: a native digest with one changed digit is a mismatch."""
+    _js_package_or_skip()
+    native = _native_js_lines()
+    conv = native["lines"][1]
+    native["lines"][1] = conv[:-1] + ("0" if conv[-1] != "0" else "1")
+    result = runner.run_js_check_page({"threads": "1", "suites": "conv"}, native)
+    _check_clean(result)
+    assert [r["verdict"] for r in result["rows"]] == ["MISMATCH"]
+    assert result["ok"] is False

@@ -82,13 +82,14 @@ def open_local_page(browser, blocked: list, console: list, **page_options):
     return page
 
 @contextlib.contextmanager
-def local_browser_page(extra: dict | None = None, **page_options):
+def local_browser_page(extra: dict | None = None, isolated: bool = True, **page_options):
     """A fresh headless Chromium with one page that may load only from the
-    127.0.0.1 server this starts (serving web/, wasm/out/ and `extra`).
-    Yields a LocalPage; the browser and the server stop on exit."""
+    127.0.0.1 server this starts (serving web/, wasm/out/, js/ and `extra`;
+    cross-origin isolated unless isolated=False). Yields a LocalPage; the
+    browser and the server stop on exit."""
     from playwright.sync_api import sync_playwright
 
-    server, base = serve(extra=extra)
+    server, base = serve(extra=extra, isolated=isolated)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
@@ -159,11 +160,11 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
 
 
 def _run_until_done(page_path: str, result_name: str, timeout_s: float,
-                    extra: dict | None = None) -> dict:
+                    extra: dict | None = None, isolated: bool = True) -> dict:
     """Opens web/<page_path> and returns window.<result_name> once its `done`
     is set, with "blocked", "console" and "wall_s" added."""
     start = time.monotonic()
-    with local_browser_page(extra) as local:
+    with local_browser_page(extra, isolated) as local:
         page = local.page
         page.goto(f"{local.base}/web/{page_path}", wait_until="load")
         deadline = start + timeout_s
@@ -183,6 +184,17 @@ def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
     web/make_models.py) and returns window.modelsResult when it is done."""
     return _run_until_done("models.html" + (f"?{urlencode(query)}" if query else ""),
                            "modelsResult", timeout_s)
+
+
+def run_js_check_page(query: dict, native: dict, isolated: bool = True,
+                      timeout_s: float = 600) -> dict:
+    """Opens web/js-check.html (the npm package's hash suites, in a worker)
+    with `query` and the native lines `native` ({"lines": [...]}) served to
+    it; returns window.jsCheckResult when it is done."""
+    extra = {"/native-js.json": (json.dumps(native).encode(), "application/json")}
+    query = {**query, "native": "/native-js.json"}
+    return _run_until_done(f"js-check.html?{urlencode(query)}", "jsCheckResult", timeout_s,
+                           extra, isolated)
 
 
 def run_pytest_page(case: dict, timeout_s: float = 300) -> dict:

@@ -2,10 +2,15 @@
 
     python web/serve.py [--port 8000]     # then open http://127.0.0.1:8000/web/index.html
 
-Serves the repository's web/ and wasm/out/ folders (nothing else), with the
-types Pyodide needs (.wasm as application/wasm, .mjs as JavaScript) and no
-caching, so a rebuilt wheel is always the one loaded. Tests use serve() in a
-thread, with a free port and optional in-memory files (e.g. native lines).
+Serves the repository's web/, wasm/out/ and js/ folders (nothing else), with
+the types Pyodide needs (.wasm as application/wasm, .mjs as JavaScript) and
+no caching, so a rebuilt wheel is always the one loaded. Tests use serve() in
+a thread, with a free port and optional in-memory files (e.g. native lines).
+
+Every answer carries the cross-origin isolation headers (COOP same-origin,
+COEP require-corp), without which a browser gives a page no
+SharedArrayBuffer and so no threads; --no-isolation (serve(isolated=False))
+leaves them out, to see a page fall back to one thread.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ALLOWED = ("/web/", "/wasm/out/")
+ALLOWED = ("/web/", "/wasm/out/", "/js/")
 TYPES = {
     ".wasm": "application/wasm",
     ".mjs": "text/javascript",
@@ -35,8 +40,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     extra: dict[str, tuple[bytes, str]] = {}
 
-    def __init__(self, *args, extra=None, **kwargs):
+    def __init__(self, *args, extra=None, isolated=True, **kwargs):
         self.extra = extra or {}
+        self.isolated = isolated
         super().__init__(*args, **kwargs)
 
     def _route(self) -> bool:
@@ -71,6 +77,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
+        if self.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         super().end_headers()
 
     def log_message(self, format, *args):  # quiet: tests print what matters
@@ -78,10 +88,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(port: int = 0, extra: dict[str, tuple[bytes, str]] | None = None,
-          root: Path = ROOT) -> tuple[http.server.ThreadingHTTPServer, str]:
+          root: Path = ROOT, isolated: bool = True) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Starts the server in a daemon thread; returns (server, base URL).
-    Call server.shutdown() when done. port=0 picks a free port."""
-    handler = functools.partial(Handler, directory=str(root), extra=extra)
+    Call server.shutdown() when done. port=0 picks a free port; isolated=False
+    leaves out the cross-origin isolation headers."""
+    handler = functools.partial(Handler, directory=str(root), extra=extra, isolated=isolated)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="samebits-serve", daemon=True).start()
@@ -91,9 +102,12 @@ def serve(port: int = 0, extra: dict[str, tuple[bytes, str]] | None = None,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="leave out the COOP/COEP headers (pages then get one thread)")
     args = parser.parse_args(argv)
-    server, base = serve(args.port)
-    print(f"serving {ROOT}/web and wasm/out at {base}/web/index.html (Ctrl-C stops)", flush=True)
+    server, base = serve(args.port, isolated=not args.no_isolation)
+    print(f"serving {ROOT}/web, wasm/out and js at {base}/web/index.html (Ctrl-C stops)",
+          flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -1,0 +1,71 @@
+// The npm package's check page: runs the hash suites in a module worker
+// (js-check-worker.mjs) at each thread count of ?threads, shows the lines and
+// compares them with native ones (?native=URL of {"lines": [...]}), then sets
+// window.jsCheckResult for web/run_browser.py.
+const query = new URLSearchParams(location.search);
+const threadCounts = (query.get("threads") ?? "1,2").split(",").map(Number);
+const suites = (query.get("suites") ?? "gemm,conv,ops").split(",");
+const result = { done: false, lines: [], rows: [], isolated: globalThis.crossOriginIsolated === true,
+    threadsNotes: [], error: null };
+window.jsCheckResult = result;
+
+const show = (id, text, cls) => {
+    const element = document.getElementById(id);
+    element.textContent = text;
+    if (cls) element.className = cls;
+};
+show("isolation", result.isolated
+    ? `Cross-origin isolated: threads run on Web Workers (${navigator.hardwareConcurrency} processors).`
+    : "Not cross-origin isolated: no SharedArrayBuffer, so the package runs one thread.");
+
+async function nativeDigests() {
+    const url = query.get("native");
+    if (!url) return new Map();
+    const doc = await (await fetch(url)).json();
+    // A native line is "[suite ]mode path threads=T sha256=D": the digest per suite.
+    return new Map(doc.lines.map(line => {
+        const fields = line.split(/\s+/);
+        const suite = ["conv", "ops"].includes(fields[0]) ? fields[0] : "gemm";
+        return [suite, fields.at(-1).replace("sha256=", "")];
+    }));
+}
+
+function runWorker(threads) {
+    return new Promise((resolve, reject) => {
+        const worker = new Worker(new URL("js-check-worker.mjs", import.meta.url), { type: "module" });
+        const lines = [];
+        worker.onmessage = ({ data }) => {
+            if (data.line) {
+                lines.push(data);
+                result.lines.push(data.line);
+                document.getElementById("lines").textContent += data.line + "\n";
+            }
+            if (data.error) { worker.terminate(); reject(new Error(data.error)); }
+            if (data.done) { worker.terminate(); resolve({ lines, info: data.info }); }
+        };
+        worker.onerror = e => reject(new Error(e.message));
+        worker.postMessage({ threads, suites });
+    });
+}
+
+try {
+    const native = await nativeDigests();
+    for (const threads of threadCounts) {
+        const { lines, info } = await runWorker(threads);
+        if (info.threadsNote) result.threadsNotes.push(info.threadsNote);
+        for (const { suite, line, digest, seconds, threadsUsed } of lines) {
+            const expected = native.get(suite);
+            result.rows.push({ suite, threads, threadsUsed, line, seconds,
+                verdict: expected === undefined ? "no native line" : expected === digest ? "match" : "MISMATCH" });
+        }
+    }
+    const verdicts = result.rows.map(r => r.verdict);
+    result.ok = verdicts.length > 0 && verdicts.every(v => v === "match");
+    show("verdict", result.ok ? "OK: every line equals the native one."
+        : verdicts.includes("MISMATCH") ? "MISMATCH: a line differs from native." : "No native lines to compare with.",
+        result.ok ? "match" : "mismatch");
+} catch (error) {
+    result.error = String(error?.stack ?? error);
+    show("verdict", `error: ${result.error}`, "mismatch");
+}
+result.done = true;
