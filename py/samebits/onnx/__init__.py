@@ -28,7 +28,7 @@ __all__ = ["DecodeError", "Session", "TensorInfo", "UnsupportedModelError", "loa
            "supported_operators"]
 
 
-def load(model: Union[str, os.PathLike, bytes, bytearray, memoryview], mode: str = "exact",
+def load(model: Union[str, os.PathLike[str], bytes, bytearray, memoryview], mode: str = "exact",
          threads: Optional[int] = None) -> Session:
     """Loads an ONNX model and prepares it to run.
 

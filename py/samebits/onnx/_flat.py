@@ -4,7 +4,9 @@ data-movement steps that have no C kernel when numpy is absent. Pure Python
 on Python ints: exact, and the same in every runtime."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, TypeVar
+
+_T = TypeVar("_T")
 
 
 def c_strides(shape: Sequence[int]) -> list[int]:
@@ -86,5 +88,5 @@ def slice_bounds(size: int, start: int, end: int, step: int) -> tuple[int, int]:
     return start, count
 
 
-def take(values: list, map_: list[int]) -> list:
+def take(values: Sequence[_T], map_: list[int]) -> list[_T]:
     return [values[i] for i in map_]

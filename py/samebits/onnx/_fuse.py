@@ -19,7 +19,7 @@ The fused node keeps its name; `Node.fused` carries what it absorbed.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Union, cast
 
 import samebits as _sb
 
@@ -39,14 +39,18 @@ def _readers(nodes: list[M.Node]) -> dict[str, list[int]]:
     return out
 
 
-def _scalar(constants: dict, name: str) -> Optional[float]:
+def _scalar(constants: dict[str, V.Value], name: str) -> Optional[float]:
     v = constants.get(name)
     if isinstance(v, Floats) and v.size == 1:
         return V.float_list(v)[0]
     return None
 
 
-def _activation(node: M.Node, constants: dict, opset: int):
+# A samebits activation: its name, or (name, parameter).
+Activation = Union[str, tuple[str, float]]
+
+
+def _activation(node: M.Node, constants: dict[str, V.Value], opset: int) -> Optional[Activation]:
     """The samebits activation equal to this node bit for bit, or None."""
     if node.op_type in ("Relu", "Sigmoid", "Tanh") and not node.attributes:
         return node.op_type.lower()
@@ -78,7 +82,7 @@ def _activation(node: M.Node, constants: dict, opset: int):
     return None
 
 
-def _fold_batch_norm(conv: M.Node, bn: M.Node, constants: dict) -> bool:
+def _fold_batch_norm(conv: M.Node, bn: M.Node, constants: dict[str, V.Value]) -> bool:
     """Fast mode: Conv(W, B) then BatchNormalization as one Conv with new
     constant weights; True when done."""
     if len(bn.inputs) != 5 or any(n not in constants for n in bn.inputs[1:]):
@@ -90,7 +94,7 @@ def _fold_batch_norm(conv: M.Node, bn: M.Node, constants: dict) -> bool:
         return False
     eps_attr = bn.attributes.get("epsilon")
     eps = eps_attr.value if eps_attr is not None else 1e-5
-    gamma, beta, mean, var = (V.float_list(constants[n]) for n in bn.inputs[1:])
+    gamma, beta, mean, var = (V.float_list(cast(Floats, constants[n])) for n in bn.inputs[1:])
     cout = w.shape[0]
     if not len(gamma) == len(beta) == len(mean) == len(var) == cout:
         return False
@@ -113,7 +117,7 @@ def _fold_batch_norm(conv: M.Node, bn: M.Node, constants: dict) -> bool:
     return True
 
 
-def fuse(nodes: list[M.Node], constants: dict, mode: str, opset: int,
+def fuse(nodes: list[M.Node], constants: dict[str, V.Value], mode: str, opset: int,
          graph_outputs: set[str]) -> list[M.Node]:
     """The node list with the rewrites above applied (nodes are modified)."""
     nodes = list(nodes)
@@ -172,7 +176,7 @@ def _only_reader(name: str, readers: dict[str, list[int]],
     return users[0] if len(users) == 1 and name not in graph_outputs else None
 
 
-def _gemm_plain(node: M.Node, constants: dict) -> bool:
+def _gemm_plain(node: M.Node, constants: dict[str, V.Value]) -> bool:
     """A Gemm that samebits runs as one linear (constant B, alpha = beta = 1,
     no transA, a 1-D C or none): its activation can be the epilogue."""
     attrs = {k: a.value for k, a in node.attributes.items()}

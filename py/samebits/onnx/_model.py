@@ -174,7 +174,7 @@ _ATTRIBUTE_FIELDS = {2: A_FLOAT, 3: A_INT, 4: A_STRING, 5: A_TENSOR, 6: A_GRAPH,
 def parse_attribute(buf: memoryview) -> Attribute:
     name, declared = "", 0
     seen: dict[int, Any] = {}
-    lists: dict[int, list] = {A_FLOATS: [], A_INTS: [], A_STRINGS: [], A_TENSORS: [],
+    lists: dict[int, list[Any]] = {A_FLOATS: [], A_INTS: [], A_STRINGS: [], A_TENSORS: [],
                               A_GRAPHS: []}
     for number, wire, value in w.fields(buf):
         if number == 1:

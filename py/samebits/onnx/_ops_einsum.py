@@ -18,8 +18,8 @@ from typing import Optional
 
 from . import _values as V
 from ._ops_shape import _permuted, _reshape_value, expand_value
-from ._registry import NodeContext, need_floats, op
-from ._values import Floats
+from ._registry import Inputs, Kernel, NodeContext, need_floats, op
+from ._values import Floats, Value
 
 import samebits as _sb
 
@@ -71,11 +71,11 @@ def _implicit_output(letter_lists: list[list[str]]) -> list[str]:
 
 
 @op("Einsum")
-def _einsum(ctx: NodeContext):
+def _einsum(ctx: NodeContext) -> Kernel:
     equation = ctx.str("equation")
     terms, out_term = _parse(equation, ctx)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         xs = [need_floats(v, ctx, f"input {i}") for i, v in enumerate(inputs)]
         if len(xs) != len(terms):
             raise ValueError(f"{ctx.where}: equation {equation!r} needs {len(terms)} inputs, "

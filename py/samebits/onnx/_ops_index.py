@@ -13,13 +13,21 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from . import _flat
 from . import _model as M
 from . import _values as V
-from ._registry import NodeContext, axis_index, need_floats, need_ints, op
-from ._values import Floats, Ints, np
+from ._registry import (Inputs, Kernel, NodeContext, axis_index, need_floats, need_ints, op,
+                        required)
+from ._values import Floats, Ints, Value
+
+_D = TypeVar("_D")
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._values import np   # None without numpy
 
 
 # ---- the two moves every operator here is made of -----------------------------
@@ -70,7 +78,7 @@ def _index(i: int, size: int, ctx: NodeContext, what: str) -> int:
 
 # ---- GatherElements, ScatterElements ----------------------------------------------
 
-def _element_positions(data_shape: tuple, idx: Ints, axis: int, ctx: NodeContext) -> list[int]:
+def _element_positions(data_shape: tuple[int, ...], idx: Ints, axis: int, ctx: NodeContext) -> list[int]:
     """For each element of idx (C order): the flat position in data that it names
     (idx's own coordinates, with the coordinate on `axis` replaced by its value)."""
     r = len(data_shape)
@@ -88,11 +96,11 @@ def _element_positions(data_shape: tuple, idx: Ints, axis: int, ctx: NodeContext
 
 
 @op("GatherElements")
-def _gather_elements(ctx: NodeContext):
+def _gather_elements(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 0)
 
-    def run(inputs):
-        x, idx = inputs[0], need_ints(inputs[1], ctx, "indices")
+    def run(inputs: Inputs) -> list[Value]:
+        x, idx = required(inputs[0]), need_ints(inputs[1], ctx, "indices")
         a = axis_index(axis, len(x.shape), ctx)
         return [take_flat(x, _element_positions(x.shape, idx, a, ctx), idx.shape)]
     return run
@@ -105,12 +113,13 @@ def _no_reduction(ctx: NodeContext) -> None:
 
 
 @op("ScatterElements", "Scatter")
-def _scatter_elements(ctx: NodeContext):
+def _scatter_elements(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 0)
     _no_reduction(ctx)
 
-    def run(inputs):
-        data, idx, updates = inputs[0], need_ints(inputs[1], ctx, "indices"), inputs[2]
+    def run(inputs: Inputs) -> list[Value]:
+        data, idx, updates = (required(inputs[0]), need_ints(inputs[1], ctx, "indices"),
+                              required(inputs[2]))
         if updates.shape != idx.shape:
             raise ValueError(f"{ctx.where}: updates {updates.shape} must have the shape of "
                              f"indices {idx.shape}")
@@ -121,7 +130,7 @@ def _scatter_elements(ctx: NodeContext):
 
 # ---- GatherND, ScatterND -------------------------------------------------------
 
-def _nd_offsets(data_shape: tuple, idx: Ints, batch_dims: int, ctx: NodeContext) -> list[int]:
+def _nd_offsets(data_shape: tuple[int, ...], idx: Ints, batch_dims: int, ctx: NodeContext) -> list[int]:
     """For each index tuple of idx (its last dimension): the flat offset in data of
     the block it names, batch coordinates included."""
     if not idx.shape:
@@ -149,13 +158,13 @@ def _nd_offsets(data_shape: tuple, idx: Ints, batch_dims: int, ctx: NodeContext)
 
 
 @op("GatherND")
-def _gather_nd(ctx: NodeContext):
+def _gather_nd(ctx: NodeContext) -> Kernel:
     batch_dims = ctx.int("batch_dims", 0)
     if batch_dims < 0:
         raise ctx.error(f"batch_dims={batch_dims} must be >= 0")
 
-    def run(inputs):
-        x, idx = inputs[0], need_ints(inputs[1], ctx, "indices")
+    def run(inputs: Inputs) -> list[Value]:
+        x, idx = required(inputs[0]), need_ints(inputs[1], ctx, "indices")
         if batch_dims >= min(len(x.shape), len(idx.shape)):
             raise ValueError(f"{ctx.where}: batch_dims={batch_dims} needs data {x.shape} "
                              f"and indices {idx.shape} of higher rank")
@@ -168,11 +177,12 @@ def _gather_nd(ctx: NodeContext):
 
 
 @op("ScatterND")
-def _scatter_nd(ctx: NodeContext):
+def _scatter_nd(ctx: NodeContext) -> Kernel:
     _no_reduction(ctx)
 
-    def run(inputs):
-        data, idx, updates = inputs[0], need_ints(inputs[1], ctx, "indices"), inputs[2]
+    def run(inputs: Inputs) -> list[Value]:
+        data, idx, updates = (required(inputs[0]), need_ints(inputs[1], ctx, "indices"),
+                              required(inputs[2]))
         offsets = _nd_offsets(data.shape, idx, 0, ctx)
         tail = data.shape[idx.shape[-1]:]
         expected = tuple(idx.shape[:-1]) + tuple(tail)
@@ -236,14 +246,14 @@ def _topk_rows(x: Any, axis: int, k: int, largest: bool) -> tuple[list[int], lis
 
 
 @op("TopK")
-def _topk(ctx: NodeContext):
+def _topk(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", -1)
     largest = ctx.int("largest", 1)
     ctx.int("sorted", 1)   # the outputs are always sorted, which sorted=0 permits
     k_attr = ctx.int("k") if ctx.opset < 10 else None
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if k_attr is not None:
             k = k_attr
         else:
@@ -301,11 +311,11 @@ def pad_by_index(x: Any, before: list[int], after: list[int], mode: str,
 # ---- Trilu, NonZero ---------------------------------------------------------------
 
 @op("Trilu")
-def _trilu(ctx: NodeContext):
+def _trilu(ctx: NodeContext) -> Kernel:
     upper = ctx.int("upper", 1)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if len(x.shape) < 2:
             raise ValueError(f"{ctx.where}: input must have at least 2 dimensions, got {x.shape}")
         k = 0
@@ -332,9 +342,9 @@ def _trilu(ctx: NodeContext):
 
 
 @op("NonZero")
-def _nonzero(ctx: NodeContext):
-    def run(inputs):
-        x = inputs[0]
+def _nonzero(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if isinstance(x, Floats):
             # a value is zero when its bits, sign cleared, are 0 (NaN counts as nonzero)
             flags = [b & 0x7FFFFFFF != 0 for b in V.float_bits(x)] if x.size else []
@@ -355,7 +365,8 @@ def _f32(v: float) -> float:
     values computed in binary64, it gives the float32 operation's result
     exactly (binary64 has more than twice float32's precision plus two bits,
     so rounding twice cannot differ from rounding once)."""
-    return struct.unpack("<f", struct.pack("<f", v))[0]
+    rounded: float = struct.unpack("<f", struct.pack("<f", v))[0]
+    return rounded
 
 
 def _box_extent(box: list[float], center: bool) -> tuple[float, float, float, float]:
@@ -367,7 +378,7 @@ def _box_extent(box: list[float], center: bool) -> tuple[float, float, float, fl
     return (min(box[1], box[3]), max(box[1], box[3]), min(box[0], box[2]), max(box[0], box[2]))
 
 
-def _suppresses(a: tuple, b: tuple, iou_threshold: float) -> bool:
+def _suppresses(a: tuple[float, ...], b: tuple[float, ...], iou_threshold: float) -> bool:
     """Whether box b's overlap with box a exceeds the threshold: intersection
     over union in float32 operations, in ONNX Runtime's order."""
     ix_min, ix_max = max(a[0], b[0]), min(a[1], b[1])
@@ -388,20 +399,20 @@ def _suppresses(a: tuple, b: tuple, iou_threshold: float) -> bool:
 
 
 @op("NonMaxSuppression")
-def _non_max_suppression(ctx: NodeContext):
+def _non_max_suppression(ctx: NodeContext) -> Kernel:
     center = ctx.int("center_point_box", 0)
     if center not in (0, 1):
         raise ctx.error(f"center_point_box={center} must be 0 or 1")
 
-    def scalar(inputs, i: int, what: str, default):
+    def scalar(inputs: Inputs, i: int, what: str, default: _D) -> Union[float, _D]:
         if len(inputs) <= i or inputs[i] is None:
             return default
-        v = inputs[i]
+        v = required(inputs[i])   # not None: checked above
         if v.size != 1:
             raise ValueError(f"{ctx.where}: {what} must hold one value, got shape {v.shape}")
         return v.values[0] if isinstance(v, Ints) else V.float_list(v)[0]
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         boxes = need_floats(inputs[0], ctx, "boxes")
         scores = need_floats(inputs[1], ctx, "scores")
         if len(boxes.shape) != 3 or boxes.shape[2] != 4 or len(scores.shape) != 3 or \
@@ -445,24 +456,24 @@ def _non_max_suppression(ctx: NodeContext):
 # ---- OneHot -------------------------------------------------------------------------
 
 @op("OneHot")
-def _one_hot(ctx: NodeContext):
+def _one_hot(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", -1)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         idx = need_ints(inputs[0], ctx, "indices") if isinstance(inputs[0], Ints) else None
         if idx is None:   # float indices: ONNX casts them to integers (toward zero)
-            values = V.float_list(need_floats(inputs[0], ctx, "indices")) if inputs[0].size \
+            values = V.float_list(need_floats(inputs[0], ctx, "indices")) if required(inputs[0]).size \
                 else []
             if any(v != v or abs(v) == float("inf") for v in values):
                 raise ValueError(f"{ctx.where}: indices must be finite")
-            idx = Ints(inputs[0].shape, [int(v) for v in values], M.INT64)
-        depth_t = inputs[1]
+            idx = Ints(required(inputs[0]).shape, [int(v) for v in values], M.INT64)
+        depth_t = required(inputs[1])
         if depth_t.size != 1:
             raise ValueError(f"{ctx.where}: depth must hold one value, got shape {depth_t.shape}")
         depth = depth_t.values[0] if isinstance(depth_t, Ints) else int(V.float_list(depth_t)[0])
         if depth < 1:
             raise ValueError(f"{ctx.where}: depth={depth} must be positive")
-        pair = inputs[2]
+        pair = required(inputs[2])
         if pair.size != 2:
             raise ValueError(f"{ctx.where}: values must hold [off, on], got shape {pair.shape}")
         r = len(idx.shape) + 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union, cast
 
 import samebits as _sb
 from .._elementwise import _unary
@@ -18,18 +18,24 @@ from . import _flat
 from . import _model as M
 from . import _values as V
 from ._ops_shape import cast_value, copy_view, expand_value, shape_ints
-from ._registry import NodeContext, axis_index, need_floats, need_ints, normalize_axes, op
-from ._values import Floats, Ints, np
+from ._registry import (Builder, Inputs, Kernel, NodeContext, axis_index, need_floats, need_ints,
+                        normalize_axes, op, required)
+from ._values import Floats, Ints, Value
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._values import np   # None without numpy
 
 CANONICAL_NAN = 0x7FC00000
 FLT_MAX = 3.4028234663852886e38
 
 
-def _mode(ctx: NodeContext) -> dict:
+def _mode(ctx: NodeContext) -> dict[str, Any]:
     return {"mode": ctx.mode, "threads": ctx.threads}
 
 
-def _arg(t: Floats):
+def _arg(t: Floats) -> Any:
     """What a samebits kernel takes for t (a 0-d tensor as a Python float
     would lose nothing, but its array form keeps the code uniform)."""
     return t.data
@@ -54,7 +60,7 @@ _INT_OPS: dict[str, Callable[[int, int], int]] = {
     "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
     "Div": _int_div, "Pow": _int_pow, "Max": max, "Min": min,
 }
-_FLOAT_OPS = {"Add": _sb.add, "Sub": _sb.sub, "Mul": _sb.mul, "Div": _sb.div, "Pow": _sb.pow,
+_FLOAT_OPS: dict[str, Callable[..., Any]] = {"Add": _sb.add, "Sub": _sb.sub, "Mul": _sb.mul, "Div": _sb.div, "Pow": _sb.pow,
               "Max": _sb.maximum, "Min": _sb.minimum}
 
 
@@ -76,7 +82,7 @@ def float_binary(name: str, a: Floats, b: Floats, ctx: NodeContext) -> Floats:
     return Floats.wrap(_FLOAT_OPS[name](_arg(a), _arg(b), **_mode(ctx)))
 
 
-def binary(name: str, a, b, ctx: NodeContext):
+def binary(name: str, a: Optional[Value], b: Optional[Value], ctx: NodeContext) -> Value:
     if isinstance(a, Floats) and isinstance(b, Ints) and name == "Pow":
         b = cast_value(b, M.FLOAT, ctx)   # Pow's exponent may be an integer tensor
     if isinstance(a, Floats) and isinstance(b, Floats):
@@ -87,8 +93,8 @@ def binary(name: str, a, b, ctx: NodeContext):
     raise TypeError(f"{ctx.where}: inputs of types {a!r} and {b!r} cannot be combined")
 
 
-def _binary_builder(name: str):
-    def build(ctx: NodeContext):
+def _binary_builder(name: str) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
         ctx.ignore("broadcast", "axis") if ctx.opset < 7 else None
         return lambda inputs: [binary(name, inputs[0], inputs[1], ctx)]
     return build
@@ -98,9 +104,9 @@ for _name in ("Add", "Sub", "Mul", "Div", "Pow"):
     op(_name)(_binary_builder(_name))
 
 
-def _variadic_builder(name: str):
-    def build(ctx: NodeContext):
-        def run(inputs):
+def _variadic_builder(name: str) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
+        def run(inputs: Inputs) -> list[Value]:
             args = [t for t in inputs if t is not None]
             if not args:
                 raise ValueError(f"{ctx.where}: needs at least one input")
@@ -117,15 +123,15 @@ for _name in ("Max", "Min"):
 
 
 @op("Sum")
-def _sum(ctx: NodeContext):
+def _sum(ctx: NodeContext) -> Kernel:
     return _variadic_builder("Add")(ctx)
 
 
 @op("Mean")
-def _mean(ctx: NodeContext):
+def _mean(ctx: NodeContext) -> Kernel:
     add = _variadic_builder("Add")(ctx)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         n = len([t for t in inputs if t is not None])
         total = need_floats(add(inputs)[0], ctx, "data_0")
         return [float_binary("Div", total, V.floats_from_list([float(n)], ()), ctx)]
@@ -133,10 +139,10 @@ def _mean(ctx: NodeContext):
 
 
 @op("Mod")
-def _mod(ctx: NodeContext):
+def _mod(ctx: NodeContext) -> Kernel:
     fmod = ctx.int("fmod", 0)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         a, b = need_ints(inputs[0], ctx, "A"), need_ints(inputs[1], ctx, "B")
         shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
         am, bm = _flat.broadcast_map(shape, a.shape), _flat.broadcast_map(shape, b.shape)
@@ -152,10 +158,11 @@ def _mod(ctx: NodeContext):
 
 # ---- unary ------------------------------------------------------------------------
 
-def _unary_builder(fn: Callable, int_fn: Optional[Callable[[int], int]] = None):
-    def build(ctx: NodeContext):
-        def run(inputs):
-            x = inputs[0]
+def _unary_builder(fn: Callable[..., Any], int_fn: Optional[Callable[[int], int]] = None
+                   ) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
+        def run(inputs: Inputs) -> list[Value]:
+            x = required(inputs[0])
             if isinstance(x, Ints):
                 if int_fn is None:
                     raise TypeError(f"{ctx.where}: input must be float32")
@@ -187,9 +194,9 @@ def float_abs(x: Floats, ctx: NodeContext) -> Floats:
 
 
 @op("Abs")
-def _abs(ctx: NodeContext):
-    def run(inputs):
-        x = inputs[0]
+def _abs(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if isinstance(x, Ints):
             return [Ints(x.shape, [V.wrap_int(abs(v), x.dtype) for v in x.values], x.dtype)]
         return [float_abs(x, ctx) if x.size else x]
@@ -209,10 +216,10 @@ def _integral(kind: str, v: float) -> float:
 
 
 @op("Floor", "Ceil", "Round")
-def _rounding(ctx: NodeContext):
+def _rounding(ctx: NodeContext) -> Kernel:
     kind = ctx.node.op_type
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
@@ -230,11 +237,11 @@ def _rounding(ctx: NodeContext):
 
 
 @op("LeakyRelu")
-def _leaky_relu(ctx: NodeContext):
+def _leaky_relu(ctx: NodeContext) -> Kernel:
     alpha = ctx.float("alpha", 0.01)
     return lambda inputs: [Floats.wrap(_sb.leaky_relu(need_floats(inputs[0], ctx, "X").data,
                                                       alpha, **_mode(ctx)))
-                           if inputs[0].size else inputs[0]]
+                           if required(inputs[0]).size else required(inputs[0])]
 
 
 def _hard_sigmoid(x: Floats, alpha: float, beta: float, ctx: NodeContext) -> Floats:
@@ -252,21 +259,21 @@ def _hard_sigmoid(x: Floats, alpha: float, beta: float, ctx: NodeContext) -> Flo
 
 
 @op("Elu")
-def _elu(ctx: NodeContext):
+def _elu(ctx: NodeContext) -> Kernel:
     alpha = ctx.float("alpha", 1.0)
     return lambda inputs: [Floats.wrap(_sb.elu(need_floats(inputs[0], ctx, "X").data,
                                                alpha, **_mode(ctx)))
-                           if inputs[0].size else inputs[0]]
+                           if required(inputs[0]).size else required(inputs[0])]
 
 
 @op("Selu")
-def _selu(ctx: NodeContext):
+def _selu(ctx: NodeContext) -> Kernel:
     """gamma * elu_alpha(x): the Elu kernel, then one float32 multiply by gamma
     (for x > 0 that is gamma * x rounded once, as ONNX's formula)."""
     alpha = ctx.float("alpha", 1.67326319217681884765625)
     gamma = V.floats_from_list([ctx.float("gamma", 1.05070102214813232421875)], ())
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
@@ -276,9 +283,9 @@ def _selu(ctx: NodeContext):
 
 
 @op("Softsign")
-def _softsign(ctx: NodeContext):
+def _softsign(ctx: NodeContext) -> Kernel:
     """x / (1 + |x|): three float32 operations (abs, add, divide)."""
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
@@ -288,18 +295,18 @@ def _softsign(ctx: NodeContext):
 
 
 @op("HardSigmoid")
-def _hardsigmoid(ctx: NodeContext):
+def _hardsigmoid(ctx: NodeContext) -> Kernel:
     alpha, beta = ctx.float("alpha", 0.2), ctx.float("beta", 0.5)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         return [_hard_sigmoid(x, alpha, beta, ctx) if x.size else x]
     return run
 
 
 @op("HardSwish")
-def _hardswish(ctx: NodeContext):
-    def run(inputs):
+def _hardswish(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         if not x.size:
             return [x]
@@ -309,13 +316,15 @@ def _hardswish(ctx: NodeContext):
 
 
 @op("Clip")
-def _clip(ctx: NodeContext):
+def _clip(ctx: NodeContext) -> Kernel:
     if ctx.opset < 11:
         lo_attr = ctx.float("min", None)
         hi_attr = ctx.float("max", None)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
+        lo: Union[float, Value, None]   # a float attribute before opset 11, else an input
+        hi: Union[float, Value, None]
         if ctx.opset < 11:
             lo, hi = lo_attr, hi_attr
         else:
@@ -332,30 +341,30 @@ def _clip(ctx: NodeContext):
         # minimum(maximum(x, min), max), each with samebits' NaN and signed-zero
         # rules; an absent bound is float32's lowest or largest finite value
         # (ONNX's default), so infinities are clipped to them
-        lo_v = -FLT_MAX if lo is None else (lo if isinstance(lo, float)
-                                            else need_floats(lo, ctx, "min").data)
-        hi_v = FLT_MAX if hi is None else (hi if isinstance(hi, float)
-                                           else need_floats(hi, ctx, "max").data)
-        y = _sb.maximum(x.data, lo_v, **_mode(ctx))
-        return [Floats.wrap(_sb.minimum(y, hi_v, **_mode(ctx)))]
+        lo_b: Any = -FLT_MAX if lo is None else (lo if isinstance(lo, float)
+                                                 else need_floats(lo, ctx, "min").data)
+        hi_b: Any = FLT_MAX if hi is None else (hi if isinstance(hi, float)
+                                                else need_floats(hi, ctx, "max").data)
+        y = _sb.maximum(x.data, lo_b, **_mode(ctx))
+        return [Floats.wrap(_sb.minimum(y, hi_b, **_mode(ctx)))]
     return run
 
 
 @op("Gelu")
-def _gelu(ctx: NodeContext):
+def _gelu(ctx: NodeContext) -> Kernel:
     approximate = ctx.str("approximate", "none")
     if approximate not in ("none", "tanh"):
         raise ctx.error(f"approximate={approximate!r} is not supported")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         return [Floats.wrap(_sb.gelu(x.data, approximate, **_mode(ctx))) if x.size else x]
     return run
 
 
 @op("PRelu")
-def _prelu(ctx: NodeContext):
-    def run(inputs):
+def _prelu(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
         x, slope = need_floats(inputs[0], ctx, "X"), need_floats(inputs[1], ctx, "slope")
         if not x.size:
             return [x]
@@ -374,7 +383,8 @@ def _prelu(ctx: NodeContext):
 
 # ---- reductions ---------------------------------------------------------------------
 
-def _reduce_axes(ctx: NodeContext, inputs, rank: int, attr_axes, axes_input_from: int):
+def _reduce_axes(ctx: NodeContext, inputs: Inputs, rank: int, attr_axes: Optional[list[int]],
+                 axes_input_from: int) -> Optional[list[int]]:
     axes = attr_axes
     if ctx.opset >= axes_input_from and len(inputs) > 1 and inputs[1] is not None:
         axes = shape_ints(inputs[1], ctx, "axes")
@@ -392,15 +402,15 @@ def _moved_to_end(x: Floats, axes: list[int], ctx: NodeContext) -> tuple[Floats,
     return V.reshape(x, tuple(x.shape[:len(keep)]) + (n,)), n
 
 
-def _reduce_builder(name: str):
-    def build(ctx: NodeContext):
+def _reduce_builder(name: str) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
         keepdims = ctx.int("keepdims", 1)
         noop = ctx.int("noop_with_empty_axes", 0) if ctx.opset >= 13 else 0
         axes_input_from = 13 if name == "ReduceSum" else 18
         attr_axes = ctx.ints("axes", None) if ctx.opset < axes_input_from else None
 
-        def run(inputs):
-            x = inputs[0]
+        def run(inputs: Inputs) -> list[Value]:
+            x = required(inputs[0])
             r = len(x.shape)
             axes = _reduce_axes(ctx, inputs, r, attr_axes, axes_input_from)
             if not axes:
@@ -417,7 +427,8 @@ def _reduce_builder(name: str):
     return build
 
 
-def _int_reduce(name: str, x: Ints, axes: list[int], out_shape, ctx: NodeContext) -> Ints:
+def _int_reduce(name: str, x: Ints, axes: list[int], out_shape: tuple[int, ...],
+                ctx: NodeContext) -> Ints:
     r = len(x.shape)
     keep = [a for a in range(r) if a not in axes]
     shape_t, m = _flat.transpose_map(x.shape, keep + axes)
@@ -449,7 +460,8 @@ def _int_reduce(name: str, x: Ints, axes: list[int], out_shape, ctx: NodeContext
     return Ints(out_shape, out, x.dtype)
 
 
-def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeContext) -> Floats:
+def _float_reduce(name: str, x: Floats, axes: list[int], out_shape: tuple[int, ...],
+                  ctx: NodeContext) -> Floats:
     if V.size_of(out_shape) == 0:
         return Floats(out_shape, None)
     if x.size == 0:   # reducing an empty axis: sums are +0, the mean NaN (0 / 0)
@@ -468,7 +480,7 @@ def _float_reduce(name: str, x: Floats, axes: list[int], out_shape, ctx: NodeCon
     if name == "L2":
         out = Floats.wrap(_sb.sqrt(_sb.sum(y.data, -1, **_mode(ctx)), **_mode(ctx)))
     elif name in ("ReduceSum", "ReduceMean"):
-        fn = _sb.sum if name == "ReduceSum" else _sb.mean
+        fn: Callable[..., Any] = _sb.sum if name == "ReduceSum" else _sb.mean
         out = Floats.wrap(fn(y.data, -1, **_mode(ctx)))
     elif name in ("ReduceMax", "ReduceMin"):
         # maximum/minimum are order-free bit for bit (NaN canonical, max(-0,
@@ -489,14 +501,14 @@ for _name in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
 
 
 @op("CumSum")
-def _cumsum(ctx: NodeContext):
+def _cumsum(ctx: NodeContext) -> Kernel:
     """Running sums along axis, one float32 add per step in the axis order
     (reversed with reverse=1): y0 = x0 (a copy, NaN canonical as every sum),
     y_i = y_(i-1) + x_i; exclusive=1 shifts by one and starts from +0."""
     exclusive, reverse = ctx.int("exclusive", 0), ctx.int("reverse", 0)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         axes = need_ints(inputs[1], ctx, "axis")
         if axes.size != 1:
             raise ValueError(f"{ctx.where}: axis must hold one value, got shape {axes.shape}")
@@ -520,30 +532,31 @@ def _cumsum(ctx: NodeContext):
         x3 = V.reshape(x, (outer, n, inner))
         columns = [copy_view(x3, (outer, 1, inner), j * inner, [n * inner, inner, 1], ctx)
                    for j in range(n)]
-        sums: list = [None] * n
-        acc = V.full_floats((outer, 1, inner), 0.0)
+        sums: list[Optional[Floats]] = [None] * n
+        running = V.full_floats((outer, 1, inner), 0.0)
         for step, j in enumerate(order):
             if exclusive:
-                sums[j] = acc
-                acc = float_binary("Add", acc, columns[j], ctx)
+                sums[j] = running
+                running = float_binary("Add", running, columns[j], ctx)
             else:
-                acc = float_binary("Add", acc, columns[j], ctx) if step else \
+                running = float_binary("Add", running, columns[j], ctx) if step else \
                     float_binary("Max", columns[j], columns[j], ctx)
-                sums[j] = acc
-        y = Floats.wrap(_sb.concatenate([s.data for s in sums], axis=1, threads=ctx.threads))
+                sums[j] = running
+        y = Floats.wrap(_sb.concatenate([cast(Floats, s).data for s in sums], axis=1,
+                                        threads=ctx.threads))
         return [V.reshape(y, x.shape)]
     return run
 
 
 @op("ArgMax", "ArgMin")
-def _argmax(ctx: NodeContext):
+def _argmax(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 0)
     keepdims = ctx.int("keepdims", 1)
     last = ctx.int("select_last_index", 0)
     is_max = ctx.node.op_type == "ArgMax"
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         a = axis_index(axis, r, ctx)
         vals = V.float_list(x) if isinstance(x, Floats) else x.values
@@ -574,12 +587,12 @@ def _argmax(ctx: NodeContext):
 
 # ---- softmax and normalizations ---------------------------------------------------------
 
-def _softmax_builder(log: bool):
-    def build(ctx: NodeContext):
+def _softmax_builder(log: bool) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
         axis = ctx.int("axis", 1 if ctx.opset < 13 else -1)
         fn = _sb.log_softmax if log else _sb.softmax
 
-        def run(inputs):
+        def run(inputs: Inputs) -> list[Value]:
             x = need_floats(inputs[0], ctx, "input")
             r = len(x.shape)
             if x.size == 0:
@@ -598,7 +611,7 @@ op("LogSoftmax")(_softmax_builder(True))
 
 
 @op("LayerNormalization")
-def _layer_norm(ctx: NodeContext):
+def _layer_norm(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", -1)
     eps = ctx.float("epsilon", 1e-5)
     stash = ctx.int("stash_type", 1)
@@ -606,7 +619,7 @@ def _layer_norm(ctx: NodeContext):
         raise ctx.error(f"stash_type={stash} is not supported (1: float32)")
     ctx.only_first_output("Mean/InvStdDev")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         r = len(x.shape)
         a = axis_index(axis, r, ctx)
@@ -616,7 +629,7 @@ def _layer_norm(ctx: NodeContext):
         if x.size == 0:
             return [x]
 
-        def fit(t: Floats, what: str):
+        def fit(t: Floats, what: str) -> Any:
             if t.shape == norm:
                 return t.data
             if V.size_of(t.shape) == V.size_of(norm) and \
@@ -631,7 +644,7 @@ def _layer_norm(ctx: NodeContext):
 
 
 @op("RMSNormalization")
-def _rms_norm(ctx: NodeContext):
+def _rms_norm(ctx: NodeContext) -> Kernel:
     """Over the axes from `axis` on (n elements per row): ms = mean(x * x)
     (the products, then the serial sum from +0, then / float32(n));
     y = (x / sqrt(ms + eps)) * scale."""
@@ -640,7 +653,7 @@ def _rms_norm(ctx: NodeContext):
     if ctx.int("stash_type", 1) != 1:
         raise ctx.error("stash_type other than 1 (float32) is not supported")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         a = axis_index(axis, len(x.shape), ctx)
         norm = tuple(x.shape[a:])
@@ -660,7 +673,7 @@ def _rms_norm(ctx: NodeContext):
 
 
 @op("BatchNormalization")
-def _batch_norm(ctx: NodeContext):
+def _batch_norm(ctx: NodeContext) -> Kernel:
     eps = ctx.float("epsilon", 1e-5)
     ctx.ignore("momentum")        # updates running statistics in training only
     if ctx.has("spatial") and ctx.int("spatial") != 1:
@@ -671,7 +684,7 @@ def _batch_norm(ctx: NodeContext):
         ctx.ignore("is_test", "consumed_inputs")
     ctx.only_first_output("running mean/var")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         scale, bias, mean, var = (need_floats(inputs[i], ctx, n).data for i, n in
                                   ((1, "scale"), (2, "B"), (3, "input_mean"), (4, "input_var")))
@@ -683,7 +696,7 @@ def _batch_norm(ctx: NodeContext):
 
 
 @op("GroupNormalization")
-def _group_norm(ctx: NodeContext):
+def _group_norm(ctx: NodeContext) -> Kernel:
     """group_norm. Opset 18 gives scale and bias per group: each channel takes
     its group's (a copy); opset 21 per channel, as torch."""
     eps = ctx.float("epsilon", 1e-5)
@@ -691,7 +704,7 @@ def _group_norm(ctx: NodeContext):
     if ctx.opset >= 21 and ctx.int("stash_type", 1) != 1:
         raise ctx.error("stash_type other than 1 (float32 statistics) is not supported")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         scale, bias = need_floats(inputs[1], ctx, "scale"), need_floats(inputs[2], ctx, "bias")
         if len(x.shape) < 2 or groups < 1 or x.shape[1] % groups:
@@ -714,10 +727,10 @@ def _group_norm(ctx: NodeContext):
 
 
 @op("InstanceNormalization")
-def _instance_norm(ctx: NodeContext):
+def _instance_norm(ctx: NodeContext) -> Kernel:
     eps = ctx.float("epsilon", 1e-5)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "input")
         scale, bias = need_floats(inputs[1], ctx, "scale"), need_floats(inputs[2], ctx, "B")
         if x.size == 0:

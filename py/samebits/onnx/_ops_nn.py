@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 import samebits as _sb
 
@@ -19,17 +19,23 @@ from . import _model as M
 from . import _values as V
 from ._ops_math import _float_reduce, float_binary
 from ._ops_shape import copy_view
-from ._registry import NodeContext, need_floats, op
-from ._values import Floats, np
+from ._registry import Builder, Inputs, Kernel, NodeContext, need_floats, op, required
+from ._values import Floats, Ints, Value
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._values import np   # None without numpy
 
 
-def _mode(ctx: NodeContext) -> dict:
+def _mode(ctx: NodeContext) -> dict[str, Any]:
     return {"mode": ctx.mode, "threads": ctx.threads}
 
 
 # ---- geometry ---------------------------------------------------------------------
 
-def _spatial_attrs(ctx: NodeContext, dims: int, kernel: Optional[list[int]]):
+def _spatial_attrs(ctx: NodeContext, dims: int, kernel: Optional[list[int]]
+                   ) -> tuple[list[int], list[int], list[int], str]:
     strides = ctx.ints("strides", [1] * dims)
     dilations = ctx.ints("dilations", [1] * dims)
     pads = ctx.ints("pads", [0] * (2 * dims))
@@ -103,7 +109,7 @@ def _torch_padding(dims: int, pads: list[int]) -> tuple[int, int, int, int]:
 # ---- convolution ---------------------------------------------------------------------
 
 @op("Conv")
-def _conv(ctx: NodeContext):
+def _conv(ctx: NodeContext) -> Kernel:
     w_const = ctx.const(1)
     kernel = ctx.ints("kernel_shape", None)
     group = ctx.int("group", 1)
@@ -129,10 +135,11 @@ def _conv(ctx: NodeContext):
     bias_const = ctx.const(2)
     activation = ctx.node.fused.get("activation")   # an epilogue (_fuse.py)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x, d = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
+        weights: Any   # a PackedConv2d or the weights' data
         if packed is not None:
-            weights, wshape = packed, w4_shape
+            weights, wshape = packed, cast("tuple[int, ...]", w4_shape)   # set with packed
         else:
             w = need_floats(inputs[1], ctx, "W")
             if len(w.shape) != dims + 2:
@@ -173,7 +180,7 @@ def _transposed_weights(w: Floats, group: int, ctx: NodeContext) -> Floats:
 
 
 @op("ConvTranspose")
-def _conv_transpose(ctx: NodeContext):
+def _conv_transpose(ctx: NodeContext) -> Kernel:
     w_const = ctx.const(1)
     if w_const is None:
         raise ctx.error("the weights must be a constant")
@@ -197,7 +204,7 @@ def _conv_transpose(ctx: NodeContext):
     s2, d2 = _pairs(dims, strides, 1), _pairs(dims, dilations, 1)
     op2 = _pairs(dims, output_padding, 0)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x, _ = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
         n, c, h, wd = x.shape
         if c != w4.shape[0]:
@@ -239,9 +246,9 @@ def _conv_transpose(ctx: NodeContext):
                 start, stop = max(-a, 0), size - max(-b, 0)
                 out = Floats.wrap(_sb.slice(out.data, 2 + axis, start, stop,
                                             threads=ctx.threads))
-        b = inputs[2] if len(inputs) > 2 else None
-        if b is not None:
-            bias = need_floats(b, ctx, "B")
+        b_in = inputs[2] if len(inputs) > 2 else None
+        if b_in is not None:
+            bias = need_floats(b_in, ctx, "B")
             out = float_binary("Add", out, V.reshape(bias, (bias.shape[0], 1, 1)), ctx)
         return [_from_2d(out, dims)]
     return run
@@ -250,7 +257,7 @@ def _conv_transpose(ctx: NodeContext):
 # ---- products ---------------------------------------------------------------------------
 
 @op("Gemm")
-def _gemm(ctx: NodeContext):
+def _gemm(ctx: NodeContext) -> Kernel:
     alpha, beta = ctx.float("alpha", 1.0), ctx.float("beta", 1.0)
     trans_a, trans_b = ctx.int("transA", 0), ctx.int("transB", 0)
     if ctx.opset < 7:
@@ -265,7 +272,7 @@ def _gemm(ctx: NodeContext):
         ctx.consume(1)
     activation = ctx.node.fused.get("activation")   # only with packed B (_fuse.py)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         a = need_floats(inputs[0], ctx, "A")
         if len(a.shape) != 2:
             raise ValueError(f"{ctx.where}: A must be 2-D, got {a.shape}")
@@ -301,9 +308,10 @@ def _gemm(ctx: NodeContext):
 
 
 @op("MatMul")
-def _matmul(ctx: NodeContext):
+def _matmul(ctx: NodeContext) -> Kernel:
     b_const = ctx.const(1)
-    packed, b_shape = None, None
+    packed = None
+    b_shape: tuple[int, ...] = ()   # B's shape when packed
     if b_const is not None and len(b_const.shape) == 2 and isinstance(b_const, Floats) \
             and b_const.size:
         packed, b_shape = _sb.pack(b_const.data), b_const.shape
@@ -313,7 +321,7 @@ def _matmul(ctx: NodeContext):
     bias = need_floats(ctx.constant(bias_name), ctx, "bias").data if bias_name else None
     activation = ctx.node.fused.get("activation")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         a = need_floats(inputs[0], ctx, "A")
         if packed is not None and len(a.shape) >= 1:
             if a.shape[-1] != b_shape[0]:
@@ -335,7 +343,7 @@ def _matmul(ctx: NodeContext):
 
 # ---- pooling ------------------------------------------------------------------------------
 
-def _pool_attrs(ctx: NodeContext):
+def _pool_attrs(ctx: NodeContext) -> tuple[list[int], list[int], list[int], list[int], str, int]:
     """kernel_shape (1-D or 2-D), then _spatial_attrs' strides, dilations,
     pads, auto_pad, then ceil_mode."""
     kernel = ctx.ints("kernel_shape")
@@ -344,7 +352,9 @@ def _pool_attrs(ctx: NodeContext):
     return (kernel, *_spatial_attrs(ctx, len(kernel), kernel), ctx.int("ceil_mode", 0))
 
 
-def _pool_geometry(x: Floats, dims: int, kernel, strides, dilations, pads, auto_pad, ceil_mode):
+def _pool_geometry(x: Floats, dims: int, kernel: list[int], strides: list[int],
+                   dilations: list[int], pads: list[int], auto_pad: str, ceil_mode: int
+                   ) -> tuple[list[int], list[int], list[int]]:
     in_sizes = _spatial_sizes(x, dims)
     p = resolve_pads(in_sizes, kernel, strides, dilations, pads, auto_pad)
     begin, end = p[:dims], p[dims:]
@@ -357,14 +367,14 @@ def _pool_geometry(x: Floats, dims: int, kernel, strides, dilations, pads, auto_
 
 
 @op("MaxPool")
-def _max_pool(ctx: NodeContext):
+def _max_pool(ctx: NodeContext) -> Kernel:
     kernel, strides, dilations, pads, auto_pad, ceil_mode = _pool_attrs(ctx)
     dims = len(kernel)
     if ctx.int("storage_order", 0) != 0:
         raise ctx.error("storage_order=1 is not supported")
     ctx.only_first_output("Indices")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x, _ = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
         begin, end, extra = _pool_geometry(x, dims, kernel, strides, dilations, pads, auto_pad,
                                            ceil_mode)
@@ -378,14 +388,14 @@ def _max_pool(ctx: NodeContext):
 
 
 @op("AveragePool")
-def _avg_pool(ctx: NodeContext):
+def _avg_pool(ctx: NodeContext) -> Kernel:
     kernel, strides, dilations, pads, auto_pad, ceil_mode = _pool_attrs(ctx)
     dims = len(kernel)
     if any(d != 1 for d in dilations):
         raise ctx.error(f"dilations {dilations} are not supported for AveragePool")
     include = ctx.int("count_include_pad", 0)
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x, _ = _as_2d(need_floats(inputs[0], ctx, "X"), ctx, "X")
         p = resolve_pads(_spatial_sizes(x, dims), kernel, strides, dilations, pads, auto_pad)
         y = Floats.wrap(_sb.avg_pool2d(x.data, tuple(_pairs(dims, kernel, 1)),
@@ -396,9 +406,9 @@ def _avg_pool(ctx: NodeContext):
     return run
 
 
-def _global_builder(name: str):
-    def build(ctx: NodeContext):
-        def run(inputs):
+def _global_builder(name: str) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
+        def run(inputs: Inputs) -> list[Value]:
             x = need_floats(inputs[0], ctx, "X")
             if len(x.shape) < 3:
                 raise ValueError(f"{ctx.where}: X must be (N, C, ...), got {x.shape}")
@@ -459,7 +469,7 @@ def _resize_run(ctx: NodeContext, x: Floats, scales: Optional[list[float]],
 
 
 @op("Resize")
-def _resize(ctx: NodeContext):
+def _resize(ctx: NodeContext) -> Kernel:
     mode = ctx.str("mode", "nearest")
     coord = ctx.str("coordinate_transformation_mode",
                     "asymmetric" if ctx.opset < 11 else "half_pixel")
@@ -482,13 +492,16 @@ def _resize(ctx: NodeContext):
     plan = _resize_plan(ctx, mode, coord, nearest_mode)
     scales_at = 1 if ctx.opset < 11 else 2
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
-        scales = sizes = None
-        if len(inputs) > scales_at and inputs[scales_at] is not None and inputs[scales_at].size:
+        scales: Optional[list[float]] = None
+        sizes: Optional[list[int]] = None
+        if len(inputs) > scales_at and inputs[scales_at] is not None and \
+                required(inputs[scales_at]).size:
             scales = V.float_list(need_floats(inputs[scales_at], ctx, "scales"))
-        if ctx.opset >= 11 and len(inputs) > 3 and inputs[3] is not None and inputs[3].size:
-            sizes = list(inputs[3].values)
+        if ctx.opset >= 11 and len(inputs) > 3 and inputs[3] is not None and \
+                required(inputs[3]).size:
+            sizes = list(cast(Ints, required(inputs[3])).values)
         if (scales is None) == (sizes is None):
             raise ValueError(f"{ctx.where}: give exactly one of scales and sizes")
         if sizes is not None and len(sizes) == 2:
@@ -503,14 +516,14 @@ def _resize(ctx: NodeContext):
 
 
 @op("Upsample")
-def _upsample(ctx: NodeContext):
+def _upsample(ctx: NodeContext) -> Kernel:
     mode = ctx.str("mode", "nearest")
     if mode != "nearest":
         raise ctx.error(f"Upsample mode {mode!r} is not supported (nearest is)")
     plan = ("nearest", None)
     attr_scales = ctx.attr("scales", M.A_FLOATS, None) if ctx.opset < 9 else None
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         scales = attr_scales if attr_scales is not None else V.float_list(
             need_floats(inputs[1], ctx, "scales"))
@@ -523,7 +536,7 @@ def _upsample(ctx: NodeContext):
 # ---- local response normalization ------------------------------------------------------
 
 @op("LRN")
-def _lrn(ctx: NodeContext):
+def _lrn(ctx: NodeContext) -> Kernel:
     """y = x * (bias + s * sum)^(-beta) with s = float32(alpha / size) and sum the
     serial sum, from +0, of x^2 over the channels c - floor((size - 1) / 2) ..
     c + ceil((size - 1) / 2) that exist (increasing channel): every step one
@@ -533,7 +546,7 @@ def _lrn(ctx: NodeContext):
     if size < 1:
         raise ctx.error(f"size={size} must be positive")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         x = need_floats(inputs[0], ctx, "X")
         if len(x.shape) < 3:
             raise ValueError(f"{ctx.where}: X must be (N, C, ...), got {x.shape}")

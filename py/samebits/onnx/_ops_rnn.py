@@ -13,13 +13,13 @@ accepted when every sequence has the full length.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, cast
 
 from . import _model as M
 from . import _values as V
 from ._ops_shape import _permuted, slice_value
-from ._registry import NodeContext, need_floats, need_ints, op
-from ._values import Floats
+from ._registry import Builder, Inputs, Kernel, NodeContext, need_floats, need_ints, op
+from ._values import Floats, Value
 
 import samebits as _sb
 
@@ -31,7 +31,7 @@ class _Kernels:
     """samebits calls on Floats with the node's mode and threads."""
 
     def __init__(self, ctx: NodeContext) -> None:
-        self.kw = {"mode": ctx.mode, "threads": ctx.threads}
+        self.kw: dict[str, Any] = {"mode": ctx.mode, "threads": ctx.threads}
         self.ctx = ctx
 
     def linear(self, x: Floats, packed: Any, bias: Optional[Floats]) -> Floats:
@@ -87,8 +87,14 @@ def _direction_slices(ctx: NodeContext, t: Floats, dirs: int, rows: int, what: s
     return out
 
 
-def _recurrent(kind: str):
-    def build(ctx: NodeContext):
+# One direction's weights by role: packed W and R (PackedMatrix), their biases
+# (Floats or None).
+_Pack = dict[str, Any]
+_State = tuple[Floats, Optional[Floats]]   # (h, c); c is None for GRU
+
+
+def _recurrent(kind: str) -> Builder:
+    def build(ctx: NodeContext) -> Kernel:
         gates = _GATES[kind]
         hidden = ctx.int("hidden_size", None)
         direction = ctx.str("direction", "forward")
@@ -131,15 +137,15 @@ def _recurrent(kind: str):
                 ctx.consume(i)
         # per direction: packed W, the input bias, packed R (for GRU without
         # linear_before_reset: R's z and r rows, and its h rows apart), R's bias
-        packs = []
-        no_bias = [None] * dirs
+        packs: list[_Pack] = []
+        no_bias: list[Optional[Floats]] = [None] * dirs
         w_biases = _direction_slices(ctx, b, dirs, gates * h, "B") if b is not None else no_bias
         r_biases = _direction_slices(ctx, b, dirs, gates * h, "B", gates * h) \
             if b is not None else no_bias
         for wd, rd, wb, rb in zip(_direction_slices(ctx, w, dirs, gates * h, "W"),
                                   _direction_slices(ctx, r, dirs, gates * h, "R"),
                                   w_biases, r_biases):
-            entry = {"W": _sb.pack_linear(wd.data), "Wb": wb}
+            entry: _Pack = {"W": _sb.pack_linear(wd.data), "Wb": wb}
             if kind == "GRU" and not reset_first:
                 entry["Rzr"] = _sb.pack_linear(slice_value(rd, [0, 0], [2 * h, h], [1, 1],
                                                            ctx).data)
@@ -152,14 +158,14 @@ def _recurrent(kind: str):
             packs.append(entry)
         k = _Kernels(ctx)
 
-        def step_lstm(p, gx_t, state):
-            hp, cp = state
+        def step_lstm(p: _Pack, gx_t: Floats, state: _State) -> _State:
+            hp, cp = state[0], cast(Floats, state[1])   # an LSTM state has c
             g = k.add(gx_t, k.linear(hp, p["R"], p["Rb"]))
             i, o, f, c = k.pieces(g, 4)
             c = k.add(k.mul(k.sigmoid(f), cp), k.mul(k.sigmoid(i), k.tanh(c)))
             return k.mul(k.sigmoid(o), k.tanh(c)), c
 
-        def step_gru(p, gx_t, state):
+        def step_gru(p: _Pack, gx_t: Floats, state: _State) -> _State:
             hp = state[0]
             zx, rx, nx = k.pieces(gx_t, 3)
             if reset_first:
@@ -174,7 +180,7 @@ def _recurrent(kind: str):
 
         step = step_lstm if kind == "LSTM" else step_gru
 
-        def initial(inputs, i: int, batch: int, what: str) -> list[Floats]:
+        def initial(inputs: Inputs, i: int, batch: int, what: str) -> list[Floats]:
             if len(inputs) > i and inputs[i] is not None:
                 t = need_floats(inputs[i], ctx, what)
                 if layout == 1:
@@ -184,7 +190,7 @@ def _recurrent(kind: str):
                 return [V.reshape(k.rows(t, d, 1), (batch, h)) for d in range(dirs)]
             return [V.full_floats((batch, h), 0.0) for _ in range(dirs)]
 
-        def run(inputs):
+        def run(inputs: Inputs) -> Sequence[Value]:
             x = need_floats(inputs[0], ctx, "X")
             if len(x.shape) != 3:
                 raise ValueError(f"{ctx.where}: X must be 3-D, got {x.shape}")
@@ -202,13 +208,16 @@ def _recurrent(kind: str):
                     raise ValueError(f"{ctx.where}: sequence_lens {lens} shorter than the "
                                      f"{seq} steps are not supported")
             h0 = initial(inputs, 5, batch, "initial_h")
-            c0 = initial(inputs, 6, batch, "initial_c") if kind == "LSTM" else [None] * dirs
-            ys, hs, cs = [], [], []
+            c0: Sequence[Optional[Floats]] = initial(inputs, 6, batch, "initial_c") \
+                if kind == "LSTM" else [None] * dirs
+            ys: list[Floats] = []
+            hs: list[Floats] = []
+            cs: list[Optional[Floats]] = []
             for d, p in enumerate(packs):
                 gx = k.linear(V.reshape(x, (seq * batch, size)), p["W"], p["Wb"])
                 gx = V.reshape(gx, (seq, batch, gates * h))
                 backwards = direction == "reverse" or d == 1
-                state = (h0[d], c0[d])
+                state: _State = (h0[d], c0[d])
                 outs: list[Any] = [None] * seq
                 for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
                     state = step(p, V.reshape(k.rows(gx, t, 1), (batch, gates * h)), state)
@@ -218,13 +227,13 @@ def _recurrent(kind: str):
                 cs.append(state[1])
             y = k.stack(ys, 1)                               # (seq, dirs, batch, H)
             y_h = k.stack(hs, 0)                             # (dirs, batch, H)
-            y_c = k.stack(cs, 0) if kind == "LSTM" else None
+            y_c = k.stack(cast("list[Floats]", cs), 0) if kind == "LSTM" else None
             if layout == 1:
                 y = _permuted(y, y.shape, [2, 0, 1, 3], (batch, seq, dirs, h), ctx)
                 y_h = _permuted(y_h, y_h.shape, [1, 0, 2], (batch, dirs, h), ctx)
                 if y_c is not None:
                     y_c = _permuted(y_c, y_c.shape, [1, 0, 2], (batch, dirs, h), ctx)
-            return [y, y_h] + ([y_c] if kind == "LSTM" else [])
+            return [y, y_h] + ([cast(Floats, y_c)] if kind == "LSTM" else [])
         return run
     return build
 

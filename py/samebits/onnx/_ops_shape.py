@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast, overload
 
 from .. import _movement, _operands
 from .. import _args
@@ -20,8 +20,14 @@ from . import _flat
 from . import _model as M
 from . import _values as V
 from ._ops_index import pad_by_index
-from ._registry import (NodeContext, axis_index, need_floats, need_ints, normalize_axes, op)
-from ._values import Floats, Ints, np
+from ._registry import (Builder, Inputs, Kernel, NodeContext, axis_index, need_floats,
+                        need_ints, normalize_axes, op, required)
+from ._values import Floats, Ints, Value
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._values import np   # None without numpy
 
 import samebits as _sb
 
@@ -57,12 +63,12 @@ def shape_ints(v: Any, ctx: NodeContext, what: str) -> list[int]:
 # ---- shapes -------------------------------------------------------------
 
 @op("Shape")
-def _shape(ctx: NodeContext):
+def _shape(ctx: NodeContext) -> Kernel:
     start = ctx.int("start", 0)
     end = ctx.int("end", None)
 
-    def run(inputs):
-        shape = list(inputs[0].shape)
+    def run(inputs: Inputs) -> list[Value]:
+        shape = list(required(inputs[0]).shape)
         r = len(shape)
         s = min(max(start + r if start < 0 else start, 0), r)
         e = r if end is None else min(max(end + r if end < 0 else end, 0), r)
@@ -72,22 +78,30 @@ def _shape(ctx: NodeContext):
 
 
 @op("Size")
-def _size(ctx: NodeContext):
-    return lambda inputs: [Ints((), [V.size_of(inputs[0].shape)])]
+def _size(ctx: NodeContext) -> Kernel:
+    return lambda inputs: [Ints((), [V.size_of(required(inputs[0]).shape)])]
 
 
-def _reshape_value(v, shape: tuple[int, ...]):
+@overload
+def _reshape_value(v: Floats, shape: tuple[int, ...]) -> Floats: ...
+@overload
+def _reshape_value(v: Ints, shape: tuple[int, ...]) -> Ints: ...
+@overload
+def _reshape_value(v: Value, shape: tuple[int, ...]) -> Value: ...
+
+
+def _reshape_value(v: Value, shape: tuple[int, ...]) -> Value:
     if isinstance(v, Floats):
         return V.reshape(v, shape)
     return Ints(shape, v.values, v.dtype)
 
 
 @op("Reshape")
-def _reshape(ctx: NodeContext):
+def _reshape(ctx: NodeContext) -> Kernel:
     allowzero = ctx.int("allowzero", 0)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         target = shape_ints(inputs[1], ctx, "shape")
         out, unknown = [], -1
         for i, d in enumerate(target):
@@ -116,11 +130,11 @@ def _reshape(ctx: NodeContext):
 
 
 @op("Flatten")
-def _flatten(ctx: NodeContext):
+def _flatten(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 1)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         if not -r <= axis <= r:
             raise ValueError(f"{ctx.where}: axis {axis} is out of range for rank {r}")
@@ -129,7 +143,7 @@ def _flatten(ctx: NodeContext):
     return run
 
 
-def _axes_from(ctx: NodeContext, inputs, attr_until: int) -> Optional[list[int]]:
+def _axes_from(ctx: NodeContext, inputs: Inputs, attr_until: int) -> Optional[list[int]]:
     """Axes as an attribute (before opset `attr_until`) or as input 1."""
     if ctx.opset < attr_until:
         return None
@@ -139,11 +153,11 @@ def _axes_from(ctx: NodeContext, inputs, attr_until: int) -> Optional[list[int]]
 
 
 @op("Squeeze")
-def _squeeze(ctx: NodeContext):
+def _squeeze(ctx: NodeContext) -> Kernel:
     attr_axes = ctx.ints("axes", None) if ctx.opset < 13 else None
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         axes = attr_axes if ctx.opset < 13 else _axes_from(ctx, inputs, 13)
         r = len(x.shape)
         if axes is None:
@@ -158,11 +172,11 @@ def _squeeze(ctx: NodeContext):
 
 
 @op("Unsqueeze")
-def _unsqueeze(ctx: NodeContext):
+def _unsqueeze(ctx: NodeContext) -> Kernel:
     attr_axes = ctx.ints("axes") if ctx.opset < 13 else None
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         axes = attr_axes if ctx.opset < 13 else _axes_from(ctx, inputs, 13)
         if axes is None:
             raise ValueError(f"{ctx.where}: axes are required")
@@ -175,30 +189,30 @@ def _unsqueeze(ctx: NodeContext):
 
 
 @op("Identity")
-def _identity(ctx: NodeContext):
-    return lambda inputs: [inputs[0]]
+def _identity(ctx: NodeContext) -> Kernel:
+    return lambda inputs: [required(inputs[0])]
 
 
 @op("Dropout")
-def _dropout(ctx: NodeContext):
+def _dropout(ctx: NodeContext) -> Kernel:
     # inference: the input passes through; `seed` draws nothing without training
     ctx.ignore("seed", "is_test")
     if ctx.opset < 12 and ctx.has("ratio"):
         ctx.float("ratio")
     ctx.only_first_output("mask")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         if len(inputs) > 2 and inputs[2] is not None and any(need_ints(inputs[2], ctx,
                                                                         "training_mode").values):
             raise ValueError(f"{ctx.where}: training_mode=True is not supported (inference only)")
-        return [inputs[0]]
+        return [required(inputs[0])]
     return run
 
 
 # ---- constants and casts ----------------------------------------------------
 
 @op("Constant")
-def _constant(ctx: NodeContext):
+def _constant(ctx: NodeContext) -> Kernel:
     present = [n for n in ("value", "value_float", "value_floats", "value_int", "value_ints",
                            "sparse_value", "value_string", "value_strings")
                if ctx.has(n)]
@@ -223,13 +237,13 @@ def _constant(ctx: NodeContext):
 
 
 @op("ConstantOfShape")
-def _constant_of_shape(ctx: NodeContext):
+def _constant_of_shape(ctx: NodeContext) -> Kernel:
     proto = ctx.attr("value", M.A_TENSOR, None)
     fill = V.from_proto(proto, ctx.where) if proto is not None else V.floats_from_list([0.0], (1,))
     if V.size_of(fill.shape) != 1:
         raise ctx.error("attribute 'value' must hold one element")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         shape = tuple(shape_ints(inputs[0], ctx, "input"))
         if any(d < 0 for d in shape):
             raise ValueError(f"{ctx.where}: negative dimension in {shape}")
@@ -274,7 +288,8 @@ def int_of_float(x: float, dtype: int) -> int:
 _CASTABLE = set(V.INT_TYPES) | {M.FLOAT}
 
 
-def cast_value(v, to: int, ctx: NodeContext):
+def cast_value(v: Optional[Value], to: int, ctx: NodeContext) -> Value:
+    v = required(v)
     if to == M.FLOAT:
         if isinstance(v, Floats):
             return v
@@ -293,7 +308,7 @@ def cast_value(v, to: int, ctx: NodeContext):
 
 
 @op("Cast")
-def _cast(ctx: NodeContext):
+def _cast(ctx: NodeContext) -> Kernel:
     to = ctx.int("to")
     ctx.ignore("saturate")   # only for float8 targets, which are refused
     if to not in _CASTABLE:
@@ -303,26 +318,26 @@ def _cast(ctx: NodeContext):
 
 
 @op("CastLike")
-def _cast_like(ctx: NodeContext):
+def _cast_like(ctx: NodeContext) -> Kernel:
     ctx.ignore("saturate")
 
-    def run(inputs):
-        like = inputs[1]
+    def run(inputs: Inputs) -> list[Value]:
+        like = required(inputs[1])
         to = M.FLOAT if isinstance(like, Floats) else like.dtype
         return [cast_value(inputs[0], to, ctx)]
     return run
 
 
 @op("Range")
-def _range(ctx: NodeContext):
-    def run(inputs):
-        a, b, d = inputs[0], inputs[1], inputs[2]
-        if all(isinstance(t, Ints) for t in (a, b, d)):
-            start, limit, delta = a.values[0], b.values[0], d.values[0]
-            if delta == 0:
+def _range(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
+        a, b, d = required(inputs[0]), required(inputs[1]), required(inputs[2])
+        if isinstance(a, Ints) and isinstance(b, Ints) and isinstance(d, Ints):
+            first, stop, step = a.values[0], b.values[0], d.values[0]
+            if step == 0:
                 raise ValueError(f"{ctx.where}: delta is 0")
-            n = max(0, -(-(limit - start) // delta))
-            return [Ints((n,), [start + i * delta for i in range(n)], a.dtype)]
+            count = max(0, -(-(stop - first) // step))
+            return [Ints((count,), [first + i * step for i in range(count)], a.dtype)]
         fa, fb, fd = (V.float_list(need_floats(t, ctx, w)) for t, w in
                       ((a, "start"), (b, "limit"), (d, "delta")))
         start, limit, delta = fa[0], fb[0], fd[0]
@@ -341,10 +356,10 @@ def _range(ctx: NodeContext):
 # ---- joining, splitting, slicing ------------------------------------------------
 
 @op("Concat")
-def _concat(ctx: NodeContext):
+def _concat(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis")
 
-    def run(inputs):
+    def run(inputs: Inputs) -> list[Value]:
         parts = [t for t in inputs if t is not None]
         r = len(parts[0].shape)
         a = axis_index(axis, r, ctx)
@@ -353,11 +368,11 @@ def _concat(ctx: NodeContext):
                                         if i != a):
                 raise ValueError(f"{ctx.where}: shapes {[p.shape for p in parts]} do not "
                                  f"concatenate along axis {a}")
-        shape = list(parts[0].shape)
-        shape[a] = sum(t.shape[a] for t in parts)
-        shape = tuple(shape)
+        dims = list(parts[0].shape)
+        dims[a] = sum(t.shape[a] for t in parts)
+        shape = tuple(dims)
         if all(isinstance(t, Floats) for t in parts):
-            nonempty = [t.data for t in parts if t.size]
+            nonempty = [cast(Floats, t).data for t in parts if t.size]
             if V.size_of(shape) == 0 or not nonempty:
                 return [Floats(shape, None)]
             return [Floats.wrap(_sb.concatenate(nonempty, a, threads=ctx.threads))]
@@ -368,12 +383,24 @@ def _concat(ctx: NodeContext):
         for o in range(outer):
             for t in parts:
                 inner = V.size_of(t.shape[a:])
-                values += t.values[o * inner:(o + 1) * inner]
-        return [Ints(shape, values, parts[0].dtype)]
+                values += cast(Ints, t).values[o * inner:(o + 1) * inner]
+        return [Ints(shape, values, cast(Ints, parts[0]).dtype)]
     return run
 
 
-def slice_value(x, starts: list[int], counts: list[int], steps: list[int], ctx: NodeContext):
+@overload
+def slice_value(x: Floats, starts: list[int], counts: list[int], steps: list[int],
+                ctx: NodeContext) -> Floats: ...
+@overload
+def slice_value(x: Ints, starts: list[int], counts: list[int], steps: list[int],
+                ctx: NodeContext) -> Ints: ...
+@overload
+def slice_value(x: Value, starts: list[int], counts: list[int], steps: list[int],
+                ctx: NodeContext) -> Value: ...
+
+
+def slice_value(x: Value, starts: list[int], counts: list[int], steps: list[int],
+                ctx: NodeContext) -> Value:
     """x[starts[d] :: steps[d]] with counts[d] elements on every dimension d."""
     shape = tuple(counts)
     if isinstance(x, Floats):
@@ -389,14 +416,14 @@ def slice_value(x, starts: list[int], counts: list[int], steps: list[int], ctx: 
 
 
 @op("Slice")
-def _slice(ctx: NodeContext):
+def _slice(ctx: NodeContext) -> Kernel:
     if ctx.opset < 10:
         attr = (ctx.ints("starts"), ctx.ints("ends"), ctx.ints("axes", None))
     else:
         attr = None
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         if attr is not None:
             starts, ends, axes = attr
@@ -428,14 +455,14 @@ def _slice(ctx: NodeContext):
 
 
 @op("Split")
-def _split(ctx: NodeContext):
+def _split(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 0)
     attr_split = ctx.ints("split", None) if ctx.opset < 13 else None
     num_outputs = ctx.int("num_outputs", None) if ctx.opset >= 18 else None
     outputs = len(ctx.node.outputs)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         a = axis_index(axis, r, ctx)
         size = x.shape[a]
@@ -461,11 +488,11 @@ def _split(ctx: NodeContext):
 
 
 @op("Transpose")
-def _transpose(ctx: NodeContext):
+def _transpose(ctx: NodeContext) -> Kernel:
     perm_attr = ctx.ints("perm", None)
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         perm = list(range(r))[::-1] if perm_attr is None else perm_attr
         if sorted(perm) != list(range(r)):
@@ -480,13 +507,22 @@ def _transpose(ctx: NodeContext):
     return run
 
 
-def _permuted(x, shape: tuple, perm: list[int], out_shape: tuple, ctx: NodeContext):
+@overload
+def _permuted(x: Floats, shape: tuple[int, ...], perm: list[int], out_shape: tuple[int, ...],
+              ctx: NodeContext) -> Floats: ...
+@overload
+def _permuted(x: Value, shape: tuple[int, ...], perm: list[int], out_shape: tuple[int, ...],
+              ctx: NodeContext) -> Value: ...
+
+
+def _permuted(x: Value, shape: tuple[int, ...], perm: list[int], out_shape: tuple[int, ...],
+              ctx: NodeContext) -> Value:
     """x viewed as `shape`, its axes permuted, viewed as `out_shape` (a copy)."""
     y = _reshape_value(x, shape)
     if isinstance(y, Floats):
         if y.size == 0:
             return Floats(out_shape, None)
-        z = Floats.wrap(_sb.permute(y.data, perm, threads=ctx.threads))
+        z: Value = Floats.wrap(_sb.permute(y.data, perm, threads=ctx.threads))
     else:
         z_shape, m = _flat.transpose_map(y.shape, perm)
         z = Ints(z_shape, _flat.take(y.values, m), y.dtype)
@@ -494,14 +530,14 @@ def _permuted(x, shape: tuple, perm: list[int], out_shape: tuple, ctx: NodeConte
 
 
 @op("DepthToSpace")
-def _depth_to_space(ctx: NodeContext):
+def _depth_to_space(ctx: NodeContext) -> Kernel:
     b = ctx.int("blocksize")
     mode = ctx.str("mode", "DCR")
     if b < 1 or mode not in ("DCR", "CRD"):
         raise ctx.error(f"blocksize {b} and mode {mode!r} are not supported")
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if len(x.shape) != 4 or x.shape[1] % (b * b):
             raise ValueError(f"{ctx.where}: input {x.shape} is not (N, C, H, W) with C a "
                              f"multiple of {b * b}")
@@ -514,13 +550,13 @@ def _depth_to_space(ctx: NodeContext):
 
 
 @op("SpaceToDepth")
-def _space_to_depth(ctx: NodeContext):
+def _space_to_depth(ctx: NodeContext) -> Kernel:
     b = ctx.int("blocksize")
     if b < 1:
         raise ctx.error(f"blocksize {b} is not supported")
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         if len(x.shape) != 4 or x.shape[2] % b or x.shape[3] % b:
             raise ValueError(f"{ctx.where}: input {x.shape} is not (N, C, H, W) with H and W "
                              f"multiples of {b}")
@@ -531,11 +567,11 @@ def _space_to_depth(ctx: NodeContext):
 
 
 @op("Gather")
-def _gather(ctx: NodeContext):
+def _gather(ctx: NodeContext) -> Kernel:
     axis = ctx.int("axis", 0)
 
-    def run(inputs):
-        x, idx = inputs[0], need_ints(inputs[1], ctx, "indices")
+    def run(inputs: Inputs) -> list[Value]:
+        x, idx = required(inputs[0]), need_ints(inputs[1], ctx, "indices")
         r = len(x.shape)
         a = axis_index(axis, r, ctx)
         size = x.shape[a]
@@ -563,7 +599,15 @@ def _gather(ctx: NodeContext):
     return run
 
 
-def expand_value(x, shape: tuple[int, ...], ctx: NodeContext):
+@overload
+def expand_value(x: Floats, shape: tuple[int, ...], ctx: NodeContext) -> Floats: ...
+@overload
+def expand_value(x: Ints, shape: tuple[int, ...], ctx: NodeContext) -> Ints: ...
+@overload
+def expand_value(x: Value, shape: tuple[int, ...], ctx: NodeContext) -> Value: ...
+
+
+def expand_value(x: Value, shape: tuple[int, ...], ctx: NodeContext) -> Value:
     """x broadcast to `shape` (a copy)."""
     if isinstance(x, Floats):
         if V.size_of(shape) == 0:
@@ -576,9 +620,9 @@ def expand_value(x, shape: tuple[int, ...], ctx: NodeContext):
 
 
 @op("Expand")
-def _expand(ctx: NodeContext):
-    def run(inputs):
-        x = inputs[0]
+def _expand(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         target = shape_ints(inputs[1], ctx, "shape")
         shape = _flat.broadcast_shape([x.shape, target], ctx.where)
         return [expand_value(x, shape, ctx)]
@@ -586,14 +630,14 @@ def _expand(ctx: NodeContext):
 
 
 @op("Tile")
-def _tile(ctx: NodeContext):
-    def run(inputs):
-        x = inputs[0]
+def _tile(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         reps = shape_ints(inputs[1], ctx, "repeats")
         if len(reps) != len(x.shape) or any(k < 0 for k in reps):
             raise ValueError(f"{ctx.where}: repeats {reps} do not match rank {len(x.shape)}")
         # tile = expand over interleaved (rep, dim) axes, then merge the pairs
-        inter_shape = []
+        inter_shape: list[int] = []
         for k, d in zip(reps, x.shape):
             inter_shape += [k, d]
         src = _reshape_value(x, tuple(v for d in x.shape for v in (1, d)))
@@ -603,7 +647,7 @@ def _tile(ctx: NodeContext):
 
 
 @op("Pad")
-def _pad(ctx: NodeContext):
+def _pad(ctx: NodeContext) -> Kernel:
     mode = ctx.str("mode", "constant")
     modes = ("constant", "reflect", "edge") + (("wrap",) if ctx.opset >= 19 else ())
     if mode not in modes:
@@ -611,17 +655,17 @@ def _pad(ctx: NodeContext):
     attr_pads = ctx.ints("pads") if ctx.opset < 11 else None
     attr_value = ctx.float("value", 0.0) if ctx.opset < 11 else None
 
-    def run(inputs):
-        x = inputs[0]
+    def run(inputs: Inputs) -> list[Value]:
+        x = required(inputs[0])
         r = len(x.shape)
         if attr_pads is not None:
-            pads, value = attr_pads, attr_value
+            pads, value = attr_pads, cast(float, attr_value)   # both given before opset 11
             axes = list(range(r))
         else:
             pads = shape_ints(inputs[1], ctx, "pads")
             value = 0.0
             if len(inputs) > 2 and inputs[2] is not None:
-                c = inputs[2]
+                c = required(inputs[2])
                 value = V.float_list(c)[0] if isinstance(c, Floats) else c.values[0]
             axes = list(range(r))
             if len(inputs) > 3 and inputs[3] is not None:
@@ -660,15 +704,15 @@ def _pad(ctx: NodeContext):
 
 # ---- selection, comparisons, logic ---------------------------------------------
 
-def _bits_or_ints(v) -> list[int]:
+def _bits_or_ints(v: Value) -> list[int]:
     return V.float_bits(v) if isinstance(v, Floats) else v.values
 
 
 @op("Where")
-def _where(ctx: NodeContext):
-    def run(inputs):
+def _where(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
         cond = need_ints(inputs[0], ctx, "condition")
-        x, y = inputs[1], inputs[2]
+        x, y = required(inputs[1]), required(inputs[2])
         if isinstance(x, Floats) != isinstance(y, Floats):
             raise TypeError(f"{ctx.where}: X and Y must have the same type")
         shape = _flat.broadcast_shape([cond.shape, x.shape, y.shape], ctx.where)
@@ -677,8 +721,9 @@ def _where(ctx: NodeContext):
                 return [Floats(shape, None)]
             if np is not None:
                 c = np.array(cond.values, dtype=bool).reshape(cond.shape)
-                xs = x.data if x.size else np.zeros(x.shape, np.float32)
-                ys = y.data if y.size else np.zeros(y.shape, np.float32)
+                y = cast(Floats, y)   # the same type as x, checked above
+                xs: Any = x.data if x.size else np.zeros(x.shape, np.float32)   # numpy arrays
+                ys: Any = y.data if y.size else np.zeros(y.shape, np.float32)
                 return [Floats(shape, V.c_order(np.where(c, xs, ys)))]
         n = V.size_of(shape)
         cm = _flat.broadcast_map(shape, cond.shape)
@@ -692,21 +737,24 @@ def _where(ctx: NodeContext):
     return run
 
 
-_COMPARE = {"Equal": lambda a, b: a == b, "Less": lambda a, b: a < b,
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {"Equal": lambda a, b: a == b, "Less": lambda a, b: a < b,
             "Greater": lambda a, b: a > b, "LessOrEqual": lambda a, b: a <= b,
             "GreaterOrEqual": lambda a, b: a >= b}
 
 
-def _compare_builder(name: str):
+def _compare_builder(name: str) -> Builder:
     fn = _COMPARE[name]
 
-    def build(ctx: NodeContext):
-        def run(inputs):
-            a, b = inputs
+    def build(ctx: NodeContext) -> Kernel:
+        def run(inputs: Inputs) -> list[Value]:
+            a, b = required(inputs[0]), required(inputs[1])
             if isinstance(a, Floats) != isinstance(b, Floats):
                 raise TypeError(f"{ctx.where}: inputs must have the same type")
             shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
             if isinstance(a, Floats):
+                b = cast(Floats, b)   # the same type as a, checked above
+                av: Any   # numpy arrays, else lists of numbers
+                bv: Any
                 if np is not None and V.size_of(shape):
                     av = a.data if a.size else np.zeros(a.shape, np.float32)
                     bv = b.data if b.size else np.zeros(b.shape, np.float32)
@@ -716,7 +764,7 @@ def _compare_builder(name: str):
                                  M.BOOL)]
                 av, bv = V.float_list(a) if a.size else [], V.float_list(b) if b.size else []
             else:
-                av, bv = a.values, b.values
+                av, bv = a.values, cast(Ints, b).values
             am, bm = _flat.broadcast_map(shape, a.shape), _flat.broadcast_map(shape, b.shape)
             return [Ints(shape, [1 if fn(av[i], bv[j]) else 0 for i, j in zip(am, bm)], M.BOOL)]
         return run
@@ -726,15 +774,15 @@ def _compare_builder(name: str):
 for _name in _COMPARE:
     op(_name)(_compare_builder(_name))
 
-_LOGIC = {"And": lambda a, b: a and b, "Or": lambda a, b: a or b,
+_LOGIC: dict[str, Callable[[int, int], Any]] = {"And": lambda a, b: a and b, "Or": lambda a, b: a or b,
           "Xor": lambda a, b: bool(a) != bool(b)}
 
 
-def _logic_builder(name: str):
+def _logic_builder(name: str) -> Builder:
     fn = _LOGIC[name]
 
-    def build(ctx: NodeContext):
-        def run(inputs):
+    def build(ctx: NodeContext) -> Kernel:
+        def run(inputs: Inputs) -> list[Value]:
             a, b = need_ints(inputs[0], ctx, "A"), need_ints(inputs[1], ctx, "B")
             shape = _flat.broadcast_shape([a.shape, b.shape], ctx.where)
             am, bm = _flat.broadcast_map(shape, a.shape), _flat.broadcast_map(shape, b.shape)
@@ -749,8 +797,8 @@ for _name in _LOGIC:
 
 
 @op("Not")
-def _not(ctx: NodeContext):
-    def run(inputs):
+def _not(ctx: NodeContext) -> Kernel:
+    def run(inputs: Inputs) -> list[Value]:
         a = need_ints(inputs[0], ctx, "X")
         return [Ints(a.shape, [0 if v else 1 for v in a.values], M.BOOL)]
     return run

@@ -9,12 +9,17 @@ nothing a model asks for is silently ignored.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+import builtins
+from typing import Any, Callable, Optional, Sequence, TypeVar, Union, cast, overload
 
+from .._typing import Mode
 from . import _model as M
 from ._values import Floats, Ints, Value
 
-Kernel = Callable[[list], list]
+# A kernel's inputs: one per node input, None where it is omitted (or a constant
+# the kernel consumed); it returns one value per node output.
+Inputs = list[Optional[Value]]
+Kernel = Callable[[Inputs], Sequence[Value]]
 Builder = Callable[["NodeContext"], Kernel]
 
 BUILDERS: dict[str, Builder] = {}
@@ -34,7 +39,8 @@ def op(*names: str) -> Callable[[Builder], Builder]:
     return register
 
 
-_REQUIRED = object()
+_REQUIRED: Any = object()
+_D = TypeVar("_D")   # an attribute's default where the model may omit it
 
 _KIND_NAMES = {M.A_FLOAT: "float", M.A_INT: "int", M.A_STRING: "string", M.A_TENSOR: "tensor",
                M.A_GRAPH: "graph", M.A_FLOATS: "floats", M.A_INTS: "ints",
@@ -44,7 +50,7 @@ _KIND_NAMES = {M.A_FLOAT: "float", M.A_INT: "int", M.A_STRING: "string", M.A_TEN
 class NodeContext:
     """One node as its builder sees it."""
 
-    def __init__(self, node: M.Node, index: int, opset: int, mode: str, threads: Optional[int],
+    def __init__(self, node: M.Node, index: int, opset: int, mode: Mode, threads: Optional[int],
                  constants: dict[str, Value]) -> None:
         self.node = node
         self.index = index
@@ -81,21 +87,44 @@ class NodeContext:
                              f"expected {_KIND_NAMES[kind]}")
         return a.value
 
-    def int(self, name: str, default: Any = _REQUIRED) -> int:
+    # The typed readers; `default` (any value, None included) when the
+    # attribute is absent. In the class body below, builtins.int, .float and
+    # .str are the types: int, float and str name these methods.
+    @overload
+    def int(self, name: str) -> builtins.int: ...
+    @overload
+    def int(self, name: str, default: _D) -> builtins.int | _D: ...
+
+    def int(self, name: str, default: Any = _REQUIRED) -> Any:
         return self.attr(name, M.A_INT, default)
+
+    @overload
+    def ints(self, name: str) -> list[builtins.int]: ...
+    @overload
+    def ints(self, name: str, default: _D) -> list[builtins.int] | _D: ...
 
     def ints(self, name: str, default: Any = _REQUIRED) -> Any:
         v = self.attr(name, M.A_INTS, default)
         return list(v) if isinstance(v, list) else v
 
-    def float(self, name: str, default: Any = _REQUIRED) -> float:
+    @overload
+    def float(self, name: str) -> builtins.float: ...
+    @overload
+    def float(self, name: str, default: _D) -> builtins.float | _D: ...
+
+    def float(self, name: str, default: Any = _REQUIRED) -> Any:
         return self.attr(name, M.A_FLOAT, default)
 
-    def str(self, name: str, default: Any = _REQUIRED) -> str:
+    @overload
+    def str(self, name: builtins.str) -> builtins.str: ...
+    @overload
+    def str(self, name: builtins.str, default: _D) -> builtins.str | _D: ...
+
+    def str(self, name: builtins.str, default: Any = _REQUIRED) -> Any:
         v = self.attr(name, M.A_STRING, default)
         return v.decode("utf-8") if isinstance(v, bytes) else v
 
-    def ignore(self, *names: str) -> None:
+    def ignore(self, *names: builtins.str) -> None:
         """Attributes that do not change an inference result (documented per op)."""
         self._used.update(names)
 
@@ -106,33 +135,33 @@ class NodeContext:
 
     # ---- inputs and outputs ---------------------------------------------
 
-    def input_count(self) -> int:
+    def input_count(self) -> builtins.int:
         """Inputs given, trailing omitted ones ('' names) not counted."""
         names = list(self.node.inputs)
         while names and names[-1] == "":
             names.pop()
         return len(names)
 
-    def has_input(self, i: int) -> bool:
+    def has_input(self, i: builtins.int) -> bool:
         return i < len(self.node.inputs) and self.node.inputs[i] != ""
 
-    def const(self, i: int) -> Optional[Value]:
+    def const(self, i: builtins.int) -> Optional[Value]:
         """Input i's value when it is a constant (initializer or folded), else None."""
         if not self.has_input(i):
             return None
         return self._constants.get(self.node.inputs[i])
 
-    def consume(self, i: int) -> None:
+    def consume(self, i: builtins.int) -> None:
         """The kernel holds everything it needs of constant input i (packed
         weights): the run passes None there, and the session may free the
         constant once no other node reads it."""
         self.consumed.add(i)
 
-    def constant(self, name: str) -> Optional[Value]:
+    def constant(self, name: builtins.str) -> Optional[Value]:
         """A constant by name (an initializer or a folded value)."""
         return self._constants.get(name)
 
-    def const_ints(self, i: int, what: str) -> Optional[list[int]]:
+    def const_ints(self, i: builtins.int, what: builtins.str) -> Optional[list[builtins.int]]:
         v = self.const(i)
         if v is None:
             return None
@@ -140,11 +169,17 @@ class NodeContext:
             raise self.error(f"input {what} must be an integer tensor")
         return list(v.values)
 
-    def only_first_output(self, what: str = "") -> None:
+    def only_first_output(self, what: builtins.str = "") -> None:
         extra = [name for name in self.node.outputs[1:] if name]
         if extra:
             raise self.error(f"output {extra[0]!r} ({what or 'beyond the first'}) is not "
                              f"supported")
+
+
+def required(v: Optional[Value]) -> Value:
+    """A required input as a kernel reads it: for the type checker only, no
+    check (an omitted one stays None and fails where the kernel uses it)."""
+    return cast(Value, v)
 
 
 def need_floats(v: Optional[Value], ctx: NodeContext, what: str) -> Floats:
@@ -156,7 +191,8 @@ def need_floats(v: Optional[Value], ctx: NodeContext, what: str) -> Floats:
                     f"{M.DTYPE_NAMES.get(v.dtype, v.dtype)}")
 
 
-def need_ints(v: Optional[Value], ctx: NodeContext, what: str) -> Ints:
+def need_ints(v: Union[Value, float, None], ctx: NodeContext, what: str) -> Ints:
+    # (a float: Clip's bound as an attribute before opset 11, refused on an integer tensor)
     if isinstance(v, Ints):
         return v
     if v is None:

@@ -8,14 +8,20 @@ import time
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
 
-from .. import _args, _paths
+from .. import _args, _operands, _paths
+from .._typing import Mode
 from . import _fuse
 from . import _model as M
 from . import _values as V
 from ._registry import BUILDERS, FAST_ONLY, NodeContext, UnsupportedModelError
-from ._values import Floats, Ints, np
+from ._values import Floats, Ints
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ._values import np   # None without numpy
 
 # Operator implementations register themselves on import.
 from . import _ops_einsum, _ops_index, _ops_math, _ops_nn, _ops_rnn, _ops_shape  # noqa: F401,E402
@@ -30,7 +36,7 @@ class TensorInfo:
     fixed dimension, a string per symbolic one, None where unknown)."""
     name: str
     dtype: str
-    shape: Optional[tuple]
+    shape: Optional[tuple[Union[int, str, None], ...]]
 
 
 def _info(v: M.ValueInfo) -> TensorInfo:
@@ -80,7 +86,7 @@ class Session:
                  base_dir: Optional[Path]) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
-        self.mode = mode
+        self.mode: Mode = cast(Mode, mode)   # one of MODES: checked above
         self.threads = None if threads is None else _args.threads(threads, "load")
         self.path = _paths.path()
         self.opset = model.opset.get("", 0)
@@ -196,8 +202,10 @@ class Session:
                 t = Ints(tuple(value.shape), [int(v) for v in value.reshape(-1).tolist()],
                          _NUMPY_TYPES.get(value.dtype.str.lstrip("<>=|"), M.INT64))
             else:
+                # want may be None here (the model does not say): shown as None
                 raise TypeError(f"input {name!r}: dtype {value.dtype} is not supported "
-                                f"(the model wants {M.DTYPE_NAMES.get(want, want)})")
+                                f"(the model wants "
+                                f"{M.DTYPE_NAMES.get(want, want)})")   # type: ignore[arg-type]
             numpy_in = True
         else:
             try:
@@ -206,7 +214,7 @@ class Session:
                 raise TypeError(f"input {name!r}: expected a numpy array or a buffer, got "
                                 f"{type(value).__name__}") from None
             fmt = view.format.lstrip("<=@")
-            shape = tuple(view.shape)
+            shape = _operands.view_shape(view)
             if fmt == "f":
                 if V.size_of(shape) == 0:
                     t = Floats(shape, None)
@@ -241,7 +249,7 @@ class Session:
     # ---- running -----------------------------------------------------------
 
     def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
-            profile: Optional[dict] = None) -> dict:
+            profile: Optional[dict[str, tuple[float, int]]] = None) -> dict[str, Any]:
         """Runs the model: ``{input name: array}`` -> ``{output name: array}``.
 
         Inputs are numpy arrays or buffers (format 'f' for float32, integer
@@ -319,7 +327,7 @@ def _int_compatible(t: Ints, want: int) -> bool:
     return all(lo <= v <= hi for v in t.values)
 
 
-def _shape_text(shape: tuple) -> str:
+def _shape_text(shape: tuple[Union[int, str, None], ...]) -> str:
     return "(" + ", ".join(str(d) if d is not None else "?" for d in shape) + ")"
 
 
@@ -342,5 +350,7 @@ def _export(v: V.Value, numpy_out: bool) -> Any:
     view = memoryview(buf)
     if v.size == 0:
         return view
-    return view.cast("B").cast("b" if fmt == "?" else fmt, v.shape) if v.shape else \
-        view.cast("B").cast("b" if fmt == "?" else fmt, ())
+    # (typeshed's memoryview.cast overloads take literal formats; fmt is one of INT_TYPES')
+    return view.cast("B").cast(   # type: ignore[call-overload]
+        "b" if fmt == "?" else fmt, v.shape) if v.shape else \
+        view.cast("B").cast("b" if fmt == "?" else fmt, ())   # type: ignore[call-overload]

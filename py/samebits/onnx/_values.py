@@ -28,7 +28,7 @@ from . import _model as M
 try:
     import numpy as np
 except ImportError:   # Pyodide without numpy
-    np = None
+    np = None  # type: ignore[assignment]  # optional: every use checks `np is not None` first
 
 INT_TYPES = {M.INT64: "q", M.INT32: "i", M.INT16: "h", M.INT8: "b", M.UINT8: "B",
              M.UINT16: "H", M.UINT32: "I", M.UINT64: "Q", M.BOOL: "?"}
@@ -52,7 +52,8 @@ class Floats:
 
     def __init__(self, shape: tuple[int, ...], data: Any) -> None:
         self.shape = shape
-        self.data = data if size_of(shape) else None
+        # numpy array or memoryview (see the module docstring); None when empty
+        self.data: Any = data if size_of(shape) else None
 
     @staticmethod
     def wrap(data: Any) -> "Floats":
@@ -92,7 +93,7 @@ Value = Union[Floats, Ints]
 
 # ---- float32 storage -------------------------------------------------------
 
-def _memoryview_from_bytes(raw: Any, shape: tuple[int, ...]) -> memoryview:
+def _memoryview_from_bytes(raw: Any, shape: tuple[int, ...]) -> memoryview[float]:
     """A new, aligned, writable C-ordered 'f' memoryview holding raw's bytes."""
     storage = (ctypes.c_float * size_of(shape))()
     ctypes.memmove(storage, bytes(raw), 4 * size_of(shape))
@@ -128,7 +129,8 @@ def float_bytes(t: Floats) -> bytes:
     if t.data is None:
         return b""
     if np is not None and isinstance(t.data, np.ndarray):
-        return c_order(t.data).tobytes()
+        raw: bytes = c_order(t.data).tobytes()
+        return raw
     return memoryview(t.data).tobytes()
 
 
@@ -305,7 +307,8 @@ def _to_float32(v: float) -> float:
     if math.isnan(v) or math.isinf(v):
         return v
     try:
-        return struct.unpack("<f", struct.pack("<f", v))[0]
+        rounded: float = struct.unpack("<f", struct.pack("<f", v))[0]
+        return rounded
     except OverflowError:
         # struct refuses values beyond float32's range that C would round:
         # the largest finite float32 plus half an ulp is the threshold

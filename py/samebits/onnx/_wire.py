@@ -139,4 +139,5 @@ def doubles(wire: int, value: Value, what: str) -> list[float]:
 def float32(wire: int, value: Value, what: str) -> float:
     if wire != FIXED32:
         raise DecodeError(f"{what}: expected a 4-byte float")
-    return struct.unpack("<f", value.to_bytes(4, "little"))[0]   # type: ignore[union-attr]
+    number: float = struct.unpack("<f", value.to_bytes(4, "little"))[0]   # type: ignore[union-attr]
+    return number

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def _splitmix64(start: int, count: int) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def uniform(name: str, shape: tuple, scale: float, seed: int = DEFAULT_SEED) -> np.ndarray:
+def uniform(name: str, shape: tuple[int, ...], scale: float, seed: int = DEFAULT_SEED) -> np.ndarray:
     """float32 values k * 2^-23 * scale, k uniform in [-2^23, 2^23), for the
     tensor `name`: the same on every machine."""
     key = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "little")
@@ -55,6 +55,10 @@ def uniform(name: str, shape: tuple, scale: float, seed: int = DEFAULT_SEED) -> 
 
 # ---- graph building -------------------------------------------------------------------
 
+# A graph's inputs and outputs: onnx ValueInfoProto messages (onnx is imported
+# where a graph is built, so its message types stay Any here).
+_GraphIO = tuple[list[Any], list[Any]]
+
 class _Graph:
     """Collects nodes and initializers; names are made unique by a counter."""
 
@@ -62,8 +66,8 @@ class _Graph:
         from onnx import helper, numpy_helper
         self.helper, self.numpy_helper = helper, numpy_helper
         self.seed = seed
-        self.nodes: list = []
-        self.inits: list = []
+        self.nodes: list[Any] = []   # onnx NodeProto and TensorProto messages
+        self.inits: list[Any] = []
         self.count = 0
 
     def name(self, base: str) -> str:
@@ -74,24 +78,25 @@ class _Graph:
         self.inits.append(self.numpy_helper.from_array(array, name))
         return name
 
-    def weight(self, name: str, shape: tuple, scale: float) -> str:
+    def weight(self, name: str, shape: tuple[int, ...], scale: float) -> str:
         return self.const(name, uniform(name, shape, scale, self.seed))
 
-    def node(self, op: str, inputs: list, outputs: int = 1, **attrs) -> list:
+    def node(self, op: str, inputs: list[str], outputs: int = 1, **attrs: Any) -> list[str]:
         outs = [self.name(op.lower()) for _ in range(outputs)]
         self.nodes.append(self.helper.make_node(op, inputs, outs, name=self.name(op), **attrs))
         return outs
 
-    def one(self, op: str, inputs: list, **attrs) -> str:
+    def one(self, op: str, inputs: list[str], **attrs: Any) -> str:
         return self.node(op, inputs, 1, **attrs)[0]
 
-    def model(self, name: str, inputs: list, outputs: list) -> bytes:
+    def model(self, name: str, inputs: list[Any], outputs: list[Any]) -> bytes:
         h = self.helper
         graph = h.make_graph(self.nodes, name, inputs, outputs, self.inits)
         model = h.make_model(graph, opset_imports=[h.make_opsetid("", OPSET)],
                              producer_name="samebits.onnx.reference")
         model.ir_version = 8
-        return model.SerializeToString()
+        data: bytes = model.SerializeToString()
+        return data
 
 
 # ---- convolutional networks -----------------------------------------------------------------
@@ -119,7 +124,7 @@ def _conv_bn(g: _Graph, x: str, prefix: str, cin: int, cout: int, k: int, stride
     return y
 
 
-def _resnet50(g: _Graph) -> tuple[list, list]:
+def _resnet50(g: _Graph) -> _GraphIO:
     h = g.helper
     from onnx import TensorProto
     x = "input"
@@ -165,7 +170,7 @@ _MOBILENET_V3_LARGE = [
 ]
 
 
-def _mobilenet_v3_large(g: _Graph) -> tuple[list, list]:
+def _mobilenet_v3_large(g: _Graph) -> _GraphIO:
     h = g.helper
     from onnx import TensorProto
     y = _conv_bn(g, "input", "features.0", 3, 16, 3, 2, act="hardswish", gain=2.0)
@@ -206,7 +211,7 @@ def _mobilenet_v3_large(g: _Graph) -> tuple[list, list]:
 
 # ---- transformers ------------------------------------------------------------------------------
 
-def _i64(values) -> np.ndarray:
+def _i64(values: Any) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
@@ -269,7 +274,7 @@ def _attention(g: _Graph, q: str, k: str, v: str, mask: str, heads: int, head_di
 
 
 def _bert(g: _Graph, layers: int, d: int, heads: int, ffn: int, seq: int,
-          vocab: int = 30522) -> tuple[list, list]:
+          vocab: int = 30522) -> _GraphIO:
     h = g.helper
     from onnx import TensorProto
     word = g.weight("embeddings.word_embeddings.weight", (vocab, d), 0.05)
@@ -308,7 +313,7 @@ def _bert(g: _Graph, layers: int, d: int, heads: int, ffn: int, seq: int,
 
 
 def _whisper_encoder(g: _Graph, layers: int = 12, d: int = 768, heads: int = 12,
-                     ffn: int = 3072, mels: int = 80, frames: int = 3000) -> tuple[list, list]:
+                     ffn: int = 3072, mels: int = 80, frames: int = 3000) -> _GraphIO:
     h = g.helper
     from onnx import TensorProto
     w1 = g.weight("conv1.weight", (d, mels, 3), math.sqrt(3.0 / (mels * 3)))
@@ -338,7 +343,7 @@ def _whisper_encoder(g: _Graph, layers: int = 12, d: int = 768, heads: int = 12,
                                           ["batch", frames // 2, d])]
 
 
-_BUILDERS: dict[str, Callable[[_Graph], tuple[list, list]]] = {
+_BUILDERS: dict[str, Callable[[_Graph], _GraphIO]] = {
     "resnet50": _resnet50,
     "mobilenet_v3_large": _mobilenet_v3_large,
     "bert_base": lambda g: _bert(g, 12, 768, 12, 3072, 128),

@@ -66,7 +66,8 @@ def unpack_feeds(data: bytes) -> dict[str, memoryview]:
         if len(raw) != n * size:
             raise ValueError(f"unpack_feeds: {name!r} is truncated")
         at += n * size
-        m = memoryview(raw).cast(fmt)
+        # (typeshed's memoryview.cast overloads take literal formats; fmt is one of _DTYPES')
+        m = memoryview(raw).cast(fmt)   # type: ignore[call-overload]
         out[name] = m.cast("B").cast(fmt, shape) if shape and n else m
     return out
 
@@ -80,7 +81,8 @@ def output_digest(outputs: Mapping[str, Any]) -> str:
         if fmt in ("f", "q", "l"):
             h.update(view.tobytes())
         else:   # another integer or bool type: as int64, one flat list in C order
-            flat = view.cast("B").cast(fmt).tolist() if view.nbytes else []
+            flat = (view.cast("B").cast(fmt).tolist()   # type: ignore[call-overload]  # a str format
+                    if view.nbytes else [])
             h.update(struct.pack(f"<{len(flat)}q", *flat))
     return h.hexdigest()
 
@@ -121,7 +123,7 @@ def build_files(networks: Iterable[str] = SUITE_NETWORKS) -> dict[str, tuple[byt
 
 def lines(files: Mapping[str, tuple[bytes, bytes]], modes: Iterable[str] = ("exact",),
           paths: Optional[Iterable[str]] = None, threads: Iterable[int] = (1,),
-          timings: Optional[list] = None) -> list[str]:
+          timings: Optional[list[float]] = None) -> list[str]:
     """One line per (network, mode, path, threads) from built files."""
     out = []
     for network, (model, packed) in files.items():
