@@ -18,7 +18,21 @@
 # fast-math, the scalar kernels kept scalar. Exact mode therefore gives the
 # native bits; js/test/ checks it.
 #
+# Each comes twice: as above, and "-relaxed", where the files of vec4's
+# fast-mode product kernels (RELAXED_SOURCES) are compiled with
+# -mrelaxed-simd, so that they use f32x4.relaxed_madd (fused multiply-add),
+# as the Pyodide wheel's relaxed module does (wasm/README.md). init() loads a
+# relaxed module where the engine validates relaxed SIMD. emscripten 3.1.6's
+# clang 14 cannot emit the final relaxed opcodes, so those objects come from
+# clang 19 (through a directory that gives emcc clang-19 under the name it
+# calls, EM_LLVM_ROOT), and the link skips binaryen, whose Debian version
+# cannot parse them: -O1, WASM_BIGINT. Only those files: clang 19's
+# vectorizer turns the `x <= 0 ? 0 : x` of relu into f32x4.pmax(x, 0), which
+# keeps -0 where the definition gives +0 (seen in the ops suite). Exact mode
+# never uses a relaxed instruction: its bits are the same.
+#
 # Environment: EMCC (default emcc; Debian 12's emscripten 3.1.6 works),
+# CLANG (default clang-19; RELAXED=0 skips the relaxed modules),
 # SAMEBITS_JS_OUT (default js/dist).
 set -euo pipefail
 
@@ -26,10 +40,18 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=${SAMEBITS_JS_OUT:-$here/dist}
 EMCC=${EMCC:-emcc}
+CLANG=${CLANG:-clang-19}
+RELAXED=${RELAXED:-1}
 
 die() { echo "js/build.sh: $*" >&2; exit 1; }
 command -v "$EMCC" >/dev/null 2>&1 ||
     die "'$EMCC' not found: install emscripten (Debian: apt-get install emscripten) or activate emsdk"
+case $RELAXED in
+    0) ;;
+    1) command -v "$CLANG" >/dev/null 2>&1 ||
+           die "'$CLANG' not found: install clang 16 or newer (Debian: apt-get install clang-19), set CLANG, or RELAXED=0" ;;
+    *) die "RELAXED=$RELAXED: use 1 (build the relaxed-SIMD modules) or 0 (skip them)" ;;
+esac
 # emcc's JavaScript passes need acorn: Debian installs it (node-acorn) in
 # /usr/share/nodejs, where only Debian's own node looks by default.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
@@ -51,27 +73,40 @@ for f in sb_version sb_path_count sb_path_name sb_path_supported sb_path_best sb
     exports="$exports,_$f"
 done
 
-# Shared by both modules: an ES module exporting a factory, the memory
+# Shared by every module: an ES module exporting a factory, the memory
 # allowed to grow (to 4 GiB), no filesystem, nothing printed.
-ldcommon=(-O3 -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
+ldcommon=(-msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
           -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 -sENVIRONMENT=web,worker,node
           "-sEXPORTED_FUNCTIONS=$exports" -sEXPORTED_RUNTIME_METHODS=UTF8ToString,wasmMemory
           -sINCOMING_MODULE_JS_API=locateFile,pthreadPoolSize,print,printErr,wasmMemory,wasmBinary,mainScriptUrlOrBlob)
 
-build() {  # build NAME: compiles with cflags + extra_cflags, links with extra_ldflags too
+jobs=$(nproc 2>/dev/null || echo 2)
+RELAXED_SOURCES=" ukernel_vec4 depthwise "
+relaxed=0   # build(): compile RELAXED_SOURCES with clang 19 and -mrelaxed-simd
+
+build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags + extra_ldflags
     local name=$1
     local obj="$out/obj-$name"
     rm -rf "$obj"; mkdir -p "$obj"
-    local objects=() src base fileflags
+    local objects=() pids=() src base fileflags pid
     for src in "$root"/csrc/*.c; do
         base=$(basename "$src" .c)
         fileflags=()
         case "$base" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
-        "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra_cflags[@]+"${extra_cflags[@]}"}" -c "$src" -o "$obj/$base.o"
+        local compiler=("$EMCC")
+        if [ "$relaxed" = 1 ] && [[ $RELAXED_SOURCES == *" $base "* ]]; then
+            fileflags+=(-mrelaxed-simd -Wno-unused-command-line-argument)
+            compiler=(env EM_LLVM_ROOT="$shim" "$EMCC")
+        fi
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+        "${compiler[@]}" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" \
+            "${extra_cflags[@]+"${extra_cflags[@]}"}" -c "$src" -o "$obj/$base.o" &
+        pids+=($!)
         objects+=("$obj/$base.o")
     done
-    "$EMCC" "${ldcommon[@]}" "${extra_cflags[@]+"${extra_cflags[@]}"}" \
-        "${extra_ldflags[@]+"${extra_ldflags[@]}"}" "${objects[@]}" -sEXPORT_NAME="samebits_$name" \
+    for pid in "${pids[@]}"; do wait "$pid" || die "compiling for samebits-$name failed"; done
+    "$EMCC" "${ldflags[@]}" "${extra_cflags[@]+"${extra_cflags[@]}"}" \
+        "${extra_ldflags[@]+"${extra_ldflags[@]}"}" "${objects[@]}" -sEXPORT_NAME="samebits_${name//-/_}" \
         -o "$obj/samebits-$name.mjs"
     cat "$here/node-shim.mjs" "$obj/samebits-$name.mjs" >"$out/samebits-$name.mjs"
     mv "$obj/samebits-$name.wasm" "$out/"
@@ -87,10 +122,38 @@ grep -q "\"version\": \"$sb_version\"" "$here/package.json" ||
 cp "$root/LICENSE" "$here/LICENSE"
 
 mkdir -p "$out"
-extra_cflags=() extra_ldflags=()
-build single
 # The pool's workers are started when the module is created (Module.pthreadPoolSize,
 # set by init({threads})): a browser's main thread cannot start a worker
 # and then wait for it within one call.
-extra_cflags=(-pthread) extra_ldflags=('-sPTHREAD_POOL_SIZE=Module.pthreadPoolSize||0')
+pool=('-sPTHREAD_POOL_SIZE=Module.pthreadPoolSize||0')
+
+ldflags=(-O3 "${ldcommon[@]}")
+extra_cflags=() extra_ldflags=()
+build single
+extra_cflags=(-pthread) extra_ldflags=("${pool[@]}")
 build threads
+
+if [ "$RELAXED" = 1 ]; then
+    # emcc calls "clang-14" in EM_LLVM_ROOT (Debian's naming): a wrapper
+    # there runs $CLANG without the features clang 19 enables by default
+    # that emscripten 3.1.6's linker predates; wasm-ld and the tools stay 14.
+    shim="$out/llvm-shim"
+    rm -rf "$shim"; mkdir -p "$shim"
+    printf '#!/bin/sh\nexec %s "$@" -mno-reference-types -mno-multivalue\n' \
+        "$(command -v "$CLANG")" >"$shim/clang-14"
+    chmod +x "$shim/clang-14"
+    ln -s clang-14 "$shim/clang++-14"
+    for tool in wasm-ld llvm-ar llvm-nm llvm-objcopy llvm-dwarfdump llvm-ranlib; do
+        [ ! -e "/usr/bin/$tool-14" ] || ln -s "/usr/bin/$tool-14" "$shim/$tool-14"
+    done
+    relaxed=1
+    ldflags=(-O1 -sWASM_BIGINT "${ldcommon[@]}")
+    extra_cflags=() extra_ldflags=()
+    build single-relaxed
+    extra_cflags=(-pthread) extra_ldflags=("${pool[@]}")
+    build threads-relaxed
+    rm -rf "$shim"
+else
+    rm -f "$out"/samebits-*-relaxed.*
+    echo "js/build.sh: RELAXED=0: no relaxed-SIMD modules; fast mode stays unfused"
+fi

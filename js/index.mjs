@@ -6,13 +6,12 @@
 //   const c = samebits.matmul(a, b, m, k, n, { mode: "exact" });
 //   samebits.digest(c, { shape: [m, n] });   // equal to samebits.testing.digest in Python
 import { Samebits } from "./src/samebits.mjs";
-import { loadModule, threadsUnavailableReason, processorCount } from "./src/load.mjs";
+import { loadModule, threadsUnavailableReason, processorCount, chooseRelaxed } from "./src/load.mjs";
 import * as check from "./src/checks.mjs";
 export { digest } from "./src/digest.mjs";
 export { Samebits };
 
 let current = null;
-let loading = null;
 
 /**
  * Loads the WebAssembly module and returns the API object (also used by
@@ -20,10 +19,14 @@ let loading = null;
  * calls may use (default 1; "auto" for every processor). With more than one
  * it loads the threaded module, which needs SharedArrayBuffer (in a browser:
  * a cross-origin-isolated page); without it, it falls back to one thread and
- * says why in `threadsNote`.
+ * says why in `threadsNote`. relaxedSimd: undefined (the default) loads the
+ * relaxed-SIMD build, whose fast mode fuses multiply-adds, where the engine
+ * has relaxed SIMD; false never, true always (a RangeError where it cannot).
+ * Exact bits are the same either way.
  */
 export async function init(opts) {
-    opts = check.options(opts, ["threads"], "init");
+    opts = check.options(opts, ["threads", "relaxedSimd"], "init");
+    if (opts.relaxedSimd !== undefined) check.bool(opts.relaxedSimd, "relaxedSimd", "init");
     let threads = opts.threads ?? 1;
     if (threads === "auto") threads = await processorCount();
     check.int(threads, "threads", "init", { min: 1, max: 256 });
@@ -35,13 +38,9 @@ export async function init(opts) {
             threads = 1;
         }
     }
-    const run = async () => new Samebits(await loadModule(threads), threads, note);
-    loading = run();
-    try {
-        current = await loading;
-    } finally {
-        loading = null;
-    }
+    const relaxed = await chooseRelaxed(opts.relaxedSimd);
+    current = new Samebits(await loadModule(threads, relaxed),
+        { threads, threadsNote: note, relaxedSimd: relaxed });
     return current;
 }
 

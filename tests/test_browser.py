@@ -331,6 +331,10 @@ def test_js_package_suites_match_native_at_1_2_4_workers(runner):
     result = runner.run_js_check_page({"threads": "1,2,4"}, _native_js_lines())
     _check_clean(result)
     assert result["isolated"] is True and result["threadsNotes"] == []
+    # Chromium has relaxed SIMD: the relaxed builds ran, their fast mode fusing
+    assert [(m["threads"], m["threaded"], m["relaxedSimd"], m["fastModeFused"])
+            for m in result["modules"]] == [(1, False, True, True), (2, True, True, True),
+                                            (4, True, True, True)]
     assert [(r["suite"], r["threads"], r["threadsUsed"]) for r in result["rows"]] == [
         (s, t, t) for t in (1, 2, 4) for s in hashes.SUITES]
     lines = [hashes.parse_line(line) for line in result["lines"]]

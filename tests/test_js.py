@@ -34,13 +34,19 @@ JS = ROOT / "js"
 DIST = JS / "dist"
 RUN_CALLS = JS / "test" / "run_calls.mjs"
 RUN_HASHES = JS / "test" / "run_hashes.mjs"
+# Node 20's V8 validates relaxed SIMD only behind this flag (Chromium has it on).
+RELAXED_FLAG = "--experimental-wasm-relaxed-simd"
+MODULES = ("samebits-single", "samebits-threads", "samebits-single-relaxed",
+           "samebits-threads-relaxed")
 
 
 def _missing() -> list[str]:
     missing = []
     if shutil.which("node") is None:
         missing.append("node (apt-get install nodejs)")
-    for name in ("samebits-single.mjs", "samebits-threads.mjs", "samebits-threads.worker.js"):
+    names = [f"{m}.{ext}" for m in MODULES for ext in ("mjs", "wasm")] + [
+        "samebits-threads.worker.js", "samebits-threads-relaxed.worker.js"]
+    for name in names:
         if not (DIST / name).is_file():
             missing.append(f"js/dist/{name} (run: bash js/build.sh)")
     return missing
@@ -92,18 +98,26 @@ def native_digests() -> dict[str, str]:
     return {suite: _native_line(suite) for suite in hashes.SUITES}
 
 
-@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("threads, relaxed", [(1, False), (2, False), (4, False), (1, True),
+                                              (2, True)])
 def test_hash_suites_equal_native(built: None, native_digests: dict[str, str],
-                                  threads: int) -> None:
-    """threads 1 runs the one-thread module, 2 and 4 the threaded one (workers)."""
-    out = _node(str(RUN_HASHES), "--threads", str(threads))
+                                  threads: int, relaxed: bool) -> None:
+    """threads 1 runs a one-thread module, 2 and 4 a threaded one (workers);
+    relaxed: the relaxed-SIMD build (Node's flag on), whose fast mode fuses."""
+    flags = [RELAXED_FLAG] if relaxed else []
+    out = _node(*flags, str(RUN_HASHES), "--threads", str(threads),
+                "--relaxed-simd", "on" if relaxed else "off")
+    module = json.loads(out.splitlines()[0].removeprefix("# module: "))
+    assert (module["threads"], module["relaxedSimd"], module["fastModeFused"]) == \
+        (threads, relaxed, relaxed)
+    assert module["threaded"] == (threads > 1)
     lines = [hashes.parse_line(line) for line in out.splitlines() if not line.startswith("#")]
     assert [line.suite for line in lines] == list(hashes.SUITES), out
     for line in lines:
         assert line.threads == threads and line.mode == "exact" and line.path == "vec4", out
         assert line.digest == native_digests[line.suite], \
             f"{line.suite} suite under Node at {threads} threads differs from native:\n{out}"
-    headers = [line for line in out.splitlines() if line.startswith("#")]
+    headers = [line for line in out.splitlines() if line.startswith("# samebits")]
     assert headers == [hashes.header(suite=s) for s in hashes.SUITES]
 
 
@@ -297,17 +311,21 @@ def _cases() -> list[Case]:
 CASES = _cases()
 
 
-def _run_calls(tmp_path: Path, calls: list[dict[str, Any]], threads: int = 1) -> dict[str, Any]:
+def _run_calls(tmp_path: Path, calls: list[dict[str, Any]], init: dict[str, Any] | None = None,
+               node_flags: tuple[str, ...] = ()) -> dict[str, Any]:
     spec = tmp_path / "calls.json"
-    spec.write_text(json.dumps({"threads": threads, "calls": calls}))
-    return json.loads(_node(str(RUN_CALLS), str(spec)))
+    spec.write_text(json.dumps({"init": init or {}, "calls": calls}))
+    return json.loads(_node(*node_flags, str(RUN_CALLS), str(spec)))
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_api_calls_equal_python(built: None, tmp_path: Path, threads: int) -> None:
+@pytest.mark.parametrize("threads, relaxed", [(1, False), (2, False), (2, True)])
+def test_api_calls_equal_python(built: None, tmp_path: Path, threads: int,
+                                relaxed: bool) -> None:
     calls = [{"name": name, "fn": fn, "args": args} for name, fn, args, _ in CASES]
-    results = _run_calls(tmp_path, calls, threads)
+    results = _run_calls(tmp_path, calls, {"threads": threads, "relaxedSimd": relaxed},
+                         (RELAXED_FLAG,) if relaxed else ())
     assert results["#info"]["threads"] == threads
+    assert results["#info"]["relaxedSimd"] is relaxed
     differing = []
     for name, _, _, py_call in CASES:
         got = results[name]
@@ -321,6 +339,33 @@ def test_api_calls_equal_python(built: None, tmp_path: Path, threads: int) -> No
         if got["digest"] != want:
             differing.append(name)
     assert not differing, f"JS and Python differ on: {differing}"
+
+
+def test_relaxed_fast_mode_fuses_within_the_error_bound(built: None, tmp_path: Path) -> None:
+    """The relaxed build's fast matmul fuses (it differs from exact) and
+    stays within |c - ref| <= k 2^-24 sum|a b| + 1e-30 of a float64
+    reference; the plain build's fast mode has no fused operation, so it
+    equals exact."""
+    import base64
+    m, k, n = 64, 300, 50
+    calls = [{"name": mode, "fn": "matmul", "values": True,
+              "args": [_tv(m * k, 11, 0), _tv(k * n, 12, 0), m, k, n, {"mode": mode}]}
+             for mode in ("fast", "exact")]
+    a = _arr(m * k, 11, 0, (m, k)).astype(np.float64)
+    b = _arr(k * n, 12, 0, (k, n)).astype(np.float64)
+    ref, scale = a @ b, np.abs(a) @ np.abs(b)
+
+    def values(result: dict[str, Any]) -> np.ndarray:
+        return np.frombuffer(base64.b64decode(result["base64"]), np.float32).reshape(m, n)
+
+    relaxed = _run_calls(tmp_path, calls, {"relaxedSimd": True}, (RELAXED_FLAG,))
+    assert relaxed["#info"]["fastModeFused"] is True
+    fast, exact = values(relaxed["fast"]), values(relaxed["exact"])
+    assert np.any(fast != exact), "relaxed fast mode gave exact mode's bits: nothing fused"
+    assert np.all(np.abs(fast - ref) <= k * 2.0 ** -24 * scale + 1e-30)
+    plain = _run_calls(tmp_path, calls, {"relaxedSimd": False})
+    assert plain["#info"]["fastModeFused"] is False
+    assert plain["fast"]["digest"] == plain["exact"]["digest"] == relaxed["exact"]["digest"]
 
 
 # ---------------------------------------------------------------------------
@@ -377,7 +422,7 @@ BAD: list[tuple[str, str, list[Any], str, str]] = [
 
 def test_bad_arguments_raise_named_errors(built: None, tmp_path: Path) -> None:
     calls = [{"name": name, "fn": fn, "args": args} for name, fn, args, _, _ in BAD]
-    results = _run_calls(tmp_path, calls)
+    results = _run_calls(tmp_path, calls, {"threads": 1})
     for name, _, _, kind, message in BAD:
         got = results[name]
         if not kind:       # a valid call among the bad ones: it still works
@@ -409,10 +454,11 @@ def tarball(built: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_tarball_holds_the_package(tarball: Path) -> None:
     with tarfile.open(tarball) as tar:
         names = sorted(n.removeprefix("package/") for n in tar.getnames())
-    for needed in ("package.json", "index.mjs", "index.d.ts", "hashes.d.ts", "README.md",
-                   "LICENSE", "src/samebits.mjs", "src/suite-data.mjs",
-                   "dist/samebits-single.wasm", "dist/samebits-threads.wasm",
-                   "dist/samebits-threads.worker.js"):
+    needed = ["package.json", "index.mjs", "index.d.ts", "hashes.d.ts", "README.md", "LICENSE",
+              "src/samebits.mjs", "src/suite-data.mjs", "dist/samebits-threads.worker.js",
+              "dist/samebits-threads-relaxed.worker.js"]
+    needed += [f"dist/{m}.{ext}" for m in MODULES for ext in ("mjs", "wasm")]
+    for needed in needed:
         assert needed in names, f"{needed} missing from {tarball.name}: {names}"
     assert not [n for n in names if n.startswith("test/") or n.endswith(".o")], names
     assert re.fullmatch(rf"samebits-{re.escape(samebits.__version__)}\.tgz", tarball.name)

@@ -6,7 +6,7 @@ const query = new URLSearchParams(location.search);
 const threadCounts = (query.get("threads") ?? "1,2").split(",").map(Number);
 const suites = (query.get("suites") ?? "gemm,conv,ops").split(",");
 const result = { done: false, lines: [], rows: [], isolated: globalThis.crossOriginIsolated === true,
-    threadsNotes: [], error: null };
+    threadsNotes: [], modules: [], error: null };
 window.jsCheckResult = result;
 
 const show = (id, text, cls) => {
@@ -53,6 +53,7 @@ try {
     for (const threads of threadCounts) {
         const { lines, info } = await runWorker(threads);
         if (info.threadsNote) result.threadsNotes.push(info.threadsNote);
+        result.modules.push(info);
         for (const { suite, line, digest, seconds, threadsUsed } of lines) {
             const expected = native.get(suite);
             result.rows.push({ suite, threads, threadsUsed, line, seconds,

@@ -28,13 +28,15 @@ const COMMON = ["mode", "out", "threads"];
 
 export class Samebits {
     /** Use init() rather than this constructor. */
-    constructor(module, threads, threadsNote) {
+    constructor(module, { threads, threadsNote, relaxedSimd }) {
         this.module = module;
         this.heap = new Heap(module);
         /** The threads calls use unless told otherwise (1 without the threaded module). */
         this.threads = threads;
         /** Why fewer threads than asked for are used, or null. */
         this.threadsNote = threadsNote;
+        /** Whether the relaxed-SIMD build is loaded. */
+        this.relaxedSimd = relaxedSimd;
         this.version = module.UTF8ToString(module._sb_version());
         this.path = module._sb_path_best();
         this.pathName = module.UTF8ToString(module._sb_path_name(this.path));
@@ -44,6 +46,7 @@ export class Samebits {
     info() {
         return { version: this.version, path: this.pathName, threads: this.threads,
             threaded: this.module._sb_threading_available() === 1, threadsNote: this.threadsNote,
+            relaxedSimd: this.relaxedSimd,
             fastModeFused: this.module._sb_path_fused(this.path) === 1 };
     }
 

@@ -3,11 +3,12 @@
 //
 //   node js/test/run_calls.mjs CALLS.json [PACKAGE]   -> JSON on stdout
 //
-// CALLS.json: {"threads": T, "calls": [{"name", "fn", "args"}]}. In args, an
-// object {"testValues": [count, seed, nspecial]} stands for that
-// Float32Array (docs/test-values.md), at any depth. Each result is the
-// digest of the returned array (with its shape for NCHW results), or the
-// error's class and message.
+// CALLS.json: {"init": {init's options}, "calls": [{"name", "fn", "args",
+// "values"?}]}. In args, an object {"testValues": [count, seed, nspecial]}
+// stands for that Float32Array (docs/test-values.md), at any depth. Each
+// result is the digest of the returned array (with its shape for NCHW
+// results; with "values": true also its bytes, base64), or the error's class
+// and message.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -17,7 +18,7 @@ const target = pkg === undefined ? new URL("../index.mjs", import.meta.url).href
     : pkg.startsWith("/") || pkg.startsWith(".") ? pathToFileURL(pkg).href : pkg;
 const samebits = await import(target);
 const spec = JSON.parse(readFileSync(file, "utf8"));
-const sb = await samebits.init({ threads: spec.threads ?? 1 });
+const sb = await samebits.init(spec.init ?? {});
 
 function resolve(value) {
     if (Array.isArray(value)) return value.map(resolve);
@@ -32,9 +33,14 @@ const results = {};
 for (const call of spec.calls) {
     try {
         const out = sb[call.fn](...resolve(call.args));
+        const data = out instanceof Float32Array ? out : out.data;
         results[call.name] = out instanceof Float32Array
             ? { digest: samebits.digest(out), length: out.length }
             : { digest: samebits.digest(out.data, { shape: out.shape }), shape: out.shape };
+        if (call.values) {
+            results[call.name].base64 = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+                .toString("base64");
+        }
     } catch (error) {
         results[call.name] = { error: `${error.constructor.name}: ${error.message}` };
     }

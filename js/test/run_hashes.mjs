@@ -2,7 +2,9 @@
 // tests/test_js.py and by hand:
 //
 //   node js/test/run_hashes.mjs [--threads N] [--suites gemm,conv,ops] [--flip-bit B]
+//                               [--relaxed-simd auto|on|off]
 //
+// The first line is "# module: {info()}" (which module ran).
 // --flip-bit flips that bit of the suite's first nonempty output before
 // hashing (the negative control of py/samebits/hashes.py).
 import { parseArgs } from "node:util";
@@ -14,9 +16,12 @@ const { values } = parseArgs({ options: {
     threads: { type: "string", default: "1" },
     suites: { type: "string", default: SUITES.join(",") },
     "flip-bit": { type: "string" },
+    "relaxed-simd": { type: "string", default: "auto" },
 } });
 const threads = Number(values.threads);
-const sb = await samebits.init({ threads });
+const relaxedSimd = { auto: undefined, on: true, off: false }[values["relaxed-simd"]];
+const sb = await samebits.init({ threads, relaxedSimd });
+console.log(`# module: ${JSON.stringify(sb.info())}`);
 let flip = values["flip-bit"] === undefined ? null : Number(values["flip-bit"]);
 for (const suite of values.suites.split(",")) {
     console.log(header(suite));
