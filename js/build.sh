@@ -69,7 +69,7 @@ exports=_malloc,_free
 for f in sb_version sb_path_count sb_path_name sb_path_supported sb_path_best sb_path_fused \
          sb_threading_available sb_sgemm sb_matmul sb_conv2d sb_max_pool2d sb_unary sb_binary \
          sb_reduce sb_avg_pool2d sb_norm sb_resize2d sb_copy sb_fill_test_values sb_matmul_plan \
-         sb_threads_wake_ns; do
+         sb_threads_wake_ns sb_packed_b_bytes sb_pack_b sb_conv2d_packed_bytes sb_conv2d_pack; do
     exports="$exports,_$f"
 done
 

@@ -115,6 +115,8 @@ export interface Info {
     threads: number;
     /** Whether the threaded module is loaded. */
     threaded: boolean;
+    /** Whether the relaxed-SIMD build is loaded. */
+    relaxedSimd: boolean;
     /** Why fewer threads than asked for are used, or null. */
     threadsNote: string | null;
     /** Whether fast mode uses fused multiply-add. */
@@ -128,6 +130,25 @@ export interface DigestOptions {
     canonicalNan?: boolean;
 }
 
+/** Packed data in the module's memory; freed by dispose() or when collected. */
+export declare class Packed {
+    readonly bytes: number;
+    /** Frees the packed data now; using the object afterwards is a TypeError. */
+    dispose(): void;
+}
+
+/** B (k x n) packed once for matmul(a, packed, m, k, n). */
+export declare class PackedMatrix extends Packed {
+    readonly k: number;
+    readonly n: number;
+}
+
+/** Convolution weights packed once for conv2d (pass null as weightShape). */
+export declare class PackedConv2dWeight extends Packed {
+    readonly shape: number[];
+    readonly groups: number;
+}
+
 /** The API over one loaded module: what init() returns. Every function below is also a method. */
 export declare class Samebits {
     readonly threads: number;
@@ -135,8 +156,11 @@ export declare class Samebits {
     readonly version: string;
     readonly pathName: string;
     info(): Info;
-    matmul(a: Float32Array, b: Float32Array, m: number, k: number, n: number, options?: MatmulOptions): Float32Array;
-    conv2d(x: Float32Array, xShape: number[], weight: Float32Array, weightShape: number[], options?: Conv2dOptions): Shaped;
+    matmul(a: Float32Array, b: Float32Array | PackedMatrix, m: number, k: number, n: number, options?: MatmulOptions): Float32Array;
+    /** B packed once, for the weights of a linear layer (transposeB: b is n x k). */
+    packMatrix(b: Float32Array, k: number, n: number, options?: { transposeB?: boolean; threads?: number }): PackedMatrix;
+    conv2d(x: Float32Array, xShape: number[], weight: Float32Array | PackedConv2dWeight, weightShape: number[] | null | undefined, options?: Conv2dOptions): Shaped;
+    packConv2dWeight(weight: Float32Array, weightShape: number[], options?: { groups?: number }): PackedConv2dWeight;
     maxPool2d(x: Float32Array, xShape: number[], options: MaxPool2dOptions): Shaped;
     avgPool2d(x: Float32Array, xShape: number[], options: AvgPool2dOptions): Shaped;
     adaptiveAvgPool2d(x: Float32Array, xShape: number[], outputSize: Pair, options?: { out?: Float32Array; threads?: number }): Shaped;
@@ -180,6 +204,8 @@ export declare class Samebits {
 export interface InitOptions {
     /** Threads the calls may use: a number (default 1) or "auto" (every processor). */
     threads?: number | "auto";
+    /** Load the relaxed-SIMD build: default where the engine has relaxed SIMD. */
+    relaxedSimd?: boolean;
 }
 
 /** Loads the module; the functions below then use it. */
@@ -228,3 +254,5 @@ export declare const layerNorm: Samebits["layerNorm"];
 export declare const batchNorm: Samebits["batchNorm"];
 export declare const groupNorm: Samebits["groupNorm"];
 export declare const testValues: Samebits["testValues"];
+export declare const packMatrix: Samebits["packMatrix"];
+export declare const packConv2dWeight: Samebits["packConv2dWeight"];

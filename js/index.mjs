@@ -10,6 +10,7 @@ import { loadModule, threadsUnavailableReason, processorCount, chooseRelaxed } f
 import * as check from "./src/checks.mjs";
 export { digest } from "./src/digest.mjs";
 export { Samebits };
+export { PackedMatrix, PackedConv2dWeight } from "./src/packed.mjs";
 
 let current = null;
 
@@ -56,9 +57,9 @@ const methods = ["info", "matmul", "conv2d", "maxPool2d", "avgPool2d", "adaptive
     "interpolate", "exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leakyRelu", "gelu",
     "silu", "hardswish", "hardsigmoid", "sqrt", "elu", "softplus", "mish", "sin", "cos", "add",
     "sub", "mul", "div", "maximum", "minimum", "pow", "sum", "mean", "softmax", "logSoftmax",
-    "layerNorm", "batchNorm", "groupNorm", "testValues"];
+    "layerNorm", "batchNorm", "groupNorm", "testValues", "packMatrix", "packConv2dWeight"];
 const bound = Object.fromEntries(methods.map(name => [name, (...args) => api(name)[name](...args)]));
 export const { info, matmul, conv2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, interpolate, exp,
     log, tanh, erf, sigmoid, relu, relu6, leakyRelu, gelu, silu, hardswish, hardsigmoid, sqrt, elu,
     softplus, mish, sin, cos, add, sub, mul, div, maximum, minimum, pow, sum, mean, softmax,
-    logSoftmax, layerNorm, batchNorm, groupNorm, testValues } = bound;
+    logSoftmax, layerNorm, batchNorm, groupNorm, testValues, packMatrix, packConv2dWeight } = bound;

@@ -174,6 +174,14 @@ def _cases() -> list[Case]:
                                  mode="exact")),
         ("matmul k=0", "matmul", [_tv(0, 1), _tv(0, 2), 3, 0, 4, ex],
          lambda: np.zeros((3, 4), np.float32)),
+        ("matmul packed B bias relu", "matmul",
+         [_tv(m * k, 1), {"packMatrix": [_tv(k * n, 2), k, n]}, m, k, n,
+          {**ex, "bias": _tv(n, 3, 0), "activation": "relu"}],
+         lambda: samebits.linear(A, np.ascontiguousarray(B.T), bias, activation="relu",
+                                 mode="exact")),
+        ("matmul packed transposed B", "matmul",
+         [_tv(m * k, 1), {"packMatrix": [_tv(k * n, 2), k, n, {"transposeB": True}]}, m, k, n, ex],
+         lambda: samebits.matmul(A, b.reshape(n, k).T, mode="exact")),
     ]
 
     # conv2d: padding forms, stride, dilation, groups, depthwise, activations.
@@ -204,6 +212,14 @@ def _cases() -> list[Case]:
          {"padding": 2, "groups": 8, "activation": "hardswish"})
     conv("conv 1x1 valid", (3, 16, 7, 7), (24, 16, 1, 1), {"padding": "valid"},
          {"padding": "valid"})
+    # Packed weights: the shape comes from the packing; the bits are the plain call's.
+    px, pw = _arr(2 * 6 * 9 * 9, 700, shape=(2, 6, 9, 9)), _arr(8 * 3 * 3 * 3, 701, shape=(8, 3, 3, 3))
+    cases.append(("conv packed weights groups 2", "conv2d",
+                  [_tv(2 * 6 * 9 * 9, 700), [2, 6, 9, 9],
+                   {"packConv2dWeight": [_tv(8 * 3 * 3 * 3, 701), [8, 3, 3, 3], {"groups": 2}]},
+                   None, {**ex, "padding": 1, "activation": "silu"}],
+                  lambda: samebits.conv2d(px, pw, None, padding=1, groups=2, activation="silu",
+                                          mode="exact")))
 
     # Pools and resizes (no modes: their definitions have none).
     xs = (2, 3, 13, 11)
@@ -413,6 +429,15 @@ BAD: list[tuple[str, str, list[Any], str, str]] = [
      "softmax: axis must be in [-2, 1], got 2"),
     ("groupNorm groups", "groupNorm", [_tv(48, 1), [1, 3, 4, 4], 2], "RangeError",
      "groupNorm: channels 3 must divide by numGroups 2"),
+    ("disposed packed B", "matmul",
+     [_tv(6, 1), {"disposed": {"packMatrix": [_tv(6, 2), 3, 2]}}, 2, 3, 2], "TypeError",
+     "matmul: the packed weights were disposed"),
+    ("packed B of another shape", "matmul",
+     [_tv(6, 1), {"packMatrix": [_tv(6, 2), 2, 3]}, 2, 3, 2], "RangeError",
+     "matmul: b was packed as 2 x 3, not 3 x 2"),
+    ("packed conv weights, other groups", "conv2d",
+     [_tv(48, 1), [1, 4, 4, 3], {"packConv2dWeight": [_tv(72, 2), [4, 2, 3, 3], {"groups": 2}]},
+      None, {"groups": 1}], "RangeError", "conv2d: weight was packed for groups=2, not 1"),
     ("a valid call among them", "relu", [_tv(4, 1), {"out": _tv(4, 1)}], "", ""),
     ("element count beyond wasm32", "conv2d",
      [_tv(4, 1), [1, 1, 65536, 65536], _tv(1, 2), [1, 1, 1, 1]], "RangeError",

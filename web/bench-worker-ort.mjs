@@ -1,5 +1,6 @@
-// Benchmark worker for onnxruntime-web, WebAssembly execution provider, one
-// thread, no proxy worker. The model is one MatMul node with B as a constant
+// Benchmark worker for onnxruntime-web, WebAssembly execution provider,
+// job.threads threads (default 1; more need a cross-origin-isolated page), no
+// proxy worker. The model is one MatMul node with B as a constant
 // initializer (onnx-matmul.mjs).
 import { probes, randomFloats, timeCall, unpackFeeds } from "./bench-common.mjs";
 import { matmulModel } from "./onnx-matmul.mjs";
@@ -11,7 +12,7 @@ let state = null;
 async function init(job) {
   const dist = new URL("node_modules/onnxruntime-web/dist/", job.base).href;
   const ort = await import(`${dist}ort.wasm.min.mjs`);
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = job.threads ?? 1;
   ort.env.wasm.proxy = false;
   ort.env.wasm.wasmPaths = dist;
   ort.env.logLevel = "error";
@@ -24,7 +25,7 @@ async function runShape([m, n, k]) {
   const session = await ort.InferenceSession.create(
     matmulModel(m, k, n, randomFloats(k * n, 2)),
     { executionProviders: ["wasm"], graphOptimizationLevel: "all",
-      intraOpNumThreads: 1, interOpNumThreads: 1 });
+      intraOpNumThreads: job.threads ?? 1, interOpNumThreads: 1 });
   try {
     const a = new ort.Tensor("float32", randomFloats(m * k, 1), [m, k]);
     // The plain call: ORT copies each output into a new tensor. (A
@@ -32,7 +33,8 @@ async function runShape([m, n, k]) {
     // this version, which the probe check caught.)
     let y = null;
     const { ms } = await timeCall(async () => { y = (await session.run({ A: a })).Y; }, job);
-    post("cell", { lib: "ort", m, n, k, ms, probes: probes(y.data, m, n) });
+    post("cell", { lib: "ort", threads: job.threads ?? 1, m, n, k, ms,
+                   probes: probes(y.data, m, n) });
   } finally {
     await session.release();
   }

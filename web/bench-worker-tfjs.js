@@ -1,6 +1,8 @@
-// Benchmark worker for TensorFlow.js's WebAssembly backend (XNNPACK), one
-// thread: the plain SIMD binary (tfjs-backend-wasm-simd.wasm), never the
-// multithreaded one. A classic worker: tfjs's UMD bundles need importScripts.
+// Benchmark worker for TensorFlow.js's WebAssembly backend (XNNPACK): with
+// job.threads 1 (the default) the plain SIMD binary
+// (tfjs-backend-wasm-simd.wasm), never the multithreaded one; with more, the
+// threaded SIMD binary with that many threads (it needs a cross-origin-
+// isolated page). A classic worker: tfjs's UMD bundles need importScripts.
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 let state = null;
@@ -11,8 +13,16 @@ async function init(job) {
   importScripts(`${modules}tfjs-core/dist/tf-core.min.js`,
                 `${modules}tfjs-backend-wasm/dist/tf-backend-wasm.min.js`);
   const tf = self.tf;
-  tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);   // the SIMD binary, no threads
-  tf.wasm.setThreadsCount(1);
+  const threads = job.threads ?? 1;
+  if (threads === 1) tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);   // the SIMD binary
+  // TF.js caps its thread pool at hardwareConcurrency / 2 (it takes every
+  // x86 core for two hyperthreads), which on a 2-processor machine is one
+  // thread whatever setThreadsCount says: report enough processors for the
+  // count asked for.
+  if (threads > 1 && navigator.hardwareConcurrency < 2 * threads) {
+    Object.defineProperty(navigator, "hardwareConcurrency", { value: 2 * threads });
+  }
+  tf.wasm.setThreadsCount(threads);
   tf.wasm.setWasmPaths(`${modules}tfjs-backend-wasm/dist/`);
   if (!(await tf.setBackend("wasm"))) throw new Error("tfjs: the wasm backend did not start");
   await tf.ready();
@@ -36,7 +46,7 @@ async function runShape([m, n, k]) {
     const c = tf.matMul(a, b);
     const values = probes(c.dataSync(), m, n);
     c.dispose();
-    post("cell", { lib: "tfjs", m, n, k, ms, probes: values });
+    post("cell", { lib: "tfjs", threads: job.threads ?? 1, m, n, k, ms, probes: values });
   } finally {
     a.dispose();
     b.dispose();

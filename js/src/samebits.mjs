@@ -6,6 +6,7 @@
 import * as check from "./checks.mjs";
 import { Heap } from "./memory.mjs";
 import { float32Bits, finiteFloat32 } from "./float32.mjs";
+import { PackedMatrix, PackedConv2dWeight } from "./packed.mjs";
 
 const MODES = { fast: 0, exact: 1 };
 const STATUS = { [-1]: "bad argument", [-2]: "path not available", [-3]: "out of memory" };
@@ -111,7 +112,17 @@ export class Samebits {
         check.elementCount([k, n], "b", what);
         check.elementCount([m, n], "the output", what);
         check.floatsOfLength(a, m * k, "a", what, ta ? `[${k}, ${m}]` : `[${m}, ${k}]`);
-        check.floatsOfLength(b, k * n, "b", what, tb ? `[${n}, ${k}]` : `[${k}, ${n}]`);
+        const packed = b instanceof PackedMatrix;
+        if (packed) {
+            if (b.k !== k || b.n !== n) {
+                throw new RangeError(`${what}: b was packed as ${b.k} x ${b.n}, not ${k} x ${n}`);
+            }
+            if (opts.transposeB !== undefined) {
+                throw new TypeError(`${what}: transposeB is given to packMatrix, not with packed b`);
+            }
+        } else {
+            check.floatsOfLength(b, k * n, "b", what, tb ? `[${n}, ${k}]` : `[${k}, ${n}]`);
+        }
         const bias = check.optionalFloats(opts.bias, n, "bias", what, `[${n}]`);
         const activation = this._activation(opts, what);
         const mode = this._mode(opts, what);
@@ -119,10 +130,11 @@ export class Samebits {
         const out = this._out(opts, m * n, what, `[${m}, ${n}]`);
         return this._callFloats(what, m * n, out, c => {
             const h = this.heap;
-            const pa = h.floatsIn(a), pb = h.floatsIn(b), pbias = bias ? h.floatsIn(bias) : 0;
+            const pa = h.floatsIn(a), pbias = bias ? h.floatsIn(bias) : 0;
+            const pb = packed ? b.address(what) : h.floatsIn(b);
             const args = h.record([this.path, mode, threads, m, n, k,
-                pa, ta ? 1 : k, ta ? m : 1, pb, tb ? 1 : n, tb ? k : 1, 0,
-                c, n, pbias, activation, 0]);
+                pa, ta ? 1 : k, ta ? m : 1, pb, packed ? 0 : tb ? 1 : n, packed ? 0 : tb ? k : 1,
+                packed ? 1 : 0, c, n, pbias, activation, 0]);
             return this.module._sb_matmul(args);
         });
     }
@@ -141,6 +153,57 @@ export class Samebits {
         return BigInt.asIntN(64, BigInt(ACTIVATIONS.leaky_relu) | (BigInt(float32Bits(slope)) << 32n));
     }
 
+    /**
+     * B (k x n, row-major; with transposeB its n x k transpose) packed once
+     * for matmul(a, packed, m, k, n): the weights of a linear layer.
+     */
+    packMatrix(b, k, n, opts) {
+        const what = "packMatrix";
+        opts = check.options(opts, ["transposeB", "threads"], what);
+        check.int(k, "k", what);
+        check.int(n, "n", what);
+        check.elementCount([k, n], "b", what);
+        const tb = opts.transposeB === undefined ? false : check.bool(opts.transposeB, "transposeB", what);
+        check.floatsOfLength(b, k * n, "b", what, tb ? `[${n}, ${k}]` : `[${k}, ${n}]`);
+        const threads = this._threads(opts, what);
+        const bytes = this.module._sb_packed_b_bytes(this.path, k, n) >>> 0;
+        if (bytes === 0 && k * n > 0) throw new RangeError(`${what}: ${k} x ${n} is too large to pack`);
+        const packed = new PackedMatrix(this.module, bytes, k, n);
+        try {
+            this._call(what, () => this.module._sb_pack_b(this.path, threads, k, n,
+                this.heap.floatsIn(b), tb ? 1 : n, tb ? k : 1, packed.ptr, bytes));
+        } catch (error) {
+            packed.dispose();
+            throw error;
+        }
+        return packed;
+    }
+
+    /** Convolution weights (Cout, C / groups, KH, KW) packed once for conv2d. */
+    packConv2dWeight(weight, weightShape, opts) {
+        const what = "packConv2dWeight";
+        opts = check.options(opts, ["groups"], what);
+        const [cout, cg, kh, kw] = check.shape(weightShape, 4, "weightShape", what);
+        const groups = check.int(opts.groups ?? 1, "groups", what, { min: 1 });
+        if (cout % groups !== 0) {
+            throw new RangeError(`${what}: output channels ${cout} must divide by groups ${groups}`);
+        }
+        check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        const bytes = this.module._sb_conv2d_packed_bytes(this.path, cout, cg, kh, kw, groups) >>> 0;
+        if (bytes === 0 && weight.length > 0) {
+            throw new RangeError(`${what}: weights [${weightShape}] are too large to pack`);
+        }
+        const packed = new PackedConv2dWeight(this.module, bytes, [...weightShape], groups);
+        try {
+            this._call(what, () => this.module._sb_conv2d_pack(this.path, cout, cg, kh, kw, groups,
+                this.heap.floatsIn(weight), packed.ptr, bytes));
+        } catch (error) {
+            packed.dispose();
+            throw error;
+        }
+        return packed;
+    }
+
     // ---- convolution and pooling --------------------------------------------
 
     /**
@@ -152,8 +215,18 @@ export class Samebits {
         opts = check.options(opts, [...COMMON, "bias", "stride", "padding", "dilation", "groups",
             "activation", "negativeSlope"], what);
         const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
+        const packed = weight instanceof PackedConv2dWeight;
+        if (packed) {
+            if (weightShape === undefined || weightShape === null) weightShape = weight.shape;
+            if (String(weightShape) !== String(weight.shape)) {
+                throw new RangeError(`${what}: weight was packed with shape [${weight.shape}], not [${weightShape}]`);
+            }
+            if (opts.groups !== undefined && opts.groups !== weight.groups) {
+                throw new RangeError(`${what}: weight was packed for groups=${weight.groups}, not ${opts.groups}`);
+            }
+        }
         const [cout, cg, kh, kw] = check.shape(weightShape, 4, "weightShape", what);
-        const groups = check.int(opts.groups ?? 1, "groups", what, { min: 1 });
+        const groups = packed ? weight.groups : check.int(opts.groups ?? 1, "groups", what, { min: 1 });
         if (c % groups !== 0 || cout % groups !== 0 || cg * groups !== c) {
             throw new RangeError(`${what}: with groups=${groups}, input channels ${c} and output ` +
                 `channels ${cout} must divide by groups and weightShape[1] must be ${c} / ${groups}; ` +
@@ -164,7 +237,7 @@ export class Samebits {
         const pads = convPadding(opts.padding ?? 0, stride, dilation, kh, kw, what);
         const [oh, ow] = windows(what, [h, w], pads, [kh, kw], dilation, stride);
         check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
-        check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        if (!packed) check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
         const bias = check.optionalFloats(opts.bias, cout, "bias", what, `[${cout}]`);
         const activation = this._activation(opts, what);
         const mode = this._mode(opts, what);
@@ -174,10 +247,11 @@ export class Samebits {
         const out = this._out(opts, count, what, `[${shape}]`);
         const data = this._callFloats(what, count, out, y => {
             const hp = this.heap;
-            const px = hp.floatsIn(x), pw = hp.floatsIn(weight), pbias = bias ? hp.floatsIn(bias) : 0;
+            const px = hp.floatsIn(x), pbias = bias ? hp.floatsIn(bias) : 0;
+            const pw = packed ? weight.address(what) : hp.floatsIn(weight);
             return this.module._sb_conv2d(hp.record([this.path, mode, threads, n, c, h, w, cout,
                 kh, kw, groups, stride[0], stride[1], dilation[0], dilation[1], ...pads,
-                px, pw, 0, pbias, activation, y]));
+                px, pw, packed ? 1 : 0, pbias, activation, y]));
         });
         return { data, shape };
     }

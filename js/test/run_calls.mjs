@@ -5,7 +5,10 @@
 //
 // CALLS.json: {"init": {init's options}, "calls": [{"name", "fn", "args",
 // "values"?}]}. In args, an object {"testValues": [count, seed, nspecial]}
-// stands for that Float32Array (docs/test-values.md), at any depth. Each
+// stands for that Float32Array (docs/test-values.md), at any depth;
+// {"packMatrix": [...]} and {"packConv2dWeight": [...]} for the packed
+// weights those methods make of their (resolved) arguments, and
+// {"disposed": {...}} for such weights already disposed. Each
 // result is the digest of the returned array (with its shape for NCHW
 // results; with "values": true also its bytes, base64), or the error's class
 // and message.
@@ -24,6 +27,14 @@ function resolve(value) {
     if (Array.isArray(value)) return value.map(resolve);
     if (value !== null && typeof value == "object") {
         if (Array.isArray(value.testValues)) return sb.testValues(...value.testValues);
+        for (const pack of ["packMatrix", "packConv2dWeight"]) {
+            if (Array.isArray(value[pack])) return sb[pack](...resolve(value[pack]));
+        }
+        if (value.disposed) {
+            const packed = resolve(value.disposed);
+            packed.dispose();
+            return packed;
+        }
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
     }
     return value;
