@@ -25,7 +25,7 @@ import pytest
 
 import samebits
 from samebits import _testdata, hashes
-from samebits.testing import digest
+from samebits.testing import digest, test_values
 
 pytestmark = pytest.mark.node
 
@@ -308,6 +308,8 @@ def _cases() -> list[Case]:
         ("layerNorm plain", "layerNorm", [_tv(1001, 41), list(rs), ex],
          lambda: samebits.layer_norm(r, 13, mode="exact")),
     ]
+    cases.append(("testValues", "testValues", [1000, 123, 8],
+                  lambda: test_values(1000, 123, nspecial=8)))
     ns = (2, 6, 4, 5)
     nx = _arr(240, 51, shape=ns)
     cases += [

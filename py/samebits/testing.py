@@ -7,6 +7,9 @@
 - ``assert_same_bits(actual, desired)``: equality of every bit, where
   ``numpy.testing.assert_array_equal`` treats -0 and +0 as equal and any two
   NaNs as equal.
+- ``test_values(shape, seed)``: the portable test values of
+  docs/test-values.md (the inputs of the hash suites), which every samebits
+  build, the npm package's ``testValues`` included, regenerates bit for bit.
 
 Both take numpy arrays or, without numpy (Pyodide), any buffer-protocol
 object (a memoryview of format 'f', for example). The pytest plugin
@@ -19,7 +22,7 @@ import struct
 import sys
 from typing import Any
 
-__all__ = ["digest", "assert_same_bits", "DIGEST_VERSION"]
+__all__ = ["digest", "assert_same_bits", "test_values", "DIGEST_VERSION"]
 
 DIGEST_VERSION = 1
 
@@ -116,6 +119,37 @@ def digest(x: Any, *, canonical_nan: bool = True) -> str:
     h.update(f"{name} {','.join(str(d) for d in shape)}\n".encode())
     h.update(raw)
     return h.hexdigest()
+
+
+def test_values(shape: int | tuple[int, ...], seed: int, *, nspecial: int = 0) -> Any:
+    """Float32 test values of stream ``seed`` (docs/test-values.md) in ``shape``,
+    C order: mostly in [-1, 1), one in 32 scaled by 2^-64, and ``nspecial``
+    special values (NaNs, infinities, zeros, subnormals) at positions the
+    stream chooses. A numpy array when numpy is loaded, else a memoryview of
+    format 'f'. The same values as the npm package's
+    ``testValues(count, seed, nspecial)``.
+    """
+    from . import _args, _testdata
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    dims = tuple(_args.as_int(d, f"shape[{i}]", "test_values") for i, d in enumerate(dims))
+    if any(d < 0 for d in dims):
+        raise ValueError(f"test_values: shape must not be negative, got {dims}")
+    seed = _args.as_int(seed, "seed", "test_values")
+    nspecial = _args.as_int(nspecial, "nspecial", "test_values")
+    if not 0 <= seed <= 0xFFFFFFFF or not 0 <= nspecial <= 0xFFFFFFFF:
+        raise ValueError(f"test_values: seed and nspecial must be in [0, 2**32), got {seed} "
+                         f"and {nspecial}")
+    count = 1
+    for d in dims:
+        count *= d
+    if count > 2 ** 31:
+        raise ValueError(f"test_values: {count} values is too many (at most 2**31)")
+    buffer = _testdata.float_buffer(count, seed, nspecial)
+    np = _numpy()
+    if np is not None:
+        return np.frombuffer(buffer, np.float32)[:count].reshape(dims).copy()
+    flat = memoryview(buffer).cast("B")[: 4 * count].cast("f")
+    return flat.cast("B").cast("f", dims) if dims else flat
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
