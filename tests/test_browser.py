@@ -13,9 +13,11 @@ run.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import samebits
@@ -368,3 +370,107 @@ def test_js_check_page_notices_a_wrong_native_line(runner):
     _check_clean(result)
     assert [r["verdict"] for r in result["rows"]] == ["MISMATCH"]
     assert result["ok"] is False
+
+
+# ---------------------------------------------------------------------------
+# The front page (web/home.html), driven as a person would.
+
+def _home_state(page, timeout_ms=300_000, wait_for=None):
+    if wait_for:
+        page.wait_for_function(wait_for, timeout=timeout_ms)
+    return page.evaluate("window.homeState")
+
+
+def _run_home(page, timeout_ms=300_000):
+    runs = page.evaluate("window.homeState.runs")
+    page.click("#run")
+    page.wait_for_function(f"window.homeState.runs > {runs} || window.homeState.error",
+                           timeout=timeout_ms)
+    state = page.evaluate("window.homeState")
+    assert not state["error"], state["error"]
+    return state
+
+
+def test_home_page_as_a_person_uses_it(runner, tmp_path):
+    """Pick a shape and 2 threads, run: the exact digest shown is the native
+    one; paste it (match) and a wrong one (differs); drop .npy files and a
+    golden file; a float64 file gets the astype hint; TF.js's speed shows."""
+    _js_package_or_skip()
+    from samebits.testing import digest, test_values
+
+    m, k, n = 48, 96, 40
+    native = digest(samebits.matmul(test_values((m, k), 1), test_values((k, n), 2), mode="exact"))
+    with runner.local_browser_page(viewport={"width": 1100, "height": 1400}) as local:
+        page = local.page
+        page.goto(f"{local.base}/", wait_until="load")
+        assert page.url.endswith("/web/home.html")
+        _home_state(page, wait_for="window.homeState.ready")
+        assert "cross-origin isolated" in page.inner_text("#isolation")
+        page.fill("#m", str(m))
+        page.fill("#k", str(k))
+        page.fill("#n", str(n))
+        page.select_option("#threads", "2")
+        state = _run_home(page)
+        assert state["info"]["threads"] == 2 and state["info"]["threaded"] is True
+        shown = {r["mode"]: r for r in state["results"]}
+        assert shown["exact"]["digest"] == native
+        table = page.inner_text("#results")
+        assert native in table and "samebits fast" in table and "TF.js-wasm" in table
+        assert state["tfjs"]["ms"] > 0
+        assert f"test_values(({m}, {k}), 1)" in page.inner_text("#snippet")
+        page.fill("#native", native)
+        assert page.evaluate("window.homeState.verdict") == "match"
+        assert "same bits" in page.inner_text("#verdict")
+        page.fill("#native", native[:-1] + ("0" if native[-1] != "0" else "1"))
+        assert page.evaluate("window.homeState.verdict") == "differs"
+        page.fill("#native", "")
+
+        # .npy files: A from numpy, B from numpy; then a golden file with its entry.
+        rng = np.random.default_rng(5)
+        a = rng.standard_normal((33, 70)).astype(np.float32)
+        b = rng.standard_normal((70, 21)).astype(np.float32)
+        np.save(tmp_path / "a.npy", a)
+        np.save(tmp_path / "b.npy", b)
+        page.set_input_files("#fileA", str(tmp_path / "a.npy"))
+        page.set_input_files("#fileB", str(tmp_path / "b.npy"))
+        page.wait_for_function("window.homeState.inputs && window.homeState.inputs.b === 'b.npy'")
+        assert page.input_value("#m") == "33" and page.input_value("#n") == "21"
+        state = _run_home(page)
+        npy_digest = digest(samebits.matmul(a, b, mode="exact"))
+        assert {r["mode"]: r for r in state["results"]}["exact"]["digest"] == npy_digest
+        assert 'np.load("a.npy")' in page.inner_text("#snippet")
+        key = "matmul/a.npy-33x70x21"
+        golden = tmp_path / "same_bits.json"
+        golden.write_text(json.dumps({"other": "0" * 64, key: npy_digest}))
+        page.set_input_files("#golden", str(golden))
+        page.wait_for_function("window.homeState.verdict === 'match'")
+        assert key in page.inner_text("#verdict")
+        screenshot = ROOT / "web" / "out" / "home.png"
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+        assert screenshot.stat().st_size > 20_000
+
+        # A float64 file is refused with the conversion to make.
+        np.save(tmp_path / "wide.npy", a.astype(np.float64))
+        page.set_input_files("#fileA", str(tmp_path / "wide.npy"))
+        page.wait_for_function("window.homeState.error")
+        assert "a.astype(np.float32)" in page.inner_text("#status")
+    assert not local.blocked and not [c for c in local.console if "error" in c.lower()], \
+        (local.blocked, local.console)
+
+
+def test_home_page_without_isolation_says_one_thread(runner):
+    _js_package_or_skip()
+    with runner.local_browser_page(isolated=False) as local:
+        page = local.page
+        page.goto(f"{local.base}/web/home.html", wait_until="load")
+        _home_state(page, wait_for="window.homeState.ready")
+        assert "not cross-origin isolated" in page.inner_text("#isolation")
+        page.fill("#m", "16")
+        page.uncheck("#withTfjs")
+        page.select_option("#threads", "2")
+        state = _run_home(page)
+        assert state["info"]["threads"] == 1 and state["info"]["threadsNote"].startswith(
+            "one thread instead of 2")
+        assert "one thread instead of 2" in page.inner_text("#status") or \
+            state["info"]["threadsNote"]

@@ -1,6 +1,6 @@
 """A small static server for the samebits page, on 127.0.0.1 only.
 
-    python web/serve.py [--port 8000]     # then open http://127.0.0.1:8000/web/index.html
+    python web/serve.py [--port 8000]     # then open http://127.0.0.1:8000/ (web/home.html)
 
 Serves the repository's web/, wasm/out/ and js/ folders (nothing else), with
 the types Pyodide needs (.wasm as application/wasm, .mjs as JavaScript) and
@@ -59,7 +59,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return True
         if path == "/":
             self.send_response(302)
-            self.send_header("Location", "/web/index.html")
+            self.send_header("Location", "/web/home.html")
             self.end_headers()
             return True
         if not path.startswith(ALLOWED) or ".." in path:
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the COOP/COEP headers (pages then get one thread)")
     args = parser.parse_args(argv)
     server, base = serve(args.port, isolated=not args.no_isolation)
-    print(f"serving {ROOT}/web, wasm/out and js at {base}/web/index.html (Ctrl-C stops)",
+    print(f"serving {ROOT}/web, wasm/out and js at {base}/web/home.html (Ctrl-C stops)",
           flush=True)
     try:
         threading.Event().wait()
