@@ -491,14 +491,18 @@ def test_tarball_holds_the_package(tarball: Path) -> None:
     assert re.fullmatch(rf"samebits-{re.escape(samebits.__version__)}\.tgz", tarball.name)
 
 
-def test_installed_tarball_runs_under_node(tarball: Path, tmp_path: Path,
-                                           native_digests: dict[str, str]) -> None:
-    project = tmp_path / "app"
+def _install(tarball: Path, project: Path) -> None:
     project.mkdir()
     (project / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
     done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--offline", str(tarball)],
                           capture_output=True, text=True, cwd=project)
     assert done.returncode == 0, done.stderr
+
+
+def test_installed_tarball_runs_under_node(tarball: Path, tmp_path: Path,
+                                           native_digests: dict[str, str]) -> None:
+    project = tmp_path / "app"
+    _install(tarball, project)
     (project / "main.mjs").write_text(
         'import * as samebits from "samebits";\n'
         'import { hashLine } from "samebits/hashes";\n'
@@ -514,3 +518,53 @@ def test_installed_tarball_runs_under_node(tarball: Path, tmp_path: Path,
     values, js_digest = out[1].split()
     assert values == "19,22,43,50"
     assert js_digest == digest(np.array([[19, 22], [43, 50]], np.float32))
+
+
+TSC = ROOT / "web" / "node_modules" / "typescript" / "bin" / "tsc"
+
+TS_USER = """
+import * as samebits from "samebits";
+import { hashLine, type Suite } from "samebits/hashes";
+
+const sb: samebits.Samebits = await samebits.init({ threads: 2, relaxedSimd: false });
+const a = new Float32Array(6), b = new Float32Array(6);
+const c: Float32Array = samebits.matmul(a, b, 2, 3, 2, { mode: "exact", activation: "relu" });
+const packed: samebits.PackedMatrix = sb.packMatrix(b, 3, 2, { transposeB: true });
+const y: samebits.Shaped = sb.conv2d(a, [1, 1, 2, 3], b, [1, 1, 2, 3], { padding: "same" });
+const digest: string = samebits.digest(c, { shape: [2, 2] });
+const suite: Suite = "conv";
+const line: string = hashLine(sb, suite, { mode: "exact" });
+packed.dispose();
+console.log(y.shape, digest, line, sb.info().relaxedSimd);
+"""
+
+TS_WRONG = {
+    "bad mode": 'samebits.matmul(a, a, 1, 1, 1, { mode: "precise" });',
+    "Float64Array input": "samebits.relu(new Float64Array(2));",
+    "unknown option": "samebits.matmul(a, a, 1, 1, 1, { transB: true });",
+    "missing kernelSize": "samebits.maxPool2d(a, [1, 1, 1, 1], {});",
+}
+
+
+def test_types_check_a_user_program_with_typescript(tarball: Path, tmp_path: Path) -> None:
+    """index.d.ts under tsc --strict: a typical program passes; a wrong mode,
+    a Float64Array, an unknown option and a missing kernelSize are errors."""
+    if not TSC.is_file():
+        message = "typescript from npm is missing (run npm ci in web/)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    project = tmp_path / "app"
+    _install(tarball, project)
+    options = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext",
+               "--target", "es2022"]
+    (project / "main.ts").write_text(TS_USER)
+    done = subprocess.run(["node", str(TSC), *options, "main.ts"], capture_output=True,
+                          text=True, cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name, line in TS_WRONG.items():
+        (project / "wrong.ts").write_text('import * as samebits from "samebits";\n'
+                                          "const a = new Float32Array(1);\n" + line + "\n")
+        done = subprocess.run(["node", str(TSC), *options, "wrong.ts"], capture_output=True,
+                              text=True, cwd=project)
+        assert done.returncode != 0 and "error TS" in done.stdout, (name, done.stdout)
