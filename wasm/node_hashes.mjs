@@ -6,12 +6,15 @@
 //   node wasm/node_hashes.mjs [--suites gemm,conv,ops] [--modes exact,fast] [--paths vec4]
 //                             [--threads 1] [--groups sweep,random,models] [--flip BIT]
 //                             [--wheel FILE] [--indexURL DIR] [--info] [--fastcheck]
-//                             [--models DIR] [--networks resnet50,...]
+//                             [--models DIR] [--networks resnet50,...] [--python FILE]
 //
 // --models DIR runs the models suite instead of the others: the reference
 // networks' .onnx and .feeds files and models.json (web/make_models.py) are
 // read from DIR and run by samebits.onnx in Pyodide; one line per network
 // and mode ("models <network> exact vec4 threads=1 sha256=...").
+// --python FILE runs FILE's Python code in Pyodide once samebits is loaded,
+// instead of the suites, and prints json.dumps of its variable `result` on a
+// "# python " line (for tests that compare the two modules inside Pyodide).
 // --info prints samebits.info() as JSON on a "# info " line before the header.
 // --fastcheck prints samebits._selfcheck.fast_check() (the fast-mode error
 // bound on a few products) as JSON on a "# fastcheck " line.
@@ -32,7 +35,7 @@ function parseArgs(argv) {
     suites: "gemm,conv,ops", modes: "exact", paths: "vec4", threads: "1",
     groups: "sweep,random,models",
     flip: null, wheel: null, indexURL: join(root, "web", "node_modules", "pyodide"),
-    info: false, fastcheck: false, models: null, networks: "",
+    info: false, fastcheck: false, models: null, networks: "", python: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([A-Za-z]+)(?:=(.*))?$/.exec(argv[i]);
@@ -103,6 +106,13 @@ def line_for(suite, mode):
       "import json; from samebits import _selfcheck; json.dumps(_selfcheck.fast_check())")}`);
   }
   console.error(`# pyodide ${pyodide.version}, ${ns[1]}; loaded in ${((tLoad - t0) / 1000).toFixed(1)} s`);
+  if (opts.python) {
+    const scope = pyodide.globals.get("dict")();
+    pyodide.runPython(readFileSync(opts.python, "utf8"), { globals: scope });
+    console.log(`# python ${pyodide.runPython("import json; json.dumps(result)", { globals: scope })}`);
+    scope.destroy();
+    return;
+  }
   if (opts.models) {
     await runModels(pyodide, opts);
     return;
