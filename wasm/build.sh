@@ -21,16 +21,24 @@
 #   RELAXED     1 (default): also build the relaxed-SIMD module for fast mode;
 #               0: skip it (the wheel then runs fast mode unfused)
 #
-# The second module, libsamebits-relaxed.wasm, is the same csrc/ compiled by
-# clang with -mrelaxed-simd, so that vec4's fast-mode kernel uses
-# f32x4.relaxed_madd (fused multiply-add). emcc 3.1.6 (clang 14) cannot build
-# it, so it is compiled freestanding for wasm32-unknown-emscripten and linked
-# by wasm-ld as a position-independent side module that imports its few C
-# library functions (malloc, free, memcpy, memset, ...) from
-# Pyodide's main module; wasm/freestanding/ declares them. It is linked with
-# -Bsymbolic: its own functions and tables are bound inside it, never through
-# the global offset table that it would otherwise share with libsamebits.so
-# (same symbol names), so it cannot end up calling the plain kernels.
+# The second module, libsamebits-relaxed.wasm, is for fast mode: vec4's
+# product kernels (csrc/ukernel_vec4.c, the only file that uses vec4_fma)
+# compiled by clang with -mrelaxed-simd, so that they use f32x4.relaxed_madd
+# (fused multiply-add), linked with the plain module's emcc objects of every
+# other file. emcc 3.1.6 (clang 14) cannot emit relaxed SIMD, so that one file
+# is compiled freestanding for wasm32-unknown-emscripten (wasm/freestanding/
+# declares the C library it may call) and the module is linked by wasm-ld as
+# a position-independent side module that imports its few C library
+# functions (malloc, free, memcpy, memset, ...) from Pyodide's main module.
+# Only that file: clang 19's WebAssembly backend turns a select on a
+# non-strict comparison into pmin/pmax, wrong for signed zeros (relu's
+# `x <= 0 ? 0 : x` becomes f32x4.pmax(x, 0), so relu(-0) = -0), and fast mode
+# runs the exact kernels for everything but the products and exp, sigmoid,
+# tanh, log, erf: those keep the plain module's code and bits. It is linked
+# with -Bsymbolic: its own functions and tables are bound inside it, never
+# through the global offset table that it would otherwise share with
+# libsamebits.so (same symbol names), so it cannot end up calling the plain
+# kernels.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -115,13 +123,20 @@ if [ "$RELAXED" = 1 ]; then
     rflags=(--target=wasm32-unknown-emscripten -ffreestanding -fPIC "${apiflags[@]}"
             -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -fno-fast-math -fno-math-errno
             -std=gnu11 -Wall -Wextra -isystem "$here/freestanding" -I"$root/csrc")
+    # The files clang compiles with relaxed SIMD: those whose fast mode calls
+    # vec4_fma (a file that starts to must be added here, or its fast mode
+    # stays unfused). Every other object is the plain module's, from emcc
+    # (see the top).
+    relaxed_sources=" ukernel_vec4 "
     robjects=()
     for src in "${sources[@]}"; do
         name=$(basename "$src" .c)
-        fileflags=()
-        case "$name" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+        if [[ $relaxed_sources != *" $name "* ]]; then
+            robjects+=("$obj/$name.o")
+            continue
+        fi
         echo "  $CLANG $name.c"
-        "$CLANG" "${rflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" -c "$src" -o "$robj/$name.o"
+        "$CLANG" "${rflags[@]}" -c "$src" -o "$robj/$name.o"
         robjects+=("$robj/$name.o")
     done
     relaxed="$out/libsamebits-relaxed.wasm"
