@@ -302,6 +302,151 @@ def test_node_fast_mode_uses_relaxed_module(prerequisites):
         assert check["fast_differs"] > 0
 
 
+# Runs in Pyodide (node_hashes.mjs --python): every non-product operator in
+# fast mode on the relaxed module against the plain module, bit for bit, on
+# special values (signed zeros, NaNs, infinities, subnormals, clamp edges) and
+# a sweep of the whole float32 range. `result` holds the rows that differ.
+_FAST_EQUALS_EXACT_PROBE = r"""
+import ctypes
+import struct
+
+import samebits
+from samebits import _abi, _lib, _paths
+
+SPECIAL = [
+    0x00000000, 0x80000000,                          # +0, -0
+    0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001,  # NaNs: quiet, negative, signalling
+    0x7FBFFFFF, 0xFFFFFFFF, 0x7FC00001,
+    0x7F800000, 0xFF800000,                          # +-inf
+    0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,  # subnormals
+    0x00400000, 0x80400000,
+    0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF,  # +-FLT_MIN, +-FLT_MAX
+    0x3F800000, 0xBF800000, 0x3F000000, 0xBF000000,  # +-1, +-1/2
+    0x40C00000, 0xC0C00000, 0x40BFFFFF, 0x40C00001,  # 6 and beside it (relu6)
+    0x40400000, 0xC0400000, 0xC03FFFFF, 0xC0400001,  # +-3 and beside -3 (hardswish)
+    0x42B20000, 0xC2D00000, 0xC2CE0000, 0x42B17218,  # exp's clamps
+]
+VALUES = SPECIAL + [i * 0x10001 for i in range(1 << 16)]   # + every exponent, both signs
+OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
+       "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
+       "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15,
+       "elu": 16, "softplus": 17, "mish": 18, "sin": 19, "cos": 20}
+FAST_VARIANTS = {"exp", "log", "tanh", "erf", "sigmoid"}   # fast_math.h
+PARAMS = {"leaky_relu": [0.01, 0.0, -2.0], "hardsigmoid_onnx": [0.2, 1 / 6],
+          "elu": [1.0, 0.5]}
+EPILOGUES = ["relu", "relu6", "leaky_relu", ("leaky_relu", -2.0), "gelu", "gelu_tanh",
+             "silu", "hardswish", "hardsigmoid", "sigmoid", "tanh", "hardswish_onnx",
+             ("hardsigmoid_onnx", 0.2)]
+
+
+def bits32(value):
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def floats(bits, shape=None):
+    view = memoryview(bytearray(struct.pack(f"<{len(bits)}I", *bits))).cast("f")
+    return view if shape is None else view.cast("B").cast("f", shape)
+
+
+def words(result):
+    data = result.cast("B").tobytes()
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def compare(what, inputs, want, got):
+    bad = [f"x={a:08x}: want {w:08x}, got {g:08x}" for a, w, g in zip(inputs, want, got)
+           if w != g]
+    if bad:
+        differ.append(f"{what}: {len(bad)} differ, " + "; ".join(bad[:4]))
+
+
+def unary(library, path, mode, op, param, x):
+    y = (ctypes.c_uint32 * len(x))()
+    args = _abi.UnaryArgs(path, mode, op, 1, len(x), ctypes.addressof(x),
+                          ctypes.addressof(y), param)
+    assert library.sb_unary(ctypes.addressof(args)) == 0
+    return list(y)
+
+
+differ = []
+checked = 0
+x = (ctypes.c_uint32 * len(VALUES))(*VALUES)
+for path_name in samebits.paths():
+    path = _paths.path_index(path_name)
+    # Elementwise: the exact kernel's bits (ops without a fast variant), or
+    # the plain module's fast kernel (exp, log, ...: neither module fuses them).
+    for name, op in OPS.items():
+        for param in PARAMS.get(name, [None]):
+            bits = 0 if param is None else bits32(param)
+            against = _lib.MODE_FAST if name in FAST_VARIANTS else _lib.MODE_EXACT
+            want = unary(_lib.lib, path, against, op, bits, x)
+            got = unary(_lib.fast_lib, path, _lib.MODE_FAST, op, bits, x)
+            compare(f"{path_name} {name}({param})", VALUES, want, got)
+            checked += 1
+    with samebits.use_path(path_name):
+        # Fused epilogues: ones (4, 1) @ values (n, 1).T with k = 1, so that the
+        # fused and unfused sums agree and each output is its value (bias: none,
+        # or the values rotated), then the activation, in both modes.
+        ones = floats([0x3F800000] * 4, (4, 1))
+        weight = floats(VALUES, (len(VALUES), 1))
+        bias = floats(VALUES[1:] + VALUES[:1])
+        h = len(VALUES) // 64
+        image = VALUES[:h * 64]
+        for act in EPILOGUES:
+            for b in (None, bias):
+                want, got = (words(samebits.linear(ones, weight, b, activation=act, mode=m))
+                             for m in ("exact", "fast"))
+                compare(f"{path_name} linear {act} bias={b is not None}", VALUES * 4, want, got)
+                checked += 1
+            # 1x1 convolution, one channel into 4 (product path), and depthwise.
+            for kind, (c, cout, groups) in {"conv": (1, 4, 1), "depthwise": (4, 4, 4)}.items():
+                xc = floats(image * c, (1, c, h, 64))
+                wc = floats([0x3F800000] * cout, (cout, c // groups, 1, 1))
+                want, got = (words(samebits.conv2d(xc, wc, activation=act, groups=groups,
+                                                   mode=m)) for m in ("exact", "fast"))
+                compare(f"{path_name} {kind} {act}", image * cout, want, got)
+                checked += 1
+    # Reductions (sum, mean, softmax, log_softmax, layer_norm) in fast mode:
+    # the plain module's bits (they fuse nowhere).
+    for op in range(5):
+        for n, inner in ((64, 1), (16, 4)):
+            if op == 4 and inner != 1:
+                continue
+            outer = len(VALUES) // (n * inner)
+            results = []
+            for library in (_lib.lib, _lib.fast_lib):
+                y = (ctypes.c_uint32 * (outer * n * inner))()
+                args = _abi.ReduceArgs(path, _lib.MODE_FAST, op, 1, outer, n, inner,
+                                       ctypes.addressof(x), ctypes.addressof(y), 0, 0,
+                                       bits32(1e-5) if op == 4 else 0)
+                assert library.sb_reduce(ctypes.addressof(args)) == 0
+                results.append(list(y))
+            compare(f"{path_name} reduce op {op} n={n} inner={inner}", VALUES, *results)
+            checked += 1
+
+result = {"fast_library": _lib.FAST_LIBRARY_PATH, "note": _lib.FAST_LIBRARY_NOTE,
+          "checked": checked, "differ": differ}
+"""
+
+
+def test_node_relaxed_fast_mode_has_exact_bits(prerequisites, tmp_path):
+    """Fast mode on the relaxed module runs the exact kernels wherever fast
+    mode has no kernel of its own: every elementwise op except exp, log,
+    tanh, erf and sigmoid equals exact mode bit for bit (-0, NaNs, infinities,
+    subnormals and a sweep), as do the products' fused activations; the fast
+    kernels and the reductions equal the plain module's fast mode. clang 19
+    compiled relu's `x <= 0 ? 0 : x` into f32x4.pmax(x, 0), giving relu(-0) =
+    -0: the relaxed module now takes only vec4's product kernels from it."""
+    probe = tmp_path / "fast_equals_exact.py"
+    probe.write_text(_FAST_EQUALS_EXACT_PROBE)
+    report = _tagged(_node("--python", str(probe)), "python")
+    assert report["fast_library"].endswith(f"site-packages/samebits/{RELAXED_NAME}")
+    assert report["note"] is None
+    assert report["checked"] > 100
+    assert not report["differ"], "fast mode on the relaxed module differs:\n" + \
+        "\n".join(report["differ"])
+
+
 def test_node_fast_mode_falls_back(prerequisites):
     """SAMEBITS_WASM_RELAXED=0, or an engine that rejects relaxed SIMD: fast
     mode runs on the plain module, unfused, and exact lines keep the native
