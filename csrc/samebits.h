@@ -211,8 +211,8 @@ SB_API int sb_max_pool2d(const sb_max_pool2d_args *args);
  * gelu_tanh 9, silu 10, hardswish 11, hardsigmoid 12, sqrt 13). param holds the
  * binary32 bits of leaky_relu's negative slope (0 for the others). Exact mode
  * is defined step by step in docs/exact-ops.md and gives the same bits on
- * every path and thread count; fast mode has its own exp and sigmoid
- * (fast_math.h) and runs the exact kernels for the others.
+ * every path and thread count; fast mode has its own exp, sigmoid, tanh,
+ * log and erf (fast_math.h) and runs the exact kernels for the others.
  * y may be x (in place) but must not partly overlap it. */
 typedef struct sb_unary_args {
     int64_t path, mode, op, max_threads, count;

@@ -18,18 +18,19 @@
 # fast-math, the scalar kernels kept scalar. Exact mode therefore gives the
 # native bits; js/test/ checks it.
 #
-# Each comes twice: as above, and "-relaxed", where the files of vec4's
-# fast-mode product kernels (RELAXED_SOURCES) are compiled with
+# Each comes twice: as above, and "-relaxed", where the file of vec4's
+# fast-mode product kernels (RELAXED_SOURCES) is compiled with
 # -mrelaxed-simd, so that they use f32x4.relaxed_madd (fused multiply-add),
 # as the Pyodide wheel's relaxed module does (wasm/README.md). init() loads a
 # relaxed module where the engine validates relaxed SIMD. emscripten 3.1.6's
-# clang 14 cannot emit the final relaxed opcodes, so those objects come from
+# clang 14 cannot emit the final relaxed opcodes, so that object comes from
 # clang 19 (through a directory that gives emcc clang-19 under the name it
 # calls, EM_LLVM_ROOT), and the link skips binaryen, whose Debian version
-# cannot parse them: -O1, WASM_BIGINT. Only those files: clang 19's
-# vectorizer turns the `x <= 0 ? 0 : x` of relu into f32x4.pmax(x, 0), which
-# keeps -0 where the definition gives +0 (seen in the ops suite). Exact mode
-# never uses a relaxed instruction: its bits are the same.
+# cannot parse them: -O1, WASM_BIGINT. Only that file: clang 19's
+# WebAssembly backend lowers the vectorized `x <= 0 ? 0 : x` of relu to
+# f32x4.pmax(x, 0), which keeps -0 where the definition gives +0 (seen in the
+# ops suite; wasm/build.sh splits the Pyodide relaxed module the same way).
+# Exact mode never uses a relaxed instruction: its bits are the same.
 #
 # Environment: EMCC (default emcc; Debian 12's emscripten 3.1.6 works),
 # CLANG (default clang-19; RELAXED=0 skips the relaxed modules),
@@ -81,7 +82,7 @@ ldcommon=(-msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
           -sINCOMING_MODULE_JS_API=locateFile,pthreadPoolSize,print,printErr,wasmMemory,wasmBinary,mainScriptUrlOrBlob)
 
 jobs=$(nproc 2>/dev/null || echo 2)
-RELAXED_SOURCES=" ukernel_vec4 depthwise "
+RELAXED_SOURCES=" ukernel_vec4 "   # the only file using vec4_fma (the depthwise kernels live there too)
 relaxed=0   # build(): compile RELAXED_SOURCES with clang 19 and -mrelaxed-simd
 
 build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags + extra_ldflags

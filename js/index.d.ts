@@ -198,7 +198,7 @@ export declare class Samebits {
     batchNorm(x: Float32Array, xShape: number[], options: BatchNormOptions): Float32Array;
     groupNorm(x: Float32Array, xShape: number[], numGroups: number, options?: GroupNormOptions): Float32Array;
     /** The portable test values of docs/test-values.md. */
-    testValues(count: number, seed: number, nspecial?: number): Float32Array;
+    portableValues(count: number, seed: number, nspecial?: number): Float32Array;
 }
 
 export interface InitOptions {
@@ -253,6 +253,6 @@ export declare const logSoftmax: Samebits["logSoftmax"];
 export declare const layerNorm: Samebits["layerNorm"];
 export declare const batchNorm: Samebits["batchNorm"];
 export declare const groupNorm: Samebits["groupNorm"];
-export declare const testValues: Samebits["testValues"];
+export declare const portableValues: Samebits["portableValues"];
 export declare const packMatrix: Samebits["packMatrix"];
 export declare const packConv2dWeight: Samebits["packConv2dWeight"];

@@ -57,9 +57,9 @@ const methods = ["info", "matmul", "conv2d", "maxPool2d", "avgPool2d", "adaptive
     "interpolate", "exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leakyRelu", "gelu",
     "silu", "hardswish", "hardsigmoid", "sqrt", "elu", "softplus", "mish", "sin", "cos", "add",
     "sub", "mul", "div", "maximum", "minimum", "pow", "sum", "mean", "softmax", "logSoftmax",
-    "layerNorm", "batchNorm", "groupNorm", "testValues", "packMatrix", "packConv2dWeight"];
+    "layerNorm", "batchNorm", "groupNorm", "portableValues", "packMatrix", "packConv2dWeight"];
 const bound = Object.fromEntries(methods.map(name => [name, (...args) => api(name)[name](...args)]));
 export const { info, matmul, conv2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, interpolate, exp,
     log, tanh, erf, sigmoid, relu, relu6, leakyRelu, gelu, silu, hardswish, hardsigmoid, sqrt, elu,
     softplus, mish, sin, cos, add, sub, mul, div, maximum, minimum, pow, sum, mean, softmax,
-    logSoftmax, layerNorm, batchNorm, groupNorm, testValues, packMatrix, packConv2dWeight } = bound;
+    logSoftmax, layerNorm, batchNorm, groupNorm, portableValues, packMatrix, packConv2dWeight } = bound;

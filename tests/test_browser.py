@@ -396,10 +396,10 @@ def test_home_page_as_a_person_uses_it(runner, tmp_path):
     one; paste it (match) and a wrong one (differs); drop .npy files and a
     golden file; a float64 file gets the astype hint; TF.js's speed shows."""
     _js_package_or_skip()
-    from samebits.testing import digest, test_values
+    from samebits.testing import digest, portable_values
 
     m, k, n = 48, 96, 40
-    native = digest(samebits.matmul(test_values((m, k), 1), test_values((k, n), 2), mode="exact"))
+    native = digest(samebits.matmul(portable_values((m, k), 1), portable_values((k, n), 2), mode="exact"))
     with runner.local_browser_page(viewport={"width": 1100, "height": 1400}) as local:
         page = local.page
         page.goto(f"{local.base}/", wait_until="load")
@@ -417,7 +417,7 @@ def test_home_page_as_a_person_uses_it(runner, tmp_path):
         table = page.inner_text("#results")
         assert native in table and "samebits fast" in table and "TF.js-wasm" in table
         assert state["tfjs"]["ms"] > 0
-        assert f"test_values(({m}, {k}), 1)" in page.inner_text("#snippet")
+        assert f"portable_values(({m}, {k}), 1)" in page.inner_text("#snippet")
         page.fill("#native", native)
         assert page.evaluate("window.homeState.verdict") == "match"
         assert "same bits" in page.inner_text("#verdict")

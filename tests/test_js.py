@@ -25,7 +25,7 @@ import pytest
 
 import samebits
 from samebits import _testdata, hashes
-from samebits.testing import digest, test_values
+from samebits.testing import digest, portable_values
 
 pytestmark = pytest.mark.node
 
@@ -133,7 +133,7 @@ def test_hash_line_notices_one_flipped_bit(built: None, native_digests: dict[str
 # API calls made in both languages.
 
 def _tv(count: int, seed: int, nspecial: int = 8) -> dict[str, list[int]]:
-    return {"testValues": [count, seed, nspecial]}
+    return {"portableValues": [count, seed, nspecial]}
 
 
 def _arr(count: int, seed: int, nspecial: int = 8, shape: tuple[int, ...] | None = None
@@ -308,8 +308,8 @@ def _cases() -> list[Case]:
         ("layerNorm plain", "layerNorm", [_tv(1001, 41), list(rs), ex],
          lambda: samebits.layer_norm(r, 13, mode="exact")),
     ]
-    cases.append(("testValues", "testValues", [1000, 123, 8],
-                  lambda: test_values(1000, 123, nspecial=8)))
+    cases.append(("portableValues", "portableValues", [1000, 123, 8],
+                  lambda: portable_values(1000, 123, nspecial=8)))
     ns = (2, 6, 4, 5)
     nx = _arr(240, 51, shape=ns)
     cases += [

@@ -157,21 +157,21 @@ def test_digest_without_numpy_is_the_same(tmp_path):
                                   digest(x.reshape(2, 2), canonical_nan=False)]
 
 
-def test_test_values_are_the_documented_stream(monkeypatch):
-    """samebits.testing.test_values: the pure-Python definition's bits, in
+def test_portable_values_are_the_documented_stream(monkeypatch):
+    """samebits.testing.portable_values: the pure-Python definition's bits, in
     the shape asked for, as numpy or (without numpy) a memoryview."""
     import struct
     import sys
 
     from samebits import _testdata
-    from samebits.testing import test_values
+    from samebits.testing import portable_values
 
     want = _testdata.reference_bits(60, 0xC0FFEE, 8)
-    got = test_values((3, 4, 5), 0xC0FFEE, nspecial=8)
+    got = portable_values((3, 4, 5), 0xC0FFEE, nspecial=8)
     assert got.dtype == np.float32 and got.shape == (3, 4, 5)
     assert got.view(np.uint32).ravel().tolist() == want
     monkeypatch.setitem(sys.modules, "numpy", None)
-    view = test_values((3, 20), 0xC0FFEE, nspecial=8)
+    view = portable_values((3, 20), 0xC0FFEE, nspecial=8)
     assert isinstance(view, memoryview) and view.format == "f" and view.shape == (3, 20)
     assert list(struct.unpack("<60I", view.tobytes())) == want
 
@@ -183,7 +183,7 @@ def test_test_values_are_the_documented_stream(monkeypatch):
     ((4, 2 ** 32), ValueError, "seed and nspecial must be in [0, 2**32)"),
     (((2 ** 16, 2 ** 16), 1), ValueError, "too many"),
 ])
-def test_test_values_refuses_bad_arguments(args, kind, message):
-    from samebits.testing import test_values
+def test_portable_values_refuses_bad_arguments(args, kind, message):
+    from samebits.testing import portable_values
     with pytest.raises(kind, match=re.escape(message)):
-        test_values(*args)
+        portable_values(*args)

@@ -12,8 +12,8 @@ function median(values) {
 }
 
 function run({ m, k, n, a, b }) {
-    a = a ?? sb.testValues(m * k, 1);
-    b = b ?? sb.testValues(k * n, 2);
+    a = a ?? sb.portableValues(m * k, 1);
+    b = b ?? sb.portableValues(k * n, 2);
     // B packed once, as the weights of a layer are; the result is the same.
     const packed = sb.packMatrix(b, k, n);
     const out = new Float32Array(m * n);

@@ -43,10 +43,10 @@ function describeInputs() {
 
 function snippet(m, k, n) {
     const load = (f, shape, seed) => f ? `np.load(${JSON.stringify(f.name)})`
-        : `test_values((${shape}), ${seed})`;
+        : `portable_values((${shape}), ${seed})`;
     return [
         "import numpy as np, samebits",
-        "from samebits.testing import digest, test_values",
+        "from samebits.testing import digest, portable_values",
         `a = ${load(files.a, `${m}, ${k}`, 1)}`,
         `b = ${load(files.b, `${k}, ${n}`, 2)}`,
         'print(digest(samebits.matmul(a, b, mode="exact")))',

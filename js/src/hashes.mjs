@@ -40,7 +40,7 @@ function* gemmOutputs(sb, mode, threads) {
 function storedMatrix(sb, rows, cols, transposed, pad, seed) {
     const [storedRows, storedCols] = transposed ? [cols, rows] : [rows, cols];
     const ld = storedCols + pad;
-    const all = sb.testValues(storedRows * ld, seed, S.NSPECIAL);
+    const all = sb.portableValues(storedRows * ld, seed, S.NSPECIAL);
     if (pad === 0) return all;
     const packed = new Float32Array(storedRows * storedCols);
     for (let r = 0; r < storedRows; r++) packed.set(all.subarray(r * ld, r * ld + storedCols), r * storedCols);
@@ -50,12 +50,12 @@ function storedMatrix(sb, rows, cols, transposed, pad, seed) {
 function* convOutputs(sb, mode, threads) {
     let q = 0;
     for (const [kind, , , c, h, w, cout, kh, kw, stride, padding, groups, activation] of S.CONV_CASES) {
-        const x = sb.testValues(c * h * w, (S.CONV_SEED + 3 * q) >>> 0, S.NSPECIAL);
+        const x = sb.portableValues(c * h * w, (S.CONV_SEED + 3 * q) >>> 0, S.NSPECIAL);
         if (kind === "maxpool") {
             yield sb.maxPool2d(x, [1, c, h, w], { threads, kernelSize: [kh, kw], stride, padding }).data;
         } else {
-            const weight = sb.testValues(cout * (c / groups) * kh * kw, (S.CONV_SEED + 3 * q + 1) >>> 0, S.NSPECIAL);
-            const bias = sb.testValues(cout, (S.CONV_SEED + 3 * q + 2) >>> 0, 0);
+            const weight = sb.portableValues(cout * (c / groups) * kh * kw, (S.CONV_SEED + 3 * q + 1) >>> 0, S.NSPECIAL);
+            const bias = sb.portableValues(cout, (S.CONV_SEED + 3 * q + 2) >>> 0, 0);
             yield sb.conv2d(x, [1, c, h, w], weight, [cout, c / groups, kh, kw],
                 { mode, threads, bias, stride, padding, groups, activation }).data;
         }
@@ -68,7 +68,7 @@ function opsInput(sb) {
     const x = new Float32Array(n);
     const bits = new Uint32Array(x.buffer);
     for (let i = 0; i < S.OPS_SWEEP; i++) bits[i] = Math.imul(i, 65537) >>> 0;
-    x.set(sb.testValues(S.OPS_TEST_VALUES, S.OPS_SEED, S.NSPECIAL), S.OPS_SWEEP);
+    x.set(sb.portableValues(S.OPS_TEST_VALUES, S.OPS_SEED, S.NSPECIAL), S.OPS_SWEEP);
     S.OPS_HARD_INPUTS.forEach((b, i) => { bits[n - S.OPS_HARD_INPUTS.length + i] = b; });
     return x;
 }
@@ -102,13 +102,13 @@ function* opsOutputs(sb, mode, threads) {
         else if (name.startsWith("softmax")) yield sb.softmax(x, shape, axis, opts);
         else if (name.startsWith("log_softmax")) yield sb.logSoftmax(x, shape, axis, opts);
         else if (name.startsWith("layer_norm")) {
-            yield sb.layerNorm(x, shape, { ...opts, eps, weight: sb.testValues(n, S.OPS_NORM_SEED, 0),
-                bias: sb.testValues(n, S.OPS_NORM_SEED + 1, 0) });
+            yield sb.layerNorm(x, shape, { ...opts, eps, weight: sb.portableValues(n, S.OPS_NORM_SEED, 0),
+                bias: sb.portableValues(n, S.OPS_NORM_SEED + 1, 0) });
         } else throw new Error(`hash suite: unknown reduction ${name}`);
     }
     const shape = [2, 16, 64, 64];
     const vectors = [0, 1, 2, 3].map(i => {
-        const v = sb.testValues(16, S.OPS_NORM_SEED + 2 + i, 0);
+        const v = sb.portableValues(16, S.OPS_NORM_SEED + 2 + i, 0);
         if (i === 1) v.forEach((value, j) => { v[j] = Math.abs(value) + 0.5; });   // the variance
         return v;
     });

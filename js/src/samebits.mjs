@@ -591,8 +591,8 @@ export class Samebits {
     // ---- test support ------------------------------------------------------------
 
     /** `count` portable test values of stream `seed` (docs/test-values.md), nspecial of them special. */
-    testValues(count, seed, nspecial = 0) {
-        const what = "testValues";
+    portableValues(count, seed, nspecial = 0) {
+        const what = "portableValues";
         check.int(count, "count", what, { max: 2 ** 30 });
         check.int(seed, "seed", what, { max: 0xFFFFFFFF });
         check.int(nspecial, "nspecial", what, { max: 0xFFFFFFFF });

@@ -4,7 +4,7 @@
 //   node js/test/run_calls.mjs CALLS.json [PACKAGE]   -> JSON on stdout
 //
 // CALLS.json: {"init": {init's options}, "calls": [{"name", "fn", "args",
-// "values"?}]}. In args, an object {"testValues": [count, seed, nspecial]}
+// "values"?}]}. In args, an object {"portableValues": [count, seed, nspecial]}
 // stands for that Float32Array (docs/test-values.md), at any depth;
 // {"packMatrix": [...]} and {"packConv2dWeight": [...]} for the packed
 // weights those methods make of their (resolved) arguments, and
@@ -26,7 +26,7 @@ const sb = await samebits.init(spec.init ?? {});
 function resolve(value) {
     if (Array.isArray(value)) return value.map(resolve);
     if (value !== null && typeof value == "object") {
-        if (Array.isArray(value.testValues)) return sb.testValues(...value.testValues);
+        if (Array.isArray(value.portableValues)) return sb.portableValues(...value.portableValues);
         for (const pack of ["packMatrix", "packConv2dWeight"]) {
             if (Array.isArray(value[pack])) return sb[pack](...resolve(value[pack]));
         }

@@ -7,9 +7,11 @@
 - ``assert_same_bits(actual, desired)``: equality of every bit, where
   ``numpy.testing.assert_array_equal`` treats -0 and +0 as equal and any two
   NaNs as equal.
-- ``test_values(shape, seed)``: the portable test values of
+- ``portable_values(shape, seed)``: the portable test values of
   docs/test-values.md (the inputs of the hash suites), which every samebits
-  build, the npm package's ``testValues`` included, regenerates bit for bit.
+  build, the npm package's ``portableValues`` included, regenerates bit for
+  bit. (Not named ``test_*``: pytest would collect it from a test module
+  that imports it.)
 
 Both take numpy arrays or, without numpy (Pyodide), any buffer-protocol
 object (a memoryview of format 'f', for example). The pytest plugin
@@ -22,7 +24,7 @@ import struct
 import sys
 from typing import Any
 
-__all__ = ["digest", "assert_same_bits", "test_values", "DIGEST_VERSION"]
+__all__ = ["digest", "assert_same_bits", "portable_values", "DIGEST_VERSION"]
 
 DIGEST_VERSION = 1
 
@@ -121,29 +123,29 @@ def digest(x: Any, *, canonical_nan: bool = True) -> str:
     return h.hexdigest()
 
 
-def test_values(shape: int | tuple[int, ...], seed: int, *, nspecial: int = 0) -> Any:
+def portable_values(shape: int | tuple[int, ...], seed: int, *, nspecial: int = 0) -> Any:
     """Float32 test values of stream ``seed`` (docs/test-values.md) in ``shape``,
     C order: mostly in [-1, 1), one in 32 scaled by 2^-64, and ``nspecial``
     special values (NaNs, infinities, zeros, subnormals) at positions the
     stream chooses. A numpy array when numpy is loaded, else a memoryview of
     format 'f'. The same values as the npm package's
-    ``testValues(count, seed, nspecial)``.
+    ``portableValues(count, seed, nspecial)``.
     """
     from . import _args, _testdata
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    dims = tuple(_args.as_int(d, f"shape[{i}]", "test_values") for i, d in enumerate(dims))
+    dims = tuple(_args.as_int(d, f"shape[{i}]", "portable_values") for i, d in enumerate(dims))
     if any(d < 0 for d in dims):
-        raise ValueError(f"test_values: shape must not be negative, got {dims}")
-    seed = _args.as_int(seed, "seed", "test_values")
-    nspecial = _args.as_int(nspecial, "nspecial", "test_values")
+        raise ValueError(f"portable_values: shape must not be negative, got {dims}")
+    seed = _args.as_int(seed, "seed", "portable_values")
+    nspecial = _args.as_int(nspecial, "nspecial", "portable_values")
     if not 0 <= seed <= 0xFFFFFFFF or not 0 <= nspecial <= 0xFFFFFFFF:
-        raise ValueError(f"test_values: seed and nspecial must be in [0, 2**32), got {seed} "
+        raise ValueError(f"portable_values: seed and nspecial must be in [0, 2**32), got {seed} "
                          f"and {nspecial}")
     count = 1
     for d in dims:
         count *= d
     if count > 2 ** 31:
-        raise ValueError(f"test_values: {count} values is too many (at most 2**31)")
+        raise ValueError(f"portable_values: {count} values is too many (at most 2**31)")
     buffer = _testdata.float_buffer(count, seed, nspecial)
     np = _numpy()
     if np is not None:
