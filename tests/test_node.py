@@ -90,7 +90,7 @@ def _make_wheel():
 def _node_needs_flag() -> bool:
     """Whether this node's V8 compiles relaxed SIMD only behind a flag (Node 20)."""
     check = ("const fs = require('fs');"
-             f"process.exit(WebAssembly.validate(fs.readFileSync(process.argv[1])) ? 0 : 3)")
+             "process.exit(WebAssembly.validate(fs.readFileSync(process.argv[1])) ? 0 : 3)")
     module = WHEEL_JSON.parent / RELAXED_NAME
     proc = subprocess.run(["node", "-e", check, str(module)], capture_output=True, text=True)
     if proc.returncode == 0:
