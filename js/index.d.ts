@@ -156,6 +156,8 @@ export declare class Samebits {
     readonly version: string;
     readonly pathName: string;
     info(): Info;
+    /** Ends the object: terminates the threaded module's workers; later calls are TypeErrors. */
+    dispose(): void;
     matmul(a: Float32Array, b: Float32Array | PackedMatrix, m: number, k: number, n: number, options?: MatmulOptions): Float32Array;
     /** B packed once, for the weights of a linear layer (transposeB: b is n x k). */
     packMatrix(b: Float32Array, k: number, n: number, options?: { transposeB?: boolean; threads?: number }): PackedMatrix;

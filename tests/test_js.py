@@ -386,6 +386,21 @@ def test_relaxed_fast_mode_fuses_within_the_error_bound(built: None, tmp_path: P
     assert plain["fast"]["digest"] == plain["exact"]["digest"] == relaxed["exact"]["digest"]
 
 
+def test_dispose_ends_the_workers_and_the_object(built: None, tmp_path: Path) -> None:
+    """After dispose() a Node process with the threaded module exits by itself
+    (its workers are gone), and a call on the disposed object is a TypeError."""
+    script = tmp_path / "dispose.mjs"
+    script.write_text(
+        f'import * as samebits from {json.dumps((JS / "index.mjs").as_uri())};\n'
+        "const sb = await samebits.init({ threads: 3 });\n"
+        "const a = sb.portableValues(256 * 256, 1);\n"
+        "sb.matmul(a, a, 256, 256, 256, { mode: 'exact' });\n"
+        "sb.dispose();\n"
+        "try { sb.relu(a); } catch (e) { console.log(`${e.constructor.name}: ${e.message}`); }\n")
+    out = _node(str(script), timeout=60)   # no process.exit: it must end on its own
+    assert out.strip() == "TypeError: relu: this samebits object was disposed"
+
+
 # ---------------------------------------------------------------------------
 # Bad arguments: the error class, and the function and argument named.
 

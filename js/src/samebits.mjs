@@ -45,13 +45,29 @@ export class Samebits {
 
     /** Facts about this module: version, path, threads. */
     info() {
+        this._live("info");
         return { version: this.version, path: this.pathName, threads: this.threads,
             threaded: this.module._sb_threading_available() === 1, threadsNote: this.threadsNote,
             relaxedSimd: this.relaxedSimd,
             fastModeFused: this.module._sb_path_fused(this.path) === 1 };
     }
 
+    /**
+     * Ends this object: the threaded module's workers are terminated (under
+     * Node the process can then exit by itself). Every later call on it is
+     * a TypeError; packed weights made by it must not be used either.
+     */
+    dispose() {
+        if (this.module === null) return;
+        this.module.PThread?.terminateAllThreads();
+        this.module = null;
+    }
+
     // ---- shared plumbing -------------------------------------------------
+
+    _live(what) {
+        if (this.module === null) throw new TypeError(`${what}: this samebits object was disposed`);
+    }
 
     _mode(opts, what) {
         const mode = opts.mode ?? "fast";
@@ -70,6 +86,7 @@ export class Samebits {
     // Runs fn (which allocates through this.heap and returns the C status),
     // freeing every block afterwards whatever happens.
     _call(what, fn) {
+        this._live(what);
         try {
             const status = fn();
             if (status !== 0) {
@@ -82,6 +99,7 @@ export class Samebits {
     }
 
     _callFloats(what, count, out, fn) {
+        this._live(what);
         let result;
         this._call(what, () => {
             const y = this.heap.floats(count);
@@ -166,6 +184,7 @@ export class Samebits {
         const tb = opts.transposeB === undefined ? false : check.bool(opts.transposeB, "transposeB", what);
         check.floatsOfLength(b, k * n, "b", what, tb ? `[${n}, ${k}]` : `[${k}, ${n}]`);
         const threads = this._threads(opts, what);
+        this._live(what);
         const bytes = this.module._sb_packed_b_bytes(this.path, k, n) >>> 0;
         if (bytes === 0 && k * n > 0) throw new RangeError(`${what}: ${k} x ${n} is too large to pack`);
         const packed = new PackedMatrix(this.module, bytes, k, n);
@@ -189,6 +208,7 @@ export class Samebits {
             throw new RangeError(`${what}: output channels ${cout} must divide by groups ${groups}`);
         }
         check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        this._live(what);
         const bytes = this.module._sb_conv2d_packed_bytes(this.path, cout, cg, kh, kw, groups) >>> 0;
         if (bytes === 0 && weight.length > 0) {
             throw new RangeError(`${what}: weights [${weightShape}] are too large to pack`);
