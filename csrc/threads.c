@@ -78,8 +78,16 @@ typedef struct {
  * (bench/results/threads-calibration.md), more than a small product. So a
  * worker that finished a job, and a caller waiting for its workers, first
  * spin for a while on an atomic before they sleep: the two jobs of one call
- * (packing, then tiles) and back-to-back calls then skip the sleep. */
+ * (packing, then tiles) and back-to-back calls then skip the sleep. In
+ * WebAssembly (the npm package's threaded module) a round has no pause
+ * instruction, so it takes a few nanoseconds, and waking a Web Worker costs
+ * 30-60 us (Atomics.notify): the spin runs 64 times as many rounds, about
+ * as long as natively. */
+#if defined(__EMSCRIPTEN__)
+#define SPIN_ROUNDS 65536
+#else
 #define SPIN_ROUNDS 1024
+#endif
 
 /* One round of a spin: a pause, and every 64 rounds a yield so that a
  * spinning thread cannot starve the thread it waits for when the cores are
