@@ -83,12 +83,13 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
     return result
 
 
-def best_cells(pages: list[dict]) -> dict[tuple, dict]:
-    """(lib, m, n, k) -> the fastest cell over the pages, with every page's time."""
+def best_cells(pages: list[dict], fields: tuple[str, ...] = ("lib", "m", "n", "k")
+               ) -> dict[tuple, dict]:
+    """(the cell's `fields`) -> the fastest cell over the pages, with every page's time."""
     best: dict[tuple, dict] = {}
     for page in pages:
         for c in page["cells"]:
-            key = (c["lib"], c["m"], c["n"], c["k"])
+            key = tuple(c[f] for f in fields)
             entry = best.setdefault(key, {**c, "page_ms": []})
             entry["page_ms"].append(round(c["ms"], 4))
             if c["ms"] < entry["ms"]:

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "bench"))
 from run_browser import CHROMIUM_ARGS, local_browser_page  # noqa: E402
-from browser_bench import cpu_name, package_version, PEERS  # noqa: E402
+from browser_bench import PEERS, cpu_name, package_version  # noqa: E402
+from browser_bench import best_cells as browser_best_cells  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # Issue 13's targets: fast >= 1.3x and exact >= 1.0x both peers on 256^3 to
@@ -66,15 +67,7 @@ def run_page(query: dict, timeout_s: float, log) -> dict:
 
 def best_cells(pages: list[dict]) -> dict[tuple, dict]:
     """(lib, threads, m, n, k) -> the fastest cell over the pages, with every page's time."""
-    best: dict[tuple, dict] = {}
-    for page in pages:
-        for c in page["cells"]:
-            key = (c["lib"], c["threads"], c["m"], c["n"], c["k"])
-            entry = best.setdefault(key, {**c, "page_ms": []})
-            entry["page_ms"].append(round(c["ms"], 4))
-            if c["ms"] < entry["ms"]:
-                entry.update(ms=c["ms"], gflops=c["gflops"])
-    return best
+    return browser_best_cells(pages, ("lib", "threads", "m", "n", "k"))
 
 
 def check_agreement(best: dict) -> list[str]:

@@ -474,3 +474,24 @@ def test_home_page_without_isolation_says_one_thread(runner):
             "one thread instead of 2")
         assert "one thread instead of 2" in page.inner_text("#status") or \
             state["info"]["threadsNote"]
+
+
+def test_js_bench_page_times_every_library_at_two_threads(runner):
+    """web/js-bench.html (bench/js_bench.py's page), tiny settings: every
+    library gives a cell at 2 threads, TF.js's threaded binary really runs 2
+    threads, and every output agrees with samebits exact (no speed asserted)."""
+    _js_package_or_skip()
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    import js_bench
+    result = js_bench.run_page({"threads": 2, "shapes": "sq64,m1", "minms": 5, "reps": 1,
+                                "warmup": 1}, 300, lambda s: None)
+    assert not result["error"] and not result["blocked"], result
+    assert result["crossOriginIsolated"] is True
+    assert result["info"]["tfjs"]["threads"] == 2 and result["info"]["ort"]["numThreads"] == 2
+    assert result["info"]["samebits"]["threads"] == 2
+    libs = sorted({(c["lib"], c["threads"], c["m"]) for c in result["cells"]})
+    assert libs == sorted((lib, 2, m) for lib in ("samebits-fast", "samebits-exact", "tfjs", "ort")
+                          for m in (64, 1))
+    best = js_bench.best_cells([result])
+    assert js_bench.check_agreement(best) == []

@@ -12,6 +12,7 @@
 //   wheel=URL   pyodide=URL
 import { wheelURL } from "./wheel.mjs";
 import { SHAPES } from "./bench-shapes.mjs";
+import { startWorker } from "./bench-client.mjs";
 
 export { SHAPES };
 
@@ -94,40 +95,17 @@ const WORKERS = {
   ort: ["bench-worker-ort.mjs", "module"],
 };
 
-/** A worker that answers one request at a time: send(message) resolves on
- *  "ready" or "shapeDone" and rejects on "error". */
-function startWorker(lib) {
+/** Each library's worker; its cells go to the tables as they come. */
+function startLibWorker(lib) {
   const [url, type] = WORKERS[lib];
-  const worker = new Worker(here(url), { type });
-  let pending = null;
-  worker.onmessage = ({ data }) => {
-    if (data.type === "modelCell") {
-      const cell = { ...data };
-      delete cell.type;
-      result.modelCells.push(cell);
-      render();
-    } else if (data.type === "opCell") {
-      const cell = { ...data };
-      delete cell.type;
-      result.opCells.push(cell);
-      render();
-    } else if (data.type === "cell") {
-      const cell = { ...data, gflops: (2 * data.m * data.n * data.k) / (data.ms * 1e6) };
-      delete cell.type;
-      result.cells.push(cell);
-      render();
-    } else if (data.type === "ready" || data.type === "shapeDone") {
-      pending.resolve(data);
-    } else if (data.type === "error") {
-      pending.reject(new Error(`${lib}: ${data.message}`));
-    }
-  };
-  worker.onerror = (e) => pending && pending.reject(new Error(`${lib} worker: ${e.message}`));
-  const send = (message) => new Promise((resolve, reject) => {
-    pending = { resolve, reject };
-    worker.postMessage(message);
+  return startWorker(lib, url, type, (data) => {
+    const { type: kind, ...cell } = data;
+    if (kind === "modelCell") result.modelCells.push(cell);
+    else if (kind === "opCell") result.opCells.push(cell);
+    else if (kind === "cell") result.cells.push({ ...cell, gflops: (2 * cell.m * cell.n * cell.k) / (cell.ms * 1e6) });
+    else return;
+    render();
   });
-  return { worker, send };
 }
 
 // Every library gets its own fresh worker, loaded one after the other; then
@@ -145,7 +123,7 @@ async function main() {
         job.wheelURL = await wheelURL(params);
         job.pyodideURL = here(params.get("pyodide") || "node_modules/pyodide/");
       }
-      workers[lib] = startWorker(lib);
+      workers[lib] = startLibWorker(lib);
       result.info[lib] = (await workers[lib].send(job)).info;
     }
     for (const name of shapeNames) {

@@ -5,6 +5,7 @@
 // Query: threads=1   libs=samebits,tfjs,ort   shapes=NAME,...|all (bench-shapes.mjs)
 //        modes=fast,exact   warmup=2   minms=80   reps=3
 import { SHAPES } from "./bench-shapes.mjs";
+import { startWorker } from "./bench-client.mjs";
 
 const params = new URLSearchParams(location.search);
 const list = (name, fallback) => (params.get(name) || fallback).split(",").filter(Boolean);
@@ -38,27 +39,14 @@ function render() {
   document.getElementById("table").innerHTML = head + rows.join("");
 }
 
-function startWorker(lib) {
+function startLibWorker(lib) {
   const [url, type] = WORKERS[lib];
-  const worker = new Worker(new URL(url, location.href), { type });
-  let pending = null;
-  worker.onmessage = ({ data }) => {
-    if (data.type === "cell") {
-      const { type: _, ...cell } = data;
-      result.cells.push({ ...cell, gflops: (2 * cell.m * cell.n * cell.k) / (cell.ms * 1e6) });
-      render();
-    } else if (data.type === "ready" || data.type === "shapeDone") {
-      pending.resolve(data);
-    } else if (data.type === "error") {
-      pending.reject(new Error(`${lib}: ${data.message}`));
-    }
-  };
-  worker.onerror = (e) => pending && pending.reject(new Error(`${lib} worker: ${e.message}`));
-  const send = (message) => new Promise((resolve, reject) => {
-    pending = { resolve, reject };
-    worker.postMessage(message);
+  return startWorker(lib, url, type, (data) => {
+    if (data.type !== "cell") return;
+    const { type: _, ...cell } = data;
+    result.cells.push({ ...cell, gflops: (2 * cell.m * cell.n * cell.k) / (cell.ms * 1e6) });
+    render();
   });
-  return { worker, send };
 }
 
 async function main() {
@@ -68,7 +56,7 @@ async function main() {
   try {
     for (const lib of libs) {
       status.textContent = `loading ${lib}…`;
-      workers[lib] = startWorker(lib);
+      workers[lib] = startLibWorker(lib);
       result.info[lib] = (await workers[lib].send({ type: "init", ...timing, modes, threads,
                                                     base: new URL("./", location.href).href })).info;
     }

@@ -305,18 +305,10 @@ export class Samebits {
         // which max pooling never takes as a value, gives the same maxima.
         const end = [0, 1].map(i => padding[i] + (ceil ? Math.max(0,
             (out[i] - 1) * stride[i] + extent[i] - (size[i] + 2 * padding[i])) : 0));
-        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
-        const shape = [n, c, out[0], out[1]];
-        const count = check.elementCount(shape, "the output", what);
-        const threads = this._threads(opts, what);
-        const result = this._out(opts, count, what, `[${shape}]`);
-        const data = this._callFloats(what, count, result, y => {
-            const px = this.heap.floatsIn(x);
-            return this.module._sb_max_pool2d(this.heap.record([n, c, h, w, kernel[0], kernel[1],
+        return this._windowed(what, x, xShape, out, opts, (px, y, threads) =>
+            this.module._sb_max_pool2d(this.heap.record([n, c, h, w, kernel[0], kernel[1],
                 stride[0], stride[1], dilation[0], dilation[1], padding[0], end[0], padding[1],
-                end[1], px, y, threads]));
-        });
-        return { data, shape };
+                end[1], px, y, threads])));
     }
 
     /** Average pooling of x (N, C, H, W), torch's avg_pool2d; returns { data, shape }. */
@@ -361,16 +353,22 @@ export class Samebits {
 
     _avgPool(what, x, xShape, out, fields, opts) {
         const [n, c, h, w] = xShape;
+        return this._windowed(what, x, xShape, out, opts, (px, y, threads) =>
+            this.module._sb_avg_pool2d(this.heap.record([n, c, h, w, out[0], out[1],
+                ...fields, px, y, threads])));
+    }
+
+    // The (N, C, OH, OW) result over x (N, C, H, W): checks x and `out`, then
+    // call(px, y, threads) runs the C function on x's copy; {data, shape}.
+    _windowed(what, x, xShape, out, opts, call) {
+        const [n, c, h, w] = xShape;
         check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
         const shape = [n, c, out[0], out[1]];
         const count = check.elementCount(shape, "the output", what);
         const threads = this._threads(opts, what);
         const result = this._out(opts, count, what, `[${shape}]`);
-        const data = this._callFloats(what, count, result, y => {
-            const px = this.heap.floatsIn(x);
-            return this.module._sb_avg_pool2d(this.heap.record([n, c, h, w, out[0], out[1],
-                ...fields, px, y, threads]));
-        });
+        const data = this._callFloats(what, count, result,
+            y => call(this.heap.floatsIn(x), y, threads));
         return { data, shape };
     }
 
@@ -390,20 +388,12 @@ export class Samebits {
         if (align && kind === "nearest") {
             throw new TypeError(`${what}: alignCorners is only for mode "bilinear"`);
         }
-        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
         // torch's source-per-output scale, in binary64, then rounded to float32.
         const scale = (size, outSize) => float32Bits(align ? (outSize > 1 ? (size - 1) / (outSize - 1) : 0)
             : size / outSize);
-        const shape = [n, c, oh, ow];
-        const count = check.elementCount(shape, "the output", what);
-        const threads = this._threads(opts, what);
-        const result = this._out(opts, count, what, `[${shape}]`);
-        const data = this._callFloats(what, count, result, y => {
-            const px = this.heap.floatsIn(x);
-            return this.module._sb_resize2d(this.heap.record([n, c, h, w, oh, ow,
-                kind === "bilinear" ? 1 : 0, align ? 1 : 0, scale(h, oh), scale(w, ow), px, y, threads]));
-        });
-        return { data, shape };
+        return this._windowed(what, x, xShape, [oh, ow], opts, (px, y, threads) =>
+            this.module._sb_resize2d(this.heap.record([n, c, h, w, oh, ow,
+                kind === "bilinear" ? 1 : 0, align ? 1 : 0, scale(h, oh), scale(w, ow), px, y, threads])));
     }
 
     // ---- elementwise ---------------------------------------------------------
