@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "py"))
+# The installed package when there is one (it has the C library, which
+# importing samebits loads); else this tree's py/ (with SAMEBITS_LIBRARY set).
+sys.path.append(str(ROOT / "py"))
 
 from samebits import hashes  # noqa: E402
 
