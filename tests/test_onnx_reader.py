@@ -179,3 +179,21 @@ def test_malformed_bytes_raise_decode_error(data, match):
 def test_decode_error_is_a_value_error():
     assert issubclass(DecodeError, ValueError)
     assert _wire.signed64(2 ** 64 - 1) == -1
+
+
+@pytest.mark.parametrize("inputs", [["", "shape"], ["x", ""]])
+def test_an_omitted_required_input_is_a_named_error(inputs):
+    """A node whose required input is left empty: a ValueError naming the
+    node and its operator, whether the node folds at load (its only other
+    input is a constant) or runs (x is fed)."""
+    import samebits.onnx as so
+    shape = numpy_helper.from_array(np.array([2, 3], np.int64), "shape")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    node = helper.make_node("Reshape", inputs, ["y"], name="reshape0")
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y], [shape]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ValueError, match=r"node 'reshape0' \(Reshape\): a required input is "
+                                         r"missing"):
+        session = so.load(model.SerializeToString(), mode="exact")
+        session.run({"x": np.arange(6, dtype=np.float32)})

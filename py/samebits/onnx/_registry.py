@@ -177,9 +177,12 @@ class NodeContext:
 
 
 def required(v: Optional[Value]) -> Value:
-    """A required input as a kernel reads it: for the type checker only, no
-    check (an omitted one stays None and fails where the kernel uses it)."""
-    return cast(Value, v)
+    """A required input as a kernel reads it; a ValueError if the model left
+    it out (an empty name in the node's inputs), which the session prefixes
+    with the node's name and operator."""
+    if v is None:
+        raise ValueError("a required input is missing (its name in the node's inputs is empty)")
+    return v
 
 
 def need_floats(v: Optional[Value], ctx: NodeContext, what: str) -> Floats:

@@ -8,7 +8,7 @@ import time
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union, cast
 
 from .. import _args, _operands, _paths
 from .._typing import Mode
@@ -42,6 +42,27 @@ class TensorInfo:
 def _info(v: M.ValueInfo) -> TensorInfo:
     dtype = M.DTYPE_NAMES.get(v.elem_type, "unknown") if v.elem_type else "unknown"
     return TensorInfo(v.name, dtype, v.shape)
+
+
+def _run_kernel(node: M.Node, kernel: Callable[[list[Optional[V.Value]]], Sequence[V.Value]],
+                args: list[Optional[V.Value]]) -> Sequence[V.Value]:
+    """One node's kernel on its inputs (None for an omitted one; trailing
+    omitted ones dropped, so that len() counts the optional inputs given),
+    its errors prefixed with the node's name and operator."""
+    while args and args[-1] is None:
+        args.pop()
+    try:
+        return kernel(args)
+    except (UnsupportedModelError, TypeError, ValueError, IndexError) as e:
+        text = str(e)
+        if text.startswith("node "):
+            raise
+        if isinstance(e, IndexError) and (len(args) < len(node.inputs) or "" in node.inputs):
+            # A kernel read an input position the node left empty.
+            text = (f"a required input is missing (the node's inputs are "
+                    f"{list(node.inputs)!r})")
+            raise ValueError(f"node {node.name!r} ({node.op_type}): {text}") from e
+        raise type(e)(f"node {node.name!r} ({node.op_type}): {text}") from e
 
 
 def _topological(nodes: list[M.Node], known: set[str]) -> list[int]:
@@ -177,7 +198,8 @@ class Session:
                 left.append(node)
                 continue
             _, kernel = self._build(node, model)
-            values = kernel([None if n is None else self._constants[n] for n in inputs])
+            values = _run_kernel(node, kernel,
+                                 [None if n is None else self._constants[n] for n in inputs])
             for name, value in zip(node.outputs, values):
                 if name:
                     self._constants[name] = value
@@ -283,24 +305,16 @@ class Session:
             for k, (node, kernel) in enumerate(self._steps):
                 args = [values[n] if n and n not in self._dropped else None
                         for n in node.inputs]
-                while args and args[-1] is None:
-                    args.pop()
-                try:
-                    if profile is not None:
-                        start = time.perf_counter()
-                        results = kernel(args)
-                        key = "+".join([node.op_type] + [k if k != "activation" else
-                                                          _act_name(v) for k, v in
-                                                          node.fused.items()])
-                        seconds, count = profile.get(key, (0.0, 0))
-                        profile[key] = (seconds + time.perf_counter() - start, count + 1)
-                    else:
-                        results = kernel(args)
-                except (UnsupportedModelError, TypeError, ValueError, IndexError) as e:
-                    text = str(e)
-                    if text.startswith("node "):
-                        raise
-                    raise type(e)(f"node {node.name!r} ({node.op_type}): {text}") from e
+                if profile is not None:
+                    start = time.perf_counter()
+                    results = _run_kernel(node, kernel, args)
+                    key = "+".join([node.op_type] + [k if k != "activation" else
+                                                      _act_name(v) for k, v in
+                                                      node.fused.items()])
+                    seconds, count = profile.get(key, (0.0, 0))
+                    profile[key] = (seconds + time.perf_counter() - start, count + 1)
+                else:
+                    results = _run_kernel(node, kernel, args)
                 for name, value in zip(node.outputs, results):
                     if name:
                         values[name] = value
