@@ -197,3 +197,26 @@ def test_an_omitted_required_input_is_a_named_error(inputs):
                                          r"missing"):
         session = so.load(model.SerializeToString(), mode="exact")
         session.run({"x": np.arange(6, dtype=np.float32)})
+
+
+def test_float64_feed_and_float_resize_sizes_are_named_errors():
+    """A float64 feed gets the astype hint; Resize's sizes as float32 is a
+    TypeError naming the input (was an AttributeError)."""
+    import samebits.onnx as so
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    relu = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                                               [x], [y]),
+                             opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(TypeError, match=r"input 'x': dtype float64 is not supported .*"
+                                        r"the model wants float32\): convert with "
+                                        r"\.astype\(np\.float32\)"):
+        so.load(relu.SerializeToString()).run({"x": np.zeros((1, 1, 2, 3))})
+    sizes = numpy_helper.from_array(np.array([1, 1, 4, 6], np.float32), "sizes")
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="rs",
+                            coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    resize = helper.make_model(helper.make_graph([node], "g", [x], [y], [sizes]),
+                               opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(TypeError, match=r"'rs' \(Resize\): input sizes must be an integer "
+                                        r"tensor, got float32"):
+        so.load(resize.SerializeToString()).run({"x": np.zeros((1, 1, 2, 3), np.float32)})

@@ -19,7 +19,7 @@ from . import _model as M
 from . import _values as V
 from ._ops_math import _float_reduce, float_binary
 from ._ops_shape import copy_view
-from ._registry import Builder, Inputs, Kernel, NodeContext, need_floats, op, required
+from ._registry import Builder, Inputs, Kernel, NodeContext, need_floats, need_ints, op, required
 from ._values import Floats, Ints, Value
 
 if TYPE_CHECKING:
@@ -501,7 +501,7 @@ def _resize(ctx: NodeContext) -> Kernel:
             scales = V.float_list(need_floats(inputs[scales_at], ctx, "scales"))
         if ctx.opset >= 11 and len(inputs) > 3 and inputs[3] is not None and \
                 required(inputs[3]).size:
-            sizes = list(cast(Ints, required(inputs[3])).values)
+            sizes = list(need_ints(inputs[3], ctx, "sizes").values)
         if (scales is None) == (sizes is None):
             raise ValueError(f"{ctx.where}: give exactly one of scales and sizes")
         if sizes is not None and len(sizes) == 2:

@@ -224,10 +224,12 @@ class Session:
                 t = Ints(tuple(value.shape), [int(v) for v in value.reshape(-1).tolist()],
                          _NUMPY_TYPES.get(value.dtype.str.lstrip("<>=|"), M.INT64))
             else:
-                # want may be None here (the model does not say): shown as None
+                wants = ("" if want is None else
+                         f"; the model wants {M.DTYPE_NAMES.get(want, str(want))}")
+                hint = (": convert with .astype(np.float32)" if value.dtype.kind == "f"
+                        else "")
                 raise TypeError(f"input {name!r}: dtype {value.dtype} is not supported "
-                                f"(the model wants "
-                                f"{M.DTYPE_NAMES.get(want, want)})")   # type: ignore[arg-type]
+                                f"(float32 and integer arrays are{wants}){hint}")
             numpy_in = True
         else:
             try:
