@@ -24,6 +24,18 @@ export function floatsOfLength(value, length, name, what, shapeText) {
     return value;
 }
 
+/** A Float32Array holding exactly the elements of `shape` (in C order). */
+export function floatsOfShape(value, shape, name, what) {
+    return floatsOfLength(value, product(shape), name, what, `[${shape}]`);
+}
+
+/** The product of a list of sizes (1 for none). */
+export function product(dims) {
+    let p = 1;
+    for (const d of dims) p *= d;
+    return p;
+}
+
 export function optionalFloats(value, length, name, what, shapeText) {
     return value === undefined || value === null ? null
         : floatsOfLength(value, length, name, what, shapeText);
@@ -68,8 +80,7 @@ export function shape(value, rank, name, what) {
 }
 
 export function elementCount(dims, name, what) {
-    let count = 1;
-    for (const d of dims) count *= d;
+    const count = product(dims);
     if (count > MAX_ELEMENTS) {
         throw new RangeError(`${what}: ${name} [${dims}] has ${count} elements, more than a ` +
             `WebAssembly memory holds (${MAX_ELEMENTS})`);

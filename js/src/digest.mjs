@@ -13,7 +13,7 @@ export function digest(x, opts) {
     opts = check.options(opts, ["shape", "canonicalNan"], what);
     check.floats(x, "x", what);
     const shape = opts.shape === undefined ? [x.length] : check.shape(opts.shape, undefined, "shape", what);
-    check.floatsOfLength(x, shape.reduce((p, d) => p * d, 1), "x", what, `[${shape}]`);
+    check.floatsOfShape(x, shape, "x", what);
     const canonical = opts.canonicalNan === undefined ? true
         : check.bool(opts.canonicalNan, "canonicalNan", what);
     const h = new Sha256();

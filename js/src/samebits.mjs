@@ -99,7 +99,6 @@ export class Samebits {
     }
 
     _callFloats(what, count, out, fn) {
-        this._live(what);
         let result;
         this._call(what, () => {
             const y = this.heap.floats(count);
@@ -207,7 +206,7 @@ export class Samebits {
         if (cout % groups !== 0) {
             throw new RangeError(`${what}: output channels ${cout} must divide by groups ${groups}`);
         }
-        check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        check.floatsOfShape(weight, weightShape, "weight", what);
         this._live(what);
         const bytes = this.module._sb_conv2d_packed_bytes(this.path, cout, cg, kh, kw, groups) >>> 0;
         if (bytes === 0 && weight.length > 0) {
@@ -256,8 +255,8 @@ export class Samebits {
         const dilation = check.pair(opts.dilation ?? 1, "dilation", what, { min: 1 });
         const pads = convPadding(opts.padding ?? 0, stride, dilation, kh, kw, what);
         const [oh, ow] = windows(what, [h, w], pads, [kh, kw], dilation, stride);
-        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
-        if (!packed) check.floatsOfLength(weight, cout * cg * kh * kw, "weight", what, `[${weightShape}]`);
+        check.floatsOfShape(x, xShape, "x", what);
+        if (!packed) check.floatsOfShape(weight, weightShape, "weight", what);
         const bias = check.optionalFloats(opts.bias, cout, "bias", what, `[${cout}]`);
         const activation = this._activation(opts, what);
         const mode = this._mode(opts, what);
@@ -282,25 +281,9 @@ export class Samebits {
         opts = check.options(opts, ["out", "threads", "kernelSize", "stride", "padding",
             "dilation", "ceilMode"], what);
         const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
-        if (opts.kernelSize === undefined) throw new TypeError(`${what}: kernelSize is required`);
-        const kernel = check.pair(opts.kernelSize, "kernelSize", what, { min: 1 });
-        const stride = check.pair(opts.stride ?? kernel, "stride", what, { min: 1 });
-        const padding = check.pair(opts.padding ?? 0, "padding", what);
         const dilation = check.pair(opts.dilation ?? 1, "dilation", what, { min: 1 });
-        const ceil = opts.ceilMode === undefined ? false : check.bool(opts.ceilMode, "ceilMode", what);
-        for (let i = 0; i < 2; i++) {
-            if (2 * padding[i] > kernel[i]) {   // torch's rule: padding at most half the window
-                throw new RangeError(`${what}: padding must be at most half of kernelSize, got ` +
-                    `padding [${padding}] and kernelSize [${kernel}]`);
-            }
-        }
-        const extent = [0, 1].map(i => dilation[i] * (kernel[i] - 1) + 1);
         const size = [h, w];
-        const out = [0, 1].map(i => pooledSize(size[i], extent[i], stride[i], padding[i], padding[i], ceil));
-        if (out[0] < 1 || out[1] < 1) {
-            throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 ` +
-                `(input ${h} x ${w}, kernelSize [${kernel}], padding [${padding}], dilation [${dilation}])`);
-        }
+        const { kernel, stride, padding, ceil, extent, out } = poolGeometry(what, opts, size, dilation);
         // Ceil mode's last windows reach past the padding: more end padding,
         // which max pooling never takes as a value, gives the same maxima.
         const end = [0, 1].map(i => padding[i] + (ceil ? Math.max(0,
@@ -316,28 +299,12 @@ export class Samebits {
         const what = "avgPool2d";
         opts = check.options(opts, ["out", "threads", "kernelSize", "stride", "padding",
             "ceilMode", "countIncludePad", "divisorOverride"], what);
-        const [n, c, h, w] = check.shape(xShape, 4, "xShape", what);
-        if (opts.kernelSize === undefined) throw new TypeError(`${what}: kernelSize is required`);
-        const kernel = check.pair(opts.kernelSize, "kernelSize", what, { min: 1 });
-        const stride = check.pair(opts.stride ?? kernel, "stride", what, { min: 1 });
-        const padding = check.pair(opts.padding ?? 0, "padding", what);
-        const ceil = opts.ceilMode === undefined ? false : check.bool(opts.ceilMode, "ceilMode", what);
+        const [, , h, w] = check.shape(xShape, 4, "xShape", what);
         const include = opts.countIncludePad === undefined ? true
             : check.bool(opts.countIncludePad, "countIncludePad", what);
         const divisor = opts.divisorOverride === undefined || opts.divisorOverride === null ? 0
             : check.int(opts.divisorOverride, "divisorOverride", what, { min: 1, max: 2 ** 31 - 1 });
-        for (let i = 0; i < 2; i++) {
-            if (2 * padding[i] > kernel[i]) {
-                throw new RangeError(`${what}: padding must be at most half of kernelSize, got ` +
-                    `padding [${padding}] and kernelSize [${kernel}]`);
-            }
-        }
-        const size = [h, w];
-        const out = [0, 1].map(i => pooledSize(size[i], kernel[i], stride[i], padding[i], padding[i], ceil));
-        if (out[0] < 1 || out[1] < 1) {
-            throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 ` +
-                `(input ${h} x ${w}, kernelSize [${kernel}], padding [${padding}])`);
-        }
+        const { kernel, stride, padding, out } = poolGeometry(what, opts, [h, w]);
         return this._avgPool(what, x, xShape, out, [kernel[0], kernel[1], stride[0], stride[1],
             padding[0], padding[0], padding[1], padding[1], include ? 1 : 0, divisor, 0], opts);
     }
@@ -361,9 +328,8 @@ export class Samebits {
     // The (N, C, OH, OW) result over x (N, C, H, W): checks x and `out`, then
     // call(px, y, threads) runs the C function on x's copy; {data, shape}.
     _windowed(what, x, xShape, out, opts, call) {
-        const [n, c, h, w] = xShape;
-        check.floatsOfLength(x, n * c * h * w, "x", what, `[${xShape}]`);
-        const shape = [n, c, out[0], out[1]];
+        check.floatsOfShape(x, xShape, "x", what);
+        const shape = [xShape[0], xShape[1], out[0], out[1]];
         const count = check.elementCount(shape, "the output", what);
         const threads = this._threads(opts, what);
         const result = this._out(opts, count, what, `[${shape}]`);
@@ -457,8 +423,8 @@ export class Samebits {
         check.floats(b, "b", what);
         const aShape = opts.aShape === undefined ? [a.length] : check.shape(opts.aShape, undefined, "aShape", what);
         const bShape = opts.bShape === undefined ? [b.length] : check.shape(opts.bShape, undefined, "bShape", what);
-        check.floatsOfLength(a, aShape.reduce((p, d) => p * d, 1), "a", what, `[${aShape}]`);
-        check.floatsOfLength(b, bShape.reduce((p, d) => p * d, 1), "b", what, `[${bShape}]`);
+        check.floatsOfShape(a, aShape, "a", what);
+        check.floatsOfShape(b, bShape, "b", what);
         const shape = broadcastShape(aShape, bShape, what);
         if (shape.length > MAX_DIMS) {
             throw new RangeError(`${what}: at most ${MAX_DIMS} dimensions, got ${shape.length}`);
@@ -489,13 +455,13 @@ export class Samebits {
 
     _reduce(what, x, xShape, axis, opts, keep) {
         check.shape(xShape, undefined, "xShape", what);
-        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
+        check.floatsOfShape(x, xShape, "x", what);
         const rank = xShape.length;
         check.int(axis, "axis", what, { min: -rank, max: rank - 1 });
         const a = axis < 0 ? axis + rank : axis;
-        const outer = xShape.slice(0, a).reduce((p, d) => p * d, 1);
+        const outer = check.product(xShape.slice(0, a));
         const n = xShape[a];
-        const inner = xShape.slice(a + 1).reduce((p, d) => p * d, 1);
+        const inner = check.product(xShape.slice(a + 1));
         const count = keep ? x.length : outer * inner;
         const mode = this._mode(opts, what);
         const threads = this._threads(opts, what);
@@ -535,9 +501,9 @@ export class Samebits {
         if (dims > xShape.length) {
             throw new RangeError(`${what}: normalizedDims ${dims} exceeds the rank of xShape [${xShape}]`);
         }
-        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
+        check.floatsOfShape(x, xShape, "x", what);
         const normalized = xShape.slice(xShape.length - dims);
-        const n = normalized.reduce((p, d) => p * d, 1);
+        const n = check.product(normalized);
         const outer = x.length / Math.max(n, 1) | 0;
         const weight = check.optionalFloats(opts.weight, n, "weight", what, `[${normalized}]`);
         const bias = check.optionalFloats(opts.bias, n, "bias", what, `[${normalized}]`);
@@ -578,8 +544,8 @@ export class Samebits {
     _normShape(x, xShape, what) {
         check.shape(xShape, undefined, "xShape", what);
         if (xShape.length < 2) throw new RangeError(`${what}: xShape must be (N, C, ...), got [${xShape}]`);
-        check.floatsOfLength(x, xShape.reduce((p, d) => p * d, 1), "x", what, `[${xShape}]`);
-        return [xShape[0], xShape[1], xShape.slice(2).reduce((p, d) => p * d, 1)];
+        check.floatsOfShape(x, xShape, "x", what);
+        return [xShape[0], xShape[1], check.product(xShape.slice(2))];
     }
 
     _norm(what, op, x, dims, mean, variance, opts) {
@@ -645,6 +611,33 @@ function windows(what, size, pads, kernel, dilation, stride) {
             `dilation [${dilation}], stride [${stride}])`);
     }
     return out;
+}
+
+// The window of maxPool2d and avgPool2d: kernelSize (required), stride
+// (default kernelSize), padding (at most half the window: torch's rule) and
+// ceilMode, checked; each axis's output size for windows of extent
+// dilation * (kernel - 1) + 1, at least 1 (else a RangeError); dilation is
+// max pooling's alone (avgPool2d passes none).
+function poolGeometry(what, opts, size, dilation = null) {
+    if (opts.kernelSize === undefined) throw new TypeError(`${what}: kernelSize is required`);
+    const kernel = check.pair(opts.kernelSize, "kernelSize", what, { min: 1 });
+    const stride = check.pair(opts.stride ?? kernel, "stride", what, { min: 1 });
+    const padding = check.pair(opts.padding ?? 0, "padding", what);
+    const ceil = opts.ceilMode === undefined ? false : check.bool(opts.ceilMode, "ceilMode", what);
+    for (let i = 0; i < 2; i++) {
+        if (2 * padding[i] > kernel[i]) {
+            throw new RangeError(`${what}: padding must be at most half of kernelSize, got ` +
+                `padding [${padding}] and kernelSize [${kernel}]`);
+        }
+    }
+    const extent = [0, 1].map(i => (dilation ? dilation[i] : 1) * (kernel[i] - 1) + 1);
+    const out = [0, 1].map(i => pooledSize(size[i], extent[i], stride[i], padding[i], padding[i], ceil));
+    if (out[0] < 1 || out[1] < 1) {
+        throw new RangeError(`${what}: the output size ${out[0]} x ${out[1]} is below 1 ` +
+            `(input ${size[0]} x ${size[1]}, kernelSize [${kernel}], padding [${padding}]` +
+            `${dilation ? `, dilation [${dilation}]` : ""})`);
+    }
+    return { kernel, stride, padding, ceil, extent, out };
 }
 
 // torch's pooled size along one axis (py/samebits/_args.py pooled_size).
