@@ -30,14 +30,12 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
-from run_browser import (CHROMIUM_ARGS, local_browser_page,  # noqa: E402
-                         missing_prerequisites)
+from run_browser import CHROMIUM_ARGS, missing_prerequisites, run_until_done  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 NODE_MODULES = ROOT / "web" / "node_modules"
@@ -50,37 +48,30 @@ FAST_TARGET, EXACT_TARGET = 1.3, 0.95
 
 
 def run_page(query: dict, timeout_s: float, log) -> dict:
-    """One fresh Chromium process, one page; returns window.benchResult."""
-    with local_browser_page() as local:
-        page = local.page
-        page.goto(f"{local.base}/web/bench.html?{urlencode(query)}", wait_until="load")
-        deadline, seen = time.monotonic() + timeout_s, set()
-        while True:
-            state = page.evaluate("window.benchResult && {done: window.benchResult.done,"
-                                  " cells: window.benchResult.cells,"
-                                  " opCells: window.benchResult.opCells,"
-                                  " modelCells: window.benchResult.modelCells}")
-            cells = ((state or {}).get("cells") or []) + \
-                ((state or {}).get("opCells") or []) + ((state or {}).get("modelCells") or [])
-            for c in cells:
-                key = (c["lib"], c.get("name"), c.get("m"), c.get("n"), c.get("k"))
-                if key in seen:
-                    continue
-                seen.add(key)
-                if "name" in c:
-                    log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
-                else:
-                    log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
-                        f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
-            if state and state.get("done"):
-                break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the page did not finish in {timeout_s:.0f} s")
-            page.wait_for_timeout(500)
-        result = page.evaluate("window.benchResult")
-        result["browser_version"] = local.browser_version
-    result["blocked"], result["console"] = local.blocked, local.console
-    return result
+    """One fresh Chromium process, one page; returns window.benchResult,
+    logging each cell as it comes."""
+    seen: set[tuple] = set()
+
+    def on_poll(state: dict) -> None:
+        cells = (state.get("cells") or []) + (state.get("opCells") or []) + \
+            (state.get("modelCells") or [])
+        for c in cells:
+            key = (c["lib"], c.get("name"), c.get("m"), c.get("n"), c.get("k"))
+            if key in seen:
+                continue
+            seen.add(key)
+            if "name" in c:
+                log(f"  {c['lib']:15s} {c['name']}: {c['ms']:9.3f} ms")
+            else:
+                log(f"  {c['lib']:15s} ({c['m']}, {c['n']}, {c['k']}): "
+                    f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
+
+    return run_until_done(f"bench.html?{urlencode(query)}", "benchResult", timeout_s,
+                          probe="window.benchResult && {done: window.benchResult.done,"
+                                " cells: window.benchResult.cells,"
+                                " opCells: window.benchResult.opCells,"
+                                " modelCells: window.benchResult.modelCells}",
+                          on_poll=on_poll)
 
 
 def best_cells(pages: list[dict], fields: tuple[str, ...] = ("lib", "m", "n", "k")

@@ -21,14 +21,13 @@ import datetime
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
 sys.path.insert(0, str(ROOT / "bench"))
-from run_browser import CHROMIUM_ARGS, local_browser_page  # noqa: E402
+from run_browser import CHROMIUM_ARGS, run_until_done  # noqa: E402
 from browser_bench import PEERS, cpu_name, package_version  # noqa: E402
 from browser_bench import best_cells as browser_best_cells  # noqa: E402
 
@@ -42,27 +41,21 @@ FAST_TARGET, EXACT_TARGET, SMALL_TARGET = 1.3, 1.0, 1.0
 
 
 def run_page(query: dict, timeout_s: float, log) -> dict:
-    with local_browser_page() as local:
-        page = local.page
-        page.goto(f"{local.base}/web/js-bench.html?{urlencode(query)}", wait_until="load")
-        deadline, seen = time.monotonic() + timeout_s, 0
-        while True:
-            state = page.evaluate("window.jsBenchResult && {done: window.jsBenchResult.done,"
-                                  " cells: window.jsBenchResult.cells}")
-            cells = (state or {}).get("cells") or []
-            for c in cells[seen:]:
-                log(f"  {c['lib']:15s} t={c['threads']} ({c['m']}, {c['n']}, {c['k']}): "
-                    f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
-            seen = len(cells)
-            if state and state.get("done"):
-                break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the page did not finish in {timeout_s:.0f} s")
-            page.wait_for_timeout(500)
-        result = page.evaluate("window.jsBenchResult")
-        result["browser_version"] = local.browser_version
-    result["blocked"], result["console"] = local.blocked, local.console
-    return result
+    """One fresh Chromium process, one page; returns window.jsBenchResult,
+    logging each cell as it comes."""
+    seen = 0
+
+    def on_poll(state: dict) -> None:
+        nonlocal seen
+        cells = state.get("cells") or []
+        for c in cells[seen:]:
+            log(f"  {c['lib']:15s} t={c['threads']} ({c['m']}, {c['n']}, {c['k']}): "
+                f"{c['ms']:9.3f} ms {c['gflops']:6.1f} GFLOP/s")
+        seen = len(cells)
+
+    return run_until_done(f"js-bench.html?{urlencode(query)}", "jsBenchResult", timeout_s,
+                          probe="window.jsBenchResult && {done: window.jsBenchResult.done,"
+                                " cells: window.jsBenchResult.cells}", on_poll=on_poll)
 
 
 def best_cells(pages: list[dict]) -> dict[tuple, dict]:

@@ -159,21 +159,32 @@ def run_page(query: dict | None = None, native: dict | None = None, timeout_s: f
     return result
 
 
-def _run_until_done(page_path: str, result_name: str, timeout_s: float,
-                    extra: dict | None = None, isolated: bool = True) -> dict:
+def run_until_done(page_path: str, result_name: str, timeout_s: float,
+                   extra: dict | None = None, isolated: bool = True,
+                   probe: str | None = None, on_poll=None) -> dict:
     """Opens web/<page_path> and returns window.<result_name> once its `done`
-    is set, with "blocked", "console" and "wall_s" added."""
+    is set, with "blocked", "console", "wall_s" and "browser_version" added.
+    probe: a JS expression evaluated every poll (default: the `done` flag),
+    whose value (an object with "done") on_poll(state) receives, to report
+    progress while the page runs."""
+    probe = probe or f"window.{result_name} && {{done: window.{result_name}.done}}"
     start = time.monotonic()
     with local_browser_page(extra, isolated) as local:
         page = local.page
         page.goto(f"{local.base}/web/{page_path}", wait_until="load")
         deadline = start + timeout_s
-        while not page.evaluate(f"window.{result_name} && window.{result_name}.done"):
+        while True:
+            state = page.evaluate(probe)
+            if on_poll and state:
+                on_poll(state)
+            if state and state.get("done"):
+                break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"web/{page_path} did not finish within {timeout_s:.0f} s; "
                                    f"console: {local.console[-5:]}")
             page.wait_for_timeout(300)
         result = page.evaluate(f"window.{result_name}")
+        result["browser_version"] = local.browser_version
     result["blocked"], result["console"] = local.blocked, local.console
     result["wall_s"] = time.monotonic() - start
     return result
@@ -182,7 +193,7 @@ def _run_until_done(page_path: str, result_name: str, timeout_s: float,
 def run_models_page(query: dict | None = None, timeout_s: float = 900) -> dict:
     """Opens web/models.html (the models suite over web/out/models, made by
     web/make_models.py) and returns window.modelsResult when it is done."""
-    return _run_until_done("models.html" + (f"?{urlencode(query)}" if query else ""),
+    return run_until_done("models.html" + (f"?{urlencode(query)}" if query else ""),
                            "modelsResult", timeout_s)
 
 
@@ -193,7 +204,7 @@ def run_js_check_page(query: dict, native: dict, isolated: bool = True,
     it; returns window.jsCheckResult when it is done."""
     extra = {"/native-js.json": (json.dumps(native).encode(), "application/json")}
     query = {**query, "native": "/native-js.json"}
-    return _run_until_done(f"js-check.html?{urlencode(query)}", "jsCheckResult", timeout_s,
+    return run_until_done(f"js-check.html?{urlencode(query)}", "jsCheckResult", timeout_s,
                            extra, isolated)
 
 
@@ -201,7 +212,7 @@ def run_pytest_page(case: dict, timeout_s: float = 300) -> dict:
     """Opens web/pytest.html with `case` ({"files": {name: text}, "args": [...]})
     served to it, and returns window.pytestResult when pytest has finished."""
     extra = {"/pytest-case.json": (json.dumps(case).encode(), "application/json")}
-    return _run_until_done("pytest.html?case=/pytest-case.json", "pytestResult", timeout_s,
+    return run_until_done("pytest.html?case=/pytest-case.json", "pytestResult", timeout_s,
                            extra)
 
 
