@@ -19,10 +19,6 @@ export function formatLine(suite, mode, path, threads, digest) {
     return suite === "gemm" ? line : `${suite} ${line}`;
 }
 
-function bytesOf(f32) {
-    return new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength);
-}
-
 // The hashed bytes are little-endian float32: a big-endian engine would need
 // a byte swap here (none exists among WebAssembly engines).
 function* gemmOutputs(sb, mode, threads) {
@@ -134,18 +130,28 @@ function* opsOutputs(sb, mode, threads) {
 const OUTPUTS = { gemm: gemmOutputs, conv: convOutputs, ops: opsOutputs };
 
 /** The outputs of one suite, in hashing order (Float32Arrays). */
-export function suiteOutputs(sb, suite, mode = "exact", threads = sb.threads) {
+function suiteOutputs(sb, suite, mode = "exact", threads = sb.threads) {
     if (!SUITES.includes(suite)) throw new RangeError(`hashSuite: unknown suite "${suite}"`);
     return OUTPUTS[suite](sb, mode, threads);
 }
 
 /**
  * The digest of one suite: SHA-256 over its outputs in order, run with the
- * given mode and threads (threads defaults to the object's).
+ * given mode and threads (threads defaults to the object's). flipBit flips
+ * that bit of the first nonempty output before hashing: the negative
+ * control of py/samebits/hashes.py's suite_digest.
  */
-export function suiteDigest(sb, suite, { mode = "exact", threads = sb.threads } = {}) {
+export function suiteDigest(sb, suite, { mode = "exact", threads = sb.threads, flipBit = null } = {}) {
     const h = new Sha256();
-    for (const out of suiteOutputs(sb, suite, mode, threads)) h.update(bytesOf(out));
+    for (const out of suiteOutputs(sb, suite, mode, threads)) {
+        let bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+        if (flipBit !== null && bytes.length > 0) {
+            bytes = bytes.slice();
+            bytes[Math.floor(flipBit / 8) % bytes.length] ^= 1 << (flipBit % 8);
+            flipBit = null;
+        }
+        h.update(bytes);
+    }
     return h.hex();
 }
 
@@ -153,5 +159,6 @@ export function suiteDigest(sb, suite, { mode = "exact", threads = sb.threads } 
 export function hashLine(sb, suite, opts = {}) {
     const mode = opts.mode ?? "exact";
     const threads = opts.threads ?? sb.threads;
-    return formatLine(suite, mode, sb.pathName, threads, suiteDigest(sb, suite, { mode, threads }));
+    const digest = suiteDigest(sb, suite, { mode, threads, flipBit: opts.flipBit ?? null });
+    return formatLine(suite, mode, sb.pathName, threads, digest);
 }
