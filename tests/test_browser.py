@@ -455,6 +455,12 @@ def test_home_page_as_a_person_uses_it(runner, tmp_path):
         page.set_input_files("#fileA", str(tmp_path / "wide.npy"))
         page.wait_for_function("window.homeState.error")
         assert "a.astype(np.float32)" in page.inner_text("#status")
+        # An A whose columns do not match B's rows is refused, naming both shapes.
+        np.save(tmp_path / "c.npy", rng.standard_normal((33, 71)).astype(np.float32))
+        page.set_input_files("#fileA", str(tmp_path / "c.npy"))
+        page.wait_for_function("(window.homeState.error || '').includes('columns')")
+        assert "c.npy: A is 33 x 71 but B is 70 x 21: A's columns must equal B's rows" in \
+            page.inner_text("#status")
     assert not local.blocked and not [c for c in local.console if "error" in c.lower()], \
         (local.blocked, local.console)
 

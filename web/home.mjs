@@ -65,14 +65,13 @@ async function loadFile(which, file) {
         if (parsed.shape.length !== 2) {
             throw new Error(`${file.name}: a matrix needs 2 dimensions, got shape (${parsed.shape.join(", ")})`);
         }
-        files[which] = { name: file.name, ...parsed };
-        const { m, k, n } = dims();
-        if (files.a && files.b && files.a.shape[1] !== files.b.shape[0]) {
-            files[which] = null;
-            throw new Error(`A is ${m} x ${files.a.shape[1]} but B is ${files.b?.shape.join(" x ")}: ` +
-                            "A's columns must equal B's rows");
+        const other = files[which === "a" ? "b" : "a"];
+        const [a, b] = which === "a" ? [parsed, other] : [other, parsed];
+        if (a && b && a.shape[1] !== b.shape[0]) {
+            throw new Error(`${file.name}: A is ${a.shape.join(" x ")} but B is ` +
+                            `${b.shape.join(" x ")}: A's columns must equal B's rows`);
         }
-        void k; void n;
+        files[which] = { name: file.name, ...parsed };
         showError(null);
     } catch (error) {
         showError(error.message);
