@@ -9,8 +9,9 @@ EMULATED_DIR := build/avx512-emulated
 
 .PHONY: all test check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated dist clean
 
-# The main job: build native + wasm, print the hash table natively and in
-# Chromium (exact lines compared), then a short speed line.
+# The main job: build native + wasm (the Pyodide wheel and the npm package's
+# modules), print the hash table natively and in Chromium (exact lines
+# compared), then a short speed line.
 all: deps native wasm js web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
