@@ -29,6 +29,12 @@ enum sb_status {
     SB_ERR_ARGUMENT = -1,    /* a null pointer with a nonzero size, bad mode, size or thread count */
     SB_ERR_PATH = -2,        /* path not built into this library or not runnable on this CPU */
     SB_ERR_NO_MEMORY = -3,   /* a scratch or packing buffer could not be allocated */
+    /* the graph runtime's (sb_session_*), each with a message (sb_last_error) */
+    SB_ERR_DECODE = -4,      /* the bytes are not a well-formed ONNX file */
+    SB_ERR_UNSUPPORTED = -5, /* an operator, attribute, opset or type the runtime lacks */
+    SB_ERR_VALUE = -6,       /* an input or attribute value that does not fit (ValueError) */
+    SB_ERR_TYPE = -7,        /* an input of the wrong element type (TypeError) */
+    SB_ERR_INDEX = -8,       /* an index out of range (IndexError) */
 };
 
 /* Every size, stride, dilation and padding argument must lie in [0, SB_MAX_SIZE]. */
@@ -296,6 +302,80 @@ typedef struct sb_resize2d_args {
     int64_t x, y, max_threads;
 } sb_resize2d_args;
 SB_API int sb_resize2d(const sb_resize2d_args *args);
+
+
+/* ---- the graph runtime: ONNX models (csrc/graph/, docs/c-api.md) ----------
+ *
+ * sb_session_load reads an ONNX model, checks that every operator,
+ * attribute, opset and type is supported, folds constants, applies the
+ * load-time rewrites and packs the weights; sb_session_run plans the graph
+ * for the inputs' shapes (once per set of shapes) and runs every node in C
+ * over one memory arena. Every call returns a status; on an error,
+ * sb_last_error() gives the calling thread's message. A session may be run
+ * from several threads at once, each run with its own arena. */
+typedef struct sb_session sb_session;
+
+/* The calling thread's last graph-runtime error message ("" when none). */
+SB_API const char *sb_last_error(void);
+
+/* An external data file the host supplies (where the runtime cannot open
+ * files): location as the model names it, and its bytes. */
+typedef struct sb_external_data {
+    int64_t location;            /* const char *, NUL-terminated */
+    int64_t data, size;
+} sb_external_data;
+
+typedef struct sb_load_args {
+    int64_t data, size;          /* the .onnx file's bytes (read during the call only) */
+    int64_t mode, path, max_threads;
+    int64_t base_dir;            /* const char *: where external data files are, or 0 */
+    int64_t external_count, external;   /* sb_external_data[external_count], or 0 */
+    int64_t session;             /* sb_session **: receives the session */
+} sb_load_args;
+SB_API int sb_session_load(const sb_load_args *args);
+SB_API void sb_session_free(sb_session *session);
+
+/* A graph input or output: its name, declared element type (TensorProto's
+ * number; 0 when not declared) and shape (rank -1 when not declared; a
+ * dimension -1 when unknown, with its symbolic name when it has one). */
+typedef struct sb_io_info {
+    int64_t name;                /* const char * */
+    int64_t dtype, rank;
+    int64_t dims[SB_MAX_BATCH_DIMS];
+    int64_t dim_names[SB_MAX_BATCH_DIMS];   /* const char * or 0 */
+} sb_io_info;
+SB_API int sb_session_io_count(const sb_session *session, int outputs);
+SB_API int sb_session_io_info(const sb_session *session, int outputs, int index,
+                              sb_io_info *info);
+
+/* A tensor crossing the API: element type, shape, C-ordered elements. */
+typedef struct sb_tensor_arg {
+    int64_t dtype, rank;
+    int64_t dims[SB_MAX_BATCH_DIMS];
+    int64_t data;                /* const void * / void * */
+} sb_tensor_arg;
+
+typedef struct sb_run_args {
+    int64_t inputs;              /* sb_tensor_arg[input count], in sb_session_io_info order */
+    int64_t output_count;        /* outputs wanted */
+    int64_t output_indices;      /* int64_t[output_count]: indices of graph outputs */
+    int64_t outputs;             /* sb_tensor_arg[output_count]: filled; each data is a new
+                                  * buffer the caller frees with sb_buffer_free */
+    int64_t profile_ns, profile_calls;  /* int64_t[profile count] to add to, or 0 */
+    int64_t max_threads;         /* threads for this run (0: the session's) */
+} sb_run_args;
+SB_API int sb_session_run(sb_session *session, const sb_run_args *args);
+SB_API void sb_buffer_free(void *buffer);
+
+/* Profile labels: one per kind of node ("Conv", a fused one "Conv+relu"). */
+SB_API int sb_session_profile_count(const sb_session *session);
+SB_API const char *sb_session_profile_label(const sb_session *session, int index);
+/* The nodes left to run after loading (folded ones are gone), the plans
+ * made so far, and the registered operator types (sorted, one per call). */
+SB_API int sb_session_node_count(const sb_session *session);
+SB_API int sb_session_plan_count(sb_session *session);
+SB_API int sb_onnx_operator_count(void);
+SB_API const char *sb_onnx_operator_name(int index);
 
 /* ---- test support -------------------------------------------------------- */
 

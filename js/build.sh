@@ -70,7 +70,10 @@ exports=_malloc,_free
 for f in sb_version sb_path_count sb_path_name sb_path_supported sb_path_best sb_path_fused \
          sb_threading_available sb_sgemm sb_matmul sb_conv2d sb_max_pool2d sb_unary sb_binary \
          sb_reduce sb_avg_pool2d sb_norm sb_resize2d sb_copy sb_fill_test_values sb_matmul_plan \
-         sb_threads_wake_ns sb_packed_b_bytes sb_pack_b sb_conv2d_packed_bytes sb_conv2d_pack; do
+         sb_threads_wake_ns sb_packed_b_bytes sb_pack_b sb_conv2d_packed_bytes sb_conv2d_pack \
+         sb_session_load sb_session_free sb_last_error sb_session_io_count sb_session_io_info \
+         sb_session_run sb_buffer_free sb_session_profile_count sb_session_profile_label \
+         sb_session_node_count sb_session_plan_count sb_onnx_operator_count sb_onnx_operator_name; do
     exports="$exports,_$f"
 done
 
@@ -93,7 +96,7 @@ build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags
     local obj="$out/obj-$name"
     rm -rf "$obj"; mkdir -p "$obj"
     local objects=() pids=() src base fileflags pid
-    for src in "$root"/csrc/*.c; do
+    for src in "$root"/csrc/*.c "$root"/csrc/graph/*.c; do
         base=$(basename "$src" .c)
         fileflags=()
         case "$base" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac

@@ -29,13 +29,14 @@ FILE_FLAGS = {"unary_vec4.c": ["-fno-trapping-math"], "unary_neon.c": ["-fno-tra
               "ukernel_scalar.c": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}
 
 
-def build_check(cc: str, check_source: str, out: Path, x86: bool,
+def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
                 target_flags: tuple[str, ...] = ()) -> None:
-    """Compiles every csrc/*.c file and tests/native/<check_source> with `cc`
+    """Compiles every csrc/*.c and csrc/graph/*.c file and tests/native/<check_source> with `cc`
     and `target_flags` (e.g. -m32; each ISA file with its flags on x86) and
     links them into `out`."""
-    sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")))
-    sources.append(str(ROOT / "tests" / "native" / check_source))
+    sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")) + glob.glob(str(ROOT / "csrc" / "graph" / "*.c")))
+    for name in [check_source] if isinstance(check_source, str) else check_source:
+        sources.append(str(ROOT / "tests" / "native" / name))
     objects = []
     for src in sources:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")

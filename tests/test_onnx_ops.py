@@ -45,6 +45,7 @@ def compare(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6):
     exact1 = list(so.load(data, mode="exact", threads=1).run(feeds).values())
     exact2 = list(so.load(data, mode="exact", threads=2).run(feeds).values())
     fast = list(so.load(data, mode="fast").run(feeds).values())
+    same_bits_as_python_runner(data, feeds, exact1, fast)
     for w, e1, e2, f in zip(want, exact1, exact2, fast):
         for got in (e1, f):
             assert got.shape == w.shape, (got.shape, w.shape)
@@ -57,6 +58,22 @@ def compare(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6):
         assert bits(e1).tobytes() == bits(e2).tobytes() if e1.dtype == np.float32 else \
             np.array_equal(e1, e2)
     return exact1
+
+
+def same_bits_as_python_runner(data: bytes, feeds: dict, exact: list, fast: list) -> None:
+    """With SAMEBITS_ONNX_RUNNER=c (the C graph runtime under test), both
+    modes' outputs must have the Python runner's bits."""
+    import os
+    if os.environ.get("SAMEBITS_ONNX_RUNNER") != "c":
+        return
+    from samebits.onnx import Session
+    from samebits.onnx._model import parse_model
+    for mode, got in (("exact", exact), ("fast", fast)):
+        want = list(Session(parse_model(data), mode, None, None).run(feeds).values())
+        for w, g in zip(want, got):
+            assert w.dtype == g.dtype and w.shape == g.shape, (mode, w.dtype, g.dtype, w.shape, g.shape)
+            assert bits(w).tobytes() == bits(g).tobytes() if w.dtype == np.float32 else \
+                np.array_equal(w, g), mode
 
 
 def one(op, inputs, attrs=None, inits=None, opset=17, out_type=F, n_out=1, **kw):

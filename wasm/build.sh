@@ -93,7 +93,7 @@ obj="$out/obj"
 rm -rf "$obj"
 mkdir -p "$obj"
 shopt -s nullglob
-sources=("$root"/csrc/*.c)
+sources=("$root"/csrc/*.c "$root"/csrc/graph/*.c)
 [ ${#sources[@]} -gt 0 ] || die "no C sources in $root/csrc"
 
 objects=()

@@ -102,6 +102,34 @@ class PlanInfo(ctypes.Structure):
                        "workspace_bytes", "estimated_ns", "pack_a", "a_in_place")
 
 
+class ExternalData(ctypes.Structure):
+    """struct sb_external_data: an external data file the host supplies."""
+    _fields_ = _fields("location", "data", "size")
+
+
+class LoadArgs(ctypes.Structure):
+    """struct sb_load_args: sb_session_load's arguments (session: sb_session **)."""
+    _fields_ = _fields("data", "size", "mode", "path", "max_threads", "base_dir",
+                       "external_count", "external", "session")
+
+
+class IoInfo(ctypes.Structure):
+    """struct sb_io_info: a graph input or output as the model declares it."""
+    _fields_ = [("name", _I64), ("dtype", _I64), ("rank", _I64), ("dims", _DIMS),
+                ("dim_names", _DIMS)]
+
+
+class TensorArg(ctypes.Structure):
+    """struct sb_tensor_arg: element type, shape and elements of a tensor."""
+    _fields_ = [("dtype", _I64), ("rank", _I64), ("dims", _DIMS), ("data", _I64)]
+
+
+class RunArgs(ctypes.Structure):
+    """struct sb_run_args: sb_session_run's arguments."""
+    _fields_ = _fields("inputs", "output_count", "output_indices", "outputs", "profile_ns",
+                       "profile_calls", "max_threads")
+
+
 def packer(structure: type[ctypes.Structure]) -> Callable[..., bytes]:
     """struct.pack for a Structure of int64 fields, in field order: the bytes
     can be passed where C expects a pointer to the structure."""

@@ -171,6 +171,22 @@ _declare("sb_plan_selfcheck", [], _int)
 _declare("sb_set_flush_to_zero", [_int], _int)
 _declare("sb_get_flush_to_zero", [], _int)
 
+# The graph runtime (csrc/graph/): int sb_session_load(const sb_load_args *);
+# void sb_session_free(sb_session *); const char *sb_last_error(void); ...
+_declare("sb_session_load", [_p], _int)
+_declare("sb_session_free", [_p], None)
+_declare("sb_last_error", [], ctypes.c_char_p)
+_declare("sb_session_io_count", [_p, _int], _int)
+_declare("sb_session_io_info", [_p, _int, _int, _p], _int)
+_declare("sb_session_run", [_p, _p], _int)
+_declare("sb_buffer_free", [_p], None)
+_declare("sb_session_profile_count", [_p], _int)
+_declare("sb_session_profile_label", [_p, _int], ctypes.c_char_p)
+_declare("sb_session_node_count", [_p], _int)
+_declare("sb_session_plan_count", [_p], _int)
+_declare("sb_onnx_operator_count", [], _int)
+_declare("sb_onnx_operator_name", [_int], ctypes.c_char_p)
+
 def _check_version() -> None:
     """A library left over from another build gives wrong answers in subtle
     ways (its structures may differ): refuse it."""
@@ -190,6 +206,11 @@ MODE_EXACT = 1
 STATUS_ARGUMENT = -1
 STATUS_PATH = -2
 STATUS_NO_MEMORY = -3
+STATUS_DECODE = -4
+STATUS_UNSUPPORTED = -5
+STATUS_VALUE = -6
+STATUS_TYPE = -7
+STATUS_INDEX = -8
 
 
 def check_status(status: int, what: str) -> None:

@@ -59,6 +59,9 @@ def load(model: Union[str, os.PathLike[str], bytes, bytearray, memoryview], mode
         data = model
     else:
         raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
+    if os.environ.get("SAMEBITS_ONNX_RUNNER") == "c":   # the C graph runtime (transition)
+        from . import _core
+        return _core.Session(data, mode, threads, base_dir)   # type: ignore[return-value]
     return Session(parse_model(data), mode, threads, base_dir)
 
 

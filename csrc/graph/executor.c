@@ -1,0 +1,235 @@
+/* Running a plan (runtime.h): every step in C over one arena, then either
+ * the graph's end or the node whose shapes needed data, inferred now, and
+ * the plan that continues after it. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "error.h"
+#include "memory.h"
+#include "runtime.h"
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+static double now_ns(void) { return emscripten_get_now() * 1e6; }
+#else
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+#endif
+
+static void *take_arena(sb_session *s, sb_plan *p)
+{
+    void *arena = NULL;
+    sb_session_lock(s);
+    if (p->n_free_arenas) arena = p->free_arenas[--p->n_free_arenas];
+    sb_session_unlock(s);
+    return arena ? arena : sb_alloc_aligned((size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
+}
+
+static void give_arena(sb_session *s, sb_plan *p, void *arena)
+{
+    if (!arena) return;
+    sb_session_lock(s);
+    if (p->n_free_arenas == p->cap_free_arenas) {
+        int cap = p->cap_free_arenas ? p->cap_free_arenas * 2 : 4;
+        void **grown = realloc(p->free_arenas, (size_t)cap * sizeof *grown);
+        if (grown) p->free_arenas = grown, p->cap_free_arenas = cap;
+    }
+    if (p->n_free_arenas < p->cap_free_arenas) {
+        p->free_arenas[p->n_free_arenas++] = arena;
+        arena = NULL;
+    }
+    sb_session_unlock(s);
+    sb_free_aligned(arena);
+}
+
+static int keep_heap(sb_run_state *st, void *p)
+{
+    if (st->n_heap == st->cap_heap) {
+        int cap = st->cap_heap ? st->cap_heap * 2 : 8;
+        void **grown = realloc(st->heap, (size_t)cap * sizeof *grown);
+        if (!grown) return SB_ERR_NO_MEMORY;
+        st->heap = grown, st->cap_heap = cap;
+    }
+    st->heap[st->n_heap++] = p;
+    return SB_OK;
+}
+
+/* The node's inputs and outputs as tensors over this run's table. */
+static void bind(const sb_node *n, sb_run_state *st, sb_tval *tin, const sb_tval **in,
+                 sb_tval *tout, sb_tval **out)
+{
+    for (int i = 0; i < n->n_in; ++i) {
+        int v = n->in[i];
+        if (v < 0 || n->consumed[i]) { in[i] = NULL; continue; }
+        tin[i].info = st->infos[v];
+        tin[i].data = st->ptr[v];
+        in[i] = &tin[i];
+    }
+    for (int j = 0; j < n->n_out; ++j) {
+        int v = n->out[j];
+        if (v < 0) { out[j] = NULL; continue; }
+        tout[j].info = st->infos[v];
+        tout[j].data = st->ptr[v];
+        out[j] = &tout[j];
+    }
+}
+
+/* The dynamic node: inferred with its inputs' data, outputs on the heap,
+ * run; then the plan for the shapes it gave. */
+static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval *tin)
+{
+    sb_session *s = st->session;
+    sb_graph *g = s->graph;
+    const sb_node *n = &g->nodes[p->dynamic];
+    sb_tval tout[16], *out[16];
+    sb_vinfo infos[16];
+    memset(infos, 0, sizeof infos);
+    bind(n, st, tin, in, tout, out);
+    sb_infer_ctx I = {0};
+    I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
+    I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
+    int status = n->op->infer(&I);
+    if (status == SB_NEEDS_VALUES) {
+        char where[512];
+        sb_node_where(n, where, sizeof where);
+        return sb_fail(SB_ERR_VALUE, "%s: the output shapes cannot be inferred", where);
+    }
+    if (status) return status;
+    void *workspace = NULL;
+    if (I.workspace > 0) {
+        if (!(workspace = sb_alloc_aligned((size_t)I.workspace)) || keep_heap(st, workspace)) {
+            sb_free_aligned(workspace);
+            return sb_fail(SB_ERR_NO_MEMORY, "out of memory for a node's scratch");
+        }
+    }
+    for (int j = 0; j < n->n_out; ++j) {
+        int v = n->out[j];
+        if (v < 0) continue;
+        int64_t bytes = sb_vinfo_bytes(&infos[j]);
+        if (bytes < 0) return sb_fail(SB_ERR_VALUE, "node %d (%s): output %d is too large", n->index,
+                                      n->op_type, j);
+        st->infos[v] = infos[j];
+        if (j == 0 && (n->op->flags & SB_OP_VIEW)) {
+            st->ptr[v] = in[0]->data;
+        } else {
+            void *data = sb_alloc_aligned((size_t)(bytes > 0 ? bytes : 1));
+            if (!data || keep_heap(st, data)) {
+                sb_free_aligned(data);
+                return sb_fail(SB_ERR_NO_MEMORY, "out of memory for %lld bytes", (long long)bytes);
+            }
+            st->ptr[v] = data;
+        }
+        tout[j].info = infos[j];
+        tout[j].data = st->ptr[v];
+    }
+    if (!(n->op->flags & SB_OP_VIEW)) {
+        sb_run_ctx R = {0};
+        R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
+        R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
+        double t0 = st->profile_ns ? now_ns() : 0;
+        if ((status = n->op->run(&R))) return status;
+        if (st->profile_ns) {
+            st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
+            st->profile_calls[n->label] += 1;
+        }
+    }
+    /* the plan after it, for these output infos */
+    sb_session_lock(s);
+    sb_plan *next = p->continuations;
+    for (; next; next = next->next) {
+        int same = next->key_count == n->n_out;
+        for (int j = 0; j < n->n_out && same; ++j)
+            same = memcmp(&next->key[j], &infos[j], sizeof infos[j]) == 0;
+        if (same) break;
+    }
+    if (!next) {
+        sb_plan_value *init = malloc((size_t)(g->n_values + 1) * sizeof *init);
+        sb_vinfo *key = malloc((size_t)(n->n_out + 1) * sizeof *key);
+        if (!init || !key) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        for (int v = 0; !status && v < g->n_values; ++v) {
+            init[v] = p->values[v];
+            int w = init[v].where;
+            if (w == PV_ARENA || w == PV_ALIAS || w == PV_EXTERNAL) {
+                memset(&init[v], 0, sizeof init[v]);
+                init[v].info = p->values[v].info;
+                init[v].where = PV_EXTERNAL;
+            }
+        }
+        for (int j = 0; !status && j < n->n_out; ++j) {
+            key[j] = infos[j];
+            if (n->out[j] < 0) continue;
+            memset(&init[n->out[j]], 0, sizeof init[0]);
+            init[n->out[j]].info = infos[j];
+            init[n->out[j]].where = PV_EXTERNAL;
+        }
+        if (!status) status = sb_plan_make(s, p->dynamic + 1, init, &next);
+        if (!status) {
+            next->key = key, next->key_count = n->n_out;
+            key = NULL;
+            next->next = p->continuations;
+            p->continuations = next;
+        }
+        free(init);
+        free(key);
+    }
+    sb_session_unlock(s);
+    if (status) return status;
+    return sb_plan_run(next, st);
+}
+
+int sb_plan_run(sb_plan *p, sb_run_state *st)
+{
+    sb_session *s = st->session;
+    sb_graph *g = s->graph;
+    void *arena = take_arena(s, p);
+    if (!arena) return sb_fail(SB_ERR_NO_MEMORY, "out of memory for the run's %lld-byte arena",
+                               (long long)p->arena_bytes);
+    uint8_t *base = arena;
+    for (int v = 0; v < g->n_values; ++v) {
+        const sb_plan_value *pv = &p->values[v];
+        switch (pv->where) {
+        case PV_CONST: case PV_KNOWN: st->ptr[v] = pv->data; st->infos[v] = pv->info; break;
+        case PV_ARENA: st->ptr[v] = base + pv->offset; st->infos[v] = pv->info; break;
+        case PV_ALIAS: case PV_EXTERNAL: st->infos[v] = pv->info; break;
+        default: break;
+        }
+    }
+    for (int v = 0; v < g->n_values; ++v)
+        if (p->values[v].where == PV_ALIAS) st->ptr[v] = st->ptr[p->values[v].alias];
+    int status = SB_OK;
+    sb_tval tin_small[16], tout[16], *out[16];
+    const sb_tval *in_small[16];
+    sb_tval *tin = p->max_inputs <= 16 ? tin_small : malloc((size_t)p->max_inputs * sizeof *tin);
+    const sb_tval **in = p->max_inputs <= 16 ? in_small : malloc((size_t)p->max_inputs * sizeof *in);
+    if (!tin || !in) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < p->n_steps && !status; ++i) {
+        const sb_plan_step *stp = &p->steps[i];
+        const sb_node *n = &g->nodes[stp->node];
+        if (n->op->flags & SB_OP_VIEW) {   /* its output shares its input's bytes */
+            if (st->profile_calls) st->profile_calls[n->label] += 1;
+            continue;
+        }
+        bind(n, st, tin, in, tout, out);
+        sb_run_ctx R = {0};
+        R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
+        R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out;
+        R.workspace = stp->workspace_bytes > 0 ? base + stp->workspace : NULL;
+        if (st->profile_ns) {
+            double t0 = now_ns();
+            status = n->op->run(&R);
+            st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
+            st->profile_calls[n->label] += 1;
+        } else {
+            status = n->op->run(&R);
+        }
+    }
+    if (!status) status = p->dynamic >= 0 ? run_dynamic(p, st, in, tin) : st->finish(st);
+    if (tin != tin_small) free(tin);
+    if (in != in_small) free(in);
+    give_arena(s, p, arena);
+    return status;
+}

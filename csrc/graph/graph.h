@@ -1,0 +1,70 @@
+/* A loaded model (graph_load.c): its values and its nodes in run order, the
+ * constants converted, the rewrites applied and every node's op prepared.
+ * Read-only once loaded: runs share it. */
+#ifndef SB_GRAPH_GRAPH_H
+#define SB_GRAPH_GRAPH_H
+
+#include "arena.h"
+#include "op.h"
+
+enum sb_value_kind {
+    SB_V_COMPUTED = 0,           /* written by a node */
+    SB_V_INPUT = 1,              /* a graph input */
+    SB_V_CONST = 2,              /* an initializer, a folded node's output */
+};
+
+typedef struct sb_value {
+    const char *name;
+    int kind;
+    sb_tval konst;               /* a constant's info and elements (owned) */
+    int readers;                 /* node inputs that read it at run */
+    int is_output;               /* a graph output */
+} sb_value;
+
+/* A graph input or output as the model declares it. */
+typedef struct sb_io {
+    int value;
+    const char *name;
+    int dtype;                   /* 0: not declared */
+    int rank;                    /* -1: not declared */
+    int64_t dims[SB_MAX_RANK];   /* -1: unknown or symbolic */
+    const char *dim_names[SB_MAX_RANK];
+} sb_io;
+
+struct sb_graph {
+    sb_arena_block *arena;       /* names, nodes, states */
+    int mode, path, threads, opset;
+    int n_values, n_nodes, n_inputs, n_outputs, n_labels;
+    sb_value *values;
+    sb_node *nodes;              /* in run order */
+    sb_io *inputs, *outputs;
+    const char **labels;         /* profile labels ("Conv+relu") */
+    void **buffers;              /* aligned buffers freed with the graph */
+    size_t n_buffers, cap_buffers;
+    /* the name -> value id table */
+    int *slots;
+    size_t n_slots;
+};
+
+typedef struct sb_graph_options {
+    int mode, path, threads;
+    const char *base_dir;        /* external data files, or null */
+    size_t external_count;
+    const sb_external_data *external;
+} sb_graph_options;
+
+int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *options,
+                  sb_graph **out);
+void sb_graph_free(sb_graph *g);
+
+/* Internal to the loader's files. */
+int sb_graph_value(sb_graph *g, const char *name, int create);
+int sb_graph_keep_buffer(sb_graph *g, void *buffer);
+/* A TensorProto as a run-time constant (float16, bfloat16 and float64 as
+ * float32, rounded to nearest once); `what` names it in errors. */
+int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_options *options,
+                         const char *what, sb_tval *out);
+/* The load-time rewrites (graph_fuse.c) over the nodes before their ops load. */
+int sb_graph_fuse(sb_graph *g, const sb_onnx_node *const *protos);
+
+#endif

@@ -1,0 +1,268 @@
+/* Graph rewrites at load, after constant folding and before the ops load.
+ *
+ * Both modes, only rewrites that give the bits of the graph as written:
+ * - an activation (Relu, Clip to [0, 6], LeakyRelu, Sigmoid, Tanh,
+ *   HardSwish, HardSigmoid with beta 0.5) that is the only reader of a
+ *   Conv, Gemm (run as one linear) or MatMul (constant weights) output runs
+ *   as that product's epilogue, which applies the standalone operator's
+ *   definition to each finished sum; Clip to [0, 6] equals relu6 bit for
+ *   bit (maximum(-0, +0) is +0, NaN stays NaN);
+ * - an Add of a constant 1-D bias that is the only reader of a MatMul with
+ *   constant 2-D weights becomes the product's bias (one rounded add after
+ *   each sum, as the Add does).
+ * Fast mode only: a BatchNormalization (inference, constant statistics)
+ * that is the only reader of a Conv with constant weights is folded into
+ * its weights and bias (this changes bits).
+ *
+ * The product keeps its name and takes over the absorbed node's outputs;
+ * the absorbed node's op is cleared (graph_load.c drops it). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arith.h"
+#include "error.h"
+#include "graph.h"
+#include "memory.h"
+
+typedef struct {
+    int *count;                  /* per value: node inputs reading it */
+    int *reader;                 /* per value: the (last) node reading it */
+} readers;
+
+static int count_readers(sb_graph *g, readers *r)
+{
+    r->count = calloc((size_t)g->n_values + 1, sizeof(int));
+    r->reader = calloc((size_t)g->n_values + 1, sizeof(int));
+    if (!r->count || !r->reader) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    for (int k = 0; k < g->n_nodes; ++k) {
+        const sb_node *n = &g->nodes[k];
+        if (!n->op) continue;
+        for (int i = 0; i < n->n_in; ++i)
+            if (n->in[i] >= 0) r->count[n->in[i]]++, r->reader[n->in[i]] = k;
+    }
+    return SB_OK;
+}
+
+static void free_readers(readers *r)
+{
+    free(r->count);
+    free(r->reader);
+}
+
+/* The one node reading value v, or -1 (none, several, or a graph output). */
+static int only_reader(const sb_graph *g, const readers *r, int v)
+{
+    if (v < 0 || g->values[v].is_output || r->count[v] != 1) return -1;
+    return r->reader[v];
+}
+
+static const sb_tval *constant(const sb_graph *g, int v)
+{
+    return v >= 0 && g->values[v].kind == SB_V_CONST && g->values[v].konst.data
+           ? &g->values[v].konst : NULL;
+}
+
+static int float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (int)u;
+}
+
+static int64_t with_param(int code, float param)
+{
+    return (int64_t)((uint64_t)code | (uint64_t)(uint32_t)float_bits(param) << 32);
+}
+
+/* A float attribute's value when it is one, else dflt. */
+static float attr_float(const sb_onnx_node *p, const char *name, float dflt)
+{
+    const sb_onnx_attr *a = sb_onnx_find_attr(p, name);
+    return a && a->type == SB_A_FLOAT ? a->f : dflt;
+}
+
+static int only_attrs(const sb_onnx_node *p, const char *a, const char *b)
+{
+    for (size_t i = 0; i < p->attr_count; ++i) {
+        const char *name = p->attrs[i].name;
+        if (!(a && strcmp(name, a) == 0) && !(b && strcmp(name, b) == 0)) return 0;
+    }
+    return 1;
+}
+
+/* A one-element float32 constant's value. */
+static int scalar(const sb_graph *g, int v, float *out)
+{
+    const sb_tval *t = constant(g, v);
+    if (!t || t->info.dtype != SB_DT_FLOAT || sb_vinfo_numel(&t->info) != 1) return 0;
+    *out = *(const float *)t->data;
+    return 1;
+}
+
+/* The activation equal to this node bit for bit, or 0. */
+static int64_t activation_of(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
+{
+    const char *op = n->op_type;
+    if (!strcmp(op, "Relu") && !p->attr_count) return SB_ACT_RELU;
+    if (!strcmp(op, "Sigmoid") && !p->attr_count) return SB_ACT_SIGMOID;
+    if (!strcmp(op, "Tanh") && !p->attr_count) return SB_ACT_TANH;
+    if (!strcmp(op, "HardSwish") && !p->attr_count) return SB_ACT_HARDSWISH_ONNX;
+    if (!strcmp(op, "HardSigmoid") && only_attrs(p, "alpha", "beta")) {
+        float alpha = attr_float(p, "alpha", 0.2f), beta = attr_float(p, "beta", 0.5f);
+        return beta == 0.5f ? with_param(SB_ACT_HARDSIGMOID_ONNX, alpha) : 0;
+    }
+    if (!strcmp(op, "LeakyRelu") && only_attrs(p, "alpha", NULL))
+        return with_param(SB_ACT_LEAKY_RELU, attr_float(p, "alpha", 0.01f));
+    if (!strcmp(op, "Clip")) {
+        float lo, hi;
+        if (g->opset < 11) {
+            if (!only_attrs(p, "min", "max")) return 0;
+            const sb_onnx_attr *a = sb_onnx_find_attr(p, "min"), *b = sb_onnx_find_attr(p, "max");
+            if (!a || a->type != SB_A_FLOAT || !b || b->type != SB_A_FLOAT) return 0;
+            lo = a->f, hi = b->f;
+        } else {
+            if (p->attr_count || n->n_in != 3 || !scalar(g, n->in[1], &lo) || !scalar(g, n->in[2], &hi))
+                return 0;
+        }
+        return lo == 0.0f && hi == 6.0f ? SB_ACT_RELU6 : 0;
+    }
+    return 0;
+}
+
+/* A Gemm that runs as one linear (constant B, alpha = beta = 1, no transA,
+ * a constant 1-D C or none): its activation can be the epilogue. */
+static int gemm_plain(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
+{
+    const sb_onnx_attr *a;
+    if ((a = sb_onnx_find_attr(p, "alpha")) && (a->type != SB_A_FLOAT || a->f != 1.0f)) return 0;
+    if ((a = sb_onnx_find_attr(p, "beta")) && (a->type != SB_A_FLOAT || a->f != 1.0f)) return 0;
+    if ((a = sb_onnx_find_attr(p, "transA")) && a->type == SB_A_INT && a->i) return 0;
+    const sb_tval *b = n->n_in > 1 ? constant(g, n->in[1]) : NULL;
+    if (!b || b->info.dtype != SB_DT_FLOAT) return 0;
+    if (n->n_in > 2 && n->in[2] >= 0) {
+        const sb_tval *c = constant(g, n->in[2]);
+        return c && c->info.dtype == SB_DT_FLOAT && c->info.rank == 1;
+    }
+    return 1;
+}
+
+/* Fast mode: Conv(W, B) then BatchNormalization as one Conv with new
+ * constant weights (W * scale per output channel, scale = gamma /
+ * sqrt(var + eps) in binary64 rounded to float32; bias (B - mean) * scale +
+ * beta in binary64, rounded once). Returns 1 when done. */
+static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
+{
+    if (bn->n_in != 5 || !only_attrs(bn_proto, "epsilon", "momentum")) return 0;
+    for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
+    const sb_tval *s[4];
+    for (int i = 0; i < 4; ++i) {
+        s[i] = constant(g, bn->in[i + 1]);
+        if (!s[i] || s[i]->info.dtype != SB_DT_FLOAT) return 0;
+    }
+    const sb_tval *w = conv->n_in > 1 ? constant(g, conv->in[1]) : NULL;
+    if (!w || w->info.dtype != SB_DT_FLOAT || w->info.rank < 3 || sb_vinfo_numel(&w->info) <= 0)
+        return 0;
+    int64_t cout = w->info.dims[0], per = sb_vinfo_numel(&w->info) / cout;
+    for (int i = 0; i < 4; ++i) if (sb_vinfo_numel(&s[i]->info) != cout) return 0;
+    const float *bias = NULL;
+    if (conv->n_in > 2 && conv->in[2] >= 0) {
+        const sb_tval *b = constant(g, conv->in[2]);
+        if (!b || b->info.dtype != SB_DT_FLOAT || sb_vinfo_numel(&b->info) != cout) return 0;
+        bias = b->data;
+    }
+    double eps = attr_float(bn_proto, "epsilon", 1e-5f);
+    const float *gamma = s[0]->data, *beta = s[1]->data, *mean = s[2]->data, *var = s[3]->data;
+    float *new_w = sb_alloc_aligned((size_t)(cout * per) * 4);
+    float *new_b = sb_alloc_aligned((size_t)cout * 4);
+    if (!new_w || !new_b || sb_graph_keep_buffer(g, new_w) || sb_graph_keep_buffer(g, new_b)) return -1;
+    for (int64_t c = 0; c < cout; ++c) {
+        double scale = (double)gamma[c] / sqrt((double)var[c] + eps);
+        float scale32 = (float)scale;
+        const float *wc = (const float *)w->data + c * per;
+        for (int64_t k = 0; k < per; ++k) new_w[c * per + k] = sb_bin_mul(wc[k], scale32);
+        double b = bias ? (double)bias[c] : 0.0;
+        new_b[c] = (float)((b - (double)mean[c]) * scale + (double)beta[c]);
+    }
+    /* two new constants, named after what they came from */
+    char name[1024];
+    snprintf(name, sizeof name, "%s::bn_folded:%s", g->values[conv->in[1]].name, bn->name);
+    int wv = sb_graph_value(g, name, 1);
+    snprintf(name, sizeof name, "%s::bn_folded_bias", bn->name);
+    int bv = sb_graph_value(g, name, 1);
+    if (wv < 0 || bv < 0) return -1;
+    g->values[wv].kind = g->values[bv].kind = SB_V_CONST;
+    g->values[wv].konst = *w;
+    g->values[wv].konst.data = new_w;
+    g->values[bv].konst.info.dtype = SB_DT_FLOAT;
+    g->values[bv].konst.info.rank = 1;
+    g->values[bv].konst.info.dims[0] = cout;
+    g->values[bv].konst.data = new_b;
+    if (conv->n_in < 3) {
+        int *in = sb_arena_alloc(&g->arena, 3, sizeof(int));
+        unsigned char *consumed = sb_arena_alloc(&g->arena, 3, 1);
+        if (!in || !consumed) return -1;
+        in[0] = conv->in[0];
+        conv->in = in, conv->consumed = consumed, conv->n_in = 3;
+    }
+    conv->in[1] = wv, conv->in[2] = bv;
+    conv->out = bn->out, conv->n_out = 1;
+    return 1;
+}
+
+static int is(const sb_node *n, const char *op) { return n->op && strcmp(n->op_type, op) == 0; }
+
+int sb_graph_fuse(sb_graph *g, const sb_onnx_node *const *protos)
+{
+    readers r;
+    int status;
+    if (g->mode == SB_MODE_FAST) {
+        if ((status = count_readers(g, &r))) { free_readers(&r); return status; }
+        for (int k = 0; k < g->n_nodes; ++k) {
+            sb_node *n = &g->nodes[k];
+            if (!is(n, "Conv") || n->n_out < 1) continue;
+            int j = only_reader(g, &r, n->out[0]);
+            if (j < 0 || !is(&g->nodes[j], "BatchNormalization")) continue;
+            int done = fold_batch_norm(g, n, protos[j], &g->nodes[j]);
+            if (done < 0) { free_readers(&r); return sb_fail(SB_ERR_NO_MEMORY, "out of memory"); }
+            if (done) g->nodes[j].op = NULL;
+        }
+        free_readers(&r);
+    }
+    if ((status = count_readers(g, &r))) { free_readers(&r); return status; }
+    for (int k = 0; k < g->n_nodes; ++k) {
+        sb_node *n = &g->nodes[k];
+        if (!(is(n, "Conv") || is(n, "Gemm") || is(n, "MatMul")) || n->n_out < 1) continue;
+        int j = only_reader(g, &r, n->out[0]);
+        if (j < 0) continue;
+        sb_node *user = &g->nodes[j];
+        const sb_tval *w = n->n_in > 1 ? constant(g, n->in[1]) : NULL;
+        int packed_w = w && w->info.dtype == SB_DT_FLOAT && (!is(n, "MatMul") ||
+                       (w->info.rank == 2 && sb_vinfo_numel(&w->info) > 0));
+        /* MatMul with packed weights, then Add of a constant 1-D bias */
+        if (is(n, "MatMul") && is(user, "Add") && n->fused_bias < 0 && user->n_in == 2 &&
+            !protos[j]->attr_count && packed_w && w->info.rank == 2) {
+            int other = user->in[0] == n->out[0] ? user->in[1] : user->in[0];
+            int twice = user->in[0] == n->out[0] && user->in[1] == n->out[0];
+            const sb_tval *b = constant(g, other);
+            if (!twice && b && b->info.dtype == SB_DT_FLOAT && b->info.rank == 1 &&
+                b->info.dims[0] == w->info.dims[1]) {
+                n->fused_bias = other;
+                n->out = user->out, n->n_out = user->n_out;
+                user->op = NULL;
+                j = only_reader(g, &r, n->out[0]);
+                if (j < 0) continue;
+                user = &g->nodes[j];
+            }
+        }
+        int64_t act = activation_of(g, user, protos[j]);
+        if (!act) continue;
+        if (is(n, "Gemm") && !gemm_plain(g, n, protos[k])) continue;
+        if (is(n, "MatMul") && !packed_w) continue;
+        n->activation = act;
+        n->out = user->out, n->n_out = user->n_out;
+        user->op = NULL;
+    }
+    free_readers(&r);
+    return SB_OK;
+}

@@ -1,0 +1,502 @@
+/* Loading a model (graph.h): the file read, its values named, its nodes put
+ * in run order, nodes whose inputs are all constants computed once (with
+ * the kernels a run would use: the same bits), the load-time rewrites
+ * applied, every remaining node's op loaded, and constants that no node
+ * reads any more freed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "graph.h"
+#include "memory.h"
+
+#define MIN_OPSET 7
+#define MAX_OPSET 23
+
+/* ---- names -> value ids ------------------------------------------------------ */
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s) h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    return h;
+}
+
+static int grow_values(sb_graph *g)
+{
+    size_t slots = g->n_slots ? g->n_slots * 2 : 256;
+    int *table = malloc(slots * sizeof *table);
+    sb_value *values = realloc(g->values, slots / 2 * sizeof *values);
+    if (!table || !values) {
+        free(table);
+        if (values) g->values = values;
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory for the model's values");
+    }
+    g->values = values;
+    for (size_t i = 0; i < slots; ++i) table[i] = -1;
+    for (int v = 0; v < g->n_values; ++v) {
+        size_t at = name_hash(g->values[v].name) & (slots - 1);
+        while (table[at] >= 0) at = (at + 1) & (slots - 1);
+        table[at] = v;
+    }
+    free(g->slots);
+    g->slots = table;
+    g->n_slots = slots;
+    return SB_OK;
+}
+
+/* The value named `name`: its id, a new one when create, else -1. */
+int sb_graph_value(sb_graph *g, const char *name, int create)
+{
+    if ((size_t)g->n_values * 2 + 2 > g->n_slots) {
+        if (!create && g->n_slots) goto look;
+        if (grow_values(g)) return -2;
+    }
+look:
+    if (!g->n_slots) return -1;
+    size_t at = name_hash(name) & (g->n_slots - 1);
+    while (g->slots[at] >= 0) {
+        if (strcmp(g->values[g->slots[at]].name, name) == 0) return g->slots[at];
+        at = (at + 1) & (g->n_slots - 1);
+    }
+    if (!create) return -1;
+    char *copy = sb_arena_strdup(&g->arena, name, strlen(name));
+    if (!copy) return -2;
+    int v = g->n_values++;
+    memset(&g->values[v], 0, sizeof g->values[v]);
+    g->values[v].name = copy;
+    g->slots[at] = v;
+    return v;
+}
+
+int sb_graph_keep_buffer(sb_graph *g, void *buffer)
+{
+    if (g->n_buffers == g->cap_buffers) {
+        size_t cap = g->cap_buffers ? g->cap_buffers * 2 : 64;
+        void **grown = realloc(g->buffers, cap * sizeof *grown);
+        if (!grown) return SB_ERR_NO_MEMORY;
+        g->buffers = grown;
+        g->cap_buffers = cap;
+    }
+    g->buffers[g->n_buffers++] = buffer;
+    return SB_OK;
+}
+
+void sb_graph_free(sb_graph *g)
+{
+    if (!g) return;
+    for (size_t i = 0; i < g->n_buffers; ++i) sb_free_aligned(g->buffers[i]);
+    free(g->buffers);
+    free(g->values);
+    free(g->slots);
+    sb_arena_free(g->arena);
+    free(g);
+}
+
+/* Frees one kept buffer early (a constant nothing reads any more). */
+static void drop_buffer(sb_graph *g, void *buffer)
+{
+    for (size_t i = 0; i < g->n_buffers; ++i) {
+        if (g->buffers[i] == buffer) {
+            sb_free_aligned(buffer);
+            g->buffers[i] = g->buffers[--g->n_buffers];
+            return;
+        }
+    }
+}
+
+/* ---- graph inputs and outputs --------------------------------------------------- */
+
+static int read_io(sb_graph *g, const sb_onnx_value_info *vi, sb_io *io)
+{
+    memset(io, 0, sizeof *io);
+    if (strcmp(vi->kind, "tensor") != 0)
+        return sb_fail(SB_ERR_UNSUPPORTED, "graph value '%s' is a %s; only tensors are supported",
+                       vi->name, vi->kind);
+    io->name = sb_arena_strdup(&g->arena, vi->name, strlen(vi->name));
+    if (!io->name) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    io->dtype = (int)vi->elem_type;
+    io->rank = vi->has_shape ? vi->rank : -1;
+    if (io->rank > SB_MAX_RANK)
+        return sb_fail(SB_ERR_UNSUPPORTED, "graph value '%s' has %d dimensions; at most %d are supported",
+                       vi->name, io->rank, SB_MAX_RANK);
+    for (int d = 0; d < (io->rank > 0 ? io->rank : 0); ++d) {
+        io->dims[d] = vi->dims[d];
+        if (vi->dim_params[d]) {
+            io->dim_names[d] = sb_arena_strdup(&g->arena, vi->dim_params[d], strlen(vi->dim_params[d]));
+            if (!io->dim_names[d]) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    return SB_OK;
+}
+
+/* ---- nodes ------------------------------------------------------------------------ */
+
+typedef struct {
+    const sb_onnx_node *proto;
+    int index;
+} pending;
+
+static int make_node(sb_graph *g, const sb_onnx_node *p, int index, sb_node *n)
+{
+    memset(n, 0, sizeof *n);
+    n->index = index;
+    n->name = sb_arena_strdup(&g->arena, p->name, strlen(p->name));
+    n->op_type = sb_arena_strdup(&g->arena, p->op_type, strlen(p->op_type));
+    size_t nin = p->input_count;
+    while (nin > 0 && p->inputs[nin - 1][0] == 0) --nin;   /* trailing omitted ones */
+    if (nin > 100000 || p->output_count > 100000)
+        return sb_fail(SB_ERR_UNSUPPORTED, "node %d: too many inputs or outputs", index);
+    n->n_in = (int)nin, n->n_out = (int)p->output_count;
+    n->in = sb_arena_alloc(&g->arena, nin, sizeof(int));
+    n->out = sb_arena_alloc(&g->arena, p->output_count, sizeof(int));
+    n->consumed = sb_arena_alloc(&g->arena, nin, 1);
+    if (!n->name || !n->op_type || !n->in || !n->out || !n->consumed)
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    n->fused_bias = -1;
+    for (size_t i = 0; i < nin; ++i) {
+        n->in[i] = p->inputs[i][0] ? sb_graph_value(g, p->inputs[i], 1) : -1;
+        if (n->in[i] == -2) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t j = 0; j < p->output_count; ++j) {
+        n->out[j] = p->outputs[j][0] ? sb_graph_value(g, p->outputs[j], 1) : -1;
+        if (n->out[j] == -2) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    return SB_OK;
+}
+
+/* Node positions in an order where every input is produced before use (ONNX
+ * requires files to be sorted; this also accepts unsorted ones). */
+static int topological(sb_graph *g, const sb_onnx_node *protos, sb_node *nodes, int count,
+                       int *order)
+{
+    unsigned char *done = calloc((size_t)count + 1, 1);
+    unsigned char *ready = calloc((size_t)g->n_values + 1, 1);
+    if (!done || !ready) {
+        free(done);
+        free(ready);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int v = 0; v < g->n_values; ++v) ready[v] = g->values[v].kind != SB_V_COMPUTED;
+    int placed = 0, progress = 1;
+    while (progress) {
+        progress = 0;
+        for (int i = 0; i < count; ++i) {
+            if (done[i]) continue;
+            int ok = 1;
+            for (int k = 0; k < nodes[i].n_in && ok; ++k)
+                ok = nodes[i].in[k] < 0 || ready[nodes[i].in[k]];
+            if (!ok) continue;
+            order[placed++] = i;
+            done[i] = 1;
+            for (int j = 0; j < nodes[i].n_out; ++j)
+                if (nodes[i].out[j] >= 0) ready[nodes[i].out[j]] = 1;
+            progress = 1;
+        }
+    }
+    int status = SB_OK;
+    if (placed != count) {
+        for (int i = 0; i < count; ++i) {
+            if (done[i]) continue;
+            const char *missing = "";
+            for (int k = 0; k < nodes[i].n_in; ++k)
+                if (nodes[i].in[k] >= 0 && !ready[nodes[i].in[k]]) {
+                    missing = g->values[nodes[i].in[k]].name;
+                    break;
+                }
+            status = sb_fail(SB_ERR_UNSUPPORTED, "node %d '%s' (%s): input '%s' is produced by no "
+                             "node, initializer or graph input (or the graph has a cycle)",
+                             nodes[i].index, protos[nodes[i].index].name, nodes[i].op_type, missing);
+            break;
+        }
+    }
+    free(done);
+    free(ready);
+    return status;
+}
+
+/* The node's op, or an error: another domain, a model-local function, an
+ * operator the runtime lacks. */
+static int find_op(const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
+{
+    char where[512];
+    sb_node_where(n, where, sizeof where);
+    if (p->domain[0] && strcmp(p->domain, "ai.onnx") != 0)
+        return sb_fail(SB_ERR_UNSUPPORTED, "%s: domain '%s' is not supported (the default ONNX "
+                       "domain is)", where, p->domain);
+    for (size_t i = 0; i < m->function_count; ++i)
+        if (strcmp(m->functions[i], p->op_type) == 0)
+            return sb_fail(SB_ERR_UNSUPPORTED, "%s: model-local functions are not supported", where);
+    n->op = sb_op_find(p->op_type);
+    if (!n->op) return sb_fail(SB_ERR_UNSUPPORTED, "%s: operator '%s' is not supported", where, p->op_type);
+    return SB_OK;
+}
+
+/* Runs op->load on one node and refuses attributes it never read. */
+static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
+{
+    sb_load_ctx L = {0};
+    L.node = n, L.proto = p, L.graph = g;
+    L.opset = g->opset, L.mode = g->mode, L.path = g->path, L.threads = g->threads;
+    unsigned char used_small[64];
+    L.used = p->attr_count <= sizeof used_small ? used_small : calloc(p->attr_count, 1);
+    if (!L.used) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    memset(L.used, 0, p->attr_count <= sizeof used_small ? sizeof used_small : 0);
+    int status = n->op->load ? n->op->load(&L) : SB_OK;
+    if (!status && L.status) status = L.status;
+    for (size_t i = 0; !status && i < p->attr_count; ++i)
+        if (!L.used[i])
+            status = sb_load_fail(&L, SB_ERR_UNSUPPORTED, "attribute '%s' is not supported",
+                                  p->attrs[i].name);
+    if (L.used != used_small) free(L.used);
+    return status;
+}
+
+/* Computes a node whose inputs are all constants; its outputs become constants. */
+static int fold(sb_graph *g, sb_node *n)
+{
+    const sb_tval *ins[64];
+    sb_tval outs[16];
+    sb_tval *outp[16];
+    sb_vinfo infos[16];
+    const sb_tval **in = n->n_in <= 64 ? ins : malloc((size_t)n->n_in * sizeof *in);
+    if (!in || n->n_out > 16) {
+        if (in != ins) free(in);
+        return sb_fail(SB_ERR_UNSUPPORTED, "node %d (%s): too many outputs", n->index, n->op_type);
+    }
+    for (int i = 0; i < n->n_in; ++i) in[i] = n->in[i] >= 0 ? &g->values[n->in[i]].konst : NULL;
+    sb_infer_ctx I = {0};
+    I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
+    I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
+    memset(infos, 0, sizeof infos);
+    int status = n->op->infer(&I);
+    if (status == SB_NEEDS_VALUES)
+        status = sb_fail(SB_ERR_VALUE, "node %d (%s): its constant inputs lack values", n->index, n->op_type);
+    void *workspace = NULL;
+    if (!status && I.workspace > 0 && !(workspace = sb_alloc_aligned((size_t)I.workspace)))
+        status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    for (int j = 0; j < n->n_out && !status; ++j) {
+        outs[j].info = infos[j];
+        outs[j].data = NULL;
+        outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
+        int64_t bytes = sb_vinfo_bytes(&infos[j]);
+        if (bytes < 0) {
+            status = sb_fail(SB_ERR_VALUE, "node %d (%s): output %d is too large", n->index, n->op_type, j);
+            break;
+        }
+        if (n->out[j] < 0) continue;
+        if ((n->op->flags & SB_OP_VIEW) && j == 0) {
+            /* the same bytes under another shape: a copy, since constants own their data */
+            bytes = bytes ? bytes : 1;
+        }
+        outs[j].data = sb_alloc_aligned((size_t)(bytes ? bytes : 1));
+        if (!outs[j].data || sb_graph_keep_buffer(g, outs[j].data)) {
+            sb_free_aligned(outs[j].data);
+            outs[j].data = NULL;
+            status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    if (!status) {
+        if (n->op->flags & SB_OP_VIEW) {
+            int64_t bytes = sb_vinfo_bytes(&infos[0]);
+            if (outp[0] && bytes > 0) memcpy(outs[0].data, in[0]->data, (size_t)bytes);
+        } else {
+            sb_run_ctx R = {0};
+            R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = g->threads;
+            R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = outp, R.workspace = workspace;
+            status = n->op->run(&R);
+        }
+    }
+    sb_free_aligned(workspace);
+    if (in != ins) free(in);
+    if (status) return status;
+    for (int j = 0; j < n->n_out; ++j) {
+        if (n->out[j] < 0) continue;
+        sb_value *v = &g->values[n->out[j]];
+        v->kind = SB_V_CONST;
+        v->konst = outs[j];
+    }
+    return SB_OK;
+}
+
+static int make_labels(sb_graph *g)
+{
+    g->labels = sb_arena_alloc(&g->arena, (size_t)g->n_nodes + 1, sizeof(char *));
+    if (!g->labels) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < g->n_nodes; ++i) {
+        sb_node *n = &g->nodes[i];
+        char text[256];
+        snprintf(text, sizeof text, "%s%s", n->op_type, n->fused_bias >= 0 ? "+bias" : "");
+        if (n->activation) {
+            static const char *const names[] = {
+                "", "relu", "relu6", "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
+                "hardsigmoid", "sigmoid", "tanh", "hardswish_onnx", "hardsigmoid_onnx"};
+            int code = (int)(n->activation & 0xFF);
+            size_t len = strlen(text);
+            snprintf(text + len, sizeof text - len, "+%s",
+                     code < (int)(sizeof names / sizeof names[0]) ? names[code] : "activation");
+        }
+        int found = -1;
+        for (int k = 0; k < g->n_labels && found < 0; ++k)
+            if (strcmp(g->labels[k], text) == 0) found = k;
+        if (found < 0) {
+            found = g->n_labels++;
+            g->labels[found] = sb_arena_strdup(&g->arena, text, strlen(text));
+            if (!g->labels[found]) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        }
+        n->label = found;
+    }
+    return SB_OK;
+}
+
+int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, sb_graph **out)
+{
+    *out = NULL;
+    sb_onnx_model *m = NULL;
+    int status = sb_onnx_parse(data, size, &m);
+    if (status) return status;
+    sb_graph *g = calloc(1, sizeof *g);
+    pending *order_protos = NULL;
+    sb_node *all = NULL;
+    int *order = NULL;
+    if (!g) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    g->mode = o->mode, g->path = o->path, g->threads = o->threads;
+    int64_t opset = sb_onnx_opset_of(m, "");
+    g->opset = (int)(opset < 0 ? 0 : opset > 1000 ? 1000 : opset);
+    if (opset < MIN_OPSET || opset > MAX_OPSET) {
+        status = sb_fail(SB_ERR_UNSUPPORTED, "the model imports opset %lld of the default domain; "
+                         "opsets %d to %d are supported", (long long)(opset < 0 ? 0 : opset),
+                         MIN_OPSET, MAX_OPSET);
+        goto done;
+    }
+    const sb_onnx_graph *pg = m->graph;
+    if (pg->sparse_initializer_count) {
+        status = sb_fail(SB_ERR_UNSUPPORTED, "sparse initializers are not supported");
+        goto done;
+    }
+    /* initializers: constants */
+    for (size_t i = 0; i < pg->initializer_count; ++i) {
+        const sb_onnx_tensor *t = &pg->initializers[i];
+        int v = sb_graph_value(g, t->name, 1);
+        if (v < 0) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+        char what[600];
+        snprintf(what, sizeof what, "initializer '%s'", t->name);
+        if (g->values[v].kind == SB_V_CONST) sb_free_aligned(NULL);   /* a repeated name: the last wins */
+        if ((status = sb_tensor_from_proto(g, t, o, what, &g->values[v].konst))) goto done;
+        g->values[v].kind = SB_V_CONST;
+    }
+    /* graph inputs (initializers excluded) and outputs */
+    g->inputs = sb_arena_alloc(&g->arena, pg->input_count, sizeof(sb_io));
+    g->outputs = sb_arena_alloc(&g->arena, pg->output_count, sizeof(sb_io));
+    if (!g->inputs || !g->outputs) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    for (size_t i = 0; i < pg->input_count; ++i) {
+        int v = sb_graph_value(g, pg->inputs[i].name, 1);
+        if (v < 0) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+        sb_io io;
+        if ((status = read_io(g, &pg->inputs[i], &io))) goto done;
+        if (g->values[v].kind == SB_V_CONST) continue;
+        if (g->values[v].kind == SB_V_INPUT) {
+            status = sb_fail(SB_ERR_UNSUPPORTED, "graph input '%s' is declared twice", io.name);
+            goto done;
+        }
+        io.value = v;
+        g->values[v].kind = SB_V_INPUT;
+        g->inputs[g->n_inputs++] = io;
+    }
+    for (size_t i = 0; i < pg->output_count; ++i) {
+        sb_io io;
+        if ((status = read_io(g, &pg->outputs[i], &io))) goto done;
+        int v = sb_graph_value(g, io.name, 1);
+        if (v < 0) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+        io.value = v;
+        g->values[v].is_output = 1;
+        g->outputs[g->n_outputs++] = io;
+    }
+    /* nodes */
+    int count = (int)pg->node_count;
+    if (pg->node_count > 10000000) { status = sb_fail(SB_ERR_UNSUPPORTED, "too many nodes"); goto done; }
+    all = calloc((size_t)count + 1, sizeof *all);
+    order = calloc((size_t)count + 1, sizeof *order);
+    if (!all || !order) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    for (int i = 0; i < count; ++i) {
+        if ((status = make_node(g, &pg->nodes[i], i, &all[i]))) goto done;
+        for (int j = 0; j < all[i].n_out; ++j) {
+            int v = all[i].out[j];
+            if (v < 0) continue;
+            if (g->values[v].kind != SB_V_COMPUTED || g->values[v].readers == -1) {
+                char where[512];
+                sb_node_where(&all[i], where, sizeof where);
+                status = sb_fail(SB_ERR_UNSUPPORTED, "%s: output '%s' is also %s", where,
+                                 g->values[v].name, g->values[v].kind == SB_V_CONST ? "an initializer"
+                                 : g->values[v].kind == SB_V_INPUT ? "a graph input"
+                                 : "the output of another node");
+                goto done;
+            }
+            g->values[v].readers = -1;   /* produced: marks a second producer */
+        }
+    }
+    for (int v = 0; v < g->n_values; ++v) g->values[v].readers = 0;
+    if ((status = topological(g, pg->nodes, all, count, order))) goto done;
+    /* constant folding, in run order */
+    g->nodes = sb_arena_alloc(&g->arena, (size_t)count + 1, sizeof(sb_node));
+    if (!g->nodes) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    const sb_onnx_node **protos = sb_arena_alloc(&g->arena, (size_t)count + 1, sizeof *protos);
+    if (!protos) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    for (int k = 0; k < count; ++k) {
+        sb_node *n = &all[order[k]];
+        const sb_onnx_node *p = &pg->nodes[n->index];
+        int all_const = 1;
+        for (int i = 0; i < n->n_in && all_const; ++i)
+            all_const = n->in[i] < 0 || g->values[n->in[i]].kind == SB_V_CONST;
+        if ((status = find_op(m, p, n))) goto done;
+        if (all_const && !(n->op->flags & SB_OP_NO_FOLD)) {
+            if ((status = load_op(g, p, n))) goto done;
+            if ((status = fold(g, n))) goto done;
+            continue;
+        }
+        protos[g->n_nodes] = p;
+        g->nodes[g->n_nodes++] = *n;
+    }
+    /* the rewrites, then every remaining node's op */
+    if ((status = sb_graph_fuse(g, protos))) goto done;
+    for (int k = 0; k < g->n_nodes; ++k)
+        if (g->nodes[k].op && (status = load_op(g, protos[k], &g->nodes[k]))) goto done;
+    /* drop nodes the rewrites absorbed (op set to null) */
+    int kept = 0;
+    for (int k = 0; k < g->n_nodes; ++k)
+        if (g->nodes[k].op) g->nodes[kept++] = g->nodes[k];
+    g->n_nodes = kept;
+    for (int i = 0; i < g->n_outputs; ++i) {
+        int v = g->outputs[i].value, produced = g->values[v].kind != SB_V_COMPUTED;
+        for (int k = 0; k < g->n_nodes && !produced; ++k)
+            for (int j = 0; j < g->nodes[k].n_out; ++j) produced |= g->nodes[k].out[j] == v;
+        if (!produced) {
+            status = sb_fail(SB_ERR_UNSUPPORTED, "graph output '%s' is produced by nothing",
+                             g->outputs[i].name);
+            goto done;
+        }
+    }
+    /* readers; constants every reader holds prepared are freed */
+    for (int k = 0; k < g->n_nodes; ++k) {
+        sb_node *n = &g->nodes[k];
+        for (int i = 0; i < n->n_in; ++i)
+            if (n->in[i] >= 0 && !n->consumed[i]) g->values[n->in[i]].readers++;
+        if (n->fused_bias >= 0) g->values[n->fused_bias].readers++;   /* held by the op */
+    }
+    for (int v = 0; v < g->n_values; ++v) {
+        sb_value *val = &g->values[v];
+        if (val->kind == SB_V_CONST && val->readers == 0 && !val->is_output && val->konst.data) {
+            drop_buffer(g, val->konst.data);
+            val->konst.data = NULL;
+        }
+    }
+    status = make_labels(g);
+done:
+    free(all);
+    free(order);
+    free(order_protos);
+    sb_onnx_free(m);
+    if (status) sb_graph_free(g);
+    else *out = g;
+    return status;
+}

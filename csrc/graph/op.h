@@ -1,0 +1,178 @@
+/* How an ONNX operator type is written for the graph runtime.
+ *
+ * An operator is an sb_op_def: its name and up to three functions.
+ *
+ *  load   once per node, when the model is loaded: reads and checks the
+ *         node's attributes through the sb_attr_* readers (an attribute
+ *         that load never reads is refused afterwards, so that nothing a
+ *         model asks for is silently ignored), looks at constant inputs
+ *         (sb_load_const) and prepares what can be prepared (packed
+ *         weights) into its state (sb_load_state). Attribute values live
+ *         only while the model loads: copy what the state keeps.
+ *  infer  for a concrete set of input infos, the outputs' element types and
+ *         shapes, the scratch the run needs, and whether output 0 may be
+ *         written over an input. An input's data is there when the value is
+ *         known while planning (a constant, or computed from shapes alone);
+ *         when infer needs data that is not there it returns
+ *         SB_NEEDS_VALUES and runs again, with the data, when the run
+ *         reaches the node (the plan after it is then made for the shapes
+ *         it gives).
+ *  run    computes the outputs (their buffers are allocated, their infos
+ *         are infer's) from the inputs. It never allocates: scratch comes
+ *         from infer's workspace.
+ *
+ * Inputs are counted as the node gives them, trailing omitted ones dropped;
+ * an omitted input in between is a null pointer. Errors name the node
+ * through sb_load_fail / sb_infer_fail / sb_run_fail ("node 3 'conv1'
+ * (Conv): ..."), with a status of samebits.h: SB_ERR_UNSUPPORTED for what
+ * the runtime lacks (at load), SB_ERR_VALUE / SB_ERR_TYPE / SB_ERR_INDEX
+ * for inputs that do not fit (at plan or run). */
+#ifndef SB_GRAPH_OP_H
+#define SB_GRAPH_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "samebits.h"
+#include "tensor.h"
+#include "onnx_model.h"
+
+#define SB_NEEDS_VALUES 1        /* infer: an input's data is needed and not known yet */
+
+typedef struct sb_graph sb_graph;
+
+/* A node as the runtime keeps it (the session owns every field). */
+typedef struct sb_node {
+    int index;                   /* position in the file's graph */
+    const char *name, *op_type;
+    const struct sb_op_def *op;
+    int n_in, n_out;             /* trailing omitted inputs not counted */
+    int *in, *out;               /* value ids; -1 where omitted */
+    void *state;                 /* the op's (load) */
+    /* Set by the load-time rewrites (graph_fuse.c) before load: the
+     * epilogue's activation in sb_matmul_args.activation's encoding, and a
+     * bias that a MatMul absorbed (a value id, -1 for none). */
+    int64_t activation;
+    int fused_bias;
+    int label;                   /* its profile label (sb_session_profile_label) */
+    unsigned char *consumed;     /* per input: load keeps what it needs of it */
+} sb_node;
+
+typedef struct sb_load_ctx {
+    sb_node *node;
+    const sb_onnx_node *proto;   /* the node as read: its attributes */
+    sb_graph *graph;
+    int opset, mode, path, threads;
+    unsigned char *used;         /* per attribute of proto: read by load */
+    int status;                  /* the first error of an attribute reader */
+} sb_load_ctx;
+
+typedef struct sb_infer_ctx {
+    const sb_node *node;
+    const void *state;
+    int mode, path;
+    int n_in, n_out;
+    const sb_tval *const *in;    /* null where omitted; ->data null when not known yet */
+    sb_vinfo *out;               /* to fill: n_out infos */
+    int64_t workspace;           /* bytes of scratch the run needs */
+    int inplace;                 /* output 0 may overwrite this input (-1: none) */
+} sb_infer_ctx;
+
+typedef struct sb_run_ctx {
+    const sb_node *node;
+    const void *state;
+    int mode, path, threads;
+    int n_in, n_out;
+    const sb_tval *const *in;    /* null where omitted */
+    sb_tval *const *out;         /* null where the node leaves an output out */
+    void *workspace;             /* infer's bytes, 64-byte aligned */
+} sb_run_ctx;
+
+enum sb_op_flags {
+    SB_OP_SHAPE_ONLY = 1,        /* run reads only its inputs' infos (Shape, Size) */
+    SB_OP_VIEW = 2,              /* output 0 is input 0's bytes under infer's shape: no run */
+    SB_OP_NO_FOLD = 4,           /* never computed at load */
+};
+
+typedef struct sb_op_def {
+    const char *name;
+    int (*load)(sb_load_ctx *L);     /* null: no attributes */
+    int (*infer)(sb_infer_ctx *I);
+    int (*run)(sb_run_ctx *R);       /* null only for SB_OP_VIEW */
+    unsigned flags;
+} sb_op_def;
+
+/* The registry (op_registry.c): the op of a default-domain type, or null. */
+const sb_op_def *sb_op_find(const char *op_type);
+/* Every registered name, in one sorted list (count through *count). */
+const char *const *sb_op_names(size_t *count);
+
+/* ---- load ---------------------------------------------------------------- */
+
+int sb_load_fail(sb_load_ctx *L, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int sb_has_attr(sb_load_ctx *L, const char *name);
+/* The typed readers: the default when the attribute is absent; a wrong type
+ * sets L->status (SB_ERR_UNSUPPORTED) and returns the default. The _req
+ * forms refuse an absent attribute. */
+int64_t sb_attr_int(sb_load_ctx *L, const char *name, int64_t dflt);
+int64_t sb_attr_int_req(sb_load_ctx *L, const char *name);
+float sb_attr_float(sb_load_ctx *L, const char *name, float dflt);
+/* A string attribute as a NUL-terminated string owned by the session. */
+const char *sb_attr_str(sb_load_ctx *L, const char *name, const char *dflt);
+/* ints / floats: 1 and the values (valid while loading) when present, else 0. */
+int sb_attr_ints(sb_load_ctx *L, const char *name, const int64_t **v, size_t *n);
+int sb_attr_floats(sb_load_ctx *L, const char *name, const float **v, size_t *n);
+/* strings (valid while loading): 1 when present. */
+int sb_attr_strings(sb_load_ctx *L, const char *name, const sb_bytes **v, size_t *n);
+/* A tensor attribute converted as an initializer is (into a constant the
+ * session owns); 1 when present. */
+int sb_attr_tensor(sb_load_ctx *L, const char *name, sb_tval *out);
+/* Marks an attribute read without reading it (documented as not changing
+ * an inference result). */
+void sb_attr_ignore(sb_load_ctx *L, const char *name);
+
+int sb_load_has_input(const sb_load_ctx *L, int i);
+/* Input i's value when it is a constant (an initializer or folded), else null. */
+const sb_tval *sb_load_const(const sb_load_ctx *L, int i);
+/* A constant by value id (a fused bias), else null. */
+const sb_tval *sb_load_const_value(const sb_load_ctx *L, int value);
+/* load keeps what it needs of constant input i (packed weights): the run
+ * gets null there, and the constant is freed once no node reads it. */
+void sb_load_consume(sb_load_ctx *L, int i);
+/* Zeroed state of `bytes` (owned by the session), set as the node's state. */
+void *sb_load_state(sb_load_ctx *L, size_t bytes);
+/* A 64-byte aligned buffer owned by the session (packed weights). */
+void *sb_load_buffer(sb_load_ctx *L, size_t bytes);
+/* Refuses outputs beyond the first (`what` names them). */
+int sb_load_only_first_output(sb_load_ctx *L, const char *what);
+
+/* ---- infer and run ------------------------------------------------------- */
+
+int sb_infer_fail(sb_infer_ctx *I, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int sb_run_fail(sb_run_ctx *R, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "node 3 'conv1' (Conv)" */
+void sb_node_where(const sb_node *node, char *buf, size_t size);
+
+/* An input that must be there: null and an error naming it otherwise. */
+const sb_tval *sb_infer_input(sb_infer_ctx *I, int i, const char *what);
+/* The same input must be float32 (or an integer type): an error otherwise. */
+const sb_tval *sb_infer_float(sb_infer_ctx *I, int i, const char *what);
+const sb_tval *sb_infer_int(sb_infer_ctx *I, int i, const char *what);
+/* An integer input's values as int64 (at most `cap`; *n set), from a known
+ * 0-d or 1-d tensor. SB_NEEDS_VALUES when it is not known yet. */
+int sb_infer_int_list(sb_infer_ctx *I, int i, const char *what, int64_t *v, size_t cap, size_t *n);
+/* ONNX's axis in [-rank, rank) as [0, rank); an SB_ERR_VALUE otherwise. */
+int sb_infer_axis(sb_infer_ctx *I, int64_t axis, int rank, const char *what, int *out);
+
+#endif

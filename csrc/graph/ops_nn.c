@@ -1,0 +1,6 @@
+/* ONNX operators: the nn family (see op.h for how an operator is written). */
+#include "op.h"
+
+const sb_op_def sb_ops_nn[] = {
+    {0},
+};

@@ -1,0 +1,276 @@
+/* Plans (runtime.h): the steps for one set of input infos and the arena
+ * they run in. Pure bookkeeping except for the nodes computed while
+ * planning, which run the same op code a step would (the same bits). */
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "memory.h"
+#include "runtime.h"
+
+/* Outputs of nodes whose inputs are all known are computed while planning
+ * when they are at most this large (shape arithmetic, masks from shapes);
+ * larger ones run as steps. */
+#define KNOWN_LIMIT ((int64_t)1 << 20)
+#define ALIGN 64
+
+static int root_of(const sb_plan_value *values, int v)
+{
+    return values[v].where == PV_ALIAS ? values[v].alias : v;
+}
+
+static int64_t round_up(int64_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
+
+void sb_plan_free(sb_plan *p)
+{
+    while (p) {
+        sb_plan *next = p->next;
+        sb_plan_free(p->continuations);
+        for (int i = 0; i < p->n_known; ++i) sb_free_aligned(p->known[i]);
+        for (int i = 0; i < p->n_free_arenas; ++i) sb_free_aligned(p->free_arenas[i]);
+        free(p->known);
+        free(p->free_arenas);
+        free(p->steps);
+        free(p->values);
+        free(p->key);
+        free(p);
+        p = next;
+    }
+}
+
+static void *keep_known(sb_plan *p, int64_t bytes)
+{
+    void **grown = realloc(p->known, (size_t)(p->n_known + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    p->known = grown;
+    void *data = sb_alloc_aligned((size_t)(bytes > 0 ? bytes : 1));
+    if (data) p->known[p->n_known++] = data;
+    return data;
+}
+
+/* ---- the arena: best fit by size ------------------------------------------ */
+
+typedef struct {
+    int64_t bytes, offset;
+    int first, last;
+    int64_t *result;             /* where the offset goes */
+} block;
+
+static int by_size(const void *a, const void *b)
+{
+    const block *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    return x->first - y->first;   /* a fixed order among equals: the same plan every time */
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const block *x = *(const block *const *)a, *y = *(const block *const *)b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Places every block at the offset of the smallest gap (among blocks whose
+ * lifetimes overlap its own) that holds it; returns the arena's size. */
+static int64_t place(block *blocks, int n)
+{
+    qsort(blocks, (size_t)n, sizeof *blocks, by_size);
+    block **live = malloc((size_t)(n + 1) * sizeof *live);
+    int64_t total = 0;
+    if (!live) return -1;
+    for (int i = 0; i < n; ++i) {
+        int m = 0;
+        for (int j = 0; j < i; ++j)
+            if (blocks[j].first <= blocks[i].last && blocks[i].first <= blocks[j].last)
+                live[m++] = &blocks[j];
+        qsort(live, (size_t)m, sizeof *live, by_offset);
+        int64_t best = -1, best_gap = -1, at = 0;
+        for (int j = 0; j < m; ++j) {
+            int64_t gap = live[j]->offset - at;
+            if (gap >= blocks[i].bytes && (best_gap < 0 || gap < best_gap)) best = at, best_gap = gap;
+            int64_t end = live[j]->offset + live[j]->bytes;
+            if (end > at) at = end;
+        }
+        blocks[i].offset = best >= 0 ? best : at;
+        if (blocks[i].offset + blocks[i].bytes > total) total = blocks[i].offset + blocks[i].bytes;
+    }
+    free(live);
+    for (int i = 0; i < n; ++i) *blocks[i].result = blocks[i].offset;
+    return total;
+}
+
+static int assign_arena(sb_plan *p, int n_values)
+{
+    int n = 0;
+    block *blocks = malloc((size_t)(n_values + p->n_steps + 1) * sizeof *blocks);
+    if (!blocks) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+    for (int v = 0; v < n_values; ++v) {
+        sb_plan_value *pv = &p->values[v];
+        if (pv->where != PV_ARENA) continue;
+        int64_t bytes = sb_vinfo_bytes(&pv->info);
+        blocks[n].bytes = round_up(bytes > 0 ? bytes : 1);
+        blocks[n].first = pv->first, blocks[n].last = pv->last;
+        blocks[n++].result = &pv->offset;
+    }
+    for (int i = 0; i < p->n_steps; ++i) {
+        sb_plan_step *st = &p->steps[i];
+        if (st->workspace_bytes <= 0) continue;
+        blocks[n].bytes = round_up(st->workspace_bytes);
+        blocks[n].first = blocks[n].last = st->node;
+        blocks[n++].result = &st->workspace;
+    }
+    p->arena_bytes = place(blocks, n);
+    free(blocks);
+    return p->arena_bytes < 0 ? sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning") : SB_OK;
+}
+
+/* ---- the walk over the nodes ---------------------------------------------- */
+
+/* Computes node n now (its inputs known): outputs become PV_KNOWN. */
+static int compute_now(sb_session *s, sb_plan *p, const sb_node *n, const sb_tval *const *in,
+                       const sb_vinfo *infos, int64_t workspace_bytes)
+{
+    sb_tval outs[16], *outp[16];
+    void *workspace = NULL;
+    for (int j = 0; j < n->n_out; ++j) {
+        outp[j] = NULL;
+        if (n->out[j] < 0) continue;
+        outs[j].info = infos[j];
+        outs[j].data = keep_known(p, sb_vinfo_bytes(&infos[j]));
+        if (!outs[j].data) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        outp[j] = &outs[j];
+    }
+    int status = SB_OK;
+    if (n->op->flags & SB_OP_VIEW) {
+        int64_t bytes = sb_vinfo_bytes(&infos[0]);
+        if (outp[0] && bytes > 0) memcpy(outs[0].data, in[0]->data, (size_t)bytes);
+    } else {
+        if (workspace_bytes > 0 && !(workspace = sb_alloc_aligned((size_t)workspace_bytes)))
+            return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        sb_run_ctx R = {0};
+        R.node = n, R.state = n->state, R.mode = s->graph->mode, R.path = s->graph->path;
+        R.threads = s->graph->threads, R.n_in = n->n_in, R.n_out = n->n_out;
+        R.in = in, R.out = outp, R.workspace = workspace;
+        status = n->op->run(&R);
+        sb_free_aligned(workspace);
+    }
+    if (status) return status;
+    for (int j = 0; j < n->n_out; ++j) {
+        if (n->out[j] < 0) continue;
+        sb_plan_value *pv = &p->values[n->out[j]];
+        pv->info = infos[j];
+        pv->where = PV_KNOWN;
+        pv->data = outs[j].data;
+    }
+    return SB_OK;
+}
+
+int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **out)
+{
+    sb_graph *g = s->graph;
+    *out = NULL;
+    sb_plan *p = calloc(1, sizeof *p);
+    if (!p) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+    p->dynamic = -1;
+    p->values = malloc((size_t)(g->n_values + 1) * sizeof *p->values);
+    p->steps = malloc((size_t)(g->n_nodes - start + 1) * sizeof *p->steps);
+    const sb_tval **in = NULL;
+    sb_tval *tv = NULL;
+    int status = SB_OK;
+    if (!p->values || !p->steps) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning"); goto fail; }
+    memcpy(p->values, init, (size_t)g->n_values * sizeof *p->values);
+    int max_in = 1;
+    for (int k = start; k < g->n_nodes; ++k) if (g->nodes[k].n_in > max_in) max_in = g->nodes[k].n_in;
+    in = malloc((size_t)max_in * sizeof *in);
+    tv = malloc((size_t)max_in * sizeof *tv);
+    if (!in || !tv) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning"); goto fail; }
+    p->max_inputs = max_in;
+    for (int k = start; k < g->n_nodes; ++k) {
+        const sb_node *n = &g->nodes[k];
+        int all_known = 1;
+        for (int i = 0; i < n->n_in; ++i) {
+            int v = n->in[i];
+            if (v < 0 || n->consumed[i]) { in[i] = NULL; continue; }
+            const sb_plan_value *pv = &p->values[v];
+            if (pv->where == PV_NONE) {
+                status = sb_fail(SB_ERR_VALUE, "node %d (%s): input '%s' has no value", n->index,
+                                 n->op_type, g->values[v].name);
+                goto fail;
+            }
+            tv[i].info = pv->info;
+            tv[i].data = pv->where == PV_CONST || pv->where == PV_KNOWN ? pv->data : NULL;
+            if (!tv[i].data && sb_vinfo_numel(&pv->info) != 0) all_known = 0;
+            in[i] = &tv[i];
+        }
+        sb_vinfo infos[16];
+        if (n->n_out > 16) {
+            status = sb_fail(SB_ERR_UNSUPPORTED, "node %d (%s): more than 16 outputs", n->index, n->op_type);
+            goto fail;
+        }
+        memset(infos, 0, sizeof infos);
+        sb_infer_ctx I = {0};
+        I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
+        I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
+        status = n->op->infer(&I);
+        if (status == SB_NEEDS_VALUES) {   /* the run infers it, then plans the rest */
+            status = SB_OK;
+            p->dynamic = k;
+            break;
+        }
+        if (status) goto fail;
+        int64_t total = 0;
+        for (int j = 0; j < n->n_out; ++j) {
+            int64_t bytes = sb_vinfo_bytes(&infos[j]);
+            if (bytes < 0) {
+                char where[512];
+                sb_node_where(n, where, sizeof where);
+                status = sb_fail(SB_ERR_VALUE, "%s: output %d has more than 2^40 elements or no type",
+                                 where, j);
+                goto fail;
+            }
+            if (n->out[j] >= 0) total += bytes;
+        }
+        if ((all_known || (n->op->flags & SB_OP_SHAPE_ONLY)) && total <= KNOWN_LIMIT) {
+            if ((status = compute_now(s, p, n, in, infos, I.workspace))) goto fail;
+            continue;
+        }
+        sb_plan_step *st = &p->steps[p->n_steps++];
+        st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0;
+        for (int j = 0; j < n->n_out; ++j) {
+            int v = n->out[j];
+            if (v < 0) continue;
+            sb_plan_value *pv = &p->values[v];
+            memset(pv, 0, sizeof *pv);
+            pv->info = infos[j];
+            int last = s->last_reader[v] > k ? s->last_reader[v] : k;
+            int source = -1;
+            if (j == 0 && (n->op->flags & SB_OP_VIEW)) source = 0;
+            else if (j == 0 && I.inplace >= 0 && I.inplace < n->n_in && in[I.inplace]) {
+                int r = root_of(p->values, n->in[I.inplace]);
+                int shared = 0;
+                for (int i = 0; i < n->n_in; ++i)
+                    if (i != I.inplace && n->in[i] >= 0 && root_of(p->values, n->in[i]) == r) shared = 1;
+                if (!shared && p->values[r].where == PV_ARENA && p->values[r].last == k &&
+                    sb_vinfo_bytes(&in[I.inplace]->info) == sb_vinfo_bytes(&infos[0]))
+                    source = I.inplace;
+            }
+            if (source >= 0) {
+                int r = root_of(p->values, n->in[source]);
+                pv->where = PV_ALIAS;
+                pv->alias = r;
+                if (p->values[r].where == PV_ARENA && p->values[r].last < last) p->values[r].last = last;
+            } else {
+                pv->where = PV_ARENA;
+                pv->first = k, pv->last = last;
+            }
+        }
+    }
+    if ((status = assign_arena(p, g->n_values))) goto fail;
+    free(in);
+    free(tv);
+    *out = p;
+    return SB_OK;
+fail:
+    free(in);
+    free(tv);
+    sb_plan_free(p);
+    return status;
+}

@@ -1,0 +1,309 @@
+/* The graph runtime's C API (samebits.h, docs/c-api.md): sessions, their
+ * inputs and outputs, runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "memory.h"
+#include "runtime.h"
+
+#if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
+static void *lock_new(void) { static int dummy; return &dummy; }
+static void lock_free(void *l) { (void)l; }
+void sb_session_lock(sb_session *s) { (void)s; }
+void sb_session_unlock(sb_session *s) { (void)s; }
+#else
+#include <pthread.h>
+static void *lock_new(void)
+{
+    pthread_mutex_t *m = malloc(sizeof *m);
+    if (m && pthread_mutex_init(m, NULL) != 0) { free(m); m = NULL; }
+    return m;
+}
+static void lock_free(void *l)
+{
+    if (!l) return;
+    pthread_mutex_destroy(l);
+    free(l);
+}
+void sb_session_lock(sb_session *s) { pthread_mutex_lock(s->lock); }
+void sb_session_unlock(sb_session *s) { pthread_mutex_unlock(s->lock); }
+#endif
+
+void sb_session_free(sb_session *s)
+{
+    if (!s) return;
+    sb_plan_free(s->plans);
+    sb_graph_free(s->graph);
+    free(s->last_reader);
+    lock_free(s->lock);
+    free(s);
+}
+
+int sb_session_load(const sb_load_args *a)
+{
+    sb_error_clear();
+    if (!a || !a->session) return sb_fail(SB_ERR_ARGUMENT, "sb_session_load: no arguments");
+    sb_session **out = (sb_session **)(intptr_t)a->session;
+    *out = NULL;
+    if (a->mode != SB_MODE_FAST && a->mode != SB_MODE_EXACT)
+        return sb_fail(SB_ERR_ARGUMENT, "mode must be 0 (fast) or 1 (exact), got %lld", (long long)a->mode);
+    if (a->max_threads < 1) return sb_fail(SB_ERR_ARGUMENT, "max_threads must be at least 1");
+    if (a->path < 0 || a->path >= sb_path_count() || !sb_path_supported((int)a->path))
+        return sb_fail(SB_ERR_PATH, "path %lld cannot run on this CPU", (long long)a->path);
+    if (a->size < 0 || (a->size && !a->data)) return sb_fail(SB_ERR_ARGUMENT, "bad model bytes");
+    if (a->external_count < 0 || (a->external_count && !a->external))
+        return sb_fail(SB_ERR_ARGUMENT, "bad external data list");
+    sb_graph_options o = {0};
+    o.mode = (int)a->mode, o.path = (int)a->path;
+    o.threads = a->max_threads > 1024 ? 1024 : (int)a->max_threads;
+    o.base_dir = (const char *)(intptr_t)a->base_dir;
+    o.external_count = (size_t)a->external_count;
+    o.external = (const sb_external_data *)(intptr_t)a->external;
+    sb_session *s = calloc(1, sizeof *s);
+    if (!s || !(s->lock = lock_new())) {
+        free(s);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    int status = sb_graph_load((const uint8_t *)(intptr_t)a->data, (size_t)a->size, &o, &s->graph);
+    if (status) {
+        sb_session_free(s);
+        return status;
+    }
+    sb_graph *g = s->graph;
+    s->last_reader = malloc((size_t)(g->n_values + 1) * sizeof(int));
+    if (!s->last_reader) {
+        sb_session_free(s);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int v = 0; v < g->n_values; ++v) s->last_reader[v] = g->values[v].is_output ? g->n_nodes : -1;
+    for (int k = 0; k < g->n_nodes; ++k)
+        for (int i = 0; i < g->nodes[k].n_in; ++i) {
+            int v = g->nodes[k].in[i];
+            if (v >= 0 && s->last_reader[v] < k) s->last_reader[v] = k;
+        }
+    *out = s;
+    return SB_OK;
+}
+
+int sb_session_io_count(const sb_session *s, int outputs)
+{
+    if (!s) return 0;
+    return outputs ? s->graph->n_outputs : s->graph->n_inputs;
+}
+
+int sb_session_io_info(const sb_session *s, int outputs, int index, sb_io_info *info)
+{
+    if (!s || !info || index < 0 || index >= sb_session_io_count(s, outputs))
+        return SB_ERR_ARGUMENT;
+    const sb_io *io = outputs ? &s->graph->outputs[index] : &s->graph->inputs[index];
+    memset(info, 0, sizeof *info);
+    info->name = (int64_t)(intptr_t)io->name;
+    info->dtype = io->dtype, info->rank = io->rank;
+    for (int d = 0; d < io->rank; ++d) {
+        info->dims[d] = io->dims[d];
+        info->dim_names[d] = (int64_t)(intptr_t)io->dim_names[d];
+    }
+    return SB_OK;
+}
+
+int sb_session_profile_count(const sb_session *s) { return s ? s->graph->n_labels : 0; }
+
+const char *sb_session_profile_label(const sb_session *s, int index)
+{
+    return s && index >= 0 && index < s->graph->n_labels ? s->graph->labels[index] : NULL;
+}
+
+int sb_session_node_count(const sb_session *s) { return s ? s->graph->n_nodes : 0; }
+
+int sb_session_plan_count(sb_session *s)
+{
+    if (!s) return 0;
+    sb_session_lock(s);
+    int n = s->n_plans;
+    sb_session_unlock(s);
+    return n;
+}
+
+void sb_buffer_free(void *buffer) { sb_free_aligned(buffer); }
+
+/* ---- running ------------------------------------------------------------- */
+
+typedef struct {
+    const sb_run_args *args;
+    const int64_t *indices;
+    sb_tensor_arg *outputs;
+} finish_ctx;
+
+/* At the graph's end: each wanted output copied into a new buffer. */
+static int copy_outputs(sb_run_state *st)
+{
+    finish_ctx *f = st->finish_ctx;
+    sb_graph *g = st->session->graph;
+    for (int64_t k = 0; k < f->args->output_count; ++k) {
+        const sb_io *io = &g->outputs[f->indices[k]];
+        const sb_vinfo *info = &st->infos[io->value];
+        int64_t bytes = sb_vinfo_bytes(info);
+        void *copy = sb_alloc_aligned((size_t)(bytes > 0 ? bytes : 1));
+        if (!copy) {
+            for (int64_t j = 0; j < k; ++j) sb_free_aligned((void *)(intptr_t)f->outputs[j].data);
+            return sb_fail(SB_ERR_NO_MEMORY, "out of memory for output '%s' (%lld bytes)", io->name,
+                           (long long)bytes);
+        }
+        if (bytes > 0) memcpy(copy, st->ptr[io->value], (size_t)bytes);
+        sb_tensor_arg *o = &f->outputs[k];
+        memset(o, 0, sizeof *o);
+        o->dtype = info->dtype, o->rank = info->rank;
+        for (int d = 0; d < info->rank; ++d) o->dims[d] = info->dims[d];
+        o->data = (int64_t)(intptr_t)copy;
+    }
+    return SB_OK;
+}
+
+static void dims_text(int rank, const int64_t *dims, char *buf, size_t size)
+{
+    sb_vinfo v = {0};
+    v.rank = rank;
+    for (int d = 0; d < rank; ++d) v.dims[d] = dims[d];
+    sb_shape_text(&v, buf, size);
+}
+
+/* The inputs checked against the declarations, as infos. */
+static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *infos)
+{
+    const sb_graph *g = s->graph;
+    for (int i = 0; i < g->n_inputs; ++i) {
+        const sb_io *io = &g->inputs[i];
+        const sb_tensor_arg *t = &in[i];
+        if (sb_dtype_size((int)t->dtype) == 0 || t->dtype != (int)t->dtype)
+            return sb_fail(SB_ERR_TYPE, "input '%s': element type %s is not supported (float32, "
+                           "integer and bool tensors are)", io->name, sb_dtype_name((int)t->dtype));
+        if (io->dtype && io->dtype != t->dtype)
+            return sb_fail(SB_ERR_TYPE, "input '%s': the model wants %s, got %s", io->name,
+                           sb_dtype_name(io->dtype), sb_dtype_name((int)t->dtype));
+        if (t->rank < 0 || t->rank > SB_MAX_RANK)
+            return sb_fail(SB_ERR_VALUE, "input '%s': rank %lld is not supported (at most %d)",
+                           io->name, (long long)t->rank, SB_MAX_RANK);
+        memset(&infos[i], 0, sizeof infos[i]);
+        infos[i].dtype = (int)t->dtype, infos[i].rank = (int)t->rank;
+        for (int d = 0; d < t->rank; ++d) {
+            if (t->dims[d] < 0 || t->dims[d] > SB_MAX_SIZE)
+                return sb_fail(SB_ERR_VALUE, "input '%s': dimension %lld is out of range", io->name,
+                               (long long)t->dims[d]);
+            infos[i].dims[d] = t->dims[d];
+        }
+        if (sb_vinfo_numel(&infos[i]) < 0)
+            return sb_fail(SB_ERR_VALUE, "input '%s' has more than 2^40 elements", io->name);
+        if (sb_vinfo_numel(&infos[i]) > 0 && !t->data)
+            return sb_fail(SB_ERR_ARGUMENT, "input '%s': no data", io->name);
+        int mismatch = io->rank >= 0 && io->rank != t->rank;
+        for (int d = 0; d < io->rank && !mismatch; ++d)
+            mismatch = io->dims[d] >= 0 && io->dims[d] != t->dims[d];
+        if (mismatch) {
+            char want[512], got[512];
+            size_t at = 0;
+            want[0] = 0;
+            at += (size_t)snprintf(want, sizeof want, "(");
+            for (int d = 0; d < io->rank && at < sizeof want; ++d)
+                at += io->dims[d] >= 0
+                      ? (size_t)snprintf(want + at, sizeof want - at, d ? ", %lld" : "%lld", (long long)io->dims[d])
+                      : (size_t)snprintf(want + at, sizeof want - at, d ? ", %s" : "%s",
+                                         io->dim_names[d] ? io->dim_names[d] : "?");
+            if (at < sizeof want) snprintf(want + at, sizeof want - at, io->rank == 1 ? ",)" : ")");
+            dims_text((int)t->rank, t->dims, got, sizeof got);
+            return sb_fail(SB_ERR_VALUE, "input '%s': the model wants shape %s, got %s", io->name, want, got);
+        }
+    }
+    return SB_OK;
+}
+
+/* The plan for these input infos: cached, or made now. */
+static int root_plan(sb_session *s, const sb_vinfo *infos, sb_plan **out)
+{
+    sb_graph *g = s->graph;
+    sb_session_lock(s);
+    sb_plan *p = s->plans;
+    for (; p; p = p->next)
+        if (p->key_count == g->n_inputs &&
+            (g->n_inputs == 0 || memcmp(p->key, infos, (size_t)g->n_inputs * sizeof *infos) == 0))
+            break;
+    int status = SB_OK;
+    if (!p) {
+        sb_plan_value *init = calloc((size_t)g->n_values + 1, sizeof *init);
+        sb_vinfo *key = malloc((size_t)(g->n_inputs + 1) * sizeof *key);
+        if (!init || !key) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        for (int v = 0; !status && v < g->n_values; ++v) {
+            if (g->values[v].kind == SB_V_CONST) {
+                init[v].where = PV_CONST;
+                init[v].info = g->values[v].konst.info;
+                init[v].data = g->values[v].konst.data;
+            }
+        }
+        for (int i = 0; !status && i < g->n_inputs; ++i) {
+            init[g->inputs[i].value].where = PV_EXTERNAL;
+            init[g->inputs[i].value].info = infos[i];
+            key[i] = infos[i];
+        }
+        if (!status) status = sb_plan_make(s, 0, init, &p);
+        if (!status) {
+            p->key = key, p->key_count = g->n_inputs;
+            key = NULL;
+            p->next = s->plans;
+            s->plans = p;
+            s->n_plans++;
+        }
+        free(init);
+        free(key);
+    }
+    sb_session_unlock(s);
+    *out = p;
+    return status;
+}
+
+int sb_session_run(sb_session *s, const sb_run_args *a)
+{
+    sb_error_clear();
+    if (!s || !a) return sb_fail(SB_ERR_ARGUMENT, "sb_session_run: no session or arguments");
+    sb_graph *g = s->graph;
+    const sb_tensor_arg *in = (const sb_tensor_arg *)(intptr_t)a->inputs;
+    const int64_t *indices = (const int64_t *)(intptr_t)a->output_indices;
+    sb_tensor_arg *outs = (sb_tensor_arg *)(intptr_t)a->outputs;
+    if ((g->n_inputs && !in) || a->output_count < 0 || a->output_count > g->n_outputs ||
+        (a->output_count && (!indices || !outs)))
+        return sb_fail(SB_ERR_ARGUMENT, "sb_session_run: bad arguments");
+    for (int64_t k = 0; k < a->output_count; ++k)
+        if (indices[k] < 0 || indices[k] >= g->n_outputs)
+            return sb_fail(SB_ERR_ARGUMENT, "sb_session_run: output index %lld out of range",
+                           (long long)indices[k]);
+    sb_vinfo small[8];
+    sb_vinfo *infos = g->n_inputs <= 8 ? small : malloc((size_t)g->n_inputs * sizeof *infos);
+    if (!infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    int status = read_inputs(s, in, infos);
+    sb_plan *p = NULL;
+    if (!status) status = root_plan(s, infos, &p);
+    if (infos != small) free(infos);
+    if (status) return status;
+    sb_run_state st = {0};
+    st.session = s;
+    st.threads = a->max_threads > 0 ? (a->max_threads > 1024 ? 1024 : (int)a->max_threads) : g->threads;
+    st.ptr = calloc((size_t)g->n_values + 1, sizeof *st.ptr);
+    st.infos = malloc((size_t)(g->n_values + 1) * sizeof *st.infos);
+    if (!st.ptr || !st.infos) {
+        free(st.ptr);
+        free(st.infos);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < g->n_inputs; ++i) st.ptr[g->inputs[i].value] = (void *)(intptr_t)in[i].data;
+    st.profile_ns = (int64_t *)(intptr_t)a->profile_ns;
+    st.profile_calls = (int64_t *)(intptr_t)a->profile_calls;
+    if (!st.profile_calls) st.profile_ns = NULL;
+    finish_ctx f = {a, indices, outs};
+    st.finish = copy_outputs;
+    st.finish_ctx = &f;
+    status = sb_plan_run(p, &st);
+    for (int i = 0; i < st.n_heap; ++i) sb_free_aligned(st.heap[i]);
+    free(st.heap);
+    free(st.ptr);
+    free(st.infos);
+    return status;
+}

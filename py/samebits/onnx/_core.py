@@ -1,0 +1,345 @@
+"""samebits.onnx over the C graph runtime (csrc/graph/): a thin host.
+
+The model is read, checked, folded, rewritten, planned and run in C
+(sb_session_load, sb_session_run in samebits.h); this module turns Python
+arguments into the C API's structures and the C status and message into
+the Python exceptions the runner documents. The same code runs in CPython
+and in Pyodide (ctypes over the native library or the side module).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
+
+from .. import _abi, _args, _lib, _operands, _paths
+from .._typing import Mode
+from ._registry import UnsupportedModelError
+from ._wire import DecodeError
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    try:
+        import numpy as np
+    except ImportError:   # Pyodide without numpy
+        np = None
+
+MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
+
+# TensorProto.DataType numbers of the element types a graph computes with,
+# their names, struct formats and numpy dtype strings.
+FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, BOOL, UINT32, UINT64 = 1, 2, 3, 4, 5, 6, 7, 9, 12, 13
+DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+               7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32",
+               13: "uint64", 14: "complex64", 15: "complex128", 16: "bfloat16"}
+_FORMATS = {FLOAT: "f", UINT8: "B", INT8: "b", UINT16: "H", INT16: "h", INT32: "i", INT64: "q",
+            BOOL: "?", UINT32: "I", UINT64: "Q"}
+_SIZES = {FLOAT: 4, UINT8: 1, INT8: 1, UINT16: 2, INT16: 2, INT32: 4, INT64: 8, BOOL: 1,
+          UINT32: 4, UINT64: 8}
+_NUMPY = {FLOAT: "<f4", UINT8: "u1", INT8: "i1", UINT16: "<u2", INT16: "<i2", INT32: "<i4",
+          INT64: "<i8", BOOL: "?", UINT32: "<u4", UINT64: "<u8"}
+_FROM_NUMPY = {"f4": FLOAT, "u1": UINT8, "i1": INT8, "u2": UINT16, "i2": INT16, "i4": INT32,
+               "i8": INT64, "b1": BOOL, "u4": UINT32, "u8": UINT64}
+_FROM_FORMAT = {"f": FLOAT, "B": UINT8, "b": INT8, "H": UINT16, "h": INT16, "i": INT32,
+                "l": INT64 if struct.calcsize("l") == 8 else INT32, "q": INT64, "?": BOOL,
+                "I": UINT32, "L": UINT64 if struct.calcsize("L") == 8 else UINT32, "Q": UINT64}
+_RANGES = {INT64: (-(1 << 63), (1 << 63) - 1), INT32: (-(1 << 31), (1 << 31) - 1),
+           INT16: (-(1 << 15), (1 << 15) - 1), INT8: (-128, 127), UINT8: (0, 255),
+           UINT16: (0, 65535), UINT32: (0, (1 << 32) - 1), UINT64: (0, (1 << 64) - 1),
+           BOOL: (0, 1)}
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A graph input or output: name, element type and shape (an int per
+    fixed dimension, a string per symbolic one, None where unknown)."""
+    name: str
+    dtype: str
+    shape: Optional[tuple[Union[int, str, None], ...]]
+
+
+def raise_status(library: Any, status: int, what: str) -> None:
+    """The C status and the thread's message as the runner's exception."""
+    if status == 0:
+        return
+    message = (library.sb_last_error() or b"").decode("utf-8", "replace") or \
+        f"{what}: status {status}"
+    kinds: dict[int, type[Exception]] = {
+        _lib.STATUS_DECODE: DecodeError, _lib.STATUS_UNSUPPORTED: UnsupportedModelError,
+        _lib.STATUS_VALUE: ValueError, _lib.STATUS_TYPE: TypeError,
+        _lib.STATUS_INDEX: IndexError, _lib.STATUS_NO_MEMORY: MemoryError}
+    raise kinds.get(status, ValueError)(message)
+
+
+def _dtype_name(code: int) -> str:
+    return DTYPE_NAMES.get(code, "unknown") if code else "unknown"
+
+
+class _Feed:
+    """One input as the C API takes it (the bytes kept alive by `keep`)."""
+
+    def __init__(self, dtype: int, shape: tuple[int, ...], address: int, keep: Any) -> None:
+        self.dtype, self.shape, self.address, self.keep = dtype, shape, address, keep
+
+
+def _buffer_feed(name: str, value: Any) -> _Feed:
+    try:
+        view = memoryview(value)
+    except TypeError:
+        raise TypeError(f"input {name!r}: expected a numpy array or a buffer, got "
+                        f"{type(value).__name__}") from None
+    fmt = view.format.lstrip("<=@")
+    if fmt not in _FROM_FORMAT:
+        raise TypeError(f"input {name!r}: buffer format {view.format!r} is not supported")
+    shape = _operands.view_shape(view)
+    raw = bytearray(view.tobytes()) if view.nbytes else bytearray(1)
+    cell = (ctypes.c_char * len(raw)).from_buffer(raw)
+    return _Feed(_FROM_FORMAT[fmt], shape, ctypes.addressof(cell), (raw, cell))
+
+
+def _numpy_feed(name: str, value: Any, want: int) -> _Feed:
+    key = value.dtype.str.lstrip("<>=|")
+    dtype = _FROM_NUMPY.get(key)
+    if dtype is None:
+        wants = f"; the model wants {_dtype_name(want)}" if want else ""
+        hint = ": convert with .astype(np.float32)" if value.dtype.kind == "f" else ""
+        raise TypeError(f"input {name!r}: dtype {value.dtype} is not supported (float32 and "
+                        f"integer arrays are{wants}){hint}")
+    if want and want != dtype and dtype != FLOAT and want in _RANGES:
+        # another integer type whose values fit the declared one: converted
+        lo, hi = _RANGES[want]
+        if value.size == 0 or (int(value.min()) >= lo and int(value.max()) <= hi):
+            value = value.astype(_NUMPY[want])
+            dtype = want
+    a = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")
+                             if value.dtype.itemsize > 1 else value.dtype)
+    return _Feed(dtype, tuple(int(s) for s in a.shape), a.ctypes.data if a.size else 0, a)
+
+
+def _int_compatible_buffer(feed: _Feed, want: int) -> _Feed:
+    """An integer buffer of another type whose values fit `want`, converted."""
+    fmt = _FORMATS[feed.dtype]
+    n = 1
+    for s in feed.shape:
+        n *= s
+    values = list(struct.unpack(f"<{n}{fmt}", ctypes.string_at(feed.address, n * _SIZES[feed.dtype])))\
+        if n else []
+    lo, hi = _RANGES[want]
+    if not all(lo <= int(v) <= hi for v in values):
+        return feed
+    raw = bytearray(struct.pack(f"<{n}{_FORMATS[want]}", *[int(v) for v in values])) or bytearray(1)
+    cell = (ctypes.c_char * len(raw)).from_buffer(raw)
+    return _Feed(want, feed.shape, ctypes.addressof(cell), (raw, cell))
+
+
+def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
+    dtype = int(arg.dtype)
+    shape = tuple(int(arg.dims[d]) for d in range(arg.rank))
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * _SIZES[dtype]
+    if numpy_out:
+        out = np.empty(shape, dtype=_NUMPY[dtype])
+        if nbytes:
+            ctypes.memmove(out.ctypes.data, arg.data, nbytes)
+        return out
+    raw = bytearray(ctypes.string_at(arg.data, nbytes)) if nbytes else bytearray(0)
+    fmt = "b" if dtype == BOOL else _FORMATS[dtype]   # bool as 0/1 bytes, as numpy stores it
+    if n == 0:
+        return memoryview(bytearray(0)).cast(fmt)   # type: ignore[call-overload]  # (no zero-size shape in a memoryview)
+    view = memoryview(raw).cast("B")
+    return view.cast(fmt, shape) if shape else view.cast(fmt, ())   # type: ignore[call-overload]  # fmt: one of _FORMATS
+
+
+class Session:
+    """An ONNX model loaded into the C graph runtime (samebits.onnx.load).
+
+    Attributes
+    ----------
+    inputs, outputs
+        TensorInfo of the graph's inputs (initializers excluded) and outputs.
+    mode
+        "exact" or "fast".
+    path
+        The ISA path the weights were packed for; runs use it.
+    """
+
+    def __init__(self, data: Any, mode: str, threads: Optional[int],
+                 base_dir: Optional[Path]) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
+        self.mode: Mode = cast(Mode, mode)
+        self.threads = None if threads is None else _args.threads(threads, "load")
+        self.path = _paths.path()
+        # fast mode in WebAssembly runs on the relaxed-SIMD module when there is one
+        self._lib = _lib.lib if mode == "exact" else _lib.fast_lib
+        self._handle = ctypes.c_void_p(0)
+        raw = bytes(data) if not isinstance(data, bytes) else data
+        base = str(base_dir).encode() if base_dir is not None else None
+        base_buf = ctypes.create_string_buffer(base) if base is not None else None
+        args = _abi.LoadArgs(
+            data=ctypes.cast(ctypes.c_char_p(raw), ctypes.c_void_p).value or 0, size=len(raw),
+            mode=MODES[mode], path=_paths.active_path_index(),
+            max_threads=self.threads if self.threads is not None else _args.threads(None, "load"),
+            base_dir=ctypes.addressof(base_buf) if base_buf is not None else 0,
+            external_count=0, external=0, session=ctypes.addressof(self._handle))
+        raise_status(self._lib, self._lib.sb_session_load(ctypes.addressof(args)), "load")
+        self.inputs = [self._info(0, i) for i in range(self._lib.sb_session_io_count(self._handle, 0))]
+        self.outputs = [self._info(1, i) for i in range(self._lib.sb_session_io_count(self._handle, 1))]
+        self._input_codes = [self._io_dtype(0, i) for i in range(len(self.inputs))]
+        self._output_index = {o.name: i for i, o in enumerate(self.outputs)}
+        count = self._lib.sb_session_profile_count(self._handle)
+        self._labels = [self._lib.sb_session_profile_label(self._handle, i).decode()
+                        for i in range(count)]
+
+    def _io_dtype(self, outputs: int, index: int) -> int:
+        info = _abi.IoInfo()
+        self._lib.sb_session_io_info(self._handle, outputs, index, ctypes.addressof(info))
+        return int(info.dtype)
+
+    def _info(self, outputs: int, index: int) -> TensorInfo:
+        info = _abi.IoInfo()
+        raise_status(self._lib, self._lib.sb_session_io_info(self._handle, outputs, index,
+                                                             ctypes.addressof(info)), "io")
+        name = ctypes.string_at(info.name).decode()
+        shape: Optional[tuple[Union[int, str, None], ...]] = None
+        if info.rank >= 0:
+            dims: list[Union[int, str, None]] = []
+            for d in range(info.rank):
+                if info.dims[d] >= 0:
+                    dims.append(int(info.dims[d]))
+                elif info.dim_names[d]:
+                    dims.append(ctypes.string_at(info.dim_names[d]).decode())
+                else:
+                    dims.append(None)
+            shape = tuple(dims)
+        return TensorInfo(name, _dtype_name(int(info.dtype)), shape)
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.value:
+            self._lib.sb_session_free(handle)
+            handle.value = None
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{i.name}: {i.dtype}{list(i.shape) if i.shape is not None else ''}"
+                        for i in self.inputs)
+        return (f"<samebits.onnx.Session mode={self.mode!r} path={self.path!r} "
+                f"nodes={self.node_count} inputs=({ins})>")
+
+    @property
+    def node_count(self) -> int:
+        """Nodes left to run after loading (folded and absorbed ones are gone)."""
+        return int(self._lib.sb_session_node_count(self._handle))
+
+    @property
+    def plan_count(self) -> int:
+        """Plans made so far (one per set of input shapes)."""
+        return int(self._lib.sb_session_plan_count(self._handle))
+
+    def _feed(self, index: int, name: str, value: Any) -> tuple[_Feed, bool]:
+        want = self._input_codes[index]
+        if np is not None and isinstance(value, np.ndarray):
+            return _numpy_feed(name, value, want), True
+        feed = _buffer_feed(name, value)
+        if want and want != feed.dtype and feed.dtype != FLOAT and want in _RANGES:
+            feed = _int_compatible_buffer(feed, want)
+        return feed, False
+
+    def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
+            profile: Optional[dict[str, tuple[float, int]]] = None) -> dict[str, Any]:
+        """Runs the model: ``{input name: array}`` -> ``{output name: array}``.
+
+        Inputs are numpy arrays or buffers (format 'f' for float32, integer
+        formats for integer inputs). Outputs are numpy arrays when the
+        inputs were (or when there are no inputs and numpy is present), else
+        memoryviews. ``outputs`` selects some of the graph outputs.
+        ``profile``: a dict that gains, per operator type (a fused node as
+        "Conv+relu"), the seconds its nodes took and how many ran.
+        """
+        if not isinstance(feeds, Mapping):
+            raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
+                            f"{type(feeds).__name__}")
+        names = [i.name for i in self.inputs]
+        unknown = [k for k in feeds if k not in names]
+        if unknown:
+            raise ValueError(f"run: {unknown[0]!r} is not an input of the model (inputs: "
+                             f"{names})")
+        missing = [n for n in names if n not in feeds]
+        if missing:
+            raise ValueError(f"run: input {missing[0]!r} is missing")
+        wanted = list(outputs) if outputs is not None else [o.name for o in self.outputs]
+        for name in wanted:
+            if name not in self._output_index:
+                raise ValueError(f"run: {name!r} is not an output of the model")
+        numpy_out = np is not None and not feeds
+        tensors = (_abi.TensorArg * max(1, len(names)))()
+        keep = []
+        for i, name in enumerate(names):
+            feed, numpy_in = self._feed(i, name, feeds[name])
+            numpy_out = numpy_out or numpy_in
+            if len(feed.shape) > _abi.MAX_BATCH_DIMS:
+                raise ValueError(f"input {name!r}: rank {len(feed.shape)} is not supported "
+                                 f"(at most {_abi.MAX_BATCH_DIMS})")
+            t = tensors[i]
+            t.dtype, t.rank, t.data = feed.dtype, len(feed.shape), feed.address
+            for d, s in enumerate(feed.shape):
+                t.dims[d] = s
+            keep.append(feed)
+        indices = (ctypes.c_int64 * max(1, len(wanted)))(*[self._output_index[n] for n in wanted])
+        results = (_abi.TensorArg * max(1, len(wanted)))()
+        labels = len(self._labels)
+        ns = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
+        calls = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
+        args = _abi.RunArgs(
+            inputs=ctypes.addressof(tensors), output_count=len(wanted),
+            output_indices=ctypes.addressof(indices), outputs=ctypes.addressof(results),
+            profile_ns=ctypes.addressof(ns) if ns is not None else 0,
+            profile_calls=ctypes.addressof(calls) if calls is not None else 0,
+            max_threads=self.threads if self.threads is not None else _args.threads(None, "run"))
+        with _paths.use_path(self.path):
+            status = self._lib.sb_session_run(self._handle, ctypes.addressof(args))
+        raise_status(self._lib, status, "run")
+        try:
+            out = {name: _export(results[k], numpy_out) for k, name in enumerate(wanted)}
+        finally:
+            for k in range(len(wanted)):
+                self._lib.sb_buffer_free(ctypes.c_void_p(results[k].data))
+        if profile is not None:
+            assert ns is not None and calls is not None
+            for i, label in enumerate(self._labels):
+                if calls[i]:
+                    seconds, count = profile.get(label, (0.0, 0))
+                    profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
+        return out
+
+
+def load(model: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], mode: str = "exact",
+         threads: Optional[int] = None) -> Session:
+    """Loads an ONNX model into the C graph runtime (see samebits.onnx.load)."""
+    base_dir: Optional[Path] = None
+    if isinstance(model, (str, os.PathLike)):
+        path = Path(model)
+        data: Any = path.read_bytes()
+        base_dir = path.parent
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        data = model
+    else:
+        raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
+    return Session(data, mode, threads, base_dir)
+
+
+def supported_operators() -> list[str]:
+    """The operator types (default ONNX domain) the runtime can load."""
+    return [(_lib.lib.sb_onnx_operator_name(i) or b"").decode()
+            for i in range(_lib.lib.sb_onnx_operator_count())]
+
+
+if sys.byteorder != "little":   # every platform samebits builds for is little-endian
+    raise ImportError("samebits.onnx: big-endian hosts are not supported")
