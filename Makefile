@@ -7,7 +7,7 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated dist clean
+.PHONY: all test check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated fuzz dist clean
 
 # The main job: build native + wasm (the Pyodide wheel and the npm package's
 # modules), print the hash table natively and in Chromium (exact lines
@@ -97,6 +97,14 @@ bench: deps native wasm web-deps
 	$(PYTHON) web/make_models.py
 	$(PYTHON) bench/browser_bench.py --models resnet50,mobilenet_v3_large,bert_base,whisper_small_encoder
 
+# The graph runtime's fuzz target (tests/fuzz/): libFuzzer with ASan and
+# UBSan over the reader, the graph load, the planner and a run, from the seed
+# corpus of tools/make_fuzz_seeds.py, for FUZZ_SECONDS (findings in
+# build/fuzz/findings/). make test runs a short fixed-seed pass.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	$(PYTHON) tests/fuzz/run.py --seconds $(FUZZ_SECONDS)
+
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
 # under the native tests (the slow sweep included).
 sanitize:
@@ -111,7 +119,8 @@ sanitize:
 	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
 	    tests/test_elementwise.py tests/test_activations.py tests/test_arith.py \
 	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py \
-	    tests/test_resize.py tests/test_onnx_reader.py tests/test_onnx_ops.py
+	    tests/test_resize.py tests/test_onnx_reader.py tests/test_onnx_ops.py \
+	    tests/test_core_math.py tests/test_core_reduce.py
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of
 # AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned

@@ -149,8 +149,53 @@ export declare class PackedConv2dWeight extends Packed {
     readonly groups: number;
 }
 
+/** A typed array holding one of the element types an ONNX graph computes with. */
+export type TensorData = Float32Array | BigInt64Array | BigUint64Array | Int32Array | Uint32Array |
+    Int16Array | Uint16Array | Int8Array | Uint8Array;
+
+/** A tensor in or out of a model: C-ordered elements and the shape. */
+export interface Tensor<D extends TensorData = TensorData> {
+    data: D;
+    dims: number[];
+}
+
+/** A graph input or output as the model declares it (a dimension: size, symbolic name or null). */
+export interface TensorInfo {
+    readonly name: string;
+    readonly dtype: string;
+    readonly shape: (number | string | null)[] | null;
+}
+
+export interface ModelOptions {
+    /** "exact" (the default: the same bits everywhere) or "fast". */
+    mode?: Mode;
+    threads?: number;
+}
+
+export interface RunOptions {
+    /** The outputs to return (default: all). */
+    outputs?: string[];
+    threads?: number;
+    /** Add this run's time per operator type to `profile`. */
+    profile?: boolean;
+}
+
+/** An ONNX model in the C graph runtime (loadModel). */
+export declare class Model {
+    readonly inputs: TensorInfo[];
+    readonly outputs: TensorInfo[];
+    readonly mode: Mode;
+    /** Milliseconds and node runs per operator type over the runs with {profile: true}. */
+    readonly profile: Record<string, { ms: number; calls: number }>;
+    run(feeds: Record<string, Tensor>, options?: RunOptions): Record<string, Tensor & { dtype: string }>;
+    /** Frees the session; later calls are TypeErrors. */
+    dispose(): void;
+}
+
 /** The API over one loaded module: what init() returns. Every function below is also a method. */
 export declare class Samebits {
+    /** Loads an ONNX model (its bytes) into the C graph runtime. */
+    loadModel(bytes: Uint8Array | ArrayBuffer, options?: ModelOptions): Model;
     readonly threads: number;
     readonly threadsNote: string | null;
     readonly version: string;
@@ -212,6 +257,10 @@ export interface InitOptions {
 
 /** Loads the module; the functions below then use it. */
 export declare function init(options?: InitOptions): Promise<Samebits>;
+
+/** Loads an ONNX model with init()'s module (init is called first when needed). */
+export declare function loadModel(bytes: Uint8Array | ArrayBuffer,
+                                  options?: ModelOptions & InitOptions): Promise<Model>;
 
 /** samebits.testing.digest of a Float32Array: the same 64 hex digits as in Python. */
 export declare function digest(x: Float32Array, options?: DigestOptions): string;

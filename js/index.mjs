@@ -11,6 +11,7 @@ import * as check from "./src/checks.mjs";
 export { digest } from "./src/digest.mjs";
 export { Samebits };
 export { PackedMatrix, PackedConv2dWeight } from "./src/packed.mjs";
+export { Model } from "./src/model.mjs";
 
 let current = null;
 
@@ -43,6 +44,23 @@ export async function init(opts) {
     current = new Samebits(await loadModule(threads, relaxed),
         { threads, threadsNote: note, relaxedSimd: relaxed });
     return current;
+}
+
+/**
+ * Loads an ONNX model (bytes: Uint8Array or ArrayBuffer) with the module of
+ * init(): init is called first when it was not, or with other threads or
+ * relaxedSimd than asked. opts: mode ("exact" by default, or "fast"),
+ * threads, relaxedSimd. Returns a Model.
+ */
+export async function loadModel(bytes, opts) {
+    opts = check.options(opts, ["mode", "threads", "relaxedSimd"], "loadModel");
+    const { relaxedSimd, threads, ...rest } = opts;
+    if (current === null || (threads !== undefined && threads !== current.threads) ||
+        (relaxedSimd !== undefined && relaxedSimd !== current.relaxedSimd)) {
+        await init({ threads: threads ?? current?.threads ?? 1,
+            ...(relaxedSimd !== undefined ? { relaxedSimd } : {}) });
+    }
+    return current.loadModel(bytes, { ...rest, threads: current.threads });
 }
 
 function api(name) {

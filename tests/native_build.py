@@ -4,10 +4,13 @@ the host it is compared with. Used by test_native_targets.py and
 test_depthwise.py."""
 from __future__ import annotations
 
+import concurrent.futures
 import glob
+import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.search(r'__version__ = "([^"]+)"',
@@ -30,19 +33,26 @@ FILE_FLAGS = {"unary_vec4.c": ["-fno-trapping-math"], "unary_neon.c": ["-fno-tra
 
 
 def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
-                target_flags: tuple[str, ...] = ()) -> None:
+                target_flags: tuple[str, ...] = (),
+                source_flags: Callable[[Path], Sequence[str]] | None = None,
+                link_flags: tuple[str, ...] | None = None) -> None:
     """Compiles every csrc/*.c and csrc/graph/*.c file and tests/native/<check_source> with `cc`
     and `target_flags` (e.g. -m32; each ISA file with its flags on x86) and
-    links them into `out`."""
+    links them into `out`. source_flags(path) adds flags per source file, and
+    link_flags replace target_flags at the link."""
     sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")) + glob.glob(str(ROOT / "csrc" / "graph" / "*.c")))
     for name in [check_source] if isinstance(check_source, str) else check_source:
         sources.append(str(ROOT / "tests" / "native" / name))
-    objects = []
-    for src in sources:
+    def compile_one(src: str) -> str:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")
         extra = FILE_FLAGS.get(Path(src).name, [])
         extra = extra + (X86_FILE_FLAGS.get(Path(src).name, []) if x86 else [])
+        extra = extra + list(source_flags(Path(src)) if source_flags else [])
         subprocess.run([cc, *target_flags, *FLAGS, *extra, "-c", src, "-o", str(obj)],
                        check=True)
-        objects.append(str(obj))
-    subprocess.run([cc, *target_flags, "-pthread", *objects, "-o", str(out), "-lm"], check=True)
+        return str(obj)
+    # one compiler per core (the files are independent)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        objects = list(pool.map(compile_one, sources))
+    link = target_flags if link_flags is None else link_flags
+    subprocess.run([cc, *link, "-pthread", *objects, "-o", str(out), "-lm"], check=True)

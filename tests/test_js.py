@@ -121,6 +121,35 @@ def test_hash_suites_equal_native(built: None, native_digests: dict[str, str],
     assert headers == [hashes.header(suite=s) for s in hashes.SUITES]
 
 
+MODELS_DIR = ROOT / "web" / "out" / "models"
+RUN_MODELS = JS / "test" / "run_models.mjs"
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_models_suite_through_load_model(built: None, threads: int) -> None:
+    """The five reference networks through the npm package's loadModel (the
+    C graph runtime in the module, no Pyodide) at 1, 2 and 4 threads: every
+    exact digest equals the pinned one."""
+    from test_onnx_models import PINNED
+    from samebits.onnx import suite
+    manifest = MODELS_DIR / "models.json"
+    if not manifest.is_file():
+        message = f"{manifest.relative_to(ROOT)} is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    out = _node(str(RUN_MODELS), str(MODELS_DIR), "--threads", str(threads), timeout=1800)
+    module = json.loads(out.splitlines()[0].removeprefix("# module: "))
+    assert (module["threads"], module["threaded"]) == (threads, threads > 1)
+    lines = [line.split("  #")[0] for line in out.splitlines() if line.startswith("models ")]
+    got = {}
+    for line in lines:
+        name, mode, path, t, digest = suite.parse_line(line)
+        assert (mode, path, t) == ("exact", "vec4", threads), line
+        got[name] = digest
+    assert got == {n["name"]: PINNED[n["name"]] for n in json.loads(manifest.read_text())["networks"]}
+
+
 def test_hash_line_notices_one_flipped_bit(built: None, native_digests: dict[str, str]) -> None:
     """The negative control: one flipped output bit changes the JS line."""
     out = _node(str(RUN_HASHES), "--threads", "1", "--suites", "ops", "--flip-bit", "77")

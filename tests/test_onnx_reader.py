@@ -193,7 +193,7 @@ def test_an_omitted_required_input_is_a_named_error(inputs):
     node = helper.make_node("Reshape", inputs, ["y"], name="reshape0")
     model = helper.make_model(helper.make_graph([node], "g", [x], [y], [shape]),
                               opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(ValueError, match=r"node 'reshape0' \(Reshape\): a required input is "
+    with pytest.raises(ValueError, match=r"node 0 'reshape0' \(Reshape\): a required input is "
                                          r"missing"):
         session = so.load(model.SerializeToString(), mode="exact")
         session.run({"x": np.arange(6, dtype=np.float32)})

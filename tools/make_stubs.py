@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._typing import Mode as Mode
+from . import onnx as onnx
 {reexports}
 
 IntOrPair = Union[int, Sequence[int]]

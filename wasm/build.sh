@@ -77,9 +77,11 @@ echo "wasm/build.sh: $version"
 # The version, written once in py/samebits/_version.py.
 sb_version=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$root/py/samebits/_version.py")
 [ -n "$sb_version" ] || die "no __version__ in py/samebits/_version.py"
+# SB_SIDE_MODULE: the graph runtime reads no clock in a side module (its C
+# library is Pyodide's, csrc/graph/executor.c says why).
 # As natively (CMakeLists.txt): only the public API (SB_API in samebits.h) is
 # exported, the version is compiled in.
-apiflags=(-fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"")
+apiflags=(-fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"" -DSB_SIDE_MODULE)
 # The same floating-point rules as the native build (CMakeLists.txt): no
 # contraction into fused multiply-add, no fast-math, no errno.
 cflags=(-O3 -msimd128 -ffp-contract=off -fno-fast-math -fno-math-errno -std=gnu11

@@ -8,9 +8,11 @@
 #include "memory.h"
 #include "runtime.h"
 
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-static double now_ns(void) { return emscripten_get_now() * 1e6; }
+#if defined(SB_SIDE_MODULE)
+/* Pyodide's side module borrows the C library of Pyodide's own emscripten,
+ * whose struct timespec need not be the one this compiler lays out: no
+ * clock is read there, and the profile counts node runs only. */
+static double now_ns(void) { return 0.0; }
 #else
 static double now_ns(void)
 {
@@ -58,6 +60,18 @@ static int keep_heap(sb_run_state *st, void *p)
     return SB_OK;
 }
 
+/* Zeroed bytes freed with the run's other heap buffers (null: no memory). */
+static void *heap_zeroed(sb_run_state *st, size_t bytes)
+{
+    void *p = sb_alloc_aligned(bytes);
+    if (!p || keep_heap(st, p)) {
+        sb_free_aligned(p);
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
 /* The node's inputs and outputs as tensors over this run's table. */
 static void bind(const sb_node *n, sb_run_state *st, sb_tval *tin, const sb_tval **in,
                  sb_tval *tout, sb_tval **out)
@@ -85,14 +99,17 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
     sb_session *s = st->session;
     sb_graph *g = s->graph;
     const sb_node *n = &g->nodes[p->dynamic];
-    sb_tval tout[16], *out[16];
-    sb_vinfo infos[16];
-    memset(infos, 0, sizeof infos);
+    size_t slots = (size_t)(n->n_out > 1 ? n->n_out : 1);
+    sb_tval *tout = heap_zeroed(st, slots * sizeof *tout);
+    sb_tval **out = heap_zeroed(st, slots * sizeof *out);
+    sb_vinfo *infos = heap_zeroed(st, slots * sizeof *infos);
+    if (!tout || !out || !infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    int status;
     bind(n, st, tin, in, tout, out);
     sb_infer_ctx I = {0};
     I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
     I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
-    int status = n->op->infer(&I);
+    status = n->op->infer(&I);
     if (status == SB_NEEDS_VALUES) {
         char where[512];
         sb_node_where(n, where, sizeof where);
@@ -201,11 +218,16 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
     for (int v = 0; v < g->n_values; ++v)
         if (p->values[v].where == PV_ALIAS) st->ptr[v] = st->ptr[p->values[v].alias];
     int status = SB_OK;
-    sb_tval tin_small[16], tout[16], *out[16];
+    int max_out = 1;
+    for (int i = 0; i < p->n_steps; ++i)
+        if (g->nodes[p->steps[i].node].n_out > max_out) max_out = g->nodes[p->steps[i].node].n_out;
+    sb_tval tin_small[16], tout_small[16], *out_small[16];
     const sb_tval *in_small[16];
     sb_tval *tin = p->max_inputs <= 16 ? tin_small : malloc((size_t)p->max_inputs * sizeof *tin);
     const sb_tval **in = p->max_inputs <= 16 ? in_small : malloc((size_t)p->max_inputs * sizeof *in);
-    if (!tin || !in) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    sb_tval *tout = max_out <= 16 ? tout_small : malloc((size_t)max_out * sizeof *tout);
+    sb_tval **out = max_out <= 16 ? out_small : malloc((size_t)max_out * sizeof *out);
+    if (!tin || !in || !tout || !out) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < p->n_steps && !status; ++i) {
         const sb_plan_step *stp = &p->steps[i];
         const sb_node *n = &g->nodes[stp->node];
@@ -230,6 +252,8 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
     if (!status) status = p->dynamic >= 0 ? run_dynamic(p, st, in, tin) : st->finish(st);
     if (tin != tin_small) free(tin);
     if (in != in_small) free(in);
+    if (tout != tout_small) free(tout);
+    if (out != out_small) free(out);
     give_arena(s, p, arena);
     return status;
 }

@@ -198,6 +198,27 @@ int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_op
         raw = external, raw_size = size, has_raw = 1;
     }
     int status = SB_OK;
+    /* the stored size is checked before anything of the declared size is allocated */
+    size_t count = 0;
+    const sb_i64s *ints = NULL;
+    if (!has_raw) {
+        switch (type) {
+        case SB_DT_FLOAT: count = t->float_data.n; break;
+        case SB_DT_DOUBLE: count = t->double_data.n; break;
+        case SB_DT_INT64: ints = &t->int64_data; count = ints->n; break;
+        case SB_DT_UINT64: case SB_DT_UINT32: ints = &t->uint64_data; count = ints->n; break;
+        default: ints = &t->int32_data; count = ints->n; break;   /* float16/bfloat16 bits, small ints */
+        }
+        if (count != (size_t)n) {
+            free(external);
+            return sb_fail(SB_ERR_VALUE, "%s: tensor '%s' of %lld elements has %zu %s values", what,
+                           t->name, (long long)n, count, sb_dtype_name(type));
+        }
+    } else if (raw_size != (size_t)n * (size_t)in_size) {
+        free(external);
+        return sb_fail(SB_ERR_VALUE, "%s: tensor '%s' has %zu bytes of %s data, expected %lld",
+                       what, t->name, raw_size, sb_dtype_name(type), (long long)(n * in_size));
+    }
     size_t bytes = (size_t)n * (size_t)sb_dtype_size(target);
     void *data = sb_alloc_aligned(bytes ? bytes : 1);
     if (!data || sb_graph_keep_buffer(g, data)) {
@@ -206,11 +227,6 @@ int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_op
         return sb_fail(SB_ERR_NO_MEMORY, "%s: out of memory for tensor '%s'", what, t->name);
     }
     if (has_raw) {
-        if (raw_size != (size_t)n * (size_t)in_size) {
-            status = sb_fail(SB_ERR_VALUE, "%s: tensor '%s' has %zu bytes of %s data, expected %lld",
-                             what, t->name, raw_size, sb_dtype_name(type), (long long)(n * in_size));
-            goto done;
-        }
         for (int64_t i = 0; i < n; ++i) {
             const uint8_t *p = raw + (size_t)i * (size_t)in_size;
             switch (type) {
@@ -233,20 +249,6 @@ int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_op
         goto done;
     }
     /* the typed fields */
-    const sb_i64s *ints = NULL;
-    size_t count;
-    switch (type) {
-    case SB_DT_FLOAT: count = t->float_data.n; break;
-    case SB_DT_DOUBLE: count = t->double_data.n; break;
-    case SB_DT_INT64: ints = &t->int64_data; count = ints->n; break;
-    case SB_DT_UINT64: case SB_DT_UINT32: ints = &t->uint64_data; count = ints->n; break;
-    default: ints = &t->int32_data; count = ints->n; break;   /* float16/bfloat16 bits, small ints */
-    }
-    if (count != (size_t)n) {
-        status = sb_fail(SB_ERR_VALUE, "%s: tensor '%s' of %lld elements has %zu %s values", what,
-                         t->name, (long long)n, count, sb_dtype_name(type));
-        goto done;
-    }
     for (int64_t i = 0; i < n; ++i) {
         switch (type) {
         case SB_DT_FLOAT: ((float *)data)[i] = t->float_data.v[i]; break;

@@ -256,19 +256,27 @@ static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
 static int fold(sb_graph *g, sb_node *n)
 {
     const sb_tval *ins[64];
-    sb_tval outs[16];
-    sb_tval *outp[16];
-    sb_vinfo infos[16];
+    sb_tval outs_small[16], *outp_small[16];
+    sb_vinfo infos_small[16];
+    size_t slots = (size_t)(n->n_out > 16 ? n->n_out : 16);
     const sb_tval **in = n->n_in <= 64 ? ins : malloc((size_t)n->n_in * sizeof *in);
-    if (!in || n->n_out > 16) {
+    sb_tval *outs = n->n_out <= 16 ? outs_small : malloc(slots * sizeof *outs);
+    sb_tval **outp = n->n_out <= 16 ? outp_small : malloc(slots * sizeof *outp);
+    sb_vinfo *infos = n->n_out <= 16 ? infos_small : malloc(slots * sizeof *infos);
+    if (!in || !outs || !outp || !infos) {
         if (in != ins) free(in);
-        return sb_fail(SB_ERR_UNSUPPORTED, "node %d (%s): too many outputs", n->index, n->op_type);
+        if (outs != outs_small) free(outs);
+        if (outp != outp_small) free(outp);
+        if (infos != infos_small) free(infos);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
-    for (int i = 0; i < n->n_in; ++i) in[i] = n->in[i] >= 0 ? &g->values[n->in[i]].konst : NULL;
+    /* as a run sees them: a consumed input is null (the op holds what it needs) */
+    for (int i = 0; i < n->n_in; ++i)
+        in[i] = n->in[i] >= 0 && !n->consumed[i] ? &g->values[n->in[i]].konst : NULL;
     sb_infer_ctx I = {0};
     I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
     I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
-    memset(infos, 0, sizeof infos);
+    memset(infos, 0, slots * sizeof *infos);
     int status = n->op->infer(&I);
     if (status == SB_NEEDS_VALUES)
         status = sb_fail(SB_ERR_VALUE, "node %d (%s): its constant inputs lack values", n->index, n->op_type);
@@ -279,15 +287,11 @@ static int fold(sb_graph *g, sb_node *n)
         outs[j].info = infos[j];
         outs[j].data = NULL;
         outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
+        if (n->out[j] < 0) continue;   /* an output the node leaves out */
         int64_t bytes = sb_vinfo_bytes(&infos[j]);
         if (bytes < 0) {
             status = sb_fail(SB_ERR_VALUE, "node %d (%s): output %d is too large", n->index, n->op_type, j);
             break;
-        }
-        if (n->out[j] < 0) continue;
-        if ((n->op->flags & SB_OP_VIEW) && j == 0) {
-            /* the same bytes under another shape: a copy, since constants own their data */
-            bytes = bytes ? bytes : 1;
         }
         outs[j].data = sb_alloc_aligned((size_t)(bytes ? bytes : 1));
         if (!outs[j].data || sb_graph_keep_buffer(g, outs[j].data)) {
@@ -308,15 +312,17 @@ static int fold(sb_graph *g, sb_node *n)
         }
     }
     sb_free_aligned(workspace);
-    if (in != ins) free(in);
-    if (status) return status;
-    for (int j = 0; j < n->n_out; ++j) {
+    for (int j = 0; !status && j < n->n_out; ++j) {
         if (n->out[j] < 0) continue;
         sb_value *v = &g->values[n->out[j]];
         v->kind = SB_V_CONST;
         v->konst = outs[j];
     }
-    return SB_OK;
+    if (in != ins) free(in);
+    if (outs != outs_small) free(outs);
+    if (outp != outp_small) free(outp);
+    if (infos != infos_small) free(infos);
+    return status;
 }
 
 static int make_labels(sb_graph *g)

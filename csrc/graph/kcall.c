@@ -124,7 +124,9 @@ int sb_k_unary(const sb_run_ctx *R, int op, float param, const sb_tval *x, sb_tv
     return sb_unary(&args);
 }
 
-/* The generic strided copy for 1- and 2-byte elements (sb_copy moves 4-byte ones). */
+/* The generic strided copy of any element size (sb_copy moves 4-byte
+ * elements; 1- and 2-byte ones, and 8-byte ones whose walk has no room for
+ * the extra dimension of two words, come here). */
 static void copy_small(int rank, const int64_t *shape, int size, const uint8_t *x,
                        const int64_t *xs, uint8_t *y, const int64_t *ys)
 {
@@ -134,7 +136,7 @@ static void copy_small(int rank, const int64_t *shape, int size, const uint8_t *
     int64_t ox = 0, oy = 0;
     for (int64_t i = 0; i < total; ++i) {
         if (size == 1) y[oy] = x[ox];
-        else memcpy(y + oy * 2, x + ox * 2, 2);
+        else memcpy(y + oy * size, x + ox * size, (size_t)size);
         for (int d = rank - 1; d >= 0; --d) {
             ox += xs[d], oy += ys[d];
             if (++index[d] < shape[d]) break;
@@ -156,7 +158,7 @@ int sb_k_copy(int threads, int rank, const int64_t *shape_in, int size, const vo
     if (total == 0) return SB_OK;
     int64_t *strides[2] = {xs, ys};
     rank = sb_merge_walk(rank, shape, 2, strides);
-    if (size == 1 || size == 2) {
+    if (size == 1 || size == 2 || (size == 8 && rank >= SB_MAX_BATCH_DIMS)) {
         copy_small(rank, shape, size, x, xs, y, ys);
         return SB_OK;
     }

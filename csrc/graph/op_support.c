@@ -34,11 +34,12 @@ static int node_vfail(const sb_node *node, int status, const char *fmt, va_list 
 
 int sb_load_fail(sb_load_ctx *L, int status, const char *fmt, ...)
 {
+    if (L->status) return L->status;   /* the first error is the one reported */
     va_list ap;
     va_start(ap, fmt);
     node_vfail(L->node, status, fmt, ap);
     va_end(ap);
-    if (!L->status) L->status = status;
+    L->status = status;
     return status;
 }
 
@@ -253,6 +254,7 @@ const sb_tval *sb_infer_int(sb_infer_ctx *I, int i, const char *what)
 
 int sb_infer_int_list(sb_infer_ctx *I, int i, const char *what, int64_t *v, size_t cap, size_t *n)
 {
+    if (!sb_infer_input(I, i, what)) return SB_ERR_VALUE;
     const sb_tval *t = sb_infer_int(I, i, what);
     if (!t) return SB_ERR_TYPE;
     if (t->info.rank > 1) {
@@ -265,7 +267,10 @@ int sb_infer_int_list(sb_infer_ctx *I, int i, const char *what, int64_t *v, size
         return sb_infer_fail(I, SB_ERR_VALUE, "input %s has %lld values, at most %zu are supported",
                              what, (long long)count, cap);
     if (count && !t->data) return SB_NEEDS_VALUES;
-    for (int64_t k = 0; k < count; ++k) v[k] = sb_int_at(t, k);
+    for (int64_t k = 0; k < count; ++k) {
+        v[k] = sb_int_at(t, k);
+        if (t->info.dtype == SB_DT_UINT64 && v[k] < 0) v[k] = INT64_MAX;   /* beyond int64: saturated */
+    }
     *n = (size_t)count;
     return SB_OK;
 }

@@ -1,6 +1,567 @@
-/* ONNX operators: the rnn family (see op.h for how an operator is written). */
+/* ONNX operators: the recurrent layers LSTM and GRU with ONNX's default
+ * activations, as py/samebits/onnx/_ops_rnn.py defines them (docs/onnx.md
+ * writes the order down).
+ *
+ * Per direction, the input projection of every step is one sb_matmul of X
+ * with the packed W and the input bias; each step then runs one sb_matmul of
+ * the previous hidden state with the packed R and its bias, and float32
+ * elementwise kernels (sb_binary, sb_unary) in the Python runner's order,
+ * with its mode: the same kernels on the same values, so the same bits.
+ * Weights are packed at load (W and R per direction; for GRU without
+ * linear_before_reset R's z and r rows apart from its h rows) and the
+ * constants consumed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arith.h"
+#include "kcall.h"
 #include "op.h"
+#include "unary.h"
+
+enum { RNN_LSTM = 0, RNN_GRU = 1 };
+enum { DIR_FORWARD = 0, DIR_REVERSE = 1, DIR_BIDIRECTIONAL = 2 };
+
+typedef struct {
+    void *w, *r, *rzr, *rh;              /* packed: W^T, R^T (or its z, r rows and its h rows) */
+    const float *wb, *rb, *rzr_b, *rh_b; /* biases, or null */
+} rnn_dir;
+
+typedef struct {
+    int kind, gates, dirs, direction, layout, reset_first;
+    int64_t hidden, input_size;
+    sb_vinfo w_info;                     /* W's shape, for messages */
+    rnn_dir d[2];
+} rnn_state;
+
+/* Python's repr of a str (ASCII escapes; other bytes as they are). */
+static size_t py_repr(const uint8_t *s, size_t len, char *buf, size_t size)
+{
+    int sq = memchr(s, '\'', len) != NULL, dq = memchr(s, '"', len) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    size_t at = 0;
+    if (size < 8) { if (size) buf[0] = 0; return 0; }
+    buf[at++] = q;
+    for (size_t i = 0; i < len && at + 6 < size; ++i) {
+        unsigned char c = s[i];
+        if (c == '\\' || c == (unsigned char)q) buf[at++] = '\\', buf[at++] = (char)c;
+        else if (c == '\n') buf[at++] = '\\', buf[at++] = 'n';
+        else if (c == '\t') buf[at++] = '\\', buf[at++] = 't';
+        else if (c == '\r') buf[at++] = '\\', buf[at++] = 'r';
+        else if (c < 0x20 || c == 0x7F) at += (size_t)snprintf(buf + at, size - at, "\\x%02x", c);
+        else buf[at++] = (char)c;
+    }
+    buf[at++] = q;
+    buf[at] = 0;
+    return at;
+}
+
+/* ---- load ---------------------------------------------------------------------- */
+
+/* W^T (k x n, from the rows of a row-major (n, k) weight) packed for the path. */
+static void *pack_linear(sb_load_ctx *L, const float *weight, int64_t n, int64_t k)
+{
+    size_t bytes = sb_packed_b_bytes(L->path, (size_t)k, (size_t)n);
+    if (bytes == 0 && k && n) {
+        sb_load_fail(L, SB_ERR_UNSUPPORTED, "a weight of shape (%lld, %lld) is too large to pack",
+                     (long long)n, (long long)k);
+        return NULL;
+    }
+    void *packed = sb_load_buffer(L, bytes + 64);
+    if (!packed) return NULL;
+    memset(packed, 0, bytes + 64);
+    int status = sb_pack_b(L->path, L->threads, (size_t)k, (size_t)n, weight, 1, (ptrdiff_t)k, packed,
+                           bytes);
+    if (status) {
+        sb_load_fail(L, status, "packing the weights failed (status %d)", status);
+        return NULL;
+    }
+    return packed;
+}
+
+static int lower_equal(const sb_bytes *a, const char *b)
+{
+    size_t n = strlen(b);
+    if (a->size != n) return 0;
+    for (size_t i = 0; i < n; ++i) {
+        int c = a->data[i];
+        if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+        if (c != b[i]) return 0;
+    }
+    return 1;
+}
+
+static int rnn_load(sb_load_ctx *L)
+{
+    rnn_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    s->kind = strcmp(L->node->op_type, "LSTM") == 0 ? RNN_LSTM : RNN_GRU;
+    s->gates = s->kind == RNN_LSTM ? 4 : 3;
+    int has_hidden = sb_has_attr(L, "hidden_size");
+    int64_t hidden = sb_attr_int(L, "hidden_size", 0);
+    const char *direction = sb_attr_str(L, "direction", "forward");
+    if (L->status) return L->status;
+    if (!strcmp(direction, "forward")) s->direction = DIR_FORWARD;
+    else if (!strcmp(direction, "reverse")) s->direction = DIR_REVERSE;
+    else if (!strcmp(direction, "bidirectional")) s->direction = DIR_BIDIRECTIONAL;
+    else {
+        char dr[512];
+        py_repr((const uint8_t *)direction, strlen(direction), dr, sizeof dr);
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "direction %s is not forward, reverse or bidirectional", dr);
+    }
+    s->dirs = s->direction == DIR_BIDIRECTIONAL ? 2 : 1;
+    int64_t layout = L->opset >= 14 ? sb_attr_int(L, "layout", 0) : 0;
+    if (L->status) return L->status;
+    if (layout != 0 && layout != 1)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "layout=%lld must be 0 or 1", (long long)layout);
+    s->layout = (int)layout;
+    const sb_bytes *acts;
+    size_t n_acts;
+    if (sb_attr_strings(L, "activations", &acts, &n_acts)) {
+        static const char *const lstm[] = {"sigmoid", "tanh", "tanh"}, *const gru[] = {"sigmoid", "tanh"};
+        const char *const *want = s->kind == RNN_LSTM ? lstm : gru;
+        size_t per = s->kind == RNN_LSTM ? 3 : 2;
+        int ok = n_acts == per * (size_t)s->dirs;
+        for (size_t i = 0; ok && i < n_acts; ++i) ok = lower_equal(&acts[i], want[i % per]);
+        if (!ok) {
+            char text[1024];
+            size_t at = 0;
+            text[at++] = '[';
+            for (size_t i = 0; i < n_acts && at + 80 < sizeof text; ++i) {
+                if (i) text[at++] = ',', text[at++] = ' ';
+                at += py_repr(acts[i].data, acts[i].size, text + at, sizeof text - at - 2);
+            }
+            text[at++] = ']';
+            text[at] = 0;
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "activations %s are not supported (only the defaults)",
+                                text);
+        }
+    }
+    if (L->status) return L->status;
+    static const char *const refused[] = {"clip", "activation_alpha", "activation_beta"};
+    for (size_t i = 0; i < 3; ++i)
+        if (sb_has_attr(L, refused[i]))
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "attribute '%s' is not supported", refused[i]);
+    if (s->kind == RNN_LSTM) {
+        int64_t input_forget = sb_attr_int(L, "input_forget", 0);
+        if (L->status) return L->status;
+        if (input_forget != 0) return sb_load_fail(L, SB_ERR_UNSUPPORTED, "input_forget=1 is not supported");
+        if (sb_load_has_input(L, 7))
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "peephole weights (input P) are not supported");
+    }
+    int64_t reset_first = s->kind == RNN_GRU ? sb_attr_int(L, "linear_before_reset", 0) : 0;
+    if (L->status) return L->status;
+    s->reset_first = reset_first != 0;
+    if (s->kind == RNN_GRU)
+        for (int j = 2; j < L->node->n_out; ++j)
+            if (L->node->out[j] >= 0)
+                return sb_load_fail(L, SB_ERR_UNSUPPORTED, "GRU has two outputs, output %d is not one", j);
+    const sb_tval *w = sb_load_const(L, 1), *r = sb_load_const(L, 2);
+    if (!w || !r) return sb_load_fail(L, SB_ERR_UNSUPPORTED, "the weights W and R must be constants");
+    if (w->info.dtype != SB_DT_FLOAT)
+        return sb_load_fail(L, SB_ERR_TYPE, "input W must be float32, got %s", sb_dtype_name(w->info.dtype));
+    if (r->info.dtype != SB_DT_FLOAT)
+        return sb_load_fail(L, SB_ERR_TYPE, "input R must be float32, got %s", sb_dtype_name(r->info.dtype));
+    int64_t h = has_hidden ? hidden : r->info.rank ? r->info.dims[r->info.rank - 1] : 0;
+    int64_t gh = s->gates * h;
+    if (w->info.rank != 3 || w->info.dims[0] != s->dirs || w->info.dims[1] != gh || r->info.rank != 3 ||
+        r->info.dims[0] != s->dirs || r->info.dims[1] != gh || r->info.dims[2] != h) {
+        char ws[256], rs[256];
+        sb_shape_text(&w->info, ws, sizeof ws);
+        sb_shape_text(&r->info, rs, sizeof rs);
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "W %s and R %s do not fit %d direction(s) of %d gates with "
+                            "hidden_size %lld", ws, rs, s->dirs, s->gates, (long long)h);
+    }
+    const sb_tval *b = NULL;
+    if (sb_load_has_input(L, 3)) {
+        b = sb_load_const(L, 3);
+        if (!b) return sb_load_fail(L, SB_ERR_UNSUPPORTED, "the bias B must be a constant");
+        if (b->info.dtype != SB_DT_FLOAT)
+            return sb_load_fail(L, SB_ERR_TYPE, "input B must be float32, got %s", sb_dtype_name(b->info.dtype));
+        if (b->info.rank != 2 || b->info.dims[0] != s->dirs || b->info.dims[1] != 2 * gh) {
+            char bs[256];
+            sb_shape_text(&b->info, bs, sizeof bs);
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "B %s does not fit %d direction(s) of %d gates", bs,
+                                s->dirs, s->gates);
+        }
+    }
+    for (int i = 1; i <= 3; ++i) sb_load_consume(L, i);
+    s->hidden = h;
+    s->input_size = w->info.dims[2];
+    s->w_info = w->info;
+    float *bias = NULL;
+    if (b) {
+        size_t bytes = (size_t)(s->dirs * 2 * gh) * sizeof(float);
+        if (!(bias = sb_load_buffer(L, bytes + 64))) return L->status;
+        if (bytes) memcpy(bias, b->data, bytes);
+    }
+    for (int d = 0; d < s->dirs; ++d) {
+        rnn_dir *p = &s->d[d];
+        const float *wd = (const float *)w->data + d * gh * s->input_size;
+        const float *rd = (const float *)r->data + d * gh * h;
+        if (!(p->w = pack_linear(L, wd, gh, s->input_size))) return L->status;
+        if (bias) {
+            p->wb = bias + d * 2 * gh;
+            p->rb = p->wb + gh;
+        }
+        if (s->kind == RNN_GRU && !s->reset_first) {
+            if (!(p->rzr = pack_linear(L, rd, 2 * h, h))) return L->status;
+            if (!(p->rh = pack_linear(L, rd + 2 * h * h, h, h))) return L->status;
+            if (bias) p->rzr_b = p->rb, p->rh_b = p->rb + 2 * h;
+        } else {
+            if (!(p->r = pack_linear(L, rd, gh, h))) return L->status;
+        }
+    }
+    return L->status;
+}
+
+/* ---- infer ---------------------------------------------------------------------- */
+
+typedef struct { int64_t seq, batch, size; } rnn_dims;
+
+/* The scratch of a run, in floats per region (each rounded to 64 bytes). */
+enum { WS_X, WS_GX, WS_Y, WS_H0, WS_C0, WS_C, WS_L, WS_P, WS_T, WS_T2, WS_YH, WS_YC, WS_COUNT };
+
+static int64_t round16(int64_t floats) { return (floats + 15) / 16 * 16; }
+
+static void rnn_layout(const rnn_state *s, const rnn_dims *g, int have_y, int64_t *at, int64_t *total)
+{
+    int64_t H = s->hidden, B = g->batch, gh = s->gates * H, dirs = s->dirs;
+    int64_t size[WS_COUNT] = {0};
+    size[WS_X] = s->layout ? g->seq * B * g->size : 0;
+    size[WS_GX] = g->seq * B * gh;
+    size[WS_Y] = s->layout || !have_y ? g->seq * dirs * B * H : 0;
+    size[WS_H0] = dirs * B * H;
+    size[WS_C0] = s->kind == RNN_LSTM ? dirs * B * H : 0;
+    size[WS_C] = s->kind == RNN_LSTM ? dirs * B * H : 0;
+    size[WS_L] = B * gh;
+    size[WS_P] = s->gates * B * H;
+    size[WS_T] = B * H;
+    size[WS_T2] = B * H;
+    size[WS_YH] = dirs * B * H;
+    size[WS_YC] = dirs * B * H;
+    int64_t off = 0;
+    for (int i = 0; i < WS_COUNT; ++i) {
+        at[i] = off;
+        off += round16(size[i]);
+    }
+    *total = off;
+}
+
+/* An initial state's shape as the run reads it ((dirs, batch, H) after layout 1's swap). */
+static int check_initial(sb_infer_ctx *I, const rnn_state *s, int i, const char *what, int64_t batch)
+{
+    if (I->n_in <= i || !I->in[i]) return SB_OK;
+    const sb_tval *t = sb_infer_float(I, i, what);
+    if (!t) return SB_ERR_TYPE;
+    sb_vinfo v = t->info;
+    if (s->layout == 1 && v.rank == 3) {
+        int64_t tmp = v.dims[0];
+        v.dims[0] = v.dims[1], v.dims[1] = tmp;
+    }
+    if (v.rank != 3 || v.dims[0] != s->dirs || v.dims[1] != batch || v.dims[2] != s->hidden) {
+        char vs[256];
+        sb_shape_text(&v, vs, sizeof vs);
+        return sb_infer_fail(I, SB_ERR_VALUE, "%s %s is not (%d, %lld, %lld)", what, vs, s->dirs,
+                             (long long)batch, (long long)s->hidden);
+    }
+    return SB_OK;
+}
+
+/* sequence_lens: every value the full length (checked when the values are known). */
+static int check_lens(sb_infer_ctx *I, const sb_tval *lens, int64_t seq)
+{
+    if (!lens->data) return SB_OK;
+    int64_t n = sb_vinfo_numel(&lens->info);
+    int short_one = 0;
+    for (int64_t i = 0; i < n && !short_one; ++i)
+        short_one = lens->info.dtype == SB_DT_UINT64 ? sb_int_at_u(lens, i) != (uint64_t)seq
+                                                      : sb_int_at(lens, i) != seq;
+    if (!short_one) return SB_OK;
+    char text[1024];
+    size_t at = 0;
+    text[at++] = '[';
+    for (int64_t i = 0; i < n && at + 48 < sizeof text; ++i) {
+        if (i) text[at++] = ',', text[at++] = ' ';
+        if (lens->info.dtype == SB_DT_UINT64)
+            at += (size_t)snprintf(text + at, sizeof text - at, "%llu", (unsigned long long)sb_int_at_u(lens, i));
+        else
+            at += (size_t)snprintf(text + at, sizeof text - at, "%lld", (long long)sb_int_at(lens, i));
+    }
+    if (at + 48 >= sizeof text) at += (size_t)snprintf(text + at, sizeof text - at, ", ...");
+    text[at++] = ']';
+    text[at] = 0;
+    return sb_infer_fail(I, SB_ERR_VALUE, "sequence_lens %s shorter than the %lld steps are not supported", text,
+                         (long long)seq);
+}
+
+static int rnn_check(sb_infer_ctx *I, const rnn_state *s, rnn_dims *g)
+{
+    const sb_tval *x = sb_infer_float(I, 0, "X");
+    if (!x) return I->n_in > 0 && I->in[0] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    if (x->info.rank != 3) {
+        char xs[256];
+        sb_shape_text(&x->info, xs, sizeof xs);
+        return sb_infer_fail(I, SB_ERR_VALUE, "X must be 3-D, got %s", xs);
+    }
+    sb_vinfo v = x->info;
+    if (s->layout == 1) v.dims[0] = x->info.dims[1], v.dims[1] = x->info.dims[0];
+    g->seq = v.dims[0], g->batch = v.dims[1], g->size = v.dims[2];
+    if (g->seq == 0 || g->batch == 0) {
+        char xs[256];
+        sb_shape_text(&v, xs, sizeof xs);
+        return sb_infer_fail(I, SB_ERR_VALUE, "empty input %s", xs);
+    }
+    if (g->size != s->input_size) {
+        char ws[256];
+        sb_shape_text(&s->w_info, ws, sizeof ws);
+        return sb_infer_fail(I, SB_ERR_VALUE, "X has %lld features, W %s expects %lld", (long long)g->size, ws,
+                             (long long)s->input_size);
+    }
+    int status;
+    if (I->n_in > 4 && I->in[4]) {
+        const sb_tval *lens = sb_infer_int(I, 4, "sequence_lens");
+        if (!lens) return SB_ERR_TYPE;
+        if ((status = check_lens(I, lens, g->seq))) return status;
+    }
+    if ((status = check_initial(I, s, 5, "initial_h", g->batch))) return status;
+    if (s->kind == RNN_LSTM && (status = check_initial(I, s, 6, "initial_c", g->batch))) return status;
+    return SB_OK;
+}
+
+static int rnn_infer(sb_infer_ctx *I)
+{
+    const rnn_state *s = I->state;
+    rnn_dims g;
+    int status = rnn_check(I, s, &g);
+    if (status) return status;
+    int64_t H = s->hidden, B = g.batch, dirs = s->dirs;
+    for (int j = 0; j < I->n_out; ++j) {
+        sb_vinfo *y = &I->out[j];
+        y->dtype = SB_DT_FLOAT;
+        if (j == 0) {
+            y->rank = 4;
+            int64_t d0[4] = {g.seq, dirs, B, H}, d1[4] = {B, g.seq, dirs, H};
+            memcpy(y->dims, s->layout ? d1 : d0, sizeof d0);
+        } else {
+            y->rank = 3;
+            int64_t d0[3] = {dirs, B, H}, d1[3] = {B, dirs, H};
+            memcpy(y->dims, s->layout ? d1 : d0, sizeof d0);
+        }
+    }
+    int64_t at[WS_COUNT], total;
+    rnn_layout(s, &g, I->n_out > 0 && I->node->out[0] >= 0, at, &total);
+    I->workspace = total * (int64_t)sizeof(float) + 64;
+    return SB_OK;
+}
+
+/* ---- the kernels the steps call --------------------------------------------------- */
+
+/* A (rows, cols) float32 view: element (i, j) at p[i * row + j] (row 0 and
+ * col 0: one value). */
+typedef struct { const float *p; int64_t row, col; } view;
+
+static view dense(const float *p, int64_t cols) { return (view){p, cols, 1}; }
+static view cols_of(const float *p, int64_t row, int64_t first) { return (view){p + first, row, 1}; }
+
+/* y = op(a, b) elementwise over (rows, cols), y dense (samebits' add, sub, mul). */
+static int binary2(const sb_run_ctx *R, int op, view a, view b, float *y, int64_t rows, int64_t cols)
+{
+    sb_binary_args args;
+    memset(&args, 0, sizeof args);
+    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
+    args.ndim = 2;
+    args.shape[0] = rows, args.shape[1] = cols;
+    args.a = (int64_t)(intptr_t)a.p, args.a_stride[0] = a.row, args.a_stride[1] = a.col;
+    args.b = (int64_t)(intptr_t)b.p, args.b_stride[0] = b.row, args.b_stride[1] = b.col;
+    args.y = (int64_t)(intptr_t)y;
+    return sb_binary(&args);
+}
+
+/* y = op(x) over count elements (samebits' sigmoid, tanh), in the node's mode. */
+static int unary(const sb_run_ctx *R, int op, const float *x, float *y, int64_t count)
+{
+    sb_unary_args args;
+    memset(&args, 0, sizeof args);
+    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
+    args.count = count, args.x = (int64_t)(intptr_t)x, args.y = (int64_t)(intptr_t)y;
+    return sb_unary(&args);
+}
+
+/* y (m x n) = x (m x k, dense) W^T + bias, as samebits.linear with a packed weight. */
+static int linear(const sb_run_ctx *R, const float *x, int64_t m, int64_t k, const void *packed, int64_t n,
+                  const float *bias, float *y)
+{
+    sb_matmul_args args;
+    memset(&args, 0, sizeof args);
+    args.path = R->path, args.mode = R->mode, args.max_threads = R->threads;
+    args.m = m, args.n = n, args.k = k;
+    args.a = (int64_t)(intptr_t)x, args.a_row = k, args.a_col = 1;
+    args.b = (int64_t)(intptr_t)packed, args.b_row = 0, args.b_col = 0, args.b_packed = 1;
+    args.c = (int64_t)(intptr_t)y, args.c_row = n;
+    args.bias = (int64_t)(intptr_t)bias;
+    return sb_matmul(&args);
+}
+
+/* (a x b x c) -> (b x a x c), dense: a copy. */
+static int swap01(const sb_run_ctx *R, const float *x, float *y, int64_t a, int64_t b, int64_t c)
+{
+    int64_t shape[3] = {b, a, c}, xs[3] = {c, b * c, 1}, ys[3] = {a * c, c, 1};
+    return sb_k_copy(R->threads, 3, shape, 4, x, xs, y, ys);
+}
+
+typedef struct {
+    const sb_run_ctx *R;
+    const rnn_state *s;
+    int64_t B, H;
+    float *L, *P, *T, *T2;
+} step_ctx;
+
+#define CHECK(call) do { int status_ = (call); if (status_) return status_; } while (0)
+
+/* One LSTM step: h_out and c from gx_t, hp and cp. */
+static int step_lstm(const step_ctx *c, const rnn_dir *p, const float *gx, const float *hp, const float *cp,
+                     float *c_out, float *h_out)
+{
+    const sb_run_ctx *R = c->R;
+    int64_t B = c->B, H = c->H, bh = B * H;
+    float *L = c->L, *P = c->P;
+    /* g = gx_t + linear(hp, R, Rb) */
+    CHECK(linear(R, hp, B, H, p->r, 4 * H, p->rb, L));
+    CHECK(binary2(R, SB_BIN_ADD, dense(gx, 4 * H), dense(L, 4 * H), L, B, 4 * H));
+    /* the pieces i, o, f, c, each (B, H) dense */
+    int64_t shape[3] = {4, B, H}, xs[3] = {H, 4 * H, 1}, ys[3] = {bh, H, 1};
+    CHECK(sb_k_copy(R->threads, 3, shape, 4, L, xs, P, ys));
+    float *pi = P, *po = P + bh, *pf = P + 2 * bh, *pc = P + 3 * bh;
+    CHECK(unary(R, SB_OP_SIGMOID, pi, pi, 3 * bh));   /* i, o, f: one call, the same bits */
+    CHECK(unary(R, SB_OP_TANH, pc, pc, bh));
+    /* c = sigmoid(f) * cp + sigmoid(i) * tanh(c) */
+    CHECK(binary2(R, SB_BIN_MUL, dense(pf, H), dense(cp, H), pf, B, H));
+    CHECK(binary2(R, SB_BIN_MUL, dense(pi, H), dense(pc, H), pi, B, H));
+    CHECK(binary2(R, SB_BIN_ADD, dense(pf, H), dense(pi, H), c_out, B, H));
+    /* h = sigmoid(o) * tanh(c) */
+    CHECK(unary(R, SB_OP_TANH, c_out, c->T, bh));
+    CHECK(binary2(R, SB_BIN_MUL, dense(po, H), dense(c->T, H), h_out, B, H));
+    return SB_OK;
+}
+
+/* One GRU step: h_out from gx_t and hp. */
+static int step_gru(const step_ctx *c, const rnn_dir *p, const float *gx, const float *hp, float *h_out)
+{
+    const sb_run_ctx *R = c->R;
+    int64_t B = c->B, H = c->H, bh = B * H;
+    float *L = c->L, *ZR = c->P, *T = c->T, *T2 = c->T2;
+    static const float one = 1.0f;
+    const view ones = {&one, 0, 0};
+    view z, rg;
+    if (c->s->reset_first) {
+        /* zh, rh, nh = pieces(linear(hp, R, Rb)); z, r = sigmoid(x + h); n = tanh(nx + r * nh) */
+        CHECK(linear(R, hp, B, H, p->r, 3 * H, p->rb, L));
+        CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 0), cols_of(L, 3 * H, 0), ZR, B, 2 * H));
+        CHECK(unary(R, SB_OP_SIGMOID, ZR, ZR, 2 * bh));
+        z = cols_of(ZR, 2 * H, 0), rg = cols_of(ZR, 2 * H, H);
+        CHECK(binary2(R, SB_BIN_MUL, rg, cols_of(L, 3 * H, 2 * H), T, B, H));
+        CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T, H), T, B, H));
+        CHECK(unary(R, SB_OP_TANH, T, T, bh));
+        /* h = (1 - z) * n + z * hp */
+        CHECK(binary2(R, SB_BIN_SUB, ones, z, T2, B, H));
+        CHECK(binary2(R, SB_BIN_MUL, dense(T2, H), dense(T, H), T2, B, H));
+        CHECK(binary2(R, SB_BIN_MUL, z, dense(hp, H), T, B, H));
+        CHECK(binary2(R, SB_BIN_ADD, dense(T2, H), dense(T, H), h_out, B, H));
+        return SB_OK;
+    }
+    /* zh, rh = pieces(linear(hp, Rzr, Rzr_b)); z, r = sigmoid(x + h);
+     * n = tanh(nx + linear(r * hp, Rh, Rh_b)) */
+    CHECK(linear(R, hp, B, H, p->rzr, 2 * H, p->rzr_b, L));
+    CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 0), dense(L, 2 * H), ZR, B, 2 * H));
+    CHECK(unary(R, SB_OP_SIGMOID, ZR, ZR, 2 * bh));
+    z = cols_of(ZR, 2 * H, 0), rg = cols_of(ZR, 2 * H, H);
+    CHECK(binary2(R, SB_BIN_MUL, rg, dense(hp, H), T, B, H));
+    CHECK(linear(R, T, B, H, p->rh, H, p->rh_b, T2));
+    CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T2, H), T2, B, H));
+    CHECK(unary(R, SB_OP_TANH, T2, T2, bh));
+    /* h = (1 - z) * n + z * hp */
+    CHECK(binary2(R, SB_BIN_SUB, ones, z, T, B, H));
+    CHECK(binary2(R, SB_BIN_MUL, dense(T, H), dense(T2, H), T, B, H));
+    CHECK(binary2(R, SB_BIN_MUL, z, dense(hp, H), T2, B, H));
+    CHECK(binary2(R, SB_BIN_ADD, dense(T, H), dense(T2, H), h_out, B, H));
+    return SB_OK;
+}
+
+/* ---- run -------------------------------------------------------------------------- */
+
+static int rnn_run(sb_run_ctx *R)
+{
+    const rnn_state *s = R->state;
+    /* the checks infer made (sequence_lens's values are known now) */
+    sb_infer_ctx I = {0};
+    sb_vinfo unused[1];
+    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = unused;
+    rnn_dims g;
+    int status = rnn_check(&I, s, &g);
+    if (status) return status;
+    int64_t H = s->hidden, B = g.batch, seq = g.seq, gh = s->gates * H, dirs = s->dirs, bh = B * H;
+    sb_tval *y = R->n_out > 0 ? R->out[0] : NULL, *yh = R->n_out > 1 ? R->out[1] : NULL;
+    sb_tval *yc = s->kind == RNN_LSTM && R->n_out > 2 ? R->out[2] : NULL;
+    int64_t at[WS_COUNT], total;
+    rnn_layout(s, &g, y != NULL, at, &total);
+    float *ws = R->workspace;
+    const float *x = R->in[0]->data;
+    if (s->layout) {   /* (batch, seq, size) -> (seq, batch, size) */
+        CHECK(swap01(R, x, ws + at[WS_X], B, seq, g.size));
+        x = ws + at[WS_X];
+    }
+    float *y0 = s->layout || !y ? ws + at[WS_Y] : y->data;
+    /* the initial states, (dirs, batch, H) */
+    const float *h0 = ws + at[WS_H0], *c0 = ws + at[WS_C0];
+    const sb_tval *ih = R->n_in > 5 ? R->in[5] : NULL, *ic = R->n_in > 6 ? R->in[6] : NULL;
+    if (ih && s->layout) CHECK(swap01(R, ih->data, ws + at[WS_H0], B, dirs, H));
+    else if (ih) h0 = ih->data;
+    else memset(ws + at[WS_H0], 0, (size_t)(dirs * bh) * sizeof(float));
+    if (s->kind == RNN_LSTM) {
+        if (ic && s->layout) CHECK(swap01(R, ic->data, ws + at[WS_C0], B, dirs, H));
+        else if (ic) c0 = ic->data;
+        else memset(ws + at[WS_C0], 0, (size_t)(dirs * bh) * sizeof(float));
+    }
+    step_ctx c = {R, s, B, H, ws + at[WS_L], ws + at[WS_P], ws + at[WS_T], ws + at[WS_T2]};
+    float *gx = ws + at[WS_GX], *yh0 = ws + at[WS_YH], *yc0 = ws + at[WS_YC];
+    for (int d = 0; d < dirs; ++d) {
+        const rnn_dir *p = &s->d[d];
+        CHECK(linear(R, x, seq * B, g.size, p->w, gh, p->wb, gx));
+        int backwards = s->direction == DIR_REVERSE || d == 1;
+        const float *hp = h0 + d * bh, *cp = c0 + d * bh;
+        float *cbuf = ws + at[WS_C] + d * bh;
+        for (int64_t k = 0; k < seq; ++k) {
+            int64_t t = backwards ? seq - 1 - k : k;
+            float *h_out = y0 + (t * dirs + d) * bh;
+            const float *gx_t = gx + t * B * gh;
+            if (s->kind == RNN_LSTM) {
+                CHECK(step_lstm(&c, p, gx_t, hp, cp, cbuf, h_out));
+                cp = cbuf;
+            } else {
+                CHECK(step_gru(&c, p, gx_t, hp, h_out));
+            }
+            hp = h_out;
+        }
+        memcpy(yh0 + d * bh, hp, (size_t)bh * sizeof(float));
+        if (s->kind == RNN_LSTM) memcpy(yc0 + d * bh, cp, (size_t)bh * sizeof(float));
+    }
+    if (y && s->layout) {   /* (seq, dirs, batch, H) -> (batch, seq, dirs, H) */
+        int64_t shape[4] = {B, seq, dirs, H}, xs[4] = {H, dirs * bh, bh, 1};
+        int64_t ys[4] = {seq * dirs * H, dirs * H, H, 1};
+        CHECK(sb_k_copy(R->threads, 4, shape, 4, y0, xs, y->data, ys));
+    }
+    sb_tval *finals[2] = {yh, yc};
+    const float *from[2] = {yh0, yc0};
+    for (int k = 0; k < 2; ++k) {
+        if (!finals[k]) continue;
+        if (s->layout) CHECK(swap01(R, from[k], finals[k]->data, dirs, B, H));
+        else memcpy(finals[k]->data, from[k], (size_t)(dirs * bh) * sizeof(float));
+    }
+    return SB_OK;
+}
 
 const sb_op_def sb_ops_rnn[] = {
+    {"LSTM", rnn_load, rnn_infer, rnn_run, 0},
+    {"GRU", rnn_load, rnn_infer, rnn_run, 0},
     {0},
 };

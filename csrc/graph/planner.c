@@ -128,23 +128,34 @@ static int assign_arena(sb_plan *p, int n_values)
 static int compute_now(sb_session *s, sb_plan *p, const sb_node *n, const sb_tval *const *in,
                        const sb_vinfo *infos, int64_t workspace_bytes)
 {
-    sb_tval outs[16], *outp[16];
+    sb_tval outs_small[16], *outp_small[16];
+    sb_tval *outs = n->n_out <= 16 ? outs_small : malloc((size_t)n->n_out * sizeof *outs);
+    sb_tval **outp = n->n_out <= 16 ? outp_small : malloc((size_t)n->n_out * sizeof *outp);
+    int status = SB_OK;
     void *workspace = NULL;
+    if (!outs || !outp) {
+        status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        goto done;
+    }
     for (int j = 0; j < n->n_out; ++j) {
         outp[j] = NULL;
         if (n->out[j] < 0) continue;
         outs[j].info = infos[j];
         outs[j].data = keep_known(p, sb_vinfo_bytes(&infos[j]));
-        if (!outs[j].data) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        if (!outs[j].data) {
+            status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+            goto done;
+        }
         outp[j] = &outs[j];
     }
-    int status = SB_OK;
     if (n->op->flags & SB_OP_VIEW) {
         int64_t bytes = sb_vinfo_bytes(&infos[0]);
         if (outp[0] && bytes > 0) memcpy(outs[0].data, in[0]->data, (size_t)bytes);
     } else {
-        if (workspace_bytes > 0 && !(workspace = sb_alloc_aligned((size_t)workspace_bytes)))
-            return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        if (workspace_bytes > 0 && !(workspace = sb_alloc_aligned((size_t)workspace_bytes))) {
+            status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+            goto done;
+        }
         sb_run_ctx R = {0};
         R.node = n, R.state = n->state, R.mode = s->graph->mode, R.path = s->graph->path;
         R.threads = s->graph->threads, R.n_in = n->n_in, R.n_out = n->n_out;
@@ -152,15 +163,17 @@ static int compute_now(sb_session *s, sb_plan *p, const sb_node *n, const sb_tva
         status = n->op->run(&R);
         sb_free_aligned(workspace);
     }
-    if (status) return status;
-    for (int j = 0; j < n->n_out; ++j) {
+    for (int j = 0; !status && j < n->n_out; ++j) {
         if (n->out[j] < 0) continue;
         sb_plan_value *pv = &p->values[n->out[j]];
         pv->info = infos[j];
         pv->where = PV_KNOWN;
         pv->data = outs[j].data;
     }
-    return SB_OK;
+done:
+    if (outs != outs_small) free(outs);
+    if (outp != outp_small) free(outp);
+    return status;
 }
 
 int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **out)
@@ -174,6 +187,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
     p->steps = malloc((size_t)(g->n_nodes - start + 1) * sizeof *p->steps);
     const sb_tval **in = NULL;
     sb_tval *tv = NULL;
+    sb_vinfo infos_small[16], *infos_big = NULL;
     int status = SB_OK;
     if (!p->values || !p->steps) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning"); goto fail; }
     memcpy(p->values, init, (size_t)g->n_values * sizeof *p->values);
@@ -200,12 +214,13 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             if (!tv[i].data && sb_vinfo_numel(&pv->info) != 0) all_known = 0;
             in[i] = &tv[i];
         }
-        sb_vinfo infos[16];
-        if (n->n_out > 16) {
-            status = sb_fail(SB_ERR_UNSUPPORTED, "node %d (%s): more than 16 outputs", n->index, n->op_type);
+        sb_vinfo *infos = n->n_out <= 16 ? infos_small : realloc(infos_big, (size_t)n->n_out * sizeof *infos);
+        if (!infos) {
+            status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
             goto fail;
         }
-        memset(infos, 0, sizeof infos);
+        if (infos != infos_small) infos_big = infos;
+        memset(infos, 0, (size_t)(n->n_out > 16 ? n->n_out : 16) * sizeof *infos);
         sb_infer_ctx I = {0};
         I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
         I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
@@ -218,6 +233,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         if (status) goto fail;
         int64_t total = 0;
         for (int j = 0; j < n->n_out; ++j) {
+            if (n->out[j] < 0) continue;   /* an output the node leaves out */
             int64_t bytes = sb_vinfo_bytes(&infos[j]);
             if (bytes < 0) {
                 char where[512];
@@ -226,7 +242,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
                                  where, j);
                 goto fail;
             }
-            if (n->out[j] >= 0) total += bytes;
+            total += bytes;
         }
         if ((all_known || (n->op->flags & SB_OP_SHAPE_ONLY)) && total <= KNOWN_LIMIT) {
             if ((status = compute_now(s, p, n, in, infos, I.workspace))) goto fail;
@@ -264,11 +280,13 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         }
     }
     if ((status = assign_arena(p, g->n_values))) goto fail;
+    free(infos_big);
     free(in);
     free(tv);
     *out = p;
     return SB_OK;
 fail:
+    free(infos_big);
     free(in);
     free(tv);
     sb_plan_free(p);

@@ -7,6 +7,7 @@ import * as check from "./checks.mjs";
 import { Heap } from "./memory.mjs";
 import { float32Bits, finiteFloat32 } from "./float32.mjs";
 import { PackedMatrix, PackedConv2dWeight } from "./packed.mjs";
+import { Model } from "./model.mjs";
 
 const MODES = { fast: 0, exact: 1 };
 const STATUS = { [-1]: "bad argument", [-2]: "path not available", [-3]: "out of memory" };
@@ -107,6 +108,29 @@ export class Samebits {
             return status;
         });
         return result;
+    }
+
+    // ---- ONNX models ---------------------------------------------------------
+
+    /**
+     * Loads an ONNX model (its bytes: a Uint8Array or ArrayBuffer) into the C
+     * graph runtime: every operator, attribute and type checked, constants
+     * folded, weights packed. mode: "exact" (the default, as
+     * samebits.onnx.load) or "fast"; threads: at most this module's.
+     * Returns a Model (run, inputs, outputs, profile, dispose).
+     */
+    loadModel(bytes, opts) {
+        const what = "loadModel";
+        this._live(what);
+        opts = check.options(opts, ["mode", "threads"], what);
+        if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+        if (!(bytes instanceof Uint8Array)) {
+            const kind = bytes === null ? "null" : bytes?.constructor?.name ?? typeof bytes;
+            throw new TypeError(`${what}: bytes must be a Uint8Array or an ArrayBuffer, got ${kind}`);
+        }
+        const mode = opts.mode ?? "exact";
+        const modeCode = MODES[check.choice(mode, Object.keys(MODES), "mode", what)];
+        return new Model(this, bytes, { mode, modeCode, threads: this._threads(opts, what) });
     }
 
     // ---- products ----------------------------------------------------------

@@ -96,3 +96,12 @@ __all__ = [
 ]
 
 _threadpoolctl.register()   # threadpool_info/threadpool_limits see samebits (when installed)
+
+
+def __getattr__(name: str) -> object:
+    """samebits.onnx is loaded on first use, so that ``import samebits``
+    stays light and ``samebits.onnx.load`` works without its own import."""
+    if name == "onnx":
+        import importlib
+        return importlib.import_module(".onnx", __name__)
+    raise AttributeError(f"module 'samebits' has no attribute {name!r}")

@@ -5,6 +5,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._typing import Mode as Mode
+from . import onnx as onnx
 from ._movement import concatenate as concatenate
 from ._explain import explain as explain
 from ._threads import get_num_threads as get_num_threads

@@ -1,11 +1,11 @@
-"""Command line: samebits hashes | info | bench | digest."""
+"""Command line: samebits run | hashes | info | bench | digest."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import time
-from typing import NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 from . import _paths, hashes
 from ._info import info
@@ -134,10 +134,84 @@ def _cmd_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     return 0
 
 
+def _made_input(info: Any, index: int, np: Any) -> Any:
+    """Portable test values for a declared input (stream = its position);
+    integer and bool inputs get zeros; an unknown dimension is 1."""
+    from .testing import portable_values
+    if info.shape is None:
+        raise ValueError(f"run: input {info.name!r} has no declared shape; give it with "
+                         f"--input {info.name}=FILE.npy")
+    shape = tuple(d if isinstance(d, int) and d >= 0 else 1 for d in info.shape)
+    if info.dtype == "float32":
+        return portable_values(shape, index)
+    if info.dtype in ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64",
+                      "bool"):
+        return np.zeros(shape, dtype=info.dtype)
+    raise ValueError(f"run: input {info.name!r} is {info.dtype}; give it with "
+                     f"--input {info.name}=FILE.npy")
+
+
+def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        import numpy as np
+    except ImportError:
+        parser.error("run: reading and making inputs needs numpy")
+    from . import onnx as sonnx
+    from .testing import digest
+    if args.runs < 1:
+        parser.error(f"--runs: {args.runs} must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        parser.error(f"--threads: {args.threads} must be at least 1")
+    given: dict[str, Any] = {}
+    for item in args.input:
+        name, sep, file = item.partition("=")
+        if not sep or not name or not file:
+            parser.error(f"--input: {item!r} is not NAME=FILE.npy")
+        try:
+            given[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            parser.error(f"--input: {file}: {e}")
+    session = sonnx.load(args.model, mode=args.mode, threads=args.threads)
+    names = [i.name for i in session.inputs]
+    unknown = [n for n in given if n not in names]
+    if unknown:
+        parser.error(f"--input: {unknown[0]!r} is not an input of the model (inputs: "
+                     f"{', '.join(names)})")
+    feeds = {i.name: given[i.name] if i.name in given else _made_input(i, k, np)
+             for k, i in enumerate(session.inputs)}
+    for i in session.inputs:
+        origin = "given" if i.name in given else "portable test values" \
+            if feeds[i.name].dtype == np.float32 else "zeros"
+        print(f"input  {i.name} {feeds[i.name].dtype} {tuple(feeds[i.name].shape)} ({origin})")
+    times = []
+    outputs: dict[str, Any] = {}
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        outputs = session.run(feeds)
+        times.append(time.perf_counter() - start)
+    for name, value in outputs.items():
+        print(f"output {name} {value.dtype} {tuple(value.shape)} digest={digest(value)}")
+    times.sort()
+    median = times[len(times) // 2]
+    print(f"time   {median * 1e3:.3f} ms per run (median of {len(times)}, mode={args.mode}, "
+          f"path={session.path}, threads={args.threads or 'default'})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="samebits", description=__doc__)
     parser.add_argument("--version", action="version", version=f"samebits {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run an ONNX model; print each output's shape and digest "
+                                   "and the time per run")
+    r.add_argument("model", metavar="MODEL.onnx")
+    r.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="an input from a .npy file (repeat per input); inputs not given get "
+                        "portable test values (float32) or zeros (integers)")
+    r.add_argument("--mode", choices=("exact", "fast"), default="exact")
+    r.add_argument("--threads", type=int, default=None)
+    r.add_argument("--runs", type=int, default=3, help="runs to time (default 3; the median)")
+    r.set_defaults(run=_cmd_run, parser=r)
     h = sub.add_parser("hashes", help="print the hash suite's lines, one per mode, path, threads")
     h.add_argument("--modes", default="exact,fast", help="comma-separated (default exact,fast)")
     h.add_argument("--paths", default="", help="comma-separated (default: every path this CPU runs)")

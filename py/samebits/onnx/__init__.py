@@ -1,5 +1,5 @@
-"""samebits.onnx: run ONNX models with samebits' kernels, natively and in
-Pyodide.
+"""samebits.onnx: run ONNX models in samebits' C graph runtime, natively and
+in Pyodide.
 
 >>> import samebits.onnx
 >>> sess = samebits.onnx.load("model.onnx", mode="exact")     # doctest: +SKIP
@@ -7,9 +7,10 @@ Pyodide.
 [TensorInfo(name='input', dtype='float32', shape=('batch', 3, 224, 224))]
 >>> sess.run({"input": x})["logits"]                            # doctest: +SKIP
 
-The file is read by a small protobuf reader of its own (no onnx or protobuf
-package needed). Every operator and attribute the model uses is checked at
-load; what the runner lacks raises UnsupportedModelError naming the node,
+The model is read, checked, planned and run in C (csrc/graph/, the C API of
+docs/c-api.md), the same core the npm package uses: no onnx or protobuf
+package is needed. Every operator and attribute the model uses is checked at
+load; what the runtime lacks raises UnsupportedModelError naming the node,
 the operator and the attribute. docs/onnx.md lists the operators and how
 each maps onto samebits' exact definitions.
 """
@@ -19,10 +20,9 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from ._model import parse_model
-from ._registry import BUILDERS, UnsupportedModelError
-from ._session import Session, TensorInfo
-from ._wire import DecodeError
+from . import _core
+from ._core import Session, TensorInfo
+from ._errors import DecodeError, UnsupportedModelError
 
 __all__ = ["DecodeError", "Session", "TensorInfo", "UnsupportedModelError", "load",
            "supported_operators"]
@@ -46,7 +46,7 @@ def load(model: Union[str, os.PathLike[str], bytes, bytearray, memoryview], mode
     Raises
     ------
     UnsupportedModelError (a ValueError)
-        An operator, attribute, opset or type the runner does not support.
+        An operator, attribute, opset or type the runtime does not support.
     DecodeError (a ValueError)
         The bytes are not a well-formed ONNX file.
     """
@@ -59,12 +59,9 @@ def load(model: Union[str, os.PathLike[str], bytes, bytearray, memoryview], mode
         data = model
     else:
         raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
-    if os.environ.get("SAMEBITS_ONNX_RUNNER") == "c":   # the C graph runtime (transition)
-        from . import _core
-        return _core.Session(data, mode, threads, base_dir)   # type: ignore[return-value]
-    return Session(parse_model(data), mode, threads, base_dir)
+    return Session(data, mode, threads, base_dir)
 
 
 def supported_operators() -> list[str]:
-    """The operator types (default ONNX domain) the runner can load."""
-    return sorted(BUILDERS)
+    """The operator types (default ONNX domain) the runtime can load, sorted."""
+    return _core.supported_operators()

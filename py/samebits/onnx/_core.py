@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
 
 from .. import _abi, _args, _lib, _operands, _paths
 from .._typing import Mode
-from ._registry import UnsupportedModelError
-from ._wire import DecodeError
+from ._errors import DecodeError, UnsupportedModelError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -116,8 +115,9 @@ def _numpy_feed(name: str, value: Any, want: int) -> _Feed:
         if value.size == 0 or (int(value.min()) >= lo and int(value.max()) <= hi):
             value = value.astype(_NUMPY[want])
             dtype = want
-    a = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")
-                             if value.dtype.itemsize > 1 else value.dtype)
+    # (np.ascontiguousarray would make a 0-d array 1-d)
+    a = np.require(value, dtype=value.dtype.newbyteorder("<") if value.dtype.itemsize > 1
+                   else value.dtype, requirements="C")
     return _Feed(dtype, tuple(int(s) for s in a.shape), a.ctypes.data if a.size else 0, a)
 
 
@@ -318,21 +318,6 @@ class Session:
                     seconds, count = profile.get(label, (0.0, 0))
                     profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
         return out
-
-
-def load(model: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview], mode: str = "exact",
-         threads: Optional[int] = None) -> Session:
-    """Loads an ONNX model into the C graph runtime (see samebits.onnx.load)."""
-    base_dir: Optional[Path] = None
-    if isinstance(model, (str, os.PathLike)):
-        path = Path(model)
-        data: Any = path.read_bytes()
-        base_dir = path.parent
-    elif isinstance(model, (bytes, bytearray, memoryview)):
-        data = model
-    else:
-        raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
-    return Session(data, mode, threads, base_dir)
 
 
 def supported_operators() -> list[str]:

@@ -26,8 +26,7 @@ BUILDERS: dict[str, Builder] = {}
 FAST_ONLY: set[str] = set()     # operators with no exact definition (none so far)
 
 
-class UnsupportedModelError(ValueError):
-    """The model asks for an operator, attribute or type the runner lacks."""
+from ._errors import UnsupportedModelError as UnsupportedModelError  # noqa: E402  (one class for both runners)
 
 
 def op(*names: str) -> Callable[[Builder], Builder]:

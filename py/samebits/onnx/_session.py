@@ -15,7 +15,8 @@ from .._typing import Mode
 from . import _fuse
 from . import _model as M
 from . import _values as V
-from ._registry import BUILDERS, FAST_ONLY, NodeContext, UnsupportedModelError
+from ._errors import UnsupportedModelError
+from ._registry import BUILDERS, FAST_ONLY, NodeContext
 from ._values import Floats, Ints
 
 if TYPE_CHECKING:
@@ -204,6 +205,11 @@ class Session:
                 if name:
                     self._constants[name] = value
         return left
+
+    @property
+    def node_count(self) -> int:
+        """Nodes left to run after loading (folded and absorbed ones are gone)."""
+        return len(self._steps)
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{i.name}: {i.dtype}{list(i.shape) if i.shape is not None else ''}"

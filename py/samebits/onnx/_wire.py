@@ -18,8 +18,7 @@ Value = Union[int, memoryview]
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 
 
-class DecodeError(ValueError):
-    """The bytes are not a well-formed protobuf message."""
+from ._errors import DecodeError as DecodeError  # noqa: E402  (one class for both runners)
 
 
 def varint(buf: memoryview, pos: int) -> tuple[int, int]:

@@ -1,0 +1,78 @@
+"""The reference networks through the C graph runtime from C alone: the
+C program tests/native/run_model.c, built for arm64 and run under qemu-user,
+gives the pinned models-suite digests (whole networks checked on arm64's
+NEON path, where the Python package cannot run); natively it gives them
+too, at 1 and 2 threads."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnx")
+
+from samebits.onnx import suite  # noqa: E402
+
+from native_build import build_check  # noqa: E402
+from test_onnx_models import PINNED  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def _require(tool: str) -> str:
+    found = shutil.which(tool)
+    if found:
+        return found
+    message = f"{tool} is not installed (make deps installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def network_files(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    out = tmp_path_factory.mktemp("networks")
+    files = {}
+    for name, (model, feeds) in suite.build_files(list(PINNED)).items():
+        (out / f"{name}.onnx").write_bytes(model)
+        (out / f"{name}.feeds").write_bytes(feeds)
+        files[name] = (out / f"{name}.onnx", out / f"{name}.feeds")
+    return files
+
+
+def _digest(cmd: list[str]) -> str:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3000)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return re.search(r"^digest ([0-9a-f]{64}) ", r.stdout, re.M).group(1)
+
+
+def test_native_program_gives_the_pinned_digests(network_files, tmp_path):
+    program = tmp_path / "run_model"
+    build_check(_require("cc"), ["run_model.c", "sha256.c"], program,
+                x86=os.uname().machine == "x86_64")
+    for name, (model, feeds) in network_files.items():
+        for threads in (1, 2):
+            got = _digest([str(program), str(model), str(feeds), "--threads", str(threads)])
+            assert got == PINNED[name], (name, threads)
+
+
+def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
+    """Every reference network on arm64's neon path (the best there), one
+    network per core at a time."""
+    cc = _require("aarch64-linux-gnu-gcc")
+    qemu = _require("qemu-aarch64")
+    program = tmp_path / "run_model_arm64"
+    build_check(cc, ["run_model.c", "sha256.c"], program, x86=False)
+
+    def one(name: str) -> tuple[str, str]:
+        model, feeds = network_files[name]
+        return name, _digest([qemu, "-L", "/usr/aarch64-linux-gnu", str(program), str(model),
+                              str(feeds), "--threads", "1"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        got = dict(pool.map(one, list(network_files)))
+    assert got == PINNED

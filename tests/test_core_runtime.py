@@ -1,0 +1,207 @@
+"""The C graph runtime as a runtime: plans cached per input shapes, runs from
+many threads at once with the bits of a run alone (from Python threads and
+from C threads, under AddressSanitizer and ThreadSanitizer too), a C
+program's digests equal to the Python host's, the fuzz target's fixed-seed
+pass, and every input that ever crashed it replayed."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto as TP  # noqa: E402
+from onnx import helper, numpy_helper  # noqa: E402
+
+import samebits.onnx as so  # noqa: E402
+from samebits.onnx import _core  # noqa: E402
+from samebits.testing import portable_values  # noqa: E402
+
+from native_build import build_check  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RNG = np.random.default_rng(99)
+
+
+def _require(tool: str) -> str:
+    found = shutil.which(tool)
+    if found:
+        return found
+    message = f"{tool} is not installed (make deps installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def mixed_model() -> bytes:
+    """A batch-symbolic model with products, a shape subgraph and softmax."""
+    w = RNG.standard_normal((12, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]),
+             helper.make_node("Add", ["m", "b"], ["a"]),
+             helper.make_node("Relu", ["a"], ["r"]),
+             helper.make_node("Shape", ["r"], ["s"]),
+             helper.make_node("Reshape", ["r", "s"], ["r2"]),
+             helper.make_node("Softmax", ["r2"], ["y"], axis=-1),
+             helper.make_node("Mul", ["y", "x2"], ["z"])]
+    g = helper.make_graph(nodes, "mixed",
+                          [helper.make_tensor_value_info("x", TP.FLOAT, ["n", 12]),
+                           helper.make_tensor_value_info("x2", TP.FLOAT, ["n", 16])],
+                          [helper.make_tensor_value_info("z", TP.FLOAT, None)],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def feeds(batch: int) -> dict:
+    return {"x": portable_values((batch, 12), batch), "x2": portable_values((batch, 16), 7 + batch)}
+
+
+def test_plans_are_cached_per_input_shapes():
+    sess = so.load(mixed_model(), mode="exact", threads=1)
+    assert sess.plan_count == 0
+    for batch in (1, 2, 1, 3, 2):
+        sess.run(feeds(batch))
+    assert sess.plan_count == 3
+
+
+def test_runs_from_8_threads_have_the_bits_of_runs_alone():
+    """8 Python threads x 200 runs on 4 input shapes, one session: every
+    result equals the one its shape gives alone (ctypes releases the GIL
+    for the run, so the runs overlap)."""
+    sess = so.load(mixed_model(), mode="exact", threads=2)
+    want = {b: sess.run(feeds(b))["z"].view(np.uint32).copy() for b in (1, 2, 3, 4)}
+    errors: list[str] = []
+
+    def work(t: int) -> None:
+        for r in range(200):
+            b = (t + r) % 4 + 1
+            got = sess.run(feeds(b))["z"].view(np.uint32)
+            if not np.array_equal(got, want[b]):
+                errors.append(f"thread {t} run {r} batch {b}")
+                return
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sess.plan_count == 4
+
+
+def test_a_second_session_shares_nothing():
+    data = mixed_model()
+    a, b = so.load(data, mode="exact"), so.load(data, mode="exact")
+    x = feeds(2)
+    first = a.run(x)["z"].copy()
+    del a
+    assert np.array_equal(b.run(x)["z"].view(np.uint32), first.view(np.uint32))
+
+
+@pytest.fixture(scope="module")
+def concurrent_program(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("concurrent") / "concurrent_runs"
+    build_check(_require("cc"), ["concurrent_runs.c", "sha256.c"], out,
+                x86=os.uname().machine == "x86_64")
+    return out
+
+
+def test_c_threads_8_x_200_runs(concurrent_program, tmp_path):
+    model = tmp_path / "mixed.onnx"
+    model.write_bytes(mixed_model())
+    r = subprocess.run([str(concurrent_program), str(model), "8", "200"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "concurrent ok 8 x 200 runs, 4 shapes" in r.stdout
+
+
+@pytest.mark.parametrize("sanitizer", ["address,undefined", "thread"])
+def test_c_threads_under_sanitizers(sanitizer, tmp_path):
+    clang = _require("clang-19")
+    out = tmp_path / "concurrent_runs"
+    flags = (f"-fsanitize={sanitizer}", "-fno-omit-frame-pointer", "-g")
+    # every file but the ISA kernels (ukernel_*, unary_*: clang takes minutes
+    # to instrument their unrolled code; make sanitize covers them with gcc)
+    build_check(clang, ["concurrent_runs.c", "sha256.c"], out,
+                x86=os.uname().machine == "x86_64",
+                source_flags=lambda p: () if p.name.startswith(("ukernel_", "unary_")) else flags,
+                link_flags=(f"-fsanitize={sanitizer}",))
+    model = tmp_path / "mixed.onnx"
+    model.write_bytes(mixed_model())
+    env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1", "ASAN_OPTIONS": "detect_leaks=1",
+           "UBSAN_OPTIONS": "halt_on_error=1"}
+    r = subprocess.run([str(out), str(model), "8", "50"], capture_output=True, text=True,
+                       timeout=900, env=env)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    assert "concurrent ok 8 x 50 runs" in r.stdout
+
+
+@pytest.fixture(scope="module")
+def run_model_program(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run_model") / "run_model"
+    build_check(_require("cc"), ["run_model.c", "sha256.c"], out,
+                x86=os.uname().machine == "x86_64")
+    return out
+
+
+def test_c_program_digest_equals_the_python_host(run_model_program, tmp_path):
+    from samebits.onnx import suite
+    data = mixed_model()
+    x = feeds(3)
+    model = tmp_path / "mixed.onnx"
+    model.write_bytes(data)
+    (tmp_path / "mixed.feeds").write_bytes(suite.pack_feeds(x))
+    for threads in (1, 2):
+        r = subprocess.run([str(run_model_program), str(model), str(tmp_path / "mixed.feeds"),
+                            "--threads", str(threads)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        digest = r.stdout.split("digest ")[1].split()[0]
+        assert digest == suite.output_digest(so.load(data, mode="exact").run(x))
+
+
+def test_c_program_reports_errors(run_model_program, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07\x3a\x7f")   # a graph of 127 bytes that are not there
+    r = subprocess.run([str(run_model_program), str(bad)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1 and "run past the end" in r.stderr
+
+
+def test_regression_inputs_give_clean_errors():
+    """Every input that ever crashed the fuzz target loads and runs, or is
+    refused with a documented exception, from the Python host."""
+    for path in sorted((ROOT / "tests" / "fuzz" / "regressions").glob("*")):
+        for mode in ("exact", "fast"):
+            try:
+                sess = so.load(path.read_bytes(), mode=mode)
+            except (ValueError, TypeError, IndexError, MemoryError):
+                continue
+            for info in sess.inputs:
+                if info.shape is None or info.dtype != "float32":
+                    break
+            else:
+                try:
+                    sess.run({i.name: np.zeros(tuple(d if isinstance(d, int) else 1
+                                                      for d in i.shape), np.float32)
+                              for i in sess.inputs})
+                except (ValueError, TypeError, IndexError, MemoryError):
+                    pass
+
+
+def test_fuzz_target_fixed_seed_pass():
+    """The libFuzzer target (make fuzz runs it for a set time) over the seed
+    corpus and 2000 mutations from seed 1, under ASan and UBSan: no crash,
+    no sanitizer report, no leak."""
+    _require("clang-19")
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "run.py"), "--runs", "2000",
+                        "--out", str(ROOT / "build" / "fuzz-ci")],
+                       capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    assert "Done 2000 runs" in r.stdout + r.stderr
