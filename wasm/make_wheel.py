@@ -67,7 +67,10 @@ LOADER_IMPORTS = {"env.memory", "env.__indirect_function_table", "env.__stack_po
 # C library functions the freestanding relaxed module may import; used when
 # Pyodide's main module is not at hand to ask what it exports.
 LIBC_IMPORTS = {"malloc", "free", "calloc", "realloc", "memcpy", "memmove", "memset", "memcmp",
-                "strlen", "strcmp", "snprintf", "abort", "getenv", "clock_gettime"}
+                "strlen", "strcmp", "snprintf", "abort", "getenv", "clock_gettime",
+                # the graph runtime's (csrc/graph/): messages, names, external data files
+                "vsnprintf", "memchr", "strchr", "strstr", "strcspn", "strtoll", "strtod",
+                "atoi", "qsort", "fmod", "fopen", "fclose", "fread", "fseek", "ftell"}
 
 # The runtime of the pyodide version pinned in web/package.json (314.0.7):
 # Python 3.14, ABI 2026_0. Used when node_modules is not installed.

@@ -184,7 +184,10 @@ static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_pr
         double b = bias ? (double)bias[c] : 0.0;
         new_b[c] = (float)((b - (double)mean[c]) * scale + (double)beta[c]);
     }
-    /* two new constants, named after what they came from */
+    /* two new constants, named after what they came from (making a value
+     * may move g->values, into which w points: keep its info first) */
+    sb_tval folded = *w;
+    folded.data = new_w;
     char name[1024];
     snprintf(name, sizeof name, "%s::bn_folded:%s", g->values[conv->in[1]].name, bn->name);
     int wv = sb_graph_value(g, name, 1);
@@ -192,8 +195,7 @@ static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_pr
     int bv = sb_graph_value(g, name, 1);
     if (wv < 0 || bv < 0) return -1;
     g->values[wv].kind = g->values[bv].kind = SB_V_CONST;
-    g->values[wv].konst = *w;
-    g->values[wv].konst.data = new_w;
+    g->values[wv].konst = folded;
     g->values[bv].konst.info.dtype = SB_DT_FLOAT;
     g->values[bv].konst.info.rank = 1;
     g->values[bv].konst.info.dims[0] = cout;

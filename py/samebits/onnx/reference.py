@@ -1,6 +1,9 @@
 """samebits' reference networks, written as ONNX files with onnx.helper:
 ResNet-50, MobileNetV3-large, a BERT-base encoder (and MiniLM-L6) and the
-Whisper-small encoder, with deterministic synthetic weights.
+Whisper-small encoder (NETWORKS, pinned by the models hash suite), and three
+small networks where dispatch between the kernels dominates (SMALL_NETWORKS:
+a silero-vad-shaped voice-activity model, SqueezeNet 1.1, a one-hot byte
+classifier), with deterministic synthetic weights.
 
     from samebits.onnx import reference
     data = reference.build("resnet50")               # the .onnx file's bytes
@@ -352,12 +355,151 @@ _BUILDERS: dict[str, Callable[[_Graph], _GraphIO]] = {
 }
 
 
+# ---- small networks, where dispatch dominates ------------------------------------------------
+#
+# Not part of NETWORKS (the models hash suite pins those): small graphs whose
+# run time is spent between the kernels as much as in them, for the
+# benchmark (bench/bench_models.py) and tests/test_reference_small.py.
+
+def _conv1d_relu(g: _Graph, x: str, prefix: str, cin: int, cout: int, k: int,
+                 stride: int = 1) -> str:
+    """Conv1d with bias (padding k // 2), then Relu; He-uniform weights."""
+    w = g.weight(f"{prefix}.weight", (cout, cin, k), math.sqrt(6.0 / (cin * k)))
+    b = g.weight(f"{prefix}.bias", (cout,), 0.02)
+    y = g.one("Conv", [x, w, b], kernel_shape=[k], strides=[stride], pads=[k // 2, k // 2],
+              dilations=[1])
+    return g.one("Relu", [y])
+
+
+def _vad_small(g: _Graph, samples: int = 576, n_fft: int = 256, hop: int = 64,
+               hidden: int = 128) -> _GraphIO:
+    """A voice-activity model of silero-vad's shape: a window of `samples`
+    samples, an STFT written as a Conv1d (n_fft // 2 + 1 frequency bins,
+    real and imaginary parts as 2 * bins output channels, stride `hop`), the
+    magnitude sqrt(re^2 + im^2), four Conv1d + Relu layers (two of stride 2),
+    an LSTM over the frames, and a Linear to one logit with a Sigmoid: the
+    probability of speech, (batch, 1). The STFT filters are synthetic
+    (uniform, like every weight here), not a windowed Fourier basis."""
+    h = g.helper
+    from onnx import TensorProto
+    bins = n_fft // 2 + 1
+    x = g.one("Unsqueeze", ["input", g.const("channel_axis", _i64([1]))])    # (B, 1, samples)
+    basis = g.weight("stft.forward_basis", (2 * bins, 1, n_fft), math.sqrt(3.0 / n_fft))
+    spec = g.one("Conv", [x, basis], kernel_shape=[n_fft], strides=[hop], pads=[0, 0],
+                 dilations=[1])                                              # (B, 2 bins, T)
+    axis = g.const("bin_axis", _i64([1]))
+    re = g.one("Slice", [spec, g.const("re_start", _i64([0])), g.const("re_end", _i64([bins])),
+                         axis])
+    im = g.one("Slice", [spec, g.const("im_start", _i64([bins])),
+                         g.const("im_end", _i64([2 * bins])), axis])
+    power = g.one("Add", [g.one("Mul", [re, re]), g.one("Mul", [im, im])])
+    y = g.one("Sqrt", [power])                                               # (B, bins, T)
+    for i, (cin, cout, stride) in enumerate(((bins, 128, 1), (128, 64, 2), (64, 64, 2),
+                                             (64, hidden, 1))):
+        y = _conv1d_relu(g, y, f"encoder.{i}", cin, cout, 3, stride)
+    y = g.one("Transpose", [y], perm=[2, 0, 1])                              # (T, B, hidden)
+    s = 1.0 / math.sqrt(hidden)
+    w = g.weight("lstm.weight_ih", (1, 4 * hidden, hidden), s)
+    r = g.weight("lstm.weight_hh", (1, 4 * hidden, hidden), s)
+    b = g.weight("lstm.bias", (1, 8 * hidden), s)
+    _, last, _ = g.node("LSTM", [y, w, r, b], 3, hidden_size=hidden)         # Y_h (1, B, hidden)
+    z = g.one("Relu", [g.one("Squeeze", [last, g.const("dir_axis", _i64([0]))])])
+    z = g.one("MatMul", [z, g.weight("decoder.weight.T", (hidden, 1), math.sqrt(3.0 / hidden))])
+    z = g.one("Add", [z, g.weight("decoder.bias", (1,), 0.1)])
+    g.nodes.append(h.make_node("Sigmoid", [z], ["prob"], name="output"))
+    return ([h.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", samples])],
+            [h.make_tensor_value_info("prob", TensorProto.FLOAT, ["batch", 1])])
+
+
+def _fire(g: _Graph, x: str, prefix: str, cin: int, squeeze: int, expand: int) -> str:
+    """SqueezeNet's Fire module: squeeze 1x1 + Relu, then expand 1x1 and 3x3
+    (each + Relu) concatenated along the channels: 2 * expand channels."""
+    def conv(y: str, name: str, ci: int, co: int, k: int) -> str:
+        w = g.weight(f"{prefix}.{name}.weight", (co, ci, k, k), math.sqrt(6.0 / (ci * k * k)))
+        b = g.weight(f"{prefix}.{name}.bias", (co,), 0.02)
+        return g.one("Relu", [g.one("Conv", [y, w, b], kernel_shape=[k, k],
+                                    pads=[k // 2] * 4, strides=[1, 1], dilations=[1, 1])])
+    s = conv(x, "squeeze", cin, squeeze, 1)
+    return g.one("Concat", [conv(s, "expand1x1", squeeze, expand, 1),
+                            conv(s, "expand3x3", squeeze, expand, 3)], axis=1)
+
+
+def _squeezenet_small(g: _Graph) -> _GraphIO:
+    """SqueezeNet 1.1 (torchvision's layout) for 3 x 224 x 224: conv 3x3/2 +
+    Relu, then Fire modules between three ceil-mode max pools, a 1x1 conv to
+    1000 classes, Relu and a global average pool."""
+    h = g.helper
+    from onnx import TensorProto
+    w = g.weight("features.0.weight", (64, 3, 3, 3), math.sqrt(6.0 / 27))
+    b = g.weight("features.0.bias", (64,), 0.02)
+    y = g.one("Relu", [g.one("Conv", ["input", w, b], kernel_shape=[3, 3], strides=[2, 2],
+                             pads=[0, 0, 0, 0], dilations=[1, 1])])
+
+    def pool(x: str) -> str:
+        return g.one("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 0, 0],
+                     ceil_mode=1)
+    y = pool(y)
+    # (feature index, in channels, squeeze, expand), a max pool after 4 and 7
+    fires = [(3, 64, 16, 64), (4, 128, 16, 64), (6, 128, 32, 128), (7, 256, 32, 128),
+             (9, 256, 48, 192), (10, 384, 48, 192), (11, 384, 64, 256), (12, 512, 64, 256)]
+    for index, cin, squeeze, expand in fires:
+        y = _fire(g, y, f"features.{index}", cin, squeeze, expand)
+        if index in (4, 7):
+            y = pool(y)
+    w = g.weight("classifier.1.weight", (1000, 512, 1, 1), math.sqrt(6.0 / 512))
+    b = g.weight("classifier.1.bias", (1000,), 0.02)
+    y = g.one("Relu", [g.one("Conv", [y, w, b], kernel_shape=[1, 1])])
+    y = g.one("GlobalAveragePool", [y])
+    g.nodes.append(h.make_node("Flatten", [y], ["logits"], name="output", axis=1))
+    return ([h.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, 224, 224])],
+            [h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1000])])
+
+
+def _onehot_classifier(g: _Graph, tokens: int = 2048, depth: int = 256, embed: int = 64,
+                       width: int = 128, classes: int = 8) -> _GraphIO:
+    """A byte classifier whose preprocessing is integer work: int32 token ids
+    (batch, tokens) in [0, depth) one-hot encoded as exporters write it (Cast
+    to int64, Unsqueeze, Equal against Range(0, depth), Cast to float32:
+    (batch, tokens, depth)), a MatMul to `embed` features, two Conv1d + Relu
+    over the tokens (stride 4 each), ReduceMean over the tokens, a Gemm to
+    `classes` logits and a Softmax."""
+    h = g.helper
+    from onnx import TensorProto
+    ids = g.one("Cast", ["input_ids"], to=TensorProto.INT64)
+    ids = g.one("Unsqueeze", [ids, g.const("onehot_axis", _i64([-1]))])     # (B, T, 1)
+    classes_range = g.one("Range", [g.const("range_start", _i64(0)),
+                                    g.const("range_depth", _i64(depth)),
+                                    g.const("range_step", _i64(1))])         # (depth,)
+    onehot = g.one("Cast", [g.one("Equal", [ids, classes_range])], to=TensorProto.FLOAT)
+    y = g.one("MatMul", [onehot, g.weight("embedding.weight", (depth, embed), 1.0)])
+    y = g.one("Transpose", [y], perm=[0, 2, 1])                              # (B, embed, T)
+    y = _conv1d_relu(g, y, "conv.0", embed, width, 5, 4)
+    y = _conv1d_relu(g, y, "conv.1", width, width, 5, 4)
+    y = g.one("ReduceMean", [y], axes=[2], keepdims=0)                      # (B, width)
+    w = g.weight("head.weight", (classes, width), math.sqrt(3.0 / width))
+    b = g.weight("head.bias", (classes,), 0.1)
+    y = g.one("Gemm", [y, w, b], transB=1)
+    g.nodes.append(h.make_node("Softmax", [y], ["probs"], name="output", axis=-1))
+    return ([h.make_tensor_value_info("input_ids", TensorProto.INT32, ["batch", tokens])],
+            [h.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", classes])])
+
+
+SMALL_NETWORKS: dict[str, Callable[[_Graph], _GraphIO]] = {
+    "vad_small": _vad_small,
+    "squeezenet_small": _squeezenet_small,
+    "onehot_classifier": _onehot_classifier,
+}
+
+
 def build(name: str, seed: int = DEFAULT_SEED) -> bytes:
-    """The ONNX file of reference network `name` (one of NETWORKS)."""
-    if name not in _BUILDERS:
-        raise ValueError(f"unknown network {name!r}; choose from {NETWORKS}")
+    """The ONNX file of reference network `name` (one of NETWORKS or
+    SMALL_NETWORKS)."""
+    builder = _BUILDERS.get(name) or SMALL_NETWORKS.get(name)
+    if builder is None:
+        raise ValueError(f"unknown network {name!r}; choose from {NETWORKS} or "
+                         f"{tuple(SMALL_NETWORKS)}")
     g = _Graph(seed)
-    ins, outs = _BUILDERS[name](g)
+    ins, outs = builder(g)
     return g.model(name, ins, outs)
 
 
@@ -375,4 +517,13 @@ def inputs(name: str, batch: int = 1, seed: int = DEFAULT_SEED) -> dict[str, np.
         return {"input_ids": ids, "attention_mask": mask}
     if name == "whisper_small_encoder":
         return {"input_features": uniform(f"mel:{batch}", (batch, 80, 3000), 1.0, seed)}
-    raise ValueError(f"unknown network {name!r}; choose from {NETWORKS}")
+    if name == "vad_small":
+        return {"input": uniform(f"audio:{batch}", (batch, 576), 0.5, seed)}
+    if name == "squeezenet_small":
+        return {"input": uniform(f"input:{batch}", (batch, 3, 224, 224), 2.0, seed)}
+    if name == "onehot_classifier":
+        raw = uniform(f"bytes:{batch}", (batch, 2048), 1.0, seed)
+        return {"input_ids": (((raw.astype(np.float64) + 1.0) * 128).astype(np.int64) % 256)
+                .astype(np.int32)}
+    raise ValueError(f"unknown network {name!r}; choose from {NETWORKS} or "
+                     f"{tuple(SMALL_NETWORKS)}")
