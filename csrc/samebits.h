@@ -399,4 +399,12 @@ SB_API double sb_threads_wake_ns(int nthreads, int repeats);
  * satisfies the framework's assumptions, else the number of violations. */
 SB_API int sb_plan_selfcheck(void);
 
+/* Parses an .onnx file's bytes with the graph runtime's protobuf reader and
+ * sets *text to a JSON description of everything the parse holds (model,
+ * graphs, nodes, attributes, tensors, value infos; csrc/graph/onnx_describe.c
+ * gives the encoding), for checking the reader against the onnx package.
+ * The caller frees the text with sb_buffer_free. Returns SB_OK, or the
+ * parse's status (SB_ERR_DECODE, ...) with the message in sb_last_error. */
+SB_API int sb_onnx_describe(const void *data, int64_t size, char **text);
+
 #endif

@@ -111,8 +111,8 @@ static int read_io(sb_graph *g, const sb_onnx_value_info *vi, sb_io *io)
 {
     memset(io, 0, sizeof *io);
     if (strcmp(vi->kind, "tensor") != 0)
-        return sb_fail(SB_ERR_UNSUPPORTED, "graph value '%s' is a %s; only tensors are supported",
-                       vi->name, vi->kind);
+        return sb_fail(SB_ERR_UNSUPPORTED, "graph value '%s' is %s %s; only tensors are supported",
+                       vi->name, strchr("aeiou", vi->kind[0]) ? "an" : "a", vi->kind);
     io->name = sb_arena_strdup(&g->arena, vi->name, strlen(vi->name));
     if (!io->name) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     io->dtype = (int)vi->elem_type;

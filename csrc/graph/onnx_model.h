@@ -49,7 +49,7 @@ typedef struct sb_onnx_tensor {
 typedef struct sb_onnx_value_info {
     const char *name;
     int64_t elem_type;           /* 0: not given */
-    const char *kind;            /* "tensor", or "sequence", "map", "sparse tensor", "optional" */
+    const char *kind;            /* "tensor", or "sequence", "map", "sparse tensor", "optional", "opaque" */
     int has_shape;
     int rank;
     int64_t *dims;               /* -1: unknown or symbolic */

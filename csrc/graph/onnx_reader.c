@@ -7,7 +7,19 @@
  * messages and packed repeated numbers) or 4 bytes (type 5). Every length is
  * checked against what is left of its message before it is used, and graphs
  * nest at most SB_ONNX_MAX_DEPTH deep. Each message is read twice: once to
- * count its repeated fields, once to fill arrays of exactly that size. */
+ * count its repeated fields, once to fill arrays of exactly that size.
+ *
+ * As protobuf does: of a scalar given more than once the last value wins; a
+ * singular message given more than once is merged (graphs and tensors are
+ * read as the concatenation of their occurrences, a shape's dimensions are
+ * joined); a oneof keeps its last case; int32 and enum fields keep the low
+ * 32 bits of their varint; an enum value outside the enum is set aside (an
+ * attribute given only types outside it reads as type -1, which no kind
+ * matches). Stricter than protobuf: a known field of the wrong wire type,
+ * a string that is not UTF-8 or holds a NUL, and groups (wire types 3 and
+ * 4) are refused. Looser: the messages the runtime does not read (sparse
+ * tensors, type protos, function bodies, ...) are skipped unchecked.
+ * tests/test_core_reader.py checks all of it against the onnx package. */
 #include <string.h>
 #include "samebits.h"
 #include "arena.h"
@@ -39,8 +51,7 @@ static int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
     for (int shift = 0; shift < 70; shift += 7) {
         if (*p >= end) return sb_fail(SB_ERR_DECODE, "a varint runs past the end of its message");
         uint8_t byte = *(*p)++;
-        if (shift == 63 && byte > 1)
-            return sb_fail(SB_ERR_DECODE, "a varint is longer than 10 bytes");
+        /* the 10th byte's bits beyond 64 are dropped, as protobuf does */
         result |= (uint64_t)(byte & 0x7F) << shift;
         if (byte < 0x80) {
             *out = result;
@@ -103,19 +114,30 @@ static pb_reader reader_of(const uint8_t *data, size_t size)
 static int text(parser *ps, const pb_field *f, const char *what, const char **out)
 {
     if (f->wire != LENGTH) return sb_fail(SB_ERR_DECODE, "%s: expected a string", what);
-    /* UTF-8, as protobuf requires of strings */
+    /* UTF-8, as protobuf requires of strings: no overlong forms, surrogates
+     * or code points past U+10FFFF */
     const uint8_t *s = f->data;
     size_t n = f->size;
     for (size_t i = 0; i < n;) {
         uint8_t c = s[i];
         size_t extra;
+        uint8_t lo = 0x80, hi = 0xBF;   /* the range of the second byte */
+        /* the runtime's strings end at a NUL: one inside would cut the name short */
+        if (c == 0) return sb_fail(SB_ERR_DECODE, "%s: contains a NUL character", what);
         if (c < 0x80) extra = 0;
         else if (c >= 0xC2 && c <= 0xDF) extra = 1;
-        else if ((c & 0xF0) == 0xE0) extra = 2;
-        else if (c >= 0xF0 && c <= 0xF4) extra = 3;
-        else return sb_fail(SB_ERR_DECODE, "%s: not UTF-8", what);
-        if (extra > n - i - 1) return sb_fail(SB_ERR_DECODE, "%s: not UTF-8", what);
-        for (size_t k = 1; k <= extra; ++k)
+        else if ((c & 0xF0) == 0xE0) {
+            extra = 2;
+            if (c == 0xE0) lo = 0xA0;        /* else overlong */
+            if (c == 0xED) hi = 0x9F;        /* else a surrogate */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            extra = 3;
+            if (c == 0xF0) lo = 0x90;        /* else overlong */
+            if (c == 0xF4) hi = 0x8F;        /* else past U+10FFFF */
+        } else return sb_fail(SB_ERR_DECODE, "%s: not UTF-8", what);
+        if (extra > n - i - 1 || (extra && (s[i + 1] < lo || s[i + 1] > hi)))
+            return sb_fail(SB_ERR_DECODE, "%s: not UTF-8", what);
+        for (size_t k = 2; k <= extra; ++k)
             if ((s[i + k] & 0xC0) != 0x80) return sb_fail(SB_ERR_DECODE, "%s: not UTF-8", what);
         i += extra + 1;
     }
@@ -128,7 +150,48 @@ static int message(const pb_field *f, const char *what)
     return f->wire == LENGTH ? SB_OK : sb_fail(SB_ERR_DECODE, "%s: expected a nested message", what);
 }
 
+/* A scalar field written with another wire type: protobuf would set it
+ * aside as an unknown field; no ONNX writer produces one, and reading its
+ * bits as the value would be wrong, so the file is refused. */
+static int scalar(const pb_field *f, const char *what)
+{
+    return f->wire == VARINT ? SB_OK : sb_fail(SB_ERR_DECODE, "%s: expected a varint", what);
+}
+
 static int64_t signed64(uint64_t v) { return (int64_t)v; }
+/* an int32 (or enum) field: protobuf keeps the low 32 bits of the varint */
+static int64_t signed32(uint64_t v) { return (int64_t)(int32_t)(uint32_t)v; }
+
+/* The payload of a singular message field. protobuf merges a field that
+ * occurs more than once, which is reading the concatenation of its
+ * occurrences: one is its own slice, several are joined in the arena. */
+static int merged_message(parser *ps, const uint8_t *data, size_t size, uint32_t number,
+                          const char *what, sb_bytes *out)
+{
+    pb_reader r = {data, data + size};
+    pb_field f = {0};
+    int got;
+    size_t count = 0, total = 0;
+    out->data = NULL, out->size = 0;
+    while ((got = next_field(&r, &f)) > 0) {
+        if (f.number != number) continue;
+        int status = message(&f, what);
+        if (status) return status;
+        if (count++ == 0) out->data = f.data;
+        total += f.size;         /* at most size: the payloads lie within the message */
+    }
+    if (got < 0) return got;
+    out->size = total;
+    if (count < 2) return SB_OK;
+    uint8_t *joined = sb_arena_alloc(&ps->arena, total, 1);
+    if (!joined) return NO_MEMORY();
+    size_t at = 0;
+    r.p = data;
+    while (next_field(&r, &f) > 0)
+        if (f.number == number) memcpy(joined + at, f.data, f.size), at += f.size;
+    out->data = joined;
+    return SB_OK;
+}
 
 /* ---- repeated numbers (packed or one value per occurrence) ---------------- */
 
@@ -209,7 +272,7 @@ static int parse_tensor(parser *ps, const uint8_t *data, size_t size, sb_onnx_te
         case 1: status = count_varints(&f, &ndims, "TensorProto.dims"); break;
         case 4: status = count_fixed(&f, 4, &nfloat, "TensorProto.float_data"); break;
         case 5: status = count_varints(&f, &nint32, "TensorProto.int32_data"); break;
-        case 6: t->string_count++; break;
+        case 6: status = message(&f, "TensorProto.string_data"); t->string_count += !status; break;
         case 7: status = count_varints(&f, &nint64, "TensorProto.int64_data"); break;
         case 10: status = count_fixed(&f, 8, &ndouble, "TensorProto.double_data"); break;
         case 11: status = count_varints(&f, &nuint64, "TensorProto.uint64_data"); break;
@@ -235,8 +298,10 @@ static int parse_tensor(parser *ps, const uint8_t *data, size_t size, sb_onnx_te
         int status = SB_OK;
         switch (f.number) {
         case 1: status = read_varints(&f, t->dims.v, &t->dims.n, ndims, 0, "TensorProto.dims"); break;
-        case 2: t->data_type = signed64(f.value); break;
-        case 3: t->has_segment = 1; break;
+        case 2:
+            if (!(status = scalar(&f, "TensorProto.data_type"))) t->data_type = signed32(f.value);
+            break;
+        case 3: status = message(&f, "TensorProto.segment"); t->has_segment = 1; break;
         case 4: read_f32(&f, t->float_data.v, &t->float_data.n); break;
         case 5: status = read_varints(&f, t->int32_data.v, &t->int32_data.n, nint32, 1,
                                       "TensorProto.int32_data"); break;
@@ -265,7 +330,13 @@ static int parse_tensor(parser *ps, const uint8_t *data, size_t size, sb_onnx_te
             t->external_values[t->external_count++] = value;
             break;
         }
-        case 14: t->data_location = signed64(f.value); break;
+        case 14: {
+            /* an enum: protobuf sets a value it does not know aside, as unknown */
+            if ((status = scalar(&f, "TensorProto.data_location"))) break;
+            int64_t v = signed32(f.value);
+            if (v == 0 || v == 1) t->data_location = v;
+            break;
+        }
         }
         if (status) return status;
     }
@@ -274,18 +345,25 @@ static int parse_tensor(parser *ps, const uint8_t *data, size_t size, sb_onnx_te
 
 /* ---- ValueInfoProto ---------------------------------------------------------- */
 
+/* Appends the shape's dimensions to v's: protobuf merges a shape (or the
+ * TypeProto holding it) that occurs more than once by joining the lists. */
 static int parse_shape(parser *ps, const uint8_t *data, size_t size, sb_onnx_value_info *v)
 {
     pb_reader r = reader_of(data, size);
     pb_field f = {0};
     int got;
-    size_t rank = 0;
+    size_t rank = (size_t)v->rank;
     while ((got = next_field(&r, &f)) > 0) rank += f.number == 1;
     if (got < 0) return got;
     if (rank > 0x7FFFFFF) return sb_fail(SB_ERR_DECODE, "TensorShapeProto: too many dimensions");
-    v->dims = sb_arena_alloc(&ps->arena, rank, sizeof(int64_t));
-    v->dim_params = sb_arena_alloc(&ps->arena, rank, sizeof(char *));
-    if (!v->dims || !v->dim_params) return NO_MEMORY();
+    int64_t *dims = sb_arena_alloc(&ps->arena, rank, sizeof(int64_t));
+    const char **params = sb_arena_alloc(&ps->arena, rank, sizeof(char *));
+    if (!dims || !params) return NO_MEMORY();
+    if (v->rank) {
+        memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
+        memcpy(params, v->dim_params, (size_t)v->rank * sizeof *params);
+    }
+    v->dims = dims, v->dim_params = params;
     v->has_shape = 1;
     r = reader_of(data, size);
     while ((got = next_field(&r, &f)) > 0) {
@@ -311,6 +389,45 @@ static int parse_shape(parser *ps, const uint8_t *data, size_t size, sb_onnx_val
     return got < 0 ? got : SB_OK;
 }
 
+/* TypeProto's cases are a oneof: the last one set wins, and setting another
+ * clears what the tensor case held. */
+static int parse_type(parser *ps, const uint8_t *data, size_t size, sb_onnx_value_info *v)
+{
+    pb_reader t = reader_of(data, size);
+    pb_field g = {0};
+    int got, status = SB_OK;
+    static const char *const kinds[10] = {
+        NULL, "tensor", NULL, NULL, "sequence", "map", NULL, "opaque", "sparse tensor", "optional"};
+    static const char *const fields[10] = {
+        NULL, "TypeProto.tensor_type", NULL, NULL, "TypeProto.sequence_type", "TypeProto.map_type",
+        NULL, "TypeProto.opaque_type", "TypeProto.sparse_tensor_type", "TypeProto.optional_type"};
+    while ((got = next_field(&t, &g)) > 0) {
+        const char *kind = g.number < 10 ? kinds[g.number] : NULL;
+        if (!kind) continue;
+        if ((status = message(&g, fields[g.number]))) return status;
+        if (strcmp(v->kind, kind) != 0) {
+            v->elem_type = 0, v->has_shape = 0, v->rank = 0;
+            v->dims = NULL, v->dim_params = NULL;
+            v->kind = kind;
+        }
+        if (g.number != 1) continue;
+        pb_reader tt = reader_of(g.data, g.size);
+        pb_field h = {0};
+        int got2;
+        while ((got2 = next_field(&tt, &h)) > 0) {
+            if (h.number == 1) {
+                if ((status = scalar(&h, "TypeProto.Tensor.elem_type"))) return status;
+                v->elem_type = signed32(h.value);
+            } else if (h.number == 2) {
+                if ((status = message(&h, "TensorShapeProto"))) return status;
+                if ((status = parse_shape(ps, h.data, h.size, v))) return status;
+            }
+        }
+        if (got2 < 0) return got2;
+    }
+    return got < 0 ? got : SB_OK;
+}
+
 static int parse_value_info(parser *ps, const uint8_t *data, size_t size, sb_onnx_value_info *v)
 {
     pb_reader r = reader_of(data, size);
@@ -322,29 +439,7 @@ static int parse_value_info(parser *ps, const uint8_t *data, size_t size, sb_onn
         if (f.number == 1) status = text(ps, &f, "ValueInfoProto.name", &v->name);
         else if (f.number == 2) {
             if ((status = message(&f, "TypeProto"))) return status;
-            pb_reader t = reader_of(f.data, f.size);
-            pb_field g = {0};
-            int got2;
-            while ((got2 = next_field(&t, &g)) > 0) {
-                if (g.number == 1) {
-                    if ((status = message(&g, "TypeProto.Tensor"))) return status;
-                    pb_reader tt = reader_of(g.data, g.size);
-                    pb_field h = {0};
-                    int got3;
-                    while ((got3 = next_field(&tt, &h)) > 0) {
-                        if (h.number == 1) v->elem_type = signed64(h.value);
-                        else if (h.number == 2) {
-                            if ((status = message(&h, "TensorShapeProto"))) return status;
-                            if ((status = parse_shape(ps, h.data, h.size, v))) return status;
-                        }
-                    }
-                    if (got3 < 0) return got3;
-                } else if (g.number == 4) v->kind = "sequence";
-                else if (g.number == 5) v->kind = "map";
-                else if (g.number == 8) v->kind = "sparse tensor";
-                else if (g.number == 9) v->kind = "optional";
-            }
-            if (got2 < 0) return got2;
+            status = parse_type(ps, f.data, f.size, v);
         }
         if (status) return status;
     }
@@ -355,16 +450,15 @@ static int parse_value_info(parser *ps, const uint8_t *data, size_t size, sb_onn
 
 static int parse_graph(parser *ps, const uint8_t *data, size_t size, sb_onnx_graph *g);
 
-static int nested_graph(parser *ps, const pb_field *f, sb_onnx_graph **out)
+static int nested_graph(parser *ps, const uint8_t *data, size_t size, sb_onnx_graph **out)
 {
-    int status = message(f, "AttributeProto.g");
-    if (status) return status;
+    int status;
     if (ps->depth >= SB_ONNX_MAX_DEPTH)
         return sb_fail(SB_ERR_DECODE, "graphs are nested more than %d deep", SB_ONNX_MAX_DEPTH);
     *out = sb_arena_alloc(&ps->arena, 1, sizeof **out);
     if (!*out) return NO_MEMORY();
     ps->depth++;
-    status = parse_graph(ps, f->data, f->size, *out);
+    status = parse_graph(ps, data, size, *out);
     ps->depth--;
     return status;
 }
@@ -376,6 +470,7 @@ static int parse_attribute(parser *ps, const uint8_t *data, size_t size, sb_onnx
     int got, status = SB_OK;
     size_t nfloats = 0, nints = 0, nstrings = 0, ntensors = 0, ngraphs = 0;
     int64_t declared = 0;
+    int declared_known = 0, declared_unknown = 0;
     while ((got = next_field(&r, &f)) > 0) {
         switch (f.number) {
         case 7: status = count_fixed(&f, 4, &nfloats, "AttributeProto.floats"); break;
@@ -399,24 +494,44 @@ static int parse_attribute(parser *ps, const uint8_t *data, size_t size, sb_onnx
     while ((got = next_field(&r, &f)) > 0) {
         switch (f.number) {
         case 1: status = text(ps, &f, "AttributeProto.name", &a->name); break;
-        case 20: declared = signed64(f.value); break;
+        case 20:
+            /* an enum: protobuf sets a value outside it aside (the last known one stays) */
+            if ((status = scalar(&f, "AttributeProto.type"))) break;
+            if (signed32(f.value) >= 0 && signed32(f.value) <= SB_A_TYPE_PROTOS)
+                declared = signed32(f.value), declared_known = 1;
+            else
+                declared_unknown = 1;
+            break;
         case 2:
             if (f.wire != FIXED32) return sb_fail(SB_ERR_DECODE, "attribute %s: expected a 4-byte float", a->name);
             { uint32_t u = (uint32_t)f.value; memcpy(&a->f, &u, 4); }
             seen[SB_A_FLOAT] = 1;
             break;
-        case 3: a->i = signed64(f.value); seen[SB_A_INT] = 1; break;
+        case 3:
+            if ((status = scalar(&f, "AttributeProto.i"))) break;
+            a->i = signed64(f.value), seen[SB_A_INT] = 1;
+            break;
         case 4:
             if ((status = message(&f, "AttributeProto.s"))) break;
             a->s.data = f.data, a->s.size = f.size, seen[SB_A_STRING] = 1;
             break;
-        case 5:
-            if ((status = message(&f, "AttributeProto.t"))) break;
+        case 5: {   /* every occurrence merged, read at the first */
+            if (seen[SB_A_TENSOR]) break;
+            sb_bytes t;
+            if ((status = merged_message(ps, data, size, 5, "AttributeProto.t", &t))) break;
             if (!(a->t = sb_arena_alloc(&ps->arena, 1, sizeof *a->t))) return NO_MEMORY();
-            status = parse_tensor(ps, f.data, f.size, a->t);
+            status = parse_tensor(ps, t.data, t.size, a->t);
             seen[SB_A_TENSOR] = 1;
             break;
-        case 6: status = nested_graph(ps, &f, &a->g); seen[SB_A_GRAPH] = 1; break;
+        }
+        case 6: {
+            if (seen[SB_A_GRAPH]) break;
+            sb_bytes g;
+            if ((status = merged_message(ps, data, size, 6, "AttributeProto.g", &g))) break;
+            status = nested_graph(ps, g.data, g.size, &a->g);
+            seen[SB_A_GRAPH] = 1;
+            break;
+        }
         case 7: read_f32(&f, a->floats.v, &a->floats.n); break;
         case 8: status = read_varints(&f, a->ints.v, &a->ints.n, nints, 0, "AttributeProto.ints"); break;
         case 9:
@@ -434,13 +549,19 @@ static int parse_attribute(parser *ps, const uint8_t *data, size_t size, sb_onnx
             }
             break;
         case 11:
-            status = nested_graph(ps, &f, &a->graphs[a->graphs_count]);
+            if ((status = message(&f, "AttributeProto.graphs"))) break;
+            status = nested_graph(ps, f.data, f.size, &a->graphs[a->graphs_count]);
             a->graphs_count += status == SB_OK;
             break;
-        case 22: seen[SB_A_SPARSE_TENSOR] = 1; break;   /* kept only to name it in errors */
-        case 23: seen[SB_A_SPARSE_TENSORS] = 1; break;
-        case 14: seen[SB_A_TYPE_PROTO] = 1; break;
-        case 15: seen[SB_A_TYPE_PROTOS] = 1; break;
+        /* kept only to name them in errors */
+        case 22:
+            status = message(&f, "AttributeProto.sparse_tensor"), seen[SB_A_SPARSE_TENSOR] = 1;
+            break;
+        case 23:
+            status = message(&f, "AttributeProto.sparse_tensors"), seen[SB_A_SPARSE_TENSORS] = 1;
+            break;
+        case 14: status = message(&f, "AttributeProto.tp"), seen[SB_A_TYPE_PROTO] = 1; break;
+        case 15: status = message(&f, "AttributeProto.type_protos"), seen[SB_A_TYPE_PROTOS] = 1; break;
         case 21: status = text(ps, &f, "AttributeProto.ref_attr_name", &a->ref_attr_name); break;
         }
         if (status) return status;
@@ -448,8 +569,8 @@ static int parse_attribute(parser *ps, const uint8_t *data, size_t size, sb_onnx
     if (got < 0) return got;
     seen[SB_A_FLOATS] = nfloats > 0, seen[SB_A_INTS] = nints > 0, seen[SB_A_STRINGS] = nstrings > 0;
     seen[SB_A_TENSORS] = ntensors > 0, seen[SB_A_GRAPHS] = ngraphs > 0;
-    if (declared < 0 || declared > 14) declared = -1;   /* an unknown kind: never matches */
-    if (declared == 0) {
+    if (!declared_known && declared_unknown) declared = -1;   /* an unknown kind: never matches */
+    else if (declared == 0) {
         /* IR version 1 files carry no type: infer it from the one field set */
         int present = 0, kind = 0;
         for (int k = 1; k <= 14; ++k)
@@ -502,6 +623,8 @@ static int parse_graph(parser *ps, const uint8_t *data, size_t size, sb_onnx_gra
     while ((got = next_field(&r, &f)) > 0) {
         nn += f.number == 1, ni += f.number == 5, nin += f.number == 11;
         nout += f.number == 12, nvi += f.number == 13;
+        if (f.number == 15 && f.wire != LENGTH)
+            return sb_fail(SB_ERR_DECODE, "GraphProto field 15: expected a nested message");
         g->sparse_initializer_count += f.number == 15;
     }
     if (got < 0) return got;
@@ -541,7 +664,7 @@ int sb_onnx_parse(const uint8_t *data, size_t size, sb_onnx_model **out)
     pb_reader r = reader_of(data, size);
     pb_field f = {0};
     int got, status = SB_OK;
-    size_t nops = 0, nfun = 0, ngraphs = 0;
+    size_t nops = 0, nfun = 0;
     while ((got = next_field(&r, &f)) > 0) nops += f.number == 8, nfun += f.number == 25;
     if (got < 0) goto fail;
     m->opsets = sb_arena_alloc(&ps.arena, nops, sizeof(sb_onnx_opset));
@@ -551,20 +674,24 @@ int sb_onnx_parse(const uint8_t *data, size_t size, sb_onnx_model **out)
     r = reader_of(data, size);
     while ((got = next_field(&r, &f)) > 0) {
         switch (f.number) {
-        case 1: m->ir_version = signed64(f.value); break;
+        case 1:
+            if (!(status = scalar(&f, "ModelProto.ir_version"))) m->ir_version = signed64(f.value);
+            break;
         case 2: status = text(&ps, &f, "ModelProto.producer_name", &m->producer_name); break;
         case 3: status = text(&ps, &f, "ModelProto.producer_version", &m->producer_version); break;
-        case 7:
-            if ((status = message(&f, "ModelProto.graph"))) break;
-            if (!m->graph && !(m->graph = sb_arena_alloc(&ps.arena, 1, sizeof *m->graph))) {
+        case 7: {
+            /* protobuf merges a graph given more than once (ONNX writes one):
+             * every occurrence is read at the first */
+            if (m->graph) break;
+            sb_bytes g;
+            if ((status = merged_message(&ps, data, size, 7, "ModelProto.graph", &g))) break;
+            if (!(m->graph = sb_arena_alloc(&ps.arena, 1, sizeof *m->graph))) {
                 status = NO_MEMORY();
                 break;
             }
-            /* protobuf merges a repeated message field; ONNX writes one graph */
-            memset(m->graph, 0, sizeof *m->graph);
-            status = parse_graph(&ps, f.data, f.size, m->graph);
-            ++ngraphs;
+            status = parse_graph(&ps, g.data, g.size, m->graph);
             break;
+        }
         case 8: {
             if ((status = message(&f, "ModelProto.opset_import"))) break;
             sb_onnx_opset *o = &m->opsets[m->opset_count++];
@@ -574,7 +701,8 @@ int sb_onnx_parse(const uint8_t *data, size_t size, sb_onnx_model **out)
             int got2;
             while ((got2 = next_field(&e, &g)) > 0) {
                 if (g.number == 1) status = text(&ps, &g, "OperatorSetIdProto.domain", &o->domain);
-                else if (g.number == 2) o->version = signed64(g.value);
+                else if (g.number == 2 && !(status = scalar(&g, "OperatorSetIdProto.version")))
+                    o->version = signed64(g.value);
                 if (status) break;
             }
             if (got2 < 0) status = got2;

@@ -186,6 +186,7 @@ _declare("sb_session_node_count", [_p], _int)
 _declare("sb_session_plan_count", [_p], _int)
 _declare("sb_onnx_operator_count", [], _int)
 _declare("sb_onnx_operator_name", [_int], ctypes.c_char_p)
+_declare("sb_onnx_describe", [_p, ctypes.c_int64, _p], _int)
 
 def _check_version() -> None:
     """A library left over from another build gives wrong answers in subtle
