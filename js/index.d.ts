@@ -170,6 +170,8 @@ export interface ModelOptions {
     /** "exact" (the default: the same bits everywhere) or "fast". */
     mode?: Mode;
     threads?: number;
+    /** External data files, by the location the model names them. */
+    external?: Record<string, Uint8Array | ArrayBuffer>;
 }
 
 export interface RunOptions {

@@ -53,7 +53,7 @@ export async function init(opts) {
  * threads, relaxedSimd. Returns a Model.
  */
 export async function loadModel(bytes, opts) {
-    opts = check.options(opts, ["mode", "threads", "relaxedSimd"], "loadModel");
+    opts = check.options(opts, ["mode", "threads", "relaxedSimd", "external"], "loadModel");
     const { relaxedSimd, threads, ...rest } = opts;
     if (current === null || (threads !== undefined && threads !== current.threads) ||
         (relaxedSimd !== undefined && relaxedSimd !== current.relaxedSimd)) {

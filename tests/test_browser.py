@@ -345,6 +345,42 @@ def test_js_package_suites_match_native_at_1_2_4_workers(runner):
     assert result["ok"] is True
 
 
+def test_js_package_models_suite_at_1_2_4_workers(runner, tmp_path):
+    """The five reference networks through the npm package's loadModel (the
+    C graph runtime in the module, no Pyodide) in Chromium, cross-origin
+    isolated, at 1, 2 and 4 threads: every exact digest is the pinned one. The
+    page also times a chain of 1,000 Adds on 16 floats at one thread: the
+    runtime's cost per node in this engine, recorded, not asserted."""
+    from test_onnx_models import PINNED
+    from samebits.onnx import suite
+    _js_package_or_skip()
+    manifest = ROOT / "web" / "out" / "models" / "models.json"
+    if not manifest.is_file():
+        message = "web/out/models is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    from test_core_runtime import add_chain
+    chain = ROOT / "web" / "out" / "chain-1000.onnx"
+    chain.write_bytes(add_chain(1000))
+    names = [n["name"] for n in json.loads(manifest.read_text())["networks"]]
+    result = runner.run_js_check_page({"threads": "1,2,4", "suites": "", "models": ",".join(names),
+                                       "chain": "out/chain-1000.onnx", "chainNodes": 1000},
+                                      {"lines": []}, timeout_s=2400)
+    _check_clean(result)
+    assert result["isolated"] is True
+    got = {}
+    for row in result["models"]:
+        name, mode, path, threads, digest = suite.parse_line(row["line"])
+        assert (mode, path, threads, row["threadsUsed"]) == ("exact", "vec4", row["threads"],
+                                                             row["threads"]), row
+        got[(name, threads)] = digest
+    assert got == {(n, t): PINNED[n] for n in names for t in (1, 2, 4)}
+    assert [c["threads"] for c in result["chain"]] == [1, 2, 4]
+    print("chain of Adds in Chromium, us per node:", [round(c["usPerNode"], 3) for c in result["chain"]])
+    assert all(c["usPerNode"] > 0 for c in result["chain"])
+
+
 def test_js_package_falls_back_to_one_thread_without_isolation(runner):
     """Without COOP/COEP the page has no SharedArrayBuffer: init({threads: 2})
     runs one thread, says why, and the bits are still native."""

@@ -60,6 +60,31 @@ def mixed_model() -> bytes:
     return m.SerializeToString()
 
 
+def add_chain(nodes: int) -> bytes:
+    """x (16 floats) through `nodes` chained Adds of a constant: the per-node
+    cost's model (bench/bench_models.py times the same graph)."""
+    chain = [helper.make_node("Add", ["x" if i == 0 else f"v{i - 1}", "c"], [f"v{i}"])
+             for i in range(nodes)]
+    g = helper.make_graph(chain, "chain", [helper.make_tensor_value_info("x", TP.FLOAT, [16])],
+                          [helper.make_tensor_value_info(f"v{nodes - 1}", TP.FLOAT, [16])],
+                          [numpy_helper.from_array(np.full(16, 1e-3, np.float32), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def test_a_chain_of_adds_runs_every_node():
+    """1,000 chained Adds: every node runs (none is folded away or skipped),
+    in place after the first."""
+    sess = so.load(add_chain(1000), mode="exact", threads=1)
+    assert sess.node_count == 1000
+    y = sess.run({"x": np.zeros(16, np.float32)})["v999"]
+    want = np.zeros(16, np.float32)
+    for _ in range(1000):
+        want = want + np.float32(1e-3)
+    assert y.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+
 def feeds(batch: int) -> dict:
     return {"x": portable_values((batch, 12), batch), "x2": portable_values((batch, 16), 7 + batch)}
 
@@ -205,3 +230,29 @@ def test_fuzz_target_fixed_seed_pass():
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     assert "Done 2000 runs" in r.stdout + r.stderr
+
+
+def test_external_data_from_the_model_folder(tmp_path):
+    """Weights saved as external data are read from the model's folder (as
+    onnx.save writes them), with the bits of the same model in one file; a
+    location outside the folder, or bytes without a path, are refused."""
+    import onnx as onnx_pkg
+    data = mixed_model()
+    m = onnx_pkg.load_from_string(data)
+    onnx_pkg.save(m, tmp_path / "ext.onnx", save_as_external_data=True,
+                  all_tensors_to_one_file=True, location="ext.weights", size_threshold=0)
+    x = feeds(2)
+    want = so.load(data).run(x)["z"]
+    got = so.load(tmp_path / "ext.onnx").run(x)["z"]
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    with pytest.raises(ValueError, match="external file .*load the model from its path"):
+        so.load((tmp_path / "ext.onnx").read_bytes())
+    for t in m.graph.initializer:
+        t.ClearField("external_data")
+        t.data_location = onnx_pkg.TensorProto.EXTERNAL
+        t.external_data.add(key="location", value="../ext.weights")
+        t.ClearField("raw_data")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.onnx").write_bytes(m.SerializeToString())
+    with pytest.raises(ValueError, match="lies outside the model's directory"):
+        so.load(tmp_path / "sub" / "bad.onnx")

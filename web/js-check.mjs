@@ -4,9 +4,14 @@
 // window.jsCheckResult for web/run_browser.py.
 const query = new URLSearchParams(location.search);
 const threadCounts = (query.get("threads") ?? "1,2").split(",").map(Number);
-const suites = (query.get("suites") ?? "gemm,conv,ops").split(",");
-const result = { done: false, lines: [], rows: [], isolated: globalThis.crossOriginIsolated === true,
-    threadsNotes: [], modules: [], error: null };
+const suites = (query.get("suites") ?? "gemm,conv,ops").split(",").filter(Boolean);
+// ?models=resnet50,minilm_l6: the models suite through loadModel (web/out/models)
+const models = (query.get("models") ?? "").split(",").filter(Boolean);
+// ?chain=URL&chainNodes=N: the time per node of a chain of N Adds, one thread
+const chain = query.get("chain") ? { url: query.get("chain"), nodes: Number(query.get("chainNodes") ?? 1000),
+    runs: Number(query.get("chainRuns") ?? 50) } : null;
+const result = { done: false, lines: [], rows: [], models: [], chain: [],
+    isolated: globalThis.crossOriginIsolated === true, threadsNotes: [], modules: [], error: null };
 window.jsCheckResult = result;
 
 const show = (id, text, cls) => {
@@ -35,6 +40,17 @@ function runWorker(threads) {
         const worker = new Worker(new URL("js-check-worker.mjs", import.meta.url), { type: "module" });
         const lines = [];
         worker.onmessage = ({ data }) => {
+            if (data.model) {
+                result.models.push({ threads, ...data });
+                document.getElementById("lines").textContent += data.line + "\n";
+                return;
+            }
+            if (data.chain) {
+                result.chain.push({ threads, ...data.chain });
+                document.getElementById("lines").textContent +=
+                    `chain of Adds: ${data.chain.usPerNode.toFixed(3)} us per node\n`;
+                return;
+            }
             if (data.line) {
                 lines.push(data);
                 result.lines.push(data.line);
@@ -44,7 +60,7 @@ function runWorker(threads) {
             if (data.done) { worker.terminate(); resolve({ lines, info: data.info }); }
         };
         worker.onerror = e => reject(new Error(e.message));
-        worker.postMessage({ threads, suites });
+        worker.postMessage({ threads, suites, models, chain });
     });
 }
 
@@ -61,7 +77,7 @@ try {
         }
     }
     const verdicts = result.rows.map(r => r.verdict);
-    result.ok = verdicts.length > 0 && verdicts.every(v => v === "match");
+    result.ok = verdicts.length > 0 ? verdicts.every(v => v === "match") : null;
     show("verdict", result.ok ? "OK: every line equals the native one."
         : verdicts.includes("MISMATCH") ? "MISMATCH: a line differs from native." : "No native lines to compare with.",
         result.ok ? "match" : "mismatch");

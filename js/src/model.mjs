@@ -60,8 +60,20 @@ export class Model {
             new Uint8Array(heap.buffer(), data, bytes.length).set(bytes);
             const out = heap.alloc(8);
             new BigInt64Array(heap.buffer(), out, 1)[0] = 0n;
+            // external data files the caller supplies: sb_external_data records
+            const files = Object.entries(opts.external ?? {});
+            const records = [];
+            for (const [location, content] of files) {
+                const name = new TextEncoder().encode(location + "\0");
+                const namePtr = heap.alloc(name.length);
+                new Uint8Array(heap.buffer(), namePtr, name.length).set(name);
+                const contentPtr = heap.alloc(content.length);
+                new Uint8Array(heap.buffer(), contentPtr, content.length).set(content);
+                records.push(namePtr, contentPtr, content.length);
+            }
+            const external = files.length ? heap.record(records) : 0;
             const args = heap.record([data, bytes.length, opts.modeCode, owner.path, opts.threads,
-                0, 0, 0, out]);
+                0, files.length, external, out]);
             const status = m._sb_session_load(args);
             if (status !== 0) throw runtimeError(m, status, what);
             this.session = Number(new BigInt64Array(heap.buffer(), out, 1)[0]);

@@ -116,21 +116,37 @@ export class Samebits {
      * Loads an ONNX model (its bytes: a Uint8Array or ArrayBuffer) into the C
      * graph runtime: every operator, attribute and type checked, constants
      * folded, weights packed. mode: "exact" (the default, as
-     * samebits.onnx.load) or "fast"; threads: at most this module's.
+     * samebits.onnx.load) or "fast"; threads: at most this module's;
+     * external: {location: Uint8Array} for a model whose weights are in
+     * external data files (as the model names them).
      * Returns a Model (run, inputs, outputs, profile, dispose).
      */
     loadModel(bytes, opts) {
         const what = "loadModel";
         this._live(what);
-        opts = check.options(opts, ["mode", "threads"], what);
+        opts = check.options(opts, ["mode", "threads", "external"], what);
         if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+        let external;
+        if (opts.external !== undefined) {
+            if (opts.external === null || typeof opts.external != "object" || Array.isArray(opts.external)) {
+                throw new TypeError(`${what}: external must be an object of {location: Uint8Array}`);
+            }
+            external = {};
+            for (const [location, content] of Object.entries(opts.external)) {
+                const data = content instanceof ArrayBuffer ? new Uint8Array(content) : content;
+                if (!(data instanceof Uint8Array)) {
+                    throw new TypeError(`${what}: external['${location}'] must be a Uint8Array or an ArrayBuffer`);
+                }
+                external[location] = data;
+            }
+        }
         if (!(bytes instanceof Uint8Array)) {
             const kind = bytes === null ? "null" : bytes?.constructor?.name ?? typeof bytes;
             throw new TypeError(`${what}: bytes must be a Uint8Array or an ArrayBuffer, got ${kind}`);
         }
         const mode = opts.mode ?? "exact";
         const modeCode = MODES[check.choice(mode, Object.keys(MODES), "mode", what)];
-        return new Model(this, bytes, { mode, modeCode, threads: this._threads(opts, what) });
+        return new Model(this, bytes, { mode, modeCode, threads: this._threads(opts, what), external });
     }
 
     // ---- products ----------------------------------------------------------
