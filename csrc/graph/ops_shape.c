@@ -691,6 +691,22 @@ static void cast_values(const sb_tval *x, sb_tval *y)
         if (y->data != x->data) memcpy(y->data, x->data, (size_t)(n * sb_dtype_size(to)));
         return;
     }
+    /* the common conversions as typed loops (the same values as below) */
+#define CAST_LOOP(TI, TO, EXPR)                                                   \
+    do {                                                                          \
+        const TI *in = x->data;                                                   \
+        TO *out = y->data;                                                        \
+        for (int64_t i = 0; i < n; ++i) out[i] = EXPR;                            \
+        return;                                                                   \
+    } while (0)
+    if (to == SB_DT_INT64 && from == SB_DT_INT32) CAST_LOOP(int32_t, int64_t, (int64_t)in[i]);
+    if (to == SB_DT_INT64 && (from == SB_DT_UINT8 || from == SB_DT_BOOL))
+        CAST_LOOP(uint8_t, int64_t, (int64_t)in[i]);
+    if (to == SB_DT_INT32 && from == SB_DT_INT64)
+        CAST_LOOP(int64_t, int32_t, (int32_t)(uint32_t)(uint64_t)in[i]);   /* wraps */
+    if (to == SB_DT_FLOAT && (from == SB_DT_UINT8 || from == SB_DT_BOOL))
+        CAST_LOOP(uint8_t, float, (float)in[i]);   /* exact */
+#undef CAST_LOOP
     if (to == SB_DT_FLOAT) {   /* one correct rounding of the integer */
         float *out = y->data;
         if (from == SB_DT_UINT64)
