@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import copy
+import os
 import pickle
+import shutil
 
 import numpy as np
 import pytest
@@ -11,6 +13,18 @@ import samebits
 from samebits import _lib, _paths
 
 lib = _lib.lib
+
+
+def require_tool(tool: str) -> str:
+    """The path of a program the test needs; a skip where it is missing, a
+    failure under CI (make deps installs it there)."""
+    found = shutil.which(tool)
+    if found:
+        return found
+    message = f"{tool} is not installed (make deps installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def path_params() -> list:

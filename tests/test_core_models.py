@@ -8,7 +8,6 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,20 +17,13 @@ pytest.importorskip("onnx")
 
 from samebits.onnx import suite  # noqa: E402
 
+from conftest import require_tool  # noqa: E402
 from native_build import build_check  # noqa: E402
 from test_onnx_models import PINNED  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
-def _require(tool: str) -> str:
-    found = shutil.which(tool)
-    if found:
-        return found
-    message = f"{tool} is not installed (make deps installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +45,7 @@ def _digest(cmd: list[str]) -> str:
 
 def test_native_program_gives_the_pinned_digests(network_files, tmp_path):
     program = tmp_path / "run_model"
-    build_check(_require("cc"), ["run_model.c", "sha256.c"], program,
+    build_check(require_tool("cc"), ["run_model.c", "sha256.c"], program,
                 x86=os.uname().machine == "x86_64")
     for name, (model, feeds) in network_files.items():
         for threads in (1, 2):
@@ -64,8 +56,8 @@ def test_native_program_gives_the_pinned_digests(network_files, tmp_path):
 def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
     """Every reference network on arm64's neon path (the best there), one
     network per core at a time."""
-    cc = _require("aarch64-linux-gnu-gcc")
-    qemu = _require("qemu-aarch64")
+    cc = require_tool("aarch64-linux-gnu-gcc")
+    qemu = require_tool("qemu-aarch64")
     program = tmp_path / "run_model_arm64"
     build_check(cc, ["run_model.c", "sha256.c"], program, x86=False)
 

@@ -6,7 +6,6 @@ pass, and every input that ever crashed it replayed."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -23,20 +22,13 @@ import samebits.onnx as so  # noqa: E402
 from samebits.onnx import _core  # noqa: E402
 from samebits.testing import portable_values  # noqa: E402
 
+from conftest import require_tool  # noqa: E402
 from native_build import build_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RNG = np.random.default_rng(99)
 
 
-def _require(tool: str) -> str:
-    found = shutil.which(tool)
-    if found:
-        return found
-    message = f"{tool} is not installed (make deps installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 def mixed_model() -> bytes:
@@ -133,7 +125,7 @@ def test_a_second_session_shares_nothing():
 @pytest.fixture(scope="module")
 def concurrent_program(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("concurrent") / "concurrent_runs"
-    build_check(_require("cc"), ["concurrent_runs.c", "sha256.c"], out,
+    build_check(require_tool("cc"), ["concurrent_runs.c", "sha256.c"], out,
                 x86=os.uname().machine == "x86_64")
     return out
 
@@ -149,7 +141,7 @@ def test_c_threads_8_x_200_runs(concurrent_program, tmp_path):
 
 @pytest.mark.parametrize("sanitizer", ["address,undefined", "thread"])
 def test_c_threads_under_sanitizers(sanitizer, tmp_path):
-    clang = _require("clang-19")
+    clang = require_tool("clang-19")
     out = tmp_path / "concurrent_runs"
     flags = (f"-fsanitize={sanitizer}", "-fno-omit-frame-pointer", "-g")
     # every file but the ISA kernels (ukernel_*, unary_*: clang takes minutes
@@ -171,7 +163,7 @@ def test_c_threads_under_sanitizers(sanitizer, tmp_path):
 @pytest.fixture(scope="module")
 def run_model_program(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("run_model") / "run_model"
-    build_check(_require("cc"), ["run_model.c", "sha256.c"], out,
+    build_check(require_tool("cc"), ["run_model.c", "sha256.c"], out,
                 x86=os.uname().machine == "x86_64")
     return out
 
@@ -224,7 +216,7 @@ def test_fuzz_target_fixed_seed_pass():
     """The libFuzzer target (make fuzz runs it for a set time) over the seed
     corpus and 2000 mutations from seed 1, under ASan and UBSan: no crash,
     no sanitizer report, no leak."""
-    _require("clang-19")
+    require_tool("clang-19")
     r = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "run.py"), "--runs", "2000",
                         "--out", str(ROOT / "build" / "fuzz-ci")],
                        capture_output=True, text=True, timeout=1800)

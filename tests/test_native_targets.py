@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import require_tool
 from native_build import build_check
 
 pytestmark = pytest.mark.slow   # builds the library twice and runs under qemu
@@ -31,14 +31,6 @@ def _run(cmd: list[str]) -> tuple[str, set[str]]:
     return digest, paths
 
 
-def _require(tool: str) -> str:
-    found = shutil.which(tool)
-    if found:
-        return found
-    message = f"{tool} is not installed (make deps installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +38,7 @@ def host_digest(tmp_path_factory) -> str:
     if os.uname().machine != "x86_64":
         pytest.skip("the cross-target comparison is written for an x86-64 host")
     out = tmp_path_factory.mktemp("host") / "check_host"
-    _build(_require("cc"), out, x86=True)
+    _build(require_tool("cc"), out, x86=True)
     digest, paths = _run([str(out)])
     assert {"scalar", "vec4"} <= paths
     return digest
@@ -57,8 +49,8 @@ def test_host_paths_match_naive_loop(host_digest):
 
 
 def test_arm64_paths_under_qemu_match_naive_loop_and_host(host_digest, tmp_path):
-    cc = _require("aarch64-linux-gnu-gcc")
-    qemu = _require("qemu-aarch64")
+    cc = require_tool("aarch64-linux-gnu-gcc")
+    qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_arm64"
     _build(cc, out, x86=False)
     digest, paths = _run([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
@@ -80,7 +72,7 @@ def host_unary_digests(tmp_path_factory) -> dict[str, str]:
     if os.uname().machine != "x86_64":
         pytest.skip("the cross-target comparison is written for an x86-64 host")
     out = tmp_path_factory.mktemp("host-unary") / "check_unary_host"
-    build_check(_require("cc"), "check_unary.c", out, x86=True)
+    build_check(require_tool("cc"), "check_unary.c", out, x86=True)
     digests, paths = _unary_digests([str(out)])
     assert "vec4" in paths
     return digests
@@ -89,8 +81,8 @@ def host_unary_digests(tmp_path_factory) -> dict[str, str]:
 def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, tmp_path):
     """The elementwise functions and activations on arm64's paths (scalar, vec4 over NEON,
     neon): each path equal to the scalar one, and the digests equal to x86-64's."""
-    cc = _require("aarch64-linux-gnu-gcc")
-    qemu = _require("qemu-aarch64")
+    cc = require_tool("aarch64-linux-gnu-gcc")
+    qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_unary_arm64"
     build_check(cc, "check_unary.c", out, x86=False)
     digests, paths = _unary_digests([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
@@ -101,7 +93,7 @@ def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, t
 def test_i386_sse2_build_matches_host(host_digest, tmp_path):
     """32-bit x86 with SSE2 arithmetic (what CMakeLists.txt sets for it): every
     path the CPU runs gives x86-64's exact digest."""
-    cc = _require("cc")
+    cc = require_tool("cc")
     probe = subprocess.run([cc, "-m32", "-x", "c", "-", "-o", str(tmp_path / "probe")],
                            input="int main(void){return 0;}", capture_output=True, text=True)
     if probe.returncode != 0:
@@ -119,7 +111,7 @@ def test_i386_sse2_build_matches_host(host_digest, tmp_path):
 def test_x87_build_is_refused(tmp_path):
     """The default 32-bit x86 arithmetic (x87, FLT_EVAL_METHOD 2) would give
     other bits silently: csrc/fpenv.c refuses to compile under it."""
-    cc = _require("cc")
+    cc = require_tool("cc")
     src = Path(__file__).resolve().parent.parent / "csrc" / "fpenv.c"
     proc = subprocess.run([cc, "-m32", "-mfpmath=387", "-std=gnu11", "-I", str(src.parent), "-c",
                            str(src), "-o", str(tmp_path / "fpenv.o")], capture_output=True,

@@ -92,6 +92,22 @@ static void bind(const sb_node *n, sb_run_state *st, sb_tval *tin, const sb_tval
     }
 }
 
+/* One node's op->run, its time and call added to the profile when asked. */
+static int run_node(sb_run_state *st, const sb_node *n, const sb_tval **in, sb_tval **out,
+                    void *workspace)
+{
+    const sb_graph *g = st->session->graph;
+    sb_run_ctx R = {0};
+    R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
+    R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
+    if (!st->profile_ns) return n->op->run(&R);
+    double t0 = now_ns();
+    int status = n->op->run(&R);
+    st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
+    st->profile_calls[n->label] += 1;
+    return status;
+}
+
 /* The dynamic node: inferred with its inputs' data, outputs on the heap,
  * run; then the plan for the shapes it gave. */
 static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval *tin)
@@ -143,17 +159,7 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
         tout[j].info = infos[j];
         tout[j].data = st->ptr[v];
     }
-    if (!(n->op->flags & SB_OP_VIEW)) {
-        sb_run_ctx R = {0};
-        R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
-        R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
-        double t0 = st->profile_ns ? now_ns() : 0;
-        if ((status = n->op->run(&R))) return status;
-        if (st->profile_ns) {
-            st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
-            st->profile_calls[n->label] += 1;
-        }
-    }
+    if (!(n->op->flags & SB_OP_VIEW) && (status = run_node(st, n, in, out, workspace))) return status;
     /* the plan after it, for these output infos */
     sb_session_lock(s);
     sb_plan *next = p->continuations;
@@ -236,18 +242,7 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
             continue;
         }
         bind(n, st, tin, in, tout, out);
-        sb_run_ctx R = {0};
-        R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
-        R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out;
-        R.workspace = stp->workspace_bytes > 0 ? base + stp->workspace : NULL;
-        if (st->profile_ns) {
-            double t0 = now_ns();
-            status = n->op->run(&R);
-            st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
-            st->profile_calls[n->label] += 1;
-        } else {
-            status = n->op->run(&R);
-        }
+        status = run_node(st, n, in, out, stp->workspace_bytes > 0 ? base + stp->workspace : NULL);
     }
     if (!status) status = p->dynamic >= 0 ? run_dynamic(p, st, in, tin) : st->finish(st);
     if (tin != tin_small) free(tin);

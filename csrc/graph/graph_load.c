@@ -132,11 +132,6 @@ static int read_io(sb_graph *g, const sb_onnx_value_info *vi, sb_io *io)
 
 /* ---- nodes ------------------------------------------------------------------------ */
 
-typedef struct {
-    const sb_onnx_node *proto;
-    int index;
-} pending;
-
 static int make_node(sb_graph *g, const sb_onnx_node *p, int index, sb_node *n)
 {
     memset(n, 0, sizeof *n);
@@ -362,7 +357,6 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
     int status = sb_onnx_parse(data, size, &m);
     if (status) return status;
     sb_graph *g = calloc(1, sizeof *g);
-    pending *order_protos = NULL;
     sb_node *all = NULL;
     int *order = NULL;
     if (!g) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
@@ -387,7 +381,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
         if (v < 0) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
         char what[600];
         snprintf(what, sizeof what, "initializer '%s'", t->name);
-        if (g->values[v].kind == SB_V_CONST) sb_free_aligned(NULL);   /* a repeated name: the last wins */
+        /* a repeated name: the last wins (the earlier buffer is freed with the graph) */
         if ((status = sb_tensor_from_proto(g, t, o, what, &g->values[v].konst))) goto done;
         g->values[v].kind = SB_V_CONST;
     }
@@ -500,7 +494,6 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
 done:
     free(all);
     free(order);
-    free(order_protos);
     sb_onnx_free(m);
     if (status) sb_graph_free(g);
     else *out = g;
