@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import pickle
 import shutil
@@ -143,3 +144,24 @@ def duplicate(packed, how: str):
 def unrunnable_path() -> str:
     """A path name this library cannot run (one it was built without, or unknown)."""
     return next((p for p in _paths.ALL_PATHS if p not in _paths.built_paths()), "sve2")
+
+
+@pytest.fixture(autouse=True)
+def _reseed_rng(request):
+    """Every loaded module that sets RESEED_RNG_PER_TEST gets a fresh RNG
+    per test, seeded from the test's name, so that a test's inputs do not
+    depend on which tests ran before it (their outcomes are recorded by
+    input digest: python_runner_record). Test modules share helpers, so all
+    such modules are reseeded, not only the test's own."""
+    import sys
+    test = f"{request.module.__name__}::{request.node.name}"
+    for module in list(sys.modules.values()):
+        if getattr(module, "RESEED_RNG_PER_TEST", False):
+            seed = hashlib.sha256(f"{module.__name__}|{test}".encode()).digest()
+            module.RNG = np.random.default_rng(int.from_bytes(seed[:8], "little"))
+    yield
+
+
+def pytest_sessionfinish(session, exitstatus):
+    import python_runner_record
+    python_runner_record.save_recording()

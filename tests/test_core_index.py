@@ -22,8 +22,7 @@ import samebits  # noqa: E402
 from samebits import _lib  # noqa: E402
 import samebits.onnx as so  # noqa: E402
 from samebits.onnx import UnsupportedModelError  # noqa: E402
-from samebits.onnx._session import Session  # noqa: E402  (the Python runner: the reference)
-from samebits.onnx._model import parse_model  # noqa: E402
+import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 if not hasattr(_lib.lib, "sb_session_load"):
     pytest.skip("the library has no C graph runtime", allow_module_level=True)
@@ -36,6 +35,7 @@ except ImportError:  # pragma: no cover
     ort = None
 
 RNG = np.random.default_rng(777)
+RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 F = TP.FLOAT
 I64 = TP.INT64
 INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -104,15 +104,13 @@ def same(got, want, what):
 
 def check(data: bytes, feeds: dict, use_ort=True, rtol=1e-5, atol=1e-6):
     """The C runtime (exact at 1 and 2 threads, fast) against the Python
-    runner in both modes, bit for bit; ONNX Runtime within tolerance where it
-    runs the model. Returns the exact outputs (a dict)."""
+    runner's recorded outcomes in both modes, bit for bit; ONNX Runtime
+    within tolerance where it runs the model. Returns the exact outputs (a
+    dict)."""
     results = {}
     for mode in ("exact", "fast"):
         c = so.load(data, mode=mode, threads=1 if mode == "exact" else None).run(feeds)
-        py = Session(parse_model(data), mode, None, None).run(feeds)
-        assert list(c) == list(py)
-        for name in py:
-            same(c[name], py[name], f"{mode} {name}")
+        python_runner_record.check(data, feeds, mode, c)
         results[mode] = c
     c2 = so.load(data, mode="exact", threads=2).run(feeds)
     for name in c2:
@@ -140,15 +138,11 @@ def check(data: bytes, feeds: dict, use_ort=True, rtol=1e-5, atol=1e-6):
 
 
 def errors(data: bytes, feeds: dict, exc, match: str, at_load=False):
-    """The same exception type (and text matching `match`) from both runners."""
-    for runner in ("c", "python"):
-        with pytest.raises(exc, match=match):
-            if runner == "c":
-                sess = so.load(data, mode="exact")
-            else:
-                sess = Session(parse_model(data), "exact", None, None)
-            if not at_load:
-                sess.run(feeds)
+    """The exception type, with text matching `match`."""
+    with pytest.raises(exc, match=match):
+        sess = so.load(data, mode="exact")
+        if not at_load:
+            sess.run(feeds)
 
 
 # ---- GatherElements, ScatterElements, Scatter -------------------------------------------

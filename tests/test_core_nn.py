@@ -15,8 +15,7 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
 from samebits.onnx import UnsupportedModelError, _core  # noqa: E402
-from samebits.onnx._session import Session  # noqa: E402  (the Python runner: the reference)
-from samebits.onnx._model import parse_model  # noqa: E402
+import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 from conftest import bits  # noqa: E402
 
@@ -26,6 +25,7 @@ except ImportError:   # the bit comparisons with the Python runner still run
     ort = None
 
 RNG = np.random.default_rng(20240611)
+RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 F = TP.FLOAT
 I64 = TP.INT64
 
@@ -45,24 +45,17 @@ def model(nodes, inputs: dict, outputs: dict, inits: dict | None = None, opset: 
     return m.SerializeToString()
 
 
-def python_runner(data: bytes, mode: str):
-    return Session(parse_model(data), mode, None, None)
-
-
 def check(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6, use_ort=True, nodes=None):
-    """C runtime == Python runner bit for bit (exact at 1 and 2 threads,
-    fast), and close to ONNX Runtime. Returns the exact outputs."""
+    """C runtime == the Python runner's recorded outcomes bit for bit (exact
+    at 1 and 2 threads, fast), and close to ONNX Runtime. Returns the exact
+    outputs."""
     results = {}
     for mode, threads in (("exact", 1), ("exact", 2), ("fast", None)):
         sess = so.load(data, mode=mode, threads=threads)
         if nodes is not None and mode == "exact":
             assert sess.node_count == nodes, sess.node_count
         got = list(sess.run(feeds).values())
-        want = list(python_runner(data, mode).run(feeds).values())
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.dtype == w.dtype and g.shape == w.shape, (mode, g.shape, w.shape)
-            assert bits(g).tobytes() == bits(w).tobytes(), (mode, threads)
+        python_runner_record.check(data, feeds, mode, got)
         results[(mode, threads)] = got
     if use_ort and ort is not None:
         want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
@@ -83,13 +76,12 @@ def one(op, inputs, attrs=None, inits=None, opset=17, order=None, **kw):
 
 
 def same_error(data: bytes, feeds: dict | None, kind, match: str):
-    """Both runners refuse the model (at load, or at run with feeds) with
-    the same kind of error and a message that matches."""
-    for make in (lambda: so.load(data, mode="exact"), lambda: python_runner(data, "exact")):
-        with pytest.raises(kind, match=match):
-            sess = make()
-            if feeds is not None:
-                sess.run(feeds)
+    """The model is refused (at load, or at run with feeds) with that kind
+    of error and a message that matches."""
+    with pytest.raises(kind, match=match):
+        sess = so.load(data, mode="exact")
+        if feeds is not None:
+            sess.run(feeds)
 
 
 # ---- Conv --------------------------------------------------------------------------------
@@ -165,8 +157,7 @@ def test_fast_mode_folds_batch_norm_into_the_packed_conv():
         sess = so.load(data, mode="fast")
         assert sess.node_count == 1
         got = sess.run({"X": x})["y"]
-        want = python_runner(data, "fast").run({"X": x})["y"]
-        assert bits(got).tobytes() == bits(want).tobytes()
+        python_runner_record.check(data, {"X": x}, "fast", [got])
         if ort is not None:
             ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"X": x})
             np.testing.assert_allclose(got, ref[0], rtol=1e-4, atol=1e-5)
@@ -577,7 +568,7 @@ def test_folded_at_load(op, inits, attrs):
     """Every input a constant: computed once at load (the packed weights
     included), with the bits of a run."""
     node = helper.make_node(op, list(inits), ["c"], **attrs)
-    shape = python_runner(model([node], {}, {"c": (F, None)}, inits), "exact").run({})["c"].shape
+    shape = so.load(model([node], {}, {"c": (F, None)}, inits)).run({})["c"].shape
     add = helper.make_node("Add", ["c", "Z"], ["y"])
     data = model([node, add], {"Z": (F, list(shape))}, {"y": (F, None)}, inits)
     check(data, {"Z": rand(*shape)}, rtol=1e-4, atol=1e-5, nodes=1)

@@ -19,11 +19,11 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
 from samebits.onnx import _core  # noqa: E402
-from samebits.onnx._model import parse_model  # noqa: E402
-from samebits.onnx._session import Session as PythonSession  # noqa: E402  (the reference)
+import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 F, I64 = TP.FLOAT, TP.INT64
 RNG = np.random.default_rng(2024)
+RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 
 
 def bits(x) -> np.ndarray:
@@ -83,10 +83,6 @@ def node_model(op, inputs: dict, attrs=None, inits=None, opset=17, out_type=F, n
     return make([node], ins, {f"y{i}": (out_type, None) for i in range(n_out)}, inits, opset)
 
 
-def python_run(data, feeds, mode):
-    return list(PythonSession(parse_model(data), mode, None, None).run(feeds).values())
-
-
 def c_run(data, feeds, mode, threads=None):
     return list(so.load(data, mode=mode, threads=threads).run(feeds).values())
 
@@ -101,15 +97,13 @@ def same(got, want, what):
 
 
 def check(data, feeds, use_ort=True, rtol=2e-5, atol=2e-6):
-    """The C runtime against the Python runner (bits, both modes), itself at
-    1 and 2 threads, and ONNX Runtime (close) when use_ort."""
+    """The C runtime against the Python runner's recorded outcomes (bits,
+    both modes), itself at 1 and 2 threads, and ONNX Runtime (close) when
+    use_ort."""
     outs = {}
     for mode in ("exact", "fast"):
-        want = python_run(data, feeds, mode)
         got = c_run(data, feeds, mode)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w, mode)
+        python_runner_record.check(data, feeds, mode, got)
         outs[mode] = got
     for g, w in zip(c_run(data, feeds, "exact", threads=1), c_run(data, feeds, "exact", threads=2)):
         same(g, w, "threads")
@@ -130,9 +124,7 @@ def one(op, inputs, attrs=None, inits=None, opset=17, out_type=F, use_ort=True, 
 
 
 def raises_both(data, feeds, exc, match):
-    """Both runners refuse the model, at load or at run, with exc matching `match`."""
-    with pytest.raises(exc, match=match):
-        PythonSession(parse_model(data), "exact", None, None).run(feeds)
+    """The model is refused, at load or at run, with exc matching `match`."""
     with pytest.raises(exc, match=match):
         so.load(data, mode="exact").run(feeds)
 

@@ -15,8 +15,7 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
 from samebits import _lib  # noqa: E402
-from samebits.onnx._model import parse_model  # noqa: E402
-from samebits.onnx._session import Session  # noqa: E402  (the Python runner: the reference)
+import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 if not hasattr(_lib.lib, "sb_session_load"):
     pytest.skip("the library has no C graph runtime", allow_module_level=True)
@@ -28,6 +27,7 @@ except ImportError:  # pragma: no cover
     ort = None
 
 RNG = np.random.default_rng(77)
+RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 INT_TYPES = [np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64,
              np.bool_]
 ALL_TYPES = [np.float32] + INT_TYPES
@@ -84,18 +84,15 @@ def same(got, want, what):
 
 def check(data: bytes, feeds: dict, ort_too: bool = True, nan_payloads: bool = True,
           close: bool = False) -> list:
-    """The C runtime against the Python runner (bits, both modes, 1 and 2
-    threads) and, with ort_too, ONNX Runtime where it has the operator for
+    """The C runtime against the Python runner's recorded outcomes (bits,
+    both modes, 1 and 2 threads) and, with ort_too, ONNX Runtime where it has the operator for
     the type (integers equal, floats bit for bit; NaN only as NaN when
     nan_payloads is false; floats close with close)."""
     results = []
     for mode in ("exact", "fast"):
-        want = list(Session(parse_model(data), mode, None, None).run(feeds).values())
         for threads in (1, 2):
             got = list(so.load(data, mode=mode, threads=threads).run(feeds).values())
-            assert len(got) == len(want)
-            for k, (g, w) in enumerate(zip(got, want)):
-                same(g, w, f"{mode} output {k}")
+            python_runner_record.check(data, feeds, mode, got)
             results = got
     if ort_too and ort is not None:
         try:
@@ -117,9 +114,7 @@ def check(data: bytes, feeds: dict, ort_too: bool = True, nan_payloads: bool = T
 
 
 def check_error(data: bytes, feeds: dict, exc, match: str):
-    """Both runners refuse the model (at load or run) the same way."""
-    with pytest.raises(exc, match=match):
-        Session(parse_model(data), "exact", None, None).run(feeds)
+    """The model is refused (at load or run) with exc matching `match`."""
     with pytest.raises(exc, match=match):
         so.load(data, mode="exact").run(feeds)
 
@@ -208,9 +203,8 @@ def test_dropout(opset):
         node = helper.make_node("Dropout", ["c", "r", "t"], ["y"], name="d")
         data = model([node], {}, ["y"], {"c": x, "r": np.array(0.5, np.float32),
                                          "t": np.array(True)}, opset=opset)
-        for sess in (Session(parse_model(data), "exact", None, None), so.load(data)):
-            with pytest.raises(ValueError, match=r"training_mode=True is not supported"):
-                sess.run({})
+        with pytest.raises(ValueError, match=r"training_mode=True is not supported"):
+            so.load(data).run({})
         node = helper.make_node("Dropout", ["c"], ["y"])
         check(model([node], {}, ["y"], {"c": x}, opset=opset), {})
 
@@ -329,9 +323,7 @@ def test_range_at_run_time():
         sess = so.load(data)
         for limit in (5, 13, 1):
             feeds["b"] = np.array([limit], t)
-            got = sess.run(feeds)["r"]
-            want = Session(parse_model(data), "exact", None, None).run(feeds)["r"]
-            same(got, want, limit)
+            python_runner_record.check(data, feeds, "exact", sess.run(feeds))
 
 
 def test_range_errors():
@@ -446,7 +438,7 @@ def test_slice_forms():
     sess = so.load(data)
     for s in ([0, 0], [3, 5], [-1, -6]):
         feeds["s"] = ints(s)
-        same(sess.run(feeds)["y"], Session(parse_model(data), "exact", None, None).run(feeds)["y"], s)
+        python_runner_record.check(data, feeds, "exact", sess.run(feeds))
 
 
 def test_slice_errors():
@@ -735,15 +727,6 @@ def test_larger_copies_at_two_threads():
     one("Cast", {"X": x}, {"to": TP.INT16}, ort_too=False)
 
 
-def outcome(run):
-    """('ok', outputs) or ('error', exception type, the message after the node's name)."""
-    try:
-        return ("ok", list(run().values()))
-    except (ValueError, TypeError, IndexError) as e:
-        text = str(e).split("): ", 1)[-1]
-        return ("error", ValueError if isinstance(e, ValueError) else type(e), text)
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_random_forms_match_the_runner(seed):
     """Random shapes, types and parameters (many invalid): the same outputs,
@@ -785,11 +768,5 @@ def test_random_forms_match_the_runner(seed):
         names = ["X"] + list(inits)
         node = helper.make_node(op, names, [f"y{i}" for i in range(n_out)], **attrs)
         data = model([node], {"X": x}, [f"y{i}" for i in range(n_out)], inits, opset)
-        want = outcome(lambda: Session(parse_model(data), "exact", None, None).run({"X": x}))
-        got = outcome(lambda: so.load(data, mode="exact").run({"X": x}))
-        assert got[0] == want[0], (op, attrs, inits, x.shape, got, want)
-        if got[0] == "error":
-            assert got[1:] == want[1:], (op, attrs, inits, x.shape)
-        else:
-            for k, (g, w) in enumerate(zip(got[1], want[1])):
-                same(g, w, f"{op} output {k}")
+        python_runner_record.check_outcome(data, {"X": x}, "exact",
+                                           lambda: so.load(data, mode="exact").run({"X": x}))

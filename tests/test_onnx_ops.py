@@ -16,9 +16,11 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
 
+import python_runner_record  # noqa: E402
 from conftest import bits  # noqa: E402
 
 RNG = np.random.default_rng(1234)
+RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 F = TP.FLOAT
 I64 = TP.INT64
 
@@ -61,16 +63,10 @@ def compare(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6):
 
 
 def same_bits_as_python_runner(data: bytes, feeds: dict, exact: list, fast: list) -> None:
-    """Both modes' outputs of the C graph runtime must have the bits of the
-    Python runner it replaces (kept until every host runs the C core)."""
-    from samebits.onnx._model import parse_model
-    from samebits.onnx._session import Session
-    for mode, got in (("exact", exact), ("fast", fast)):
-        want = list(Session(parse_model(data), mode, None, None).run(feeds).values())
-        for w, g in zip(want, got):
-            assert w.dtype == g.dtype and w.shape == g.shape, (mode, w.dtype, g.dtype, w.shape, g.shape)
-            assert bits(w).tobytes() == bits(g).tobytes() if w.dtype == np.float32 else \
-                np.array_equal(w, g), mode
+    """Both modes' outputs of the C graph runtime have the bits of the
+    Python runner it replaced (python_runner_record)."""
+    python_runner_record.check(data, feeds, "exact", exact)
+    python_runner_record.check(data, feeds, "fast", fast)
 
 
 def one(op, inputs, attrs=None, inits=None, opset=17, out_type=F, n_out=1, **kw):

@@ -19,8 +19,7 @@ import pytest
 ort = pytest.importorskip("onnxruntime")
 
 import samebits.onnx as so  # noqa: E402
-from samebits.onnx._model import parse_model  # noqa: E402
-from samebits.onnx._session import Session as PythonRunner  # noqa: E402
+import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 from samebits.testing import portable_values  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,10 +78,9 @@ def test_published_model(wheel, member, what, tmp_path_factory):
     want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
     for mode in ("exact", "fast"):
         got = list(so.load(data, mode=mode, threads=1).run(feeds).values())
-        ref = list(PythonRunner(parse_model(data), mode, 1, None).run(feeds).values())
-        for g, r, w in zip(got, ref, want):
-            assert g.dtype == r.dtype and g.shape == r.shape == w.shape
-            assert np.asarray(g).tobytes() == np.asarray(r).tobytes(), (member, mode)
+        python_runner_record.check(data, feeds, mode, got)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape, (member, mode, g.shape, w.shape)
             scale = max(1.0, float(np.abs(w).max()))
             assert float(np.abs(g.astype(np.float64) - w).max()) <= 5e-5 * scale, (member, mode)
     two = list(so.load(data, mode="exact", threads=2).run(feeds).values())
