@@ -9,15 +9,14 @@ Four parts, each at every thread count of --threads (default 1 and 2):
 
 - chain: the cost of one node. A graph of 1,000 chained Adds on 16 floats
   (x -> Add(c) -> Add(c) ...) and one of a single Add: samebits.onnx in both
-  modes, the old pure-Python runner (samebits.onnx._session, exact mode, as
-  "samebits python runner", for the record), ONNX Runtime with its default
+  modes, ONNX Runtime with its default
   graph optimizations and ONNX Runtime with ORT_DISABLE_ALL. Reported in us
   per node: the 1,000-node run / 1,000, and the marginal cost
   (T1000 - T1) / 999, which leaves out the per-run cost of the host.
 - small: networks where dispatch between the kernels dominates
   (samebits.onnx.reference.SMALL_NETWORKS: a silero-vad-shaped voice-activity
   model, SqueezeNet 1.1, a one-hot byte classifier) at batch 1: samebits fast
-  and exact, the Python runner (exact), ONNX Runtime, torch where it maps
+  and exact, ONNX Runtime, torch where it maps
   every operator.
 - networks: the reference networks (ResNet-50, MobileNetV3-large, the BERT-base
   encoder and MiniLM-L6 at sequence 128, the Whisper-small encoder) at every
@@ -79,7 +78,6 @@ QUICK_SECONDS = 0.1
 SETTLE_SECONDS = 0.3
 CHAIN_LENGTHS = (1, 1000)
 CHAIN_WIDTH = 16
-PY = "samebits python runner"
 ORT_NOOPT = "onnxruntime no-opt"
 
 
@@ -95,18 +93,11 @@ def ort_session(data: bytes, threads: int, optimize: bool = True):
     return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
 
 
-def python_runner(data: bytes, mode: str, threads: int):
-    """The pure-Python runner samebits.onnx used before the C graph runtime."""
-    from samebits.onnx import _model, _session
-    return _session.Session(_model.parse_model(data), mode, threads, None)
-
-
 def first(outputs: dict):
     return list(outputs.values())[0]
 
 
-def cells_for(data: bytes, feeds: dict, threads: int, model, python: bool = False
-              ) -> tuple[list, dict, dict]:
+def cells_for(data: bytes, feeds: dict, threads: int, model) -> tuple[list, dict, dict]:
     """[(library, fn)], {library: output} and {library: note} for one
     network, batch and thread count."""
     cells, outputs, notes = [], {}, {"samebits nodes": {}}
@@ -115,10 +106,6 @@ def cells_for(data: bytes, feeds: dict, threads: int, model, python: bool = Fals
         outputs[f"samebits {mode}"] = first(sess.run(feeds))
         notes["samebits nodes"][mode] = sess.node_count
         cells.append((f"samebits {mode}", lambda s=sess: s.run(feeds)))
-    if python:
-        sess = python_runner(data, "exact", threads)
-        outputs[PY] = first(sess.run(feeds))
-        cells.append((PY, lambda s=sess: s.run(feeds)))
     sess = ort_session(data, threads)
     outputs["onnxruntime"] = sess.run(None, feeds)[0]
     cells.append(("onnxruntime", lambda s=sess: s.run(None, feeds)))
@@ -223,9 +210,6 @@ def measure_chain(args) -> dict:
                 out[f"samebits nodes {n}"] = sess.node_count
                 outputs[(f"samebits {mode}", n)] = first(sess.run(feeds))
                 cells.append(((f"samebits {mode}", n), lambda s=sess: s.run(feeds)))
-            sess = python_runner(data, "exact", threads)
-            outputs[(PY, n)] = first(sess.run(feeds))
-            cells.append(((PY, n), lambda s=sess: s.run(feeds)))
             for lib, optimize in (("onnxruntime", True), (ORT_NOOPT, False)):
                 sess = ort_session(data, threads, optimize)
                 outputs[(lib, n)] = sess.run(None, feeds)[0]
@@ -260,8 +244,7 @@ def measure_networks(args, networks, batches, group: str) -> tuple[list, dict, l
         for batch in batches:
             feeds = reference.inputs(network, batch)
             for threads in args.threads:
-                cells, outputs, notes = cells_for(data, feeds, threads, model,
-                                                  python=group == "small")
+                cells, outputs, notes = cells_for(data, feeds, threads, model)
                 problems += [f"{network} b{batch} t{threads}: {p}" for p in check(outputs)]
                 rounds = 1 if network == "whisper_small_encoder" and batch > 1 else args.rounds
                 times = interleaved(cells, threads, rounds, args.seconds)
@@ -460,9 +443,7 @@ def chain_lines(chain: dict) -> list[str]:
              f"{chain.get(f'samebits nodes {n}', '?')} nodes after loading. ONNX Runtime with "
              "its default graph optimizations may fuse or fold Adds; its optimized graph had "
              f"{chain.get('ort_optimized_nodes', '?')} nodes; \"no-opt\" is "
-             "graph_optimization_level=ORT_DISABLE_ALL, every node run as written. The Python "
-             "runner (samebits.onnx._session, exact mode) is the runner samebits.onnx used "
-             "before the C graph runtime, for the record. Ratios: per-round marginal cost per "
+             "graph_optimization_level=ORT_DISABLE_ALL, every node run as written. Ratios: per-round marginal cost per "
              "node, peer / samebits exact.", "",
              "| threads | library | 1-Add run us | us/node | marginal us/node | "
              "vs samebits exact |", "|---|---|---|---|---|---|"]
@@ -490,21 +471,19 @@ def small_lines(data: dict) -> list[str]:
              "two Conv1d + Relu, a mean over the tokens and a Gemm + Softmax head: a classifier "
              "that spent most of its time in Cast and Equal on integer tensors in the Python "
              "runner. Nodes: in the file / left to run in samebits.onnx after folding and "
-             "fusion, exact / fast mode. The Python runner column is the old pure-Python "
-             "runner in exact mode.", "",
-             "| network | params | nodes | threads | exact ms | fast ms | python runner ms | "
-             "ORT ms | fast vs ORT | exact vs ORT | exact vs python runner |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "fusion, exact / fast mode.", "",
+             "| network | params | nodes | threads | exact ms | fast ms | "
+             "ORT ms | fast vs ORT | exact vs ORT |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in data["small_rows"]:
         size = data["sizes"].get(r["network"], {})
         nodes = size.get("samebits_nodes") or {}
         lines.append(
             f"| {r['network']} | {size.get('params', 0):,} | {size.get('nodes', '?')} / "
             f"{nodes.get('exact', '?')} / {nodes.get('fast', '?')} | {r['threads']} | {ms(r, 'samebits exact')} | "
-            f"{ms(r, 'samebits fast')} | {ms(r, PY)} | {ms(r, 'onnxruntime')} | "
+            f"{ms(r, 'samebits fast')} | {ms(r, 'onnxruntime')} | "
             f"{ratio_text(r, 'onnxruntime', 'samebits fast')} | "
-            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} | "
-            f"{ratio_text(r, PY, 'samebits exact')} |")
+            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} |")
     torch_notes = {r["notes"]["torch"] for r in data["small_rows"] if "torch" in r["notes"]}
     if torch_notes:
         lines += ["", "torch is left out where bench/_torch_onnx.py does not map an operator ("

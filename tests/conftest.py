@@ -161,7 +161,3 @@ def _reseed_rng(request):
             module.RNG = np.random.default_rng(int.from_bytes(seed[:8], "little"))
     yield
 
-
-def pytest_sessionfinish(session, exitstatus):
-    import python_runner_record
-    python_runner_record.save_recording()

@@ -23,19 +23,19 @@ The test modules that use this reseed their RNG per test (conftest's
 `RESEED_RNG_PER_TEST`), so a case's inputs do not depend on which tests ran
 before it. A case missing from the record is a new case or changed inputs:
 it fails, and needs an independent reference (ONNX Runtime, a numpy
-oracle), not a new recording.
+oracle). The recording was made by this module's `_record` with
+SAMEBITS_RECORD_PYTHON_RUNNER=1 at commit 33c3f2b, the last one with the
+Python runner; nothing can add to it now.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 RECORD = Path(__file__).parent / "data" / "python_runner.json"
-_RECORDING = os.environ.get("SAMEBITS_RECORD_PYTHON_RUNNER") == "1"
 _recorded: dict = {}
 
 
@@ -75,9 +75,6 @@ def check(data: bytes, feeds: dict, mode: str, got) -> None:
     gave for this model and these feeds in `mode`."""
     got = list(got.values()) if isinstance(got, dict) else list(got)
     key = case_key(data, feeds, mode)
-    if _RECORDING:
-        _record(data, feeds, mode, key, got)
-        return
     record = _load()
     want = record["outcomes"].get(key)
     assert want is not None, (
@@ -112,49 +109,6 @@ def check_outcome(data: bytes, feeds: dict, mode: str, run) -> None:
     except (ValueError, TypeError, IndexError) as e:
         outcome = _error_outcome(e)
         key = case_key(data, feeds, mode)
-        if _RECORDING:
-            from samebits.onnx._model import parse_model
-            from samebits.onnx._session import Session
-            try:
-                Session(parse_model(data), mode, None, None).run(feeds)
-            except (ValueError, TypeError, IndexError) as want:
-                assert _error_outcome(want) == outcome, (outcome, want)
-            else:
-                raise AssertionError(f"the Python runner ran, the C core raised {outcome}")
-            _recorded.setdefault("outcomes", {})[key] = outcome
-            return
         assert _load()["outcomes"].get(key) == outcome, (outcome, _load()["outcomes"].get(key))
         return
     check(data, feeds, mode, got)
-
-
-def _record(data: bytes, feeds: dict, mode: str, key: str, got: list) -> None:
-    """Recording (the Python runner still present): the Python runner's
-    outputs must equal the C core's bit for bit before they are recorded."""
-    from samebits.onnx._model import parse_model
-    from samebits.onnx._session import Session
-    try:
-        want = list(Session(parse_model(data), mode, None, None).run(feeds).values())
-    except (ValueError, TypeError, NotImplementedError) as e:
-        raise AssertionError(f"the C core ran, the Python runner raised {e!r}")
-    assert len(want) == len(got), (mode, len(want), len(got))
-    for w, g in zip(want, got):
-        w, g = np.ascontiguousarray(w), np.ascontiguousarray(g)
-        assert w.dtype == g.dtype and w.shape == g.shape, (mode, w.dtype, g.dtype, w.shape, g.shape)
-        assert w.tobytes() == g.tobytes(), f"{mode}: the C core and the Python runner differ"
-    outcomes = _recorded.setdefault("outcomes", {})
-    digest = outputs_digest(want)
-    assert outcomes.get(key, digest) == digest, "one case, two outcomes"
-    outcomes[key] = digest
-
-
-def save_recording() -> None:
-    if not _RECORDING or not _recorded:
-        return
-    old = json.loads(RECORD.read_text()) if RECORD.exists() else {"outcomes": {}}
-    old["outcomes"].update(_recorded["outcomes"])
-    old["fast_path"] = _fast_path()
-    RECORD.parent.mkdir(exist_ok=True)
-    RECORD.write_text(json.dumps({"fast_path": old["fast_path"],
-                                  "outcomes": dict(sorted(old["outcomes"].items()))},
-                                 indent=0) + "\n")

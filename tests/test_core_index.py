@@ -1,7 +1,8 @@
 """The C graph runtime's index operators (GatherElements, GatherND,
 ScatterElements, Scatter, ScatterND, TopK, NonMaxSuppression, OneHot,
 NonZero, Trilu; csrc/graph/ops_index.c), Einsum, and the recurrent layers
-LSTM and GRU (csrc/graph/ops_rnn.c) against the Python runner, bit for bit
+LSTM and GRU (csrc/graph/ops_rnn.c) against the Python runner's recorded outcomes (python_runner_record), bit
+for bit
 in both modes, with the same dtypes and shapes: every integer type,
 negative indices, repeated scatter indices (the last update wins), TopK's
 order of ties, NaN and -0, NonMaxSuppression's thresholds and center boxes,

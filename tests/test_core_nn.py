@@ -1,6 +1,7 @@
 """The C graph runtime's nn operators (csrc/graph/ops_nn.c: Conv,
 ConvTranspose, Gemm, MatMul, MaxPool, AveragePool, Resize, Upsample)
-against the Python runner bit for bit, in both modes, and against ONNX
+against the Python runner's recorded outcomes (python_runner_record) bit
+for bit, in both modes, and against ONNX
 Runtime within a tolerance: the fused epilogues and biases graph_fuse.c
 makes, packed and non-constant weights, batched MatMul broadcasting, 1-D
 operands, empty operands, odd sizes, the attribute forms, and the errors."""

@@ -3,10 +3,10 @@ ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2, GlobalAveragePool,
 GlobalMaxPool, CumSum, ArgMax/ArgMin, LayerNormalization, RMSNormalization,
 BatchNormalization, GroupNormalization, InstanceNormalization and LRN.
 
-Every output must have the Python runner's bits (and dtype and shape) in
-both modes, exact mode the same bits at 1 and 2 threads, and be close to
-ONNX Runtime's where ONNX Runtime runs the case; errors must be the Python
-runner's (type and text)."""
+Every output must have the bits (and dtype and shape) the Python runner
+gave (its recorded outcomes: python_runner_record) in both modes, exact mode
+the same bits at 1 and 2 threads, and be close to ONNX Runtime's where ONNX
+Runtime runs the case; errors must have their type and text."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,9 +1,10 @@
 """The C graph runtime's shape, cast and data-movement operators (csrc/graph/
-ops_shape.c) against the Python runner they replace, bit for bit and in both
+ops_shape.c) against the recorded outcomes of the Python runner they replaced
+(python_runner_record), bit for bit and in both
 modes, and against ONNX Runtime where it runs the model: every integer type,
 negative axes and steps, empty tensors, the opset-dependent forms
-(attributes before opset N, inputs after) and the errors (same exception,
-same message)."""
+(attributes before opset N, inputs after) and the errors (exception type and
+message)."""
 from __future__ import annotations
 
 import numpy as np

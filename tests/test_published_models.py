@@ -3,8 +3,8 @@ wheels of silero-vad (voice-activity detection) and magika (file types)
 ship, run through samebits.onnx. `make deps` downloads the two wheels
 (pinned versions, not installed) into build/published/.
 
-Each model that loads must give the Python runner's exact bits (the runner
-the C graph runtime replaced), the same bits at 1 and 2 threads, and agree
+Each model that loads must give the exact bits of the Python runner the C
+graph runtime replaced (its recorded outcomes: python_runner_record), the same bits at 1 and 2 threads, and agree
 with ONNX Runtime; the ones that need control flow (If) are refused by
 name until the runtime has it."""
 from __future__ import annotations

@@ -1,14 +1,13 @@
 /* ONNX operators: index-driven data movement and selection (GatherElements,
  * GatherND, ScatterElements and opset 9's Scatter, ScatterND, TopK,
- * NonMaxSuppression, OneHot, NonZero, Trilu) and Einsum, as
- * py/samebits/onnx/_ops_index.py and _ops_einsum.py define them.
+ * NonMaxSuppression, OneHot, NonZero, Trilu) and Einsum, as docs/onnx.md
+ * defines them.
  *
  * Every output element of the movers is a copy of one input element (its
  * bits: NaN payloads and -0 kept), whatever the element type. TopK and
  * NonMaxSuppression compare values; NonMaxSuppression's overlap is float32
- * arithmetic in the order the Python runner writes down. Einsum permutes
- * its operands (copies) and multiplies them with sb_matmul, as the Python
- * runner's samebits.matmul call does. */
+ * arithmetic in the documented order. Einsum permutes its operands
+ * (copies) and multiplies them with sb_matmul, as samebits.matmul does. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1208,7 +1207,7 @@ static int einsum_load(sb_load_ctx *L)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "equation %s: more than one '->'", er);
     }
     size_t lhs_len = arrow ? (size_t)(arrow - eq) : m;
-    /* every term is checked before the count of operands, as the Python runner does */
+    /* every term is checked before the count of operands */
     int status = SB_OK, count = 0;
     size_t start = 0;
     for (size_t i = 0; i <= lhs_len && !status; ++i) {
@@ -1320,7 +1319,7 @@ static int ein_make(sb_infer_ctx *I, const einsum_state *s, const sb_tval *const
     }
     if (p->n_out > SB_MAX_RANK)
         return sb_infer_fail(I, SB_ERR_UNSUPPORTED, "the output's rank %d is above %d", p->n_out, SB_MAX_RANK);
-    /* sizes, as the Python runner takes them: max(previous or 1, d) */
+    /* sizes: max(previous or 1, d) */
     for (int i = 0; i < n_in; ++i)
         for (int d = 0; d < p->rank[i]; ++d) {
             int c = p->letters[i][d];
@@ -1377,8 +1376,7 @@ static int ein_make(sb_infer_ctx *I, const einsum_state *s, const sb_tval *const
         if (find_letter(lb, rb, la[i]) >= 0 && find_letter(p->out, p->n_out, la[i]) < 0) p->con[p->nk_l++] = la[i];
     p->nb = letters_size(p, p->batch, p->nb_l), p->m = letters_size(p, p->rows, p->nr_l);
     p->k = letters_size(p, p->con, p->nk_l), p->n = letters_size(p, p->cols, p->nc_l);
-    /* the Python runner takes an empty axis as size 1 and cannot run such
-     * an operand (a TypeError there): refused */
+    /* an operand with an empty axis is refused (not yet defined here) */
     for (int i = 0; i < 2; ++i)
         if (sb_vinfo_numel(&xs[i]->info) == 0) {
             char xs_text[256];

@@ -424,7 +424,7 @@ static int fn_infer(sb_infer_ctx *I)
         I->inplace = 0;
         return SB_OK;
     case FN_LEAKY_RELU: case FN_ELU:
-        /* (as the Python runner: an empty tensor of any type is passed through) */
+        /* (an empty tensor of any type is passed through) */
         if (n == 0) return SB_OK;
         if (!sb_infer_float(I, 0, "X")) return SB_ERR_TYPE;
         if (s->alpha != s->alpha)

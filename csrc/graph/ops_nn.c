@@ -1,13 +1,13 @@
 /* ONNX operators: the nn family (see op.h for how an operator is written):
  * Conv, ConvTranspose, Gemm, MatMul, MaxPool, AveragePool, Resize, Upsample.
  *
- * Each calls the samebits kernel that py/samebits/onnx/_ops_nn.py calls,
- * with the same arguments (shapes, strides, batch layout, padding, scale
- * bits), so that the bits are the Python runner's. Constant weights are
+ * Each calls the samebits kernel docs/onnx.md names for it, with the
+ * arguments it gives (shapes, strides, batch layout, padding, scale bits):
+ * the bits are those of that public function (samebits.conv2d, matmul, ...)
+ * on the same operands. Constant weights are
  * packed once at load for the session's path (sb_conv2d_pack, sb_pack_b;
  * the same bits as unpacked). One-dimensional convolutions and pools run
- * as two-dimensional ones of height 1. Errors say what the Python runner
- * says. */
+ * as two-dimensional ones of height 1. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,9 +4,9 @@
  * (LayerNormalization, RMSNormalization, BatchNormalization,
  * GroupNormalization, InstanceNormalization, LRN).
  *
- * float32 tensors go through samebits' kernels in the sequence the Python
- * runner (py/samebits/onnx/_ops_math.py, _ops_nn.py) calls them, so the bits
- * are the Python runner's in both modes: a reduction over several axes moves
+ * float32 tensors go through samebits' kernels in the sequence docs/onnx.md
+ * writes down (the sequence of the Python runner this core replaced, so the
+ * bits are the ones it gave in both modes): a reduction over several axes moves
  * them last (a copy), then one sb_reduce over the merged axis; ReduceMax and
  * ReduceMin fold maximum / minimum (order-free bit for bit: NaN canonical,
  * max(-0, +0) = +0, min = -0), computed here on the bits. Integer tensors

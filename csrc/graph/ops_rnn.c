@@ -1,12 +1,11 @@
 /* ONNX operators: the recurrent layers LSTM and GRU with ONNX's default
- * activations, as py/samebits/onnx/_ops_rnn.py defines them (docs/onnx.md
- * writes the order down).
+ * activations, as docs/onnx.md defines them (it writes the order down).
  *
  * Per direction, the input projection of every step is one sb_matmul of X
  * with the packed W and the input bias; each step then runs one sb_matmul of
  * the previous hidden state with the packed R and its bias, and float32
- * elementwise kernels (sb_binary, sb_unary) in the Python runner's order,
- * with its mode: the same kernels on the same values, so the same bits.
+ * elementwise kernels (sb_binary, sb_unary) in the documented order, in
+ * the session's mode.
  * Weights are packed at load (W and R per direction; for GRU without
  * linear_before_reset R's z and r rows apart from its h rows) and the
  * constants consumed. */

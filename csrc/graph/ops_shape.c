@@ -1,8 +1,8 @@
 /* ONNX operators: shapes, constants, casts and data movement (Shape, Size,
  * Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Constant,
  * ConstantOfShape, Cast, CastLike, Range, Concat, Split, Slice, Transpose,
- * DepthToSpace, SpaceToDepth, Gather, Expand, Tile, Pad), as Python's
- * runner defines them (py/samebits/onnx/_ops_shape.py). Views are
+ * DepthToSpace, SpaceToDepth, Gather, Expand, Tile, Pad), as docs/onnx.md
+ * defines them. Views are
  * SB_OP_VIEW: their output is their input's bytes under a new shape. Data
  * movement copies elements of every size as bits (NaN payloads kept). */
 #include <math.h>
