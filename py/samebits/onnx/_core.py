@@ -115,10 +115,12 @@ def _numpy_feed(name: str, value: Any, want: int) -> _Feed:
         if value.size == 0 or (int(value.min()) >= lo and int(value.max()) <= hi):
             value = value.astype(_NUMPY[want])
             dtype = want
-    # (np.ascontiguousarray would make a 0-d array 1-d)
-    a = np.require(value, dtype=value.dtype.newbyteorder("<") if value.dtype.itemsize > 1
-                   else value.dtype, requirements="C")
-    return _Feed(dtype, tuple(int(s) for s in a.shape), a.ctypes.data if a.size else 0, a)
+    if value.flags.c_contiguous and value.dtype.isnative:   # (every host is little-endian)
+        a = value
+    else:   # (np.ascontiguousarray would make a 0-d array 1-d)
+        a = np.require(value, dtype=value.dtype.newbyteorder("<") if value.dtype.itemsize > 1
+                       else value.dtype, requirements="C")
+    return _Feed(dtype, a.shape, a.ctypes.data if a.size else 0, a)
 
 
 def _int_compatible_buffer(feed: _Feed, want: int) -> _Feed:
@@ -139,16 +141,16 @@ def _int_compatible_buffer(feed: _Feed, want: int) -> _Feed:
 
 def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
     dtype = int(arg.dtype)
-    shape = tuple(int(arg.dims[d]) for d in range(arg.rank))
+    shape = tuple(arg.dims[:arg.rank])
+    if numpy_out:
+        out = np.empty(shape, dtype=_NUMPY[dtype])
+        if out.nbytes:
+            ctypes.memmove(out.ctypes.data, arg.data, out.nbytes)
+        return out
     n = 1
     for s in shape:
         n *= s
     nbytes = n * _SIZES[dtype]
-    if numpy_out:
-        out = np.empty(shape, dtype=_NUMPY[dtype])
-        if nbytes:
-            ctypes.memmove(out.ctypes.data, arg.data, nbytes)
-        return out
     raw = bytearray(ctypes.string_at(arg.data, nbytes)) if nbytes else bytearray(0)
     fmt = "b" if dtype == BOOL else _FORMATS[dtype]   # bool as 0/1 bytes, as numpy stores it
     if n == 0:
@@ -194,6 +196,13 @@ class Session:
         self.outputs = [self._info(1, i) for i in range(self._lib.sb_session_io_count(self._handle, 1))]
         self._input_codes = [self._io_dtype(0, i) for i in range(len(self.inputs))]
         self._output_index = {o.name: i for i, o in enumerate(self.outputs)}
+        # read-only after load (one session may run from several threads at
+        # once): the input names in order, and the C array of every output's
+        # index, which a run that names no outputs passes as it is
+        self._input_names = [i.name for i in self.inputs]
+        self._input_set = frozenset(self._input_names)
+        self._all_outputs = [o.name for o in self.outputs]
+        self._all_indices = (ctypes.c_int64 * max(1, len(self.outputs)))(*range(len(self.outputs)))
         count = self._lib.sb_session_profile_count(self._handle)
         self._labels = [self._lib.sb_session_profile_label(self._handle, i).decode()
                         for i in range(count)]
@@ -266,33 +275,37 @@ class Session:
         if not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
                             f"{type(feeds).__name__}")
-        names = [i.name for i in self.inputs]
-        unknown = [k for k in feeds if k not in names]
-        if unknown:
-            raise ValueError(f"run: {unknown[0]!r} is not an input of the model (inputs: "
-                             f"{names})")
-        missing = [n for n in names if n not in feeds]
-        if missing:
+        names = self._input_names
+        if len(feeds) != len(names) or not self._input_set.issuperset(feeds):
+            unknown = [k for k in feeds if k not in self._input_set]
+            if unknown:
+                raise ValueError(f"run: {unknown[0]!r} is not an input of the model (inputs: "
+                                 f"{names})")
+            missing = [n for n in names if n not in feeds]
             raise ValueError(f"run: input {missing[0]!r} is missing")
-        wanted = list(outputs) if outputs is not None else [o.name for o in self.outputs]
-        for name in wanted:
-            if name not in self._output_index:
-                raise ValueError(f"run: {name!r} is not an output of the model")
+        if outputs is None:
+            wanted, indices = self._all_outputs, self._all_indices
+        else:
+            wanted = list(outputs)
+            for name in wanted:
+                if name not in self._output_index:
+                    raise ValueError(f"run: {name!r} is not an output of the model")
+            indices = (ctypes.c_int64 * max(1, len(wanted)))(
+                *[self._output_index[n] for n in wanted])
         numpy_out = np is not None and not feeds
         tensors = (_abi.TensorArg * max(1, len(names)))()
         keep = []
         for i, name in enumerate(names):
             feed, numpy_in = self._feed(i, name, feeds[name])
             numpy_out = numpy_out or numpy_in
-            if len(feed.shape) > _abi.MAX_BATCH_DIMS:
-                raise ValueError(f"input {name!r}: rank {len(feed.shape)} is not supported "
+            rank = len(feed.shape)
+            if rank > _abi.MAX_BATCH_DIMS:
+                raise ValueError(f"input {name!r}: rank {rank} is not supported "
                                  f"(at most {_abi.MAX_BATCH_DIMS})")
             t = tensors[i]
-            t.dtype, t.rank, t.data = feed.dtype, len(feed.shape), feed.address
-            for d, s in enumerate(feed.shape):
-                t.dims[d] = s
+            t.dtype, t.rank, t.data = feed.dtype, rank, feed.address
+            t.dims[:rank] = feed.shape
             keep.append(feed)
-        indices = (ctypes.c_int64 * max(1, len(wanted)))(*[self._output_index[n] for n in wanted])
         results = (_abi.TensorArg * max(1, len(wanted)))()
         labels = len(self._labels)
         ns = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
@@ -303,8 +316,8 @@ class Session:
             profile_ns=ctypes.addressof(ns) if ns is not None else 0,
             profile_calls=ctypes.addressof(calls) if calls is not None else 0,
             max_threads=self.threads if self.threads is not None else _args.threads(None, "run"))
-        with _paths.use_path(self.path):
-            status = self._lib.sb_session_run(self._handle, ctypes.addressof(args))
+        # (no use_path: the session's path was fixed at load, in sb_load_args)
+        status = self._lib.sb_session_run(self._handle, ctypes.addressof(args))
         raise_status(self._lib, status, "run")
         try:
             out = {name: _export(results[k], numpy_out) for k, name in enumerate(wanted)}
