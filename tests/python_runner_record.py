@@ -44,13 +44,18 @@ def _fast_path() -> str:
     return str(samebits.info()["path"])
 
 
+def _put_array(h, label: str, value) -> None:
+    """`label`, then the array's dtype, shape and bytes, into the hash."""
+    a = np.ascontiguousarray(value)
+    h.update(f"{label}|{a.dtype.str}|{a.shape}|".encode())
+    h.update(a.tobytes())
+
+
 def case_key(data: bytes, feeds: dict, mode: str) -> str:
     h = hashlib.sha256()
     h.update(hashlib.sha256(data).digest())
     for name, value in feeds.items():
-        a = np.ascontiguousarray(value)
-        h.update(f"|{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
+        _put_array(h, f"|{name}", value)
     h.update(mode.encode())
     return h.hexdigest()[:24]
 
@@ -58,9 +63,7 @@ def case_key(data: bytes, feeds: dict, mode: str) -> str:
 def outputs_digest(outputs) -> str:
     h = hashlib.sha256()
     for value in outputs:
-        a = np.ascontiguousarray(value)
-        h.update(f"|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
+        _put_array(h, "", value)
     return h.hexdigest()[:24]
 
 
