@@ -4,6 +4,8 @@ blocked exact matrix product; exact outputs equal one process's bit for
 bit."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -39,8 +41,17 @@ def test_batch_over_workers_equals_one_process(client, network, batch, slice_siz
     for name in want:
         assert got[name].shape == want[name].shape
         assert bits(got[name]).tobytes() == bits(want[name]).tobytes(), name
-    # the tasks really ran on both workers' processes
-    assert len(client.scheduler_info()["workers"]) == 2
+    # the tasks really ran in both worker processes: each one that ran a task
+    # holds the session it loaded for this model (samebits.dask._SESSIONS)
+    digest = hashlib.sha256(data).hexdigest()
+    loaded = client.run(_loaded_models)
+    assert len(loaded) == 2 and all(digest in models for models in loaded.values()), loaded
+
+
+def _loaded_models() -> list[str]:
+    """Run in a worker: the digests of the models its process has loaded."""
+    import samebits.dask
+    return sorted({key[0] for key in samebits.dask._SESSIONS})
 
 
 def test_blocked_matmul_equals_one_process(client):
