@@ -1,4 +1,4 @@
-"""Calibration of the thread estimate (csrc/plan.c, csrc/threads.c).
+"""Calibration of the thread estimate (csrc/framework/plan.c, csrc/framework/threads.c).
 
     python bench/calibrate_threads.py
 

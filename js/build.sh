@@ -8,7 +8,7 @@
 # they load in any page, worker or Node process without Pyodide:
 #
 #   samebits-single    one thread; needs only WebAssembly SIMD128
-#   samebits-threads   -pthread: csrc/threads.c's fixed-chunk pool runs on Web
+#   samebits-threads   -pthread: csrc/framework/threads.c's fixed-chunk pool runs on Web
 #                      Workers (worker_threads under Node) over a shared
 #                      memory; needs SharedArrayBuffer, so in a browser a
 #                      cross-origin-isolated page (COOP/COEP headers)
@@ -87,8 +87,9 @@ ldcommon=(-msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
 jobs=$(nproc 2>/dev/null || echo 2)
 # The files that call vec4_fma (today ukernel_vec4.c, where the depthwise
 # kernels live too): found, not listed, as wasm/build.sh finds them.
-RELAXED_SOURCES=" $(grep -l vec4_fma "$root"/csrc/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
-[ "$RELAXED_SOURCES" != " " ] || die "no csrc/*.c calls vec4_fma: nothing to build with relaxed SIMD"
+RELAXED_SOURCES=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
+[ "$RELAXED_SOURCES" != " " ] || die "no .c file under csrc/ calls vec4_fma: nothing to build with relaxed SIMD"
+mapfile -t SOURCES < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 relaxed=0   # build(): compile RELAXED_SOURCES with clang 19 and -mrelaxed-simd
 
 build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags + extra_ldflags
@@ -96,10 +97,11 @@ build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags
     local obj="$out/obj-$name"
     rm -rf "$obj"; mkdir -p "$obj"
     local objects=() pids=() src base fileflags pid
-    for src in "$root"/csrc/*.c "$root"/csrc/graph/*.c; do
+    for src in "${SOURCES[@]}"; do
         base=$(basename "$src" .c)
         fileflags=()
-        case "$base" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+        # the scalar path's folder stays scalar (CMakeLists.txt)
+        case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
         local compiler=("$EMCC")
         if [ "$relaxed" = 1 ] && [[ $RELAXED_SOURCES == *" $base "* ]]; then
             fileflags+=(-mrelaxed-simd -Wno-unused-command-line-argument)

@@ -23,7 +23,7 @@ from samebits.onnx import _core  # noqa: E402
 from samebits.testing import portable_values  # noqa: E402
 
 from conftest import require_tool  # noqa: E402
-from native_build import build_check  # noqa: E402
+from native_build import build_check, isa_kernel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RNG = np.random.default_rng(99)
@@ -144,11 +144,11 @@ def test_c_threads_under_sanitizers(sanitizer, tmp_path):
     clang = require_tool("clang-19")
     out = tmp_path / "concurrent_runs"
     flags = (f"-fsanitize={sanitizer}", "-fno-omit-frame-pointer", "-g")
-    # every file but the ISA kernels (ukernel_*, unary_*: clang takes minutes
+    # every file but the ISA kernels (csrc/isa/<path>/: clang takes minutes
     # to instrument their unrolled code; make sanitize covers them with gcc)
     build_check(clang, ["concurrent_runs.c", "sha256.c"], out,
                 x86=os.uname().machine == "x86_64",
-                source_flags=lambda p: () if p.name.startswith(("ukernel_", "unary_")) else flags,
+                source_flags=lambda p: () if isa_kernel(p) else flags,
                 link_flags=(f"-fsanitize={sanitizer}",))
     model = tmp_path / "mixed.onnx"
     model.write_bytes(mixed_model())

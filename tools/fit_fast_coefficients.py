@@ -1,6 +1,6 @@
 """Fits the polynomial coefficients of fast mode's tanh, log and erf
-(csrc/fast_math.h) and prints them as C arrays, or with --check compares
-them with the arrays in csrc/fast_math.h.
+(csrc/math/fast_math.h) and prints them as C arrays, or with --check compares
+them with the arrays in csrc/math/fast_math.h.
 
     python tools/fit_fast_coefficients.py [--check]
 
@@ -64,7 +64,7 @@ def c_float(v: float) -> str:
 
 
 def from_header() -> dict[str, list[float]]:
-    text = (ROOT / "csrc" / "fast_math.h").read_text()
+    text = (ROOT / "csrc" / "math" / "fast_math.h").read_text()
     out = {}
     for name, body in re.findall(r"static const float (\w+)\[\d+\] = \{(.*?)\};", text, re.S):
         out[name] = [float.fromhex(v.strip().rstrip("f")) for v in body.split(",") if v.strip()]
@@ -74,7 +74,7 @@ def from_header() -> dict[str, list[float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
-                        help="compare with csrc/fast_math.h instead of printing")
+                        help="compare with csrc/math/fast_math.h instead of printing")
     args = parser.parse_args()
     fitted = tables()
     if not args.check:

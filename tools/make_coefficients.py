@@ -1,4 +1,4 @@
-"""Writes the exact transcendentals' constants: csrc/transcendental_coefficients.h
+"""Writes the exact transcendentals' constants: csrc/math/transcendental_coefficients.h
 and docs/exact-ops-tables.md (the same numbers, as hex floats, for a port).
 
 The polynomials are Chebyshev interpolants computed by mpmath at 50 digits,
@@ -23,7 +23,7 @@ import mpmath as mp
 
 mp.mp.dps = 50
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HEADER = ROOT / "csrc" / "transcendental_coefficients.h"
+HEADER = ROOT / "csrc" / "math" / "transcendental_coefficients.h"
 TABLES = ROOT / "docs" / "exact-ops-tables.md"
 
 LN2 = mp.log(2)

@@ -3,11 +3,11 @@
 #
 #   bash wasm/build.sh            # -> wasm/out/libsamebits.so, wasm/out/samebits-*.whl
 #
-# Every csrc/*.c is compiled with emcc; files for other ISAs (AVX2, AVX-512,
-# NEON) guard on their target macros and come out empty, and the vec4 path
-# runs on wasm SIMD128. The module is an emscripten SIDE_MODULE (what Pyodide
+Every .c file under csrc/ is compiled with emcc; the kernel folders of other
+# ISAs (csrc/isa/avx2, avx512, neon) guard on their target macros and come
+# out empty, and the vec4 path runs on wasm SIMD128. The module is an emscripten SIDE_MODULE (what Pyodide
 # loads with dlopen) and must never be built with -pthread: Pyodide cannot
-# load threaded modules, and csrc/threads.c runs serially without threads.
+# load threaded modules, and csrc/framework/threads.c runs serially without threads.
 #
 # Environment:
 #   EMCC        the emscripten compiler (default: emcc on PATH; Debian's 3.1.x
@@ -22,7 +22,7 @@
 #               0: skip it (the wheel then runs fast mode unfused)
 #
 # The second module, libsamebits-relaxed.wasm, is for fast mode: vec4's
-# product kernels (csrc/ukernel_vec4.c, the only file that uses vec4_fma)
+# product kernels (csrc/isa/vec4/ukernel_vec4.c, the only file that uses vec4_fma)
 # compiled by clang with -mrelaxed-simd, so that they use f32x4.relaxed_madd
 # (fused multiply-add), linked with the plain module's emcc objects of every
 # other file. emcc 3.1.6 (clang 14) cannot emit relaxed SIMD, so that one file
@@ -94,16 +94,15 @@ ldflags=(-O3 -sSIDE_MODULE=1 -sWASM_BIGINT --profiling-funcs)
 obj="$out/obj"
 rm -rf "$obj"
 mkdir -p "$obj"
-shopt -s nullglob
-sources=("$root"/csrc/*.c "$root"/csrc/graph/*.c)
+mapfile -t sources < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 [ ${#sources[@]} -gt 0 ] || die "no C sources in $root/csrc"
 
 objects=()
 for src in "${sources[@]}"; do
     name=$(basename "$src" .c)
     fileflags=()
-    # The scalar paths (products and elementwise) stay scalar, as in the native build.
-    case "$name" in ukernel_scalar|unary_scalar) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+    # The scalar path's folder stays scalar, as in the native build (CMakeLists.txt).
+    case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
     echo "  emcc $name.c"
     "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra[@]+"${extra[@]}"}" \
         -c "$src" -o "$obj/$name.o"
@@ -129,8 +128,8 @@ if [ "$RELAXED" = 1 ]; then
     # (today ukernel_vec4.c; found, not listed, so that a new one cannot be
     # missed; js/build.sh finds them the same way). Every other object is the
     # plain module's, from emcc (see the top).
-    relaxed_sources=" $(grep -l vec4_fma "$root"/csrc/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
-    [ "$relaxed_sources" != " " ] || die "no csrc/*.c calls vec4_fma: nothing to build with relaxed SIMD"
+    relaxed_sources=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
+    [ "$relaxed_sources" != " " ] || die "no .c file under csrc/ calls vec4_fma: nothing to build with relaxed SIMD"
     robjects=()
     for src in "${sources[@]}"; do
         name=$(basename "$src" .c)

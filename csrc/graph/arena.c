@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arena.h"
+#include "graph/arena.h"
 
 #define BLOCK_BYTES ((size_t)64 << 10)
 

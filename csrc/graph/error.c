@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "samebits.h"
-#include "error.h"
+#include "graph/error.h"
 
 #define MESSAGE_SIZE 1024
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "error.h"
-#include "memory.h"
-#include "runtime.h"
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/runtime.h"
 
 #if defined(SB_SIDE_MODULE)
 /* Pyodide's side module borrows the C library of Pyodide's own emscripten,

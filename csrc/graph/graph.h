@@ -4,8 +4,8 @@
 #ifndef SB_GRAPH_GRAPH_H
 #define SB_GRAPH_GRAPH_H
 
-#include "arena.h"
-#include "op.h"
+#include "graph/arena.h"
+#include "graph/op.h"
 
 enum sb_value_kind {
     SB_V_COMPUTED = 0,           /* written by a node */

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "graph.h"
-#include "memory.h"
+#include "graph/error.h"
+#include "graph/graph.h"
+#include "framework/memory.h"
 
 static float half_to_float(uint16_t h)
 {

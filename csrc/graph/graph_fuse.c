@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arith.h"
-#include "error.h"
-#include "graph.h"
-#include "memory.h"
+#include "math/arith.h"
+#include "graph/error.h"
+#include "graph/graph.h"
+#include "framework/memory.h"
 
 typedef struct {
     int *count;                  /* per value: node inputs reading it */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "graph.h"
-#include "memory.h"
+#include "graph/error.h"
+#include "graph/graph.h"
+#include "framework/memory.h"
 
 #define MIN_OPSET 7
 #define MAX_OPSET 23

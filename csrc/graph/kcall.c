@@ -1,7 +1,7 @@
 /* The kernels on tensors (kcall.h). */
 #include <stdio.h>
 #include <string.h>
-#include "kcall.h"
+#include "graph/kcall.h"
 
 int sb_broadcast(const sb_vinfo *const *shapes, int n, sb_vinfo *out)
 {

@@ -4,7 +4,7 @@
 #ifndef SB_GRAPH_KCALL_H
 #define SB_GRAPH_KCALL_H
 
-#include "op.h"
+#include "graph/op.h"
 
 /* numpy's (and ONNX's multidirectional) broadcast of n shapes into *out
  * (its dtype untouched); 0, or -1 when they do not broadcast. */

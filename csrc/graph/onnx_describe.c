@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "samebits.h"
-#include "error.h"
-#include "memory.h"
-#include "onnx_model.h"
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/onnx_model.h"
 
 #define RAW_HEX_MAX ((size_t)64 << 10)
 

@@ -22,9 +22,9 @@
  * tests/test_core_reader.py checks all of it against the onnx package. */
 #include <string.h>
 #include "samebits.h"
-#include "arena.h"
-#include "error.h"
-#include "onnx_model.h"
+#include "graph/arena.h"
+#include "graph/error.h"
+#include "graph/onnx_model.h"
 
 enum { VARINT = 0, FIXED64 = 1, LENGTH = 2, FIXED32 = 5 };
 

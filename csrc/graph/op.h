@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "samebits.h"
-#include "tensor.h"
-#include "onnx_model.h"
+#include "graph/tensor.h"
+#include "graph/onnx_model.h"
 
 #define SB_NEEDS_VALUES 1        /* infer: an input's data is needed and not known yet */
 

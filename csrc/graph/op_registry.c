@@ -3,7 +3,7 @@
  * in its family's file; this file only registers them. */
 #include <stdlib.h>
 #include <string.h>
-#include "op.h"
+#include "graph/op.h"
 
 extern const sb_op_def sb_ops_shape[], sb_ops_math[], sb_ops_nn[], sb_ops_index[],
     sb_ops_reduce[], sb_ops_rnn[];

@@ -1,10 +1,10 @@
 /* The readers and error helpers an operator's load, infer and run use (op.h). */
 #include <stdio.h>
 #include <string.h>
-#include "error.h"
-#include "memory.h"
-#include "graph.h"
-#include "op.h"
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/graph.h"
+#include "graph/op.h"
 
 static const char *const KIND_NAMES[] = {
     "undefined", "float", "int", "string", "tensor", "graph", "floats", "ints", "strings",

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fpenv.h"
-#include "kcall.h"
-#include "op.h"
+#include "framework/fpenv.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

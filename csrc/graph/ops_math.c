@@ -2,11 +2,11 @@
  * through samebits' kernels (docs/exact-ops.md); integer tensors are
  * computed here exactly, wrapping like their type, as C computes them. */
 #include <string.h>
-#include "arith.h"
-#include "fpenv.h"
-#include "kcall.h"
-#include "op.h"
-#include "unary.h"
+#include "math/arith.h"
+#include "framework/fpenv.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "isa/unary.h"
 
 /* ---- integer arithmetic ------------------------------------------------------- */
 

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arith.h"
-#include "error.h"
-#include "kcall.h"
-#include "op.h"
+#include "math/arith.h"
+#include "graph/error.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
 
 #define LIMIT ((int64_t)1 << 40)            /* the kernels' bound on every size argument */
 #define DERIVED_LIMIT ((int64_t)1 << 62)    /* a window's extent, a padded size */

@@ -13,11 +13,11 @@
  * are computed here exactly, wrapping like their type. */
 #include <stdio.h>
 #include <string.h>
-#include "arith.h"
-#include "kcall.h"
-#include "op.h"
-#include "threads.h"
-#include "unary.h"
+#include "math/arith.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "framework/threads.h"
+#include "isa/unary.h"
 
 #define CANONICAL_NAN 0x7FC00000u
 #define MAX_AXES 64              /* axes given as an input: at most this many values */

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arith.h"
-#include "kcall.h"
-#include "op.h"
-#include "unary.h"
+#include "math/arith.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "isa/unary.h"
 
 enum { RNN_LSTM = 0, RNN_GRU = 1 };
 enum { DIR_FORWARD = 0, DIR_REVERSE = 1, DIR_BIDIRECTIONAL = 2 };

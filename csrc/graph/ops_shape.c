@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "arith.h"
-#include "kcall.h"
-#include "op.h"
+#include "math/arith.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
 
 /* ---- Shape ------------------------------------------------------------------ */
 

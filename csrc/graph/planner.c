@@ -3,9 +3,9 @@
  * planning, which run the same op code a step would (the same bits). */
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "memory.h"
-#include "runtime.h"
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/runtime.h"
 
 /* Outputs of nodes whose inputs are all known are computed while planning
  * when they are at most this large (shape arithmetic, masks from shapes);

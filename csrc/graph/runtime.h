@@ -12,7 +12,7 @@
 #ifndef SB_GRAPH_RUNTIME_H
 #define SB_GRAPH_RUNTIME_H
 
-#include "graph.h"
+#include "graph/graph.h"
 
 enum sb_plan_where {
     PV_NONE = 0,                 /* not computed by this plan (yet) */

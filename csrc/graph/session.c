@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "memory.h"
-#include "runtime.h"
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/runtime.h"
 
 #if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
 static void *lock_new(void) { static int dummy; return &dummy; }

@@ -1,7 +1,7 @@
 /* Element types and shapes of the graph runtime (tensor.h). */
 #include <stdio.h>
 #include <string.h>
-#include "tensor.h"
+#include "graph/tensor.h"
 
 int sb_dtype_size(int dtype)
 {

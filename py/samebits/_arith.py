@@ -1,5 +1,5 @@
 """Elementwise arithmetic with numpy's broadcasting: add, sub, mul, div,
-maximum, minimum, pow (csrc/binary.c), and sqrt.
+maximum, minimum, pow (csrc/ops/binary.c), and sqrt.
 
 Each output element is one documented operation of its two inputs
 (docs/exact-ops.md, "Arithmetic"): the same bits on every machine, path,
@@ -17,7 +17,7 @@ from ._operands import Operand, is_numpy
 from ._products import mode_code
 from ._typing import Mode
 
-# enum sb_binary_op (csrc/arith.h)
+# enum sb_binary_op (csrc/math/arith.h)
 _OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow": 6}
 
 

@@ -19,7 +19,7 @@ from ._operands import is_numpy
 from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
 from ._typing import Mode
 
-# enum sb_unary_op (csrc/unary.h)
+# enum sb_unary_op (csrc/isa/unary.h)
 _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
         "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
         "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15,

@@ -1,6 +1,6 @@
 """samebits.explain and SAMEBITS_TRACE=plan: what a call would run.
 
-The C planner (csrc/plan.c) decides, from the shapes alone, the route, the
+The C planner (csrc/framework/plan.c) decides, from the shapes alone, the route, the
 register tile, how B reaches the kernels, the chunks of the two phases and how
 many threads wake; explain() asks it for a call without running the call.
 SAMEBITS_TRACE=plan (read at import) prints the plan of every matmul, linear

@@ -22,11 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from native_build import build_check  # noqa: E402
+from native_build import build_check, isa_kernel  # noqa: E402
 
 # The graph runtime and the target under AddressSanitizer and
 # UndefinedBehaviorSanitizer with the fuzzer's coverage; the framework
-# under the sanitizers alone; the ISA kernel files (ukernel_*, unary_*) as
+# under the sanitizers alone; the ISA kernel files (csrc/isa/<path>/) as
 # they are: their unrolled code takes clang minutes to instrument, and the
 # sanitizer run of make sanitize covers them.
 SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
@@ -38,7 +38,7 @@ LINK = ("-fsanitize=fuzzer,address,undefined",)
 def source_flags(path: Path) -> tuple[str, ...]:
     if path.parent.name in ("graph", "fuzz"):
         return SANITIZERS + COVERAGE
-    if path.name.startswith(("ukernel_", "unary_")):
+    if isa_kernel(path):
         return ()
     return SANITIZERS
 

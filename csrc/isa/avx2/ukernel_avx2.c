@@ -1,0 +1,46 @@
+/* avx2 ISA: one 6 x 16 tile of 8-lane vectors, FMA3 in fast mode.
+ * Register budget: 12 accumulators + 2 B + 1 A broadcast = 15 of 16 ymm.
+ * Compiled with -mavx2 -mfma; selected only when CPUID and XCR0 allow it. */
+#include "isa/isa.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#include "isa/cpu_x86.h"
+
+typedef __m256 vec_t;
+#define UKR_LANES 8
+#define UKR_TILE_MAX_MR 6
+#define UKR_TILE_MAX_NV 2
+#define UKR_ROW_STRIPS 4
+#define UKR_ROW_NVS(X) X(2)
+#define UKR_COLUMN_MRS(X) X(6)
+#define UKR_DW_NV 14
+#define vec_load(p) _mm256_loadu_ps(p)
+#define vec_store(p, v) _mm256_storeu_ps((p), (v))
+#define vec_splat(x) _mm256_set1_ps(x)
+#define vec_zero() _mm256_setzero_ps()
+#define vec_add(a, b) _mm256_add_ps((a), (b))
+#define vec_mul(a, b) _mm256_mul_ps((a), (b))
+#define vec_fma(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
+#define vec_canon(v)                                                                        \
+    _mm256_blendv_ps((v), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),               \
+                     _mm256_cmp_ps((v), (v), _CMP_UNORD_Q))
+#include "isa/sliver_fma3.h"
+#include "isa/ukernel_template.h"
+
+UKR_DEFINE_TILE(avx2, 6, 16, 1)
+UKR_DEFINE_ISA(avx2, 1)
+
+static const sb_tile tile_6x16 = {
+    .name = "avx2 6x16", .mr = 6, .nr = 16, .mc = 48, .nc = 1024, .muladds_per_ns = 40,
+    UKR_TILE_KERNELS(avx2, 16), UKR_GENERIC_PACKERS,
+};
+
+const sb_isa sb_isa_avx2 = {
+    .name = "avx2", .supported = sb_cpu_has_avx2_fma, .fused = 1,
+    .product_tile = {&tile_6x16, &tile_6x16},
+    UKR_ISA_KERNELS(avx2), UNARY_KERNELS(avx2),
+};
+#else
+const sb_isa sb_isa_avx2 = {.name = "avx2"};  /* not built: no kernels */
+#endif

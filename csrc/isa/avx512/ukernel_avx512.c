@@ -1,0 +1,119 @@
+/* avx512 path: 12 x 32 tile of 16-lane vectors, FMA in fast mode.
+ * Register budget: 24 accumulators + 2 B + 1 A broadcast = 27 of 32 zmm.
+ * Compiled with -mavx512f -mfma; selected only when CPUID and XCR0 allow it.
+ *
+ * A convolution uses 16 x 16 instead (16 + 1 + 1 zmm), or 8 x 32 (16 + 2 + 1)
+ * when its output channels per group leave 1 to 8 over a multiple of 16:
+ * 12-row strips pad a 64-channel layer to 72 rows, and 16-column strips pad a
+ * small output map less than 32-column ones (196 columns: 12.25 strips of
+ * 16, 6.1 of 32). Each output is still its taps in order, one multiply-add
+ * each, so the tile cannot change a bit.
+ *
+ * SB_EMULATE_AVX512 (the `make avx512-emulated` test build only) compiles the
+ * same kernels over a pair of AVX2 vectors on an AVX2 + FMA3 machine: each
+ * 16-lane operation is two 8-lane ones, fused where the real one fuses, so the
+ * path's tiles, edges and framework can be tested bit for bit on CPUs without
+ * AVX-512 (the instructions themselves are IEEE operations either way). */
+#include "isa/isa.h"
+
+#if defined(SB_EMULATE_AVX512)
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "the emulated avx512 path needs AVX2 and FMA3 (-mavx2 -mfma)"
+#endif
+#include <immintrin.h>
+#include "isa/cpu_x86.h"
+#define SB_AVX512_BUILT 1
+typedef struct { __m256 lo, hi; } vec_t;
+static inline vec_t vec_load(const float *p)
+{
+    return (vec_t){_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+}
+static inline void vec_store(float *p, vec_t v)
+{
+    _mm256_storeu_ps(p, v.lo), _mm256_storeu_ps(p + 8, v.hi);
+}
+static inline vec_t vec_splat(float x) { return (vec_t){_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
+static inline vec_t vec_zero(void) { return (vec_t){_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+static inline vec_t vec_add(vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
+}
+static inline vec_t vec_mul(vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)};
+}
+static inline vec_t vec_fma(vec_t acc, vec_t a, vec_t b)
+{
+    return (vec_t){_mm256_fmadd_ps(a.lo, b.lo, acc.lo), _mm256_fmadd_ps(a.hi, b.hi, acc.hi)};
+}
+static inline __m256 half_canon(__m256 v)
+{
+    return _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
+                            _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+static inline vec_t vec_canon(vec_t v) { return (vec_t){half_canon(v.lo), half_canon(v.hi)}; }
+#define avx512_supported sb_cpu_has_avx2_fma
+
+#elif defined(__AVX512F__) && defined(__FMA__)
+#include <immintrin.h>
+#include "isa/cpu_x86.h"
+#define SB_AVX512_BUILT 1
+typedef __m512 vec_t;
+#define vec_load(p) _mm512_loadu_ps(p)
+#define vec_store(p, v) _mm512_storeu_ps((p), (v))
+#define vec_splat(x) _mm512_set1_ps(x)
+#define vec_zero() _mm512_setzero_ps()
+#define vec_add(a, b) _mm512_add_ps((a), (b))
+#define vec_mul(a, b) _mm512_mul_ps((a), (b))
+#define vec_fma(acc, a, b) _mm512_fmadd_ps((a), (b), (acc))
+#define vec_canon(v)                                                                        \
+    _mm512_mask_mov_ps((v), _mm512_cmp_ps_mask((v), (v), _CMP_UNORD_Q),                     \
+                       _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)))
+#define avx512_supported sb_cpu_has_avx512f
+#endif
+
+#if defined(SB_AVX512_BUILT)
+#define UKR_LANES 16
+#define UKR_TILE_MAX_MR 16
+#define UKR_TILE_MAX_NV 2
+#define UKR_ROW_STRIPS 4
+#define UKR_ROW_NVS(X) X(1) X(2)
+#define UKR_COLUMN_MRS(X) X(8) X(12) X(16)
+#define UKR_DW_NV 24
+#include "isa/sliver_fma3.h"
+#include "isa/ukernel_template.h"
+
+UKR_DEFINE_TILE(avx512, 12, 32, 1)
+UKR_DEFINE_TILE(avx512_16x16, 16, 16, 1)
+UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
+UKR_DEFINE_ISA(avx512, 1)
+
+static const sb_tile tile_12x32 = {
+    .name = "avx512 12x32", .mr = 12, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512, 32), UKR_GENERIC_PACKERS,
+};
+static const sb_tile tile_16x16 = {
+    .name = "avx512 16x16", .mr = 16, .nr = 16, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_16x16, 16), UKR_GENERIC_PACKERS,
+};
+static const sb_tile tile_8x32 = {
+    .name = "avx512 8x32", .mr = 8, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_8x32, 32), UKR_GENERIC_PACKERS,
+};
+
+static const sb_tile *avx512_conv_tile(size_t cout_g)
+{
+    size_t over = cout_g % 16;
+    return over >= 1 && over <= 8 ? &tile_8x32 : &tile_16x16;
+}
+
+const sb_isa sb_isa_avx512 = {
+    .name = "avx512", .supported = avx512_supported, .fused = 1,
+    .product_tile = {&tile_12x32, &tile_12x32},
+    .other_tiles = {&tile_8x32, NULL},
+    .conv_tile = avx512_conv_tile,
+    UKR_ISA_KERNELS(avx512), UNARY_KERNELS(avx512),
+};
+#else
+const sb_isa sb_isa_avx512 = {.name = "avx512"};  /* not built: no kernels */
+#endif

@@ -1,0 +1,110 @@
+/* How an ISA path is described to the framework: the only thing the
+ * framework knows about it. Both are plain data with designated initializers
+ * in the path's ukernel_<isa>.c.
+ *
+ * A tile (sb_tile) is one register tile: MR x NR, its cache blocking, its
+ * tile kernels, and the packers that write the layouts its kernels read. An
+ * ISA (sb_isa) is what a CPU runs: detection, whether fast mode fuses, the
+ * kernels that are not tied to one tile (row, single column, depthwise: they
+ * take the tile's MR or NR at run time), and which tile each kind of work
+ * uses. MR and NR are run-time values throughout the framework, so a
+ * vector-length-agnostic ISA can fill its tiles when it is detected. */
+#ifndef SB_ISA_H
+#define SB_ISA_H
+
+#include <stddef.h>
+#include "isa/kernels.h"
+#include "isa/unary.h"
+
+typedef struct sb_tile sb_tile;
+
+/* Rows [i0, i0 + rows) x columns [p0, p0 + kc) of A into MR-row strips
+ * (element (p, r) of a strip at p*MR + r, rows past the end +0). */
+typedef void (*sb_pack_a_fn)(const sb_tile *tile, const float *a, ptrdiff_t a_row,
+                             ptrdiff_t a_col, size_t i0, size_t rows, size_t p0, size_t kc,
+                             float *dst);
+/* Strips [strip0, strip_end) of rows [p0, p0 + kc) of B (n columns) into
+ * NR-column strips (strip s at dst + (s - strip0)*kc*NR, element (p, j) at
+ * p*NR + j, columns past n +0). */
+typedef void (*sb_pack_b_fn)(const sb_tile *tile, const float *b, ptrdiff_t b_row,
+                             ptrdiff_t b_col, size_t n, size_t p0, size_t kc, size_t strip0,
+                             size_t strip_end, float *dst);
+
+struct sb_tile {
+    const char *name;             /* "avx2 6x16" */
+    int mr, nr;                   /* register tile */
+    int mc, nc;                   /* cache tile: the rows and columns of one chunk */
+    int muladds_per_ns;           /* one thread's rate here: the work estimate's unit */
+    sb_tile_kernel_fn exact, fast;
+    /* The narrow tile: MR x narrow_nr (the first narrow_nr columns of a B
+     * strip), for a ragged last strip with at most narrow_nr live columns;
+     * used only when narrow_nr < nr. */
+    int narrow_nr;
+    sb_tile_kernel_fn narrow_exact, narrow_fast;
+    /* The same kernels over A read in place (sb_tile_direct_fn). */
+    sb_tile_direct_fn direct_exact, direct_fast, narrow_direct_exact, narrow_direct_fast;
+    sb_pack_a_fn pack_a;          /* the layouts the kernels read */
+    sb_pack_b_fn pack_b;          /* strip by strip */
+    sb_pack_b_fn pack_b_rows;     /* the same layout, read row by row across strips */
+};
+
+typedef struct sb_isa {
+    const char *name;
+    int (*supported)(void);       /* can this CPU run it (null: not built) */
+    int fused;                    /* fast mode uses fused multiply-add */
+    int lanes;                    /* floats per vector */
+    int max_mr, max_nr;           /* the largest tile its row and column kernels take */
+    /* The matrix product's tile per mode (SB_MODE_FAST, SB_MODE_EXACT). Both
+     * must have the same NR, since B is packed before the mode is known. */
+    const sb_tile *product_tile[2];
+    /* Other tiles the planner may give a product whose shape they fit with
+     * fewer padded rows and columns (small products); null-terminated. With
+     * a prepacked B only those of the packing's NR qualify. */
+    const sb_tile *other_tiles[4];
+    /* A convolution's tile for cout_g output channels per group (null: the
+     * product's fast tile). A function of cout_g alone: weights are packed
+     * before the mode or any input size is known. */
+    const sb_tile *(*conv_tile)(size_t cout_g);
+    int row_strips;               /* strips per row-kernel call */
+    sb_row_kernel_fn row_exact, row_fast;
+    sb_column_kernel_fn column_exact, column_fast;
+    sb_depthwise_kernel_fn depthwise_exact, depthwise_fast;
+    sb_unary_kernel_fn unary_exact, unary_fast;   /* elementwise functions (unary.h) */
+} sb_isa;
+
+extern const sb_isa sb_isa_scalar, sb_isa_vec4, sb_isa_avx2, sb_isa_avx512, sb_isa_neon;
+
+/* The ISA of path index `path` (dispatch.c), or null for a bad index. */
+const sb_isa *sb_isa_get(int path);
+/* The ISA of a supported path, or null (not built, not runnable, bad index). */
+const sb_isa *sb_isa_supported(int path);
+
+/* The tile a convolution with cout_g channels per group uses. */
+const sb_tile *sb_conv_tile(const sb_isa *isa, size_t cout_g);
+
+/* The generic packers every tile of this build uses (pack.c). */
+void sb_pack_a_strips(const sb_tile *tile, const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
+                      size_t i0, size_t rows, size_t p0, size_t kc, float *dst);
+void sb_pack_b_strips(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                      size_t n, size_t p0, size_t kc, size_t strip0, size_t strip_end, float *dst);
+void sb_pack_b_rows(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
+                    size_t n, size_t p0, size_t kc, size_t strip0, size_t strip_end, float *dst);
+
+#define SB_KC 256            /* k-block depth of packed B and A */
+
+/* Prepacked A (convolution weights): for each block of SB_KC columns, strips
+ * of MR rows; block kb starts at kb * SB_KC * ceil(m / MR) * MR, strip s of
+ * it at s * kc * MR. */
+size_t sb_packed_a_floats(const sb_tile *tile, size_t m, size_t k);
+void sb_pack_a_whole(const sb_tile *tile, size_t m, size_t k, const float *a, ptrdiff_t a_row,
+                     ptrdiff_t a_col, float *dst);
+/* One k-block of it (block kb of a whole packing). */
+void sb_pack_a_block(const sb_tile *tile, size_t m, size_t k, size_t kb, const float *a,
+                     ptrdiff_t a_row, ptrdiff_t a_col, float *dst);
+
+/* Prepacked B: strips of NR padded to a multiple of the ISA's row_strips. */
+size_t sb_packed_b_strips(const sb_isa *isa, const sb_tile *tile, size_t n);
+/* Floats of a whole packed B into *floats; 0 on overflow (far beyond memory). */
+int sb_packed_b_floats(const sb_isa *isa, const sb_tile *tile, size_t k, size_t n, size_t *floats);
+
+#endif

@@ -1,0 +1,69 @@
+/* The elementwise kernels of one path, written once: each csrc/unary_<isa>.c
+ * includes this under its path's compiler flags. Every element is computed by
+ * the scalar text of transcendental.h; a vector path's compiler runs several
+ * elements side by side, one per lane, with the same operations, so every
+ * path gives the same bits. The scalar path is built with vectorization off.
+ *
+ * Fast mode has its own exp, sigmoid, tanh, log and erf (fast_math.h:
+ * float32, fused where the path fuses); its activations are the exact ones. */
+#ifndef SB_UNARY_TEMPLATE_H
+#define SB_UNARY_TEMPLATE_H
+
+#include <stddef.h>
+#include "math/activation.h"
+#include "math/fast_math.h"
+#include "math/trig.h"
+#include "isa/unary.h"
+
+/* y may be x itself (in place); it never partly overlaps x. */
+#define UNARY_LOOP(fn)                                                                    \
+    for (size_t i = 0; i < n; ++i) y[i] = fn(x[i]);                                      \
+    break;
+
+#define UNARY_DEFINE(isa)                                                                  \
+    void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
+    {                                                                                      \
+        switch (op) {                                                                      \
+        case SB_OP_EXP: UNARY_LOOP(sb_exact_exp)                                           \
+        case SB_OP_LOG: UNARY_LOOP(sb_exact_log)                                           \
+        case SB_OP_TANH: UNARY_LOOP(sb_exact_tanh)                                         \
+        case SB_OP_ERF: UNARY_LOOP(sb_exact_erf)                                           \
+        case SB_OP_SIGMOID: UNARY_LOOP(sb_exact_sigmoid)                                   \
+        case SB_OP_RELU: UNARY_LOOP(sb_act_relu)                                           \
+        case SB_OP_RELU6: UNARY_LOOP(sb_act_relu6)                                         \
+        case SB_OP_LEAKY_RELU:                                                             \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_leaky_relu(x[i], param);         \
+            break;                                                                         \
+        case SB_OP_GELU: UNARY_LOOP(sb_act_gelu)                                           \
+        case SB_OP_GELU_TANH: UNARY_LOOP(sb_act_gelu_tanh)                                 \
+        case SB_OP_SILU: UNARY_LOOP(sb_act_silu)                                           \
+        case SB_OP_HARDSWISH: UNARY_LOOP(sb_act_hardswish)                                 \
+        case SB_OP_HARDSIGMOID: UNARY_LOOP(sb_act_hardsigmoid)                             \
+        case SB_OP_SQRT: UNARY_LOOP(sb_exact_sqrt)                                         \
+        case SB_OP_HARDSWISH_ONNX: UNARY_LOOP(sb_act_hardswish_onnx)                       \
+        case SB_OP_HARDSIGMOID_ONNX:                                                       \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_hardsigmoid_onnx(x[i], param, 0.5f); \
+            break;                                                                         \
+        case SB_OP_ELU:                                                                    \
+            for (size_t i = 0; i < n; ++i) y[i] = sb_act_elu(x[i], param);                \
+            break;                                                                         \
+        case SB_OP_SOFTPLUS: UNARY_LOOP(sb_act_softplus)                                   \
+        case SB_OP_MISH: UNARY_LOOP(sb_act_mish)                                           \
+        case SB_OP_SIN: UNARY_LOOP(sb_exact_sin)                                           \
+        case SB_OP_COS: UNARY_LOOP(sb_exact_cos)                                           \
+        default: break;                                                                    \
+        }                                                                                  \
+    }                                                                                      \
+    void sb_unary_##isa##_fast(int op, float param, const float *x, float *y, size_t n)    \
+    {                                                                                      \
+        switch (op) {                                                                      \
+        case SB_OP_EXP: UNARY_LOOP(sb_fast_exp)                                            \
+        case SB_OP_SIGMOID: UNARY_LOOP(sb_fast_sigmoid)                                    \
+        case SB_OP_TANH: UNARY_LOOP(sb_fast_tanh)                                          \
+        case SB_OP_LOG: UNARY_LOOP(sb_fast_log)                                            \
+        case SB_OP_ERF: UNARY_LOOP(sb_fast_erf)                                            \
+        default: sb_unary_##isa##_exact(op, param, x, y, n); break;                        \
+        }                                                                                  \
+    }
+
+#endif

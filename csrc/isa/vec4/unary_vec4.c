@@ -1,0 +1,8 @@
+/* vec4 path's elementwise kernels (unary_template.h): the compiler's 2 x
+ * binary64 lanes of SSE2, NEON or wasm SIMD128. */
+#include "isa/unary_template.h"
+#include "isa/vec4.h"
+
+#if VEC4_AVAILABLE
+UNARY_DEFINE(vec4)
+#endif

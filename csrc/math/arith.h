@@ -1,0 +1,87 @@
+/* The elementwise arithmetic of two float32 operands (docs/exact-ops.md,
+ * "Arithmetic"), one element pair at a time: used by binary.c's broadcasting
+ * loops. add, sub, mul, div are single IEEE float32 operations; maximum and
+ * minimum propagate NaN and order -0 below +0; pow follows C99's special
+ * cases, takes integer exponents by repeated products in binary64 and other
+ * exponents through the exact log and exp. Every NaN result is 0x7FC00000. */
+#ifndef SB_ARITH_H
+#define SB_ARITH_H
+
+#include "math/activation.h"
+
+enum sb_binary_op {   /* part of the ABI (_abi.py): never renumber */
+    SB_BIN_ADD = 0, SB_BIN_SUB = 1, SB_BIN_MUL = 2, SB_BIN_DIV = 3,
+    SB_BIN_MAXIMUM = 4, SB_BIN_MINIMUM = 5, SB_BIN_POW = 6, SB_BIN_COUNT
+};
+
+static inline float sb_bin_add(float a, float b) { return sbt_canonical(a + b); }
+static inline float sb_bin_sub(float a, float b) { return sbt_canonical(a - b); }
+static inline float sb_bin_mul(float a, float b) { return sbt_canonical(a * b); }
+static inline float sb_bin_div(float a, float b) { return sbt_canonical(a / b); }
+
+/* The larger; NaN if either is NaN; of -0 and +0, +0. On the bits: for two
+ * zeros the AND of their bits keeps the sign only when both are -0. */
+static inline float sb_bin_maximum(float a, float b)
+{
+    float m = a > b ? a : b;
+    uint32_t zeros = sbt_bits32(a) & sbt_bits32(b);
+    m = (a == b) ? sbt_float(zeros) : m;  /* equal: the same value, or -0 and +0 */
+    return (a != a || b != b) ? sbt_float(SB_CANONICAL_NAN_BITS) : m;
+}
+
+/* The smaller; NaN if either is NaN; of -0 and +0, -0 (the OR of the bits). */
+static inline float sb_bin_minimum(float a, float b)
+{
+    float m = a < b ? a : b;
+    uint32_t zeros = sbt_bits32(a) | sbt_bits32(b);
+    m = (a == b) ? sbt_float(zeros) : m;
+    return (a != a || b != b) ? sbt_float(SB_CANONICAL_NAN_BITS) : m;
+}
+
+/* x^n for an integer 0 <= n < 2^24 in binary64: 24 rounds of
+ * square-and-multiply from the lowest bit, r = 1, then for each bit i:
+ * r = r * p when bit i of n is set, p = p * p. */
+static inline double sbt_pow_integer(double x, uint32_t n)
+{
+    double r = 1.0, p = x;
+    for (int i = 0; i < 24; ++i) {
+        r = (n >> i) & 1u ? r * p : r;
+        p = p * p;
+    }
+    return r;
+}
+
+static inline float sb_bin_pow(float x, float y)
+{
+    const float inf = sbt_float(0x7f800000u);
+    double X = (double)x, Y = (double)y;
+    float ax = sbt_float(sbt_bits32(x) & 0x7fffffffu), ay = sbt_float(sbt_bits32(y) & 0x7fffffffu);
+    /* y an integer below 2^24 in magnitude: repeated products (then one
+     * divide for a negative y). Every float32 of magnitude >= 2^24 is an
+     * even integer. */
+    int small_integer = ay < 16777216.0f && (float)(int32_t)ay == ay;
+    uint32_t n = small_integer ? (uint32_t)(int32_t)ay : 0u;
+    double r_int = sbt_pow_integer(X, n);
+    r_int = y < 0.0f ? 1.0 / r_int : r_int;
+    /* otherwise e^(y log|x|), the product clamped to [-200, 200] (beyond, the
+     * result rounds to 0 or inf anyway); a negative x is handled below. */
+    double t = Y * sbt_log_double((double)ax);
+    t = t < -200.0 ? -200.0 : t;
+    t = t > 200.0 ? 200.0 : t;
+    double r_gen = sbt_exp_double(t);
+    float r = (float)(small_integer ? r_int : r_gen);
+    /* The special cases of C99 Annex F (pow), in priority order (last wins). */
+    int y_even_big = ay >= 16777216.0f && ay != inf;             /* even integers */
+    r = ax == inf ? ((y > 0.0f) ? inf : 0.0f) : r;               /* |x| = inf, y not integer */
+    r = (x == -inf && small_integer && (n & 1u)) ? (y > 0.0f ? -inf : -0.0f) : r;
+    r = (x == 0.0f && !small_integer) ? (y > 0.0f ? 0.0f : inf) : r;
+    r = (x == 0.0f && small_integer) ? (float)r_int : r;           /* signed zero kept */
+    r = (x < 0.0f && !small_integer && !y_even_big && ax != inf)
+            ? sbt_float(SB_CANONICAL_NAN_BITS) : r;               /* negative ^ non-integer */
+    r = ay == inf ? (ax == 1.0f ? 1.0f : ((ax < 1.0f) == (y > 0.0f) ? 0.0f : inf)) : r;
+    r = (x != x || y != y) ? sbt_float(SB_CANONICAL_NAN_BITS) : r;
+    r = (x == 1.0f || y == 0.0f) ? 1.0f : r;                      /* even for NaN */
+    return r;
+}
+
+#endif

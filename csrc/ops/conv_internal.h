@@ -1,0 +1,52 @@
+/* Internal interfaces of the convolution (conv.c, conv_args.c, depthwise.c,
+ * single_column.c, naive.c). */
+#ifndef SB_CONV_INTERNAL_H
+#define SB_CONV_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "isa/isa.h"
+#include "samebits.h"
+
+/* One convolution call, validated and with its output size worked out. */
+typedef struct {
+    int path, mode, max_threads;
+    const sb_isa *isa;                /* the path's ISA (null for the naive reference) */
+    size_t n, c, h, w;                /* input, N x C x H x W contiguous */
+    size_t cout, kh, kw, groups;
+    size_t stride_h, stride_w, dil_h, dil_w;
+    size_t pad_top, pad_bottom, pad_left, pad_right;
+    size_t out_h, out_w;
+    const float *x;
+    const float *weights;             /* Cout x C/G x KH x KW contiguous, or null */
+    const float *packed;              /* sb_conv2d_pack's layout, or null */
+    const float *bias;                /* Cout values, or null */
+    int64_t activation;               /* as sb_conv2d_args.activation */
+    float *y;                         /* N x Cout x OH x OW contiguous */
+} sb_conv_desc;
+
+/* conv_args.c: fills d from the argument structure; SB_OK or an error. Every
+ * size is checked against SB_MAX_SIZE, the output size comes from
+ * sb_window_output_size, and every element count of x, w and y must be
+ * addressable. The path is not checked (the naive reference has none). */
+int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d);
+
+/* A convolution is depthwise when every group has one input channel and
+ * there is more than one group; it then runs the direct kernel of
+ * depthwise.c. Its packed weights are the plain weights. */
+static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
+{
+    return cin_per_group == 1 && groups > 1;
+}
+
+/* depthwise.c: the whole call (every image and channel), both modes; and its
+ * plan for samebits.explain. */
+int sb_depthwise_run(const sb_conv_desc *d);
+int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info);
+
+/* single_column.c: a pointwise layer with a 1 x 1 output (every image and
+ * group) from weights packed for `tile`; and its plan. */
+void sb_single_column_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed);
+void sb_single_column_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info);
+
+#endif

@@ -1,0 +1,66 @@
+/* sb_copy: the data movement a graph needs, as one strided copy: y (dense,
+ * C order, shape[ndim]) = x read at element strides (any sign, 0 to repeat).
+ * Transposes, permutes, slices and broadcasts are strides; concatenation,
+ * splitting, padding and gathering are copies into or out of parts of a
+ * tensor (py/samebits/_movement.py). Values move untouched: the bits are
+ * the input's (NaN payloads included). Threads take whole output rows. */
+#include <stdint.h>
+#include <string.h>
+#include "samebits.h"
+#include "framework/checked.h"
+#include "framework/threads.h"
+#include "ops/strided_rows.h"
+
+#define ROW_CHUNK_ELEMENTS 16384
+
+typedef struct {
+    const sb_copy_args *a;
+    size_t rows, cols, rows_per_chunk;
+} copy_job;
+
+static void copy_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const copy_job *job = (const copy_job *)ctx;
+    const sb_copy_args *a = job->a;
+    const uint32_t *x = (const uint32_t *)(intptr_t)a->x;     /* bits, not values */
+    uint32_t *y = (uint32_t *)(intptr_t)a->y;
+    int last = (int)a->ndim - 1;
+    ptrdiff_t xs = (ptrdiff_t)a->x_stride[last], ys = (ptrdiff_t)a->y_stride[last];
+    size_t row0 = chunk * job->rows_per_chunk;
+    size_t row_end = row0 + job->rows_per_chunk < job->rows ? row0 + job->rows_per_chunk
+                                                            : job->rows;
+    for (size_t row = row0; row < row_end; ++row) {
+        ptrdiff_t ox, oy;
+        sb_row_offsets(row, (int)a->ndim, a->shape, a->x_stride, a->y_stride, &ox, &oy);
+        const uint32_t *src = x + ox;
+        uint32_t *dst = y + oy;
+        if (xs == 1 && ys == 1) memcpy(dst, src, job->cols * sizeof *dst);
+        else for (size_t j = 0; j < job->cols; ++j) dst[(ptrdiff_t)j * ys] = src[(ptrdiff_t)j * xs];
+    }
+}
+
+int sb_copy(const sb_copy_args *a)
+{
+    if (!a || a->max_threads < 1 || a->ndim < 1 || a->ndim > SB_MAX_BATCH_DIMS)
+        return SB_ERR_ARGUMENT;
+    size_t total = 1;
+    for (int64_t d = 0; d < a->ndim; ++d) {
+        if (a->shape[d] < 0 || a->shape[d] > SB_MAX_SIZE) return SB_ERR_ARGUMENT;
+        if (a->x_stride[d] < -(SB_MAX_SIZE << 20) || a->x_stride[d] > (SB_MAX_SIZE << 20) ||
+            a->y_stride[d] < 0 || a->y_stride[d] > (SB_MAX_SIZE << 20))
+            return SB_ERR_ARGUMENT;
+        if (!sb_mul_ok(total, (size_t)a->shape[d], &total) || total > SIZE_MAX / 4)
+            return SB_ERR_ARGUMENT;
+    }
+    if (total == 0) return SB_OK;
+    if (!a->x || !a->y) return SB_ERR_ARGUMENT;
+    size_t cols = (size_t)a->shape[a->ndim - 1];
+    copy_job job = {.a = a, .cols = cols, .rows = total / cols};
+    job.rows_per_chunk = cols >= ROW_CHUNK_ELEMENTS ? 1 : ROW_CHUNK_ELEMENTS / cols;
+    size_t chunks = (job.rows + job.rows_per_chunk - 1) / job.rows_per_chunk;
+    int max_threads = sb_thread_cap(a->max_threads);
+    int threads = sb_threads_for_work(max_threads, (double)total * 0.3, chunks);
+    sb_parallel_run(threads, chunks, copy_chunk, &job);
+    return SB_OK;
+}

@@ -1,0 +1,266 @@
+/* Depthwise convolution (C/G == 1, G > 1, any channel multiplier): a direct
+ * kernel, both modes. docs/depthwise.md describes it.
+ *
+ * Output plane (n, oc) reads input plane (n, oc / mult), mult = Cout / C. Each
+ * chunk copies the input rows it needs into its thread's scratch as a
+ * zero-padded block (the padding as real +0 values, so that an infinite or
+ * NaN weight meeting padding still gives NaN), with the columns split by
+ * phase modulo stride_w: padded column c is stored at (c % sw)*pws + c / sw.
+ * Then every tap (ky, kx) of output (oy, ox) is the float at
+ *   row base(oy) + off[ky*KW + kx] + ox
+ * with off[] the same for all outputs, so the path's kernel (sb_dw_kernel_fn,
+ * ukernel_template.h) reads contiguous vectors whatever the stride and
+ * dilation. This file knows no ISA. */
+#include <string.h>
+#include "ops/conv_internal.h"
+#include "framework/checked.h"
+#include "framework/epilogue.h"
+#include "framework/memory.h"
+#include "ops/strided_copy.h"
+#include "framework/threads.h"
+
+/* Work of one chunk, in taps (multiply-adds): whole planes are grouped up to
+ * this; a plane of more than DW_BAND_MIN_TAPS is cut into bands of rows of
+ * about this. Constants of the shape, never of the thread count. */
+#define DW_CHUNK_TAPS ((size_t)1 << 15)
+#define DW_BAND_MIN_TAPS (4 * DW_CHUNK_TAPS)
+/* Floats after the stored rows, zeroed: the kernels read up to 15 past a
+ * row (into lanes they do not store). */
+#define DW_SLACK 16
+/* Stored rows of at most this many floats are built with one memset. */
+#define DW_SHORT_ROW 32
+/* One thread's rate for the pool's estimate (measured roughly with avx2 on
+ * 3x3 layers; the other paths are slower, which only wakes threads later),
+ * and the factor the estimate is raised by so that small layers still get
+ * threads, as the convolution does. */
+#define DW_TAPS_PER_NS 16.0
+#define DW_NS_PER_COPIED 0.25
+#define DW_EST_FACTOR 4.0
+
+typedef struct {
+    const sb_conv_desc *d;
+    sb_depthwise_kernel_fn kernel;
+    const ptrdiff_t *off;     /* taps offsets into the stored rows */
+    const size_t *lo, *hi;    /* phase_bounds, stride_w entries each */
+    size_t taps, mult;
+    size_t pw, pws, rs;       /* padded width read, width of one phase, stored row */
+    size_t band_rows, bands;  /* output rows per band; bands == 1: whole planes */
+    size_t planes, planes_per_chunk;
+    float *scratch;
+    size_t scratch_floats;    /* per thread */
+    int exact;
+} dw_call;
+
+
+/* Phase p of a stored row holds padded columns c = p + q*sw, q < pws; the
+ * input column c - pad_left is inside the plane for q in [lo[p], hi[p]). */
+static void phase_bounds(const sb_conv_desc *d, size_t pw, size_t pws, size_t *lo, size_t *hi)
+{
+    const size_t sw = d->stride_w, pl = d->pad_left;
+    const size_t end = pl + d->w < pw ? pl + d->w : pw;   /* columns < end may be input */
+    for (size_t p = 0; p < sw; ++p) {
+        lo[p] = p >= pl ? 0 : sb_ceil_div(pl - p, sw);
+        hi[p] = end > p ? sb_ceil_div(end - p, sw) : 0;
+        if (lo[p] > pws) lo[p] = pws;
+        if (hi[p] < lo[p]) hi[p] = lo[p];
+    }
+}
+
+/* Padded rows [prow0, prow0 + nrows) of input plane `plane` (index n*C + c)
+ * into dst, row s at dst + s*rs, then DW_SLACK zeros. Short rows (small
+ * planes) are zeroed with one memset for the whole block and then only the
+ * input is copied: per-row library calls cost more than the rows there. */
+static void build_rows(const dw_call *call, float *dst, size_t plane, size_t prow0, size_t nrows)
+{
+    const sb_conv_desc *d = call->d;
+    const size_t sw = d->stride_w, pl = d->pad_left, pws = call->pws;
+    const int zeroed = call->rs <= DW_SHORT_ROW;
+    /* With a column step of 2: the phase of even input columns, and how many
+     * input columns are inside the stored row. */
+    const size_t even_phase = pl % 2;
+    const size_t inside2 = sw != 2 ? 0 : call->hi[0] - call->lo[0] + call->hi[1] - call->lo[1];
+    if (zeroed) memset(dst, 0, (nrows * call->rs + DW_SLACK) * sizeof(float));
+    for (size_t s = 0; s < nrows; ++s, dst += call->rs) {
+        size_t prow = prow0 + s;
+        if (prow < d->pad_top || prow - d->pad_top >= d->h) {
+            if (!zeroed) memset(dst, 0, call->rs * sizeof(float));
+            continue;
+        }
+        const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
+        if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
+            continue;
+        }
+        for (size_t p = 0; p < sw; ++p) {
+            float *row = dst + p * pws;
+            const size_t lo = call->lo[p], hi = call->hi[p], count = hi - lo;
+            if (!zeroed) {
+                memset(row, 0, lo * sizeof(float));
+                memset(row + hi, 0, (pws - hi) * sizeof(float));
+            }
+            if (count == 0 || sw == 2) continue;
+            const float *from = src + (p + lo * sw - pl);
+            if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
+            else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
+        }
+        if (sw == 2)
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
+    }
+    if (!zeroed)
+        for (size_t i = 0; i < DW_SLACK; ++i) dst[i] = 0.0f;
+}
+
+static void dw_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    const dw_call *call = ctx;
+    const sb_conv_desc *d = call->d;
+    float *scratch = call->scratch + (size_t)thread_index * call->scratch_floats;
+    const size_t plane_out = d->out_h * d->out_w;
+    size_t p0, p1, r0, r1;
+    if (call->bands > 1) {
+        p0 = chunk / call->bands, p1 = p0 + 1;
+        r0 = (chunk % call->bands) * call->band_rows;
+        r1 = r0 + call->band_rows < d->out_h ? r0 + call->band_rows : d->out_h;
+    } else {
+        p0 = chunk * call->planes_per_chunk;
+        p1 = p0 + call->planes_per_chunk < call->planes ? p0 + call->planes_per_chunk
+                                                         : call->planes;
+        r0 = 0, r1 = d->out_h;
+    }
+    const size_t rows = r1 - r0;
+    const size_t stored = (rows - 1) * d->stride_h + (d->kh - 1) * d->dil_h + 1;
+    size_t have = (size_t)-1;   /* the input plane in scratch */
+    for (size_t p = p0; p < p1; ++p) {
+        size_t n = p / d->cout, oc = p % d->cout;
+        size_t in_plane = n * d->c + oc / call->mult;
+        if (in_plane != have) {
+            build_rows(call, scratch, in_plane, r0 * d->stride_h, stored);
+            have = in_plane;
+        }
+        float *out = d->y + p * plane_out + r0 * d->out_w;
+        call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
+                     (ptrdiff_t)(d->stride_h * call->rs), out, (ptrdiff_t)d->out_w);
+        sb_epilogue(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL, NULL,
+                    d->activation);
+    }
+}
+
+/* The call's plan: kernel, row layout, chunking, scratch, threads. No memory
+ * is touched. SB_OK, or SB_ERR_NO_MEMORY when a size overflows. */
+static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *threads,
+                     size_t *workspace_bytes, double *est_ns)
+{
+    memset(call, 0, sizeof *call);
+    call->d = d;
+    call->exact = d->mode == SB_MODE_EXACT;
+    call->kernel = call->exact ? d->isa->depthwise_exact : d->isa->depthwise_fast;
+    if (d->c == 0 || d->cout % d->c) return SB_ERR_ARGUMENT;
+    call->mult = d->cout / d->c;
+
+    /* Sizes; any overflow means the call cannot fit in memory. */
+    size_t taps, plane_out, planes, plane_taps, reach_w, reach_h;
+    if (!sb_mul_ok(d->kh, d->kw, &taps) || !sb_mul_ok(d->out_h, d->out_w, &plane_out) ||
+        !sb_mul_ok(d->n, d->cout, &planes) || !sb_mul_ok(plane_out, taps, &plane_taps) ||
+        !sb_mul_ok(d->kw - 1, d->dil_w, &reach_w) || !sb_mul_ok(d->kh - 1, d->dil_h, &reach_h))
+        return SB_ERR_NO_MEMORY;
+    call->taps = taps, call->planes = planes;
+    size_t span_w;   /* pw = (out_w - 1) * stride_w + reach_w + 1 <= padded input width */
+    if (!sb_mul_ok(d->out_w - 1, d->stride_w, &span_w) || !sb_add_ok(span_w, reach_w, &span_w) ||
+        !sb_add_ok(span_w, 1, &call->pw))
+        return SB_ERR_NO_MEMORY;
+    call->pws = sb_ceil_div(call->pw, d->stride_w);
+    call->rs = call->pws * d->stride_w;
+
+    if (plane_taps > DW_BAND_MIN_TAPS) {
+        size_t row_taps = d->out_w * taps;
+        call->band_rows = row_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / row_taps;
+        call->bands = sb_ceil_div(d->out_h, call->band_rows);
+        if (call->bands == 1) call->band_rows = d->out_h;
+    } else {
+        call->band_rows = d->out_h, call->bands = 1;
+        call->planes_per_chunk = plane_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / plane_taps;
+    }
+    if (call->bands > 1) {
+        if (!sb_mul_ok(planes, call->bands, chunks)) return SB_ERR_NO_MEMORY;
+    } else {
+        *chunks = sb_ceil_div(planes, call->planes_per_chunk);
+    }
+
+    /* Per thread: the stored rows of one band or plane, then the slack,
+     * rounded up to 64 bytes. */
+    size_t stored_rows, stored_floats;
+    if (!sb_mul_ok(call->band_rows - 1, d->stride_h, &stored_rows) ||
+        !sb_add_ok(stored_rows, reach_h + 1, &stored_rows) ||
+        !sb_mul_ok(stored_rows, call->rs, &stored_floats) ||
+        !sb_add_ok(stored_floats, DW_SLACK + 15, &call->scratch_floats) ||
+        call->scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float))
+        return SB_ERR_NO_MEMORY;
+    call->scratch_floats &= ~(size_t)15;
+
+    double total_taps = (double)planes * (double)plane_taps;
+    double copied = (double)*chunks * (double)stored_floats;
+    *est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS + copied * DW_NS_PER_COPIED);
+    *threads = sb_threads_for_work(d->max_threads, *est_ns, *chunks);
+
+    /* One workspace: every thread's scratch, the tap offsets, the phase
+     * bounds (stride_w <= rs, so those fit whenever the scratch does). */
+    size_t scratch_bytes, off_bytes, bounds_bytes;
+    if (!sb_mul_ok((size_t)*threads * sizeof(float), call->scratch_floats, &scratch_bytes) ||
+        !sb_mul_ok(taps, sizeof(ptrdiff_t), &off_bytes) ||
+        !sb_mul_ok(2 * sizeof(size_t), d->stride_w, &bounds_bytes) ||
+        !sb_add_ok(off_bytes, bounds_bytes, workspace_bytes) ||
+        !sb_add_ok(*workspace_bytes, scratch_bytes, workspace_bytes))
+        return SB_ERR_NO_MEMORY;
+    return SB_OK;
+}
+
+int sb_depthwise_run(const sb_conv_desc *d)
+{
+    dw_call call;
+    size_t chunks, workspace_bytes;
+    int threads;
+    double est_ns;
+    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    if (status != SB_OK) return status;
+    unsigned char *workspace = sb_workspace_get(workspace_bytes);
+    if (!workspace) return SB_ERR_NO_MEMORY;
+    size_t scratch_bytes = (size_t)threads * sizeof(float) * call.scratch_floats;
+    size_t off_bytes = call.taps * sizeof(ptrdiff_t);
+    call.scratch = (float *)(void *)workspace;
+    ptrdiff_t *off = (ptrdiff_t *)(void *)(workspace + scratch_bytes);
+    size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
+    phase_bounds(d, call.pw, call.pws, lo, lo + d->stride_w);
+    call.lo = lo, call.hi = lo + d->stride_w;
+    for (size_t ky = 0; ky < d->kh; ++ky)
+        for (size_t kx = 0; kx < d->kw; ++kx) {
+            size_t col = kx * d->dil_w;
+            off[ky * d->kw + kx] = (ptrdiff_t)(ky * d->dil_h * call.rs +
+                                               (col % d->stride_w) * call.pws + col / d->stride_w);
+        }
+    call.off = off;
+
+    sb_parallel_run(threads, chunks, dw_chunk, &call);
+    sb_workspace_release(workspace);
+    return SB_OK;
+}
+
+int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info)
+{
+    dw_call call;
+    size_t chunks, workspace_bytes;
+    int threads;
+    double est_ns;
+    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    if (status != SB_OK) return status;
+    info->route = SB_ROUTE_DEPTHWISE;
+    info->products = (int64_t)call.planes;
+    info->m = (int64_t)d->out_h, info->n = (int64_t)d->out_w, info->k = (int64_t)call.taps;
+    info->compute_chunks = (int64_t)chunks;
+    info->threads = threads;
+    info->waves = 1;
+    info->workspace_bytes = (int64_t)workspace_bytes;
+    info->estimated_ns = (int64_t)est_ns;
+    return SB_OK;
+}

@@ -1,0 +1,332 @@
+/* sb_reduce: reductions and normalizations over one axis of a C-contiguous
+ * float32 tensor seen as (outer, n, inner): the axis is n, element (o, j, i)
+ * at x[(o * n + j) * inner + i]. docs/exact-ops.md ("Reductions") defines
+ * each in a fixed order: every sum runs over j = 0, 1, ..., n-1 from +0, one
+ * float32 add per term, whatever the layout, the vector width (lanes hold
+ * different i) or the thread count (threads take whole (o, i-block) units). */
+#include <stdint.h>
+#include <string.h>
+#include "samebits.h"
+#include "isa/isa.h"
+#include "math/activation.h"
+#include "framework/checked.h"
+#include "framework/threads.h"
+#include "isa/vec4.h"
+
+#define BLOCK 256                 /* columns i per unit of work */
+#define ROWS 16                   /* rows per unit of work along the last axis */
+
+enum sb_reduce_op {   /* part of the ABI (_abi.py): never renumber */
+    SB_RED_SUM = 0, SB_RED_MEAN = 1, SB_RED_SOFTMAX = 2, SB_RED_LOG_SOFTMAX = 3,
+    SB_RED_LAYER_NORM = 4, SB_RED_COUNT
+};
+
+typedef struct {
+    const sb_reduce_args *args;
+    sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) */
+    size_t outer, n, inner, blocks;
+    const float *x, *weight, *bias;
+    float *y;
+    float eps;
+} reduce_job;
+
+/* Sums over j of column block [i0, i0 + w) of one o: acc[i] from +0. */
+static void column_sums(const float *x, size_t n, size_t inner, size_t w, float *acc)
+{
+    for (size_t i = 0; i < w; ++i) acc[i] = 0.0f;
+    for (size_t j = 0; j < n; ++j) {
+        const float *row = x + j * inner;
+        for (size_t i = 0; i < w; ++i) acc[i] = acc[i] + row[i];
+    }
+}
+
+/* The softmax steps of one column block: m = max over j (NaN if any is
+ * NaN) plus +0 (a zero maximum is +0 whatever the order of -0 and +0, so a
+ * compiler's choice of max instruction cannot show), s = the sum of
+ * e^(x - m) over j; then y = e^(x - m) / s, or for log_softmax
+ * (x - m) - log(s). */
+static void softmax_block(const float *x, float *y, size_t n, size_t inner, size_t w, int log_form)
+{
+    float m[BLOCK], s[BLOCK];
+    for (size_t i = 0; i < w; ++i) m[i] = x[i];
+    for (size_t j = 1; j < n; ++j) {
+        const float *row = x + j * inner;
+        for (size_t i = 0; i < w; ++i) {
+            float v = row[i];
+            /* NaN wins: once m is NaN it stays (NaN > v and v > NaN are false) */
+            m[i] = (v != v) ? v : (v > m[i] ? v : m[i]);
+        }
+    }
+    for (size_t i = 0; i < w; ++i) m[i] = m[i] + 0.0f;
+    for (size_t i = 0; i < w; ++i) s[i] = 0.0f;
+    for (size_t j = 0; j < n; ++j) {
+        const float *row = x + j * inner;
+        float *out = y + j * inner;
+        for (size_t i = 0; i < w; ++i) {
+            float e = sb_exact_exp(row[i] - m[i]);
+            s[i] = s[i] + e;
+            if (!log_form) out[i] = e;
+        }
+    }
+    if (log_form) {
+        for (size_t i = 0; i < w; ++i) s[i] = sb_exact_log(s[i]);
+        for (size_t j = 0; j < n; ++j) {
+            const float *row = x + j * inner;
+            float *out = y + j * inner;
+            for (size_t i = 0; i < w; ++i) out[i] = sbt_canonical((row[i] - m[i]) - s[i]);
+        }
+    } else {
+        for (size_t j = 0; j < n; ++j) {
+            float *out = y + j * inner;
+            for (size_t i = 0; i < w; ++i) out[i] = sbt_canonical(out[i] / s[i]);
+        }
+    }
+}
+
+/* ---- along the last axis (inner = 1): groups of up to ROWS rows -------------
+ *
+ * The same operations as the column code above, arranged for contiguous
+ * rows: a row's maximum is order-free, elementwise steps run as vector loops
+ * over the row, and the sums keep their order (j = 0, 1, ...) within each
+ * row while ROWS rows advance together, so that the adds of different rows
+ * overlap instead of waiting on one another. */
+
+/* acc[r] = the sum of x[r * n + j] over j, in increasing j from +0. */
+static void row_sums(const float *x, size_t rows, size_t n, float *acc)
+{
+    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t r = 0; r < rows; ++r) acc[r] = acc[r] + x[r * n + j];
+}
+
+/* acc[r] = the sum of (x[r * n + j] - mean[r])^2 over j, likewise. */
+static void row_square_sums(const float *x, size_t rows, size_t n, const float *mean, float *acc)
+{
+    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t r = 0; r < rows; ++r) {
+            float d = x[r * n + j] - mean[r];
+            acc[r] = acc[r] + d * d;
+        }
+}
+
+/* Fast mode's row sums: 16 partial sums (lane l takes j = l, l + 16, ...),
+ * added pairwise in a fixed pattern, then the tail in increasing j. A fixed
+ * order, so the bits never depend on the thread count; not exact mode's
+ * serial order. With `mean`, the sum of squared differences instead. */
+static float row_sum_lanes(const float *x, size_t n, const float *mean)
+{
+    size_t j = 0;
+    float total = 0.0f;
+#if VEC4_AVAILABLE
+    vec4 a0 = vec4_zero(), a1 = a0, a2 = a0, a3 = a0;
+    if (mean) {
+        vec4 m = vec4_splat(*mean);
+        for (; j + 16 <= n; j += 16) {
+            vec4 d0 = vec4_sub(vec4_load(x + j), m), d1 = vec4_sub(vec4_load(x + j + 4), m);
+            vec4 d2 = vec4_sub(vec4_load(x + j + 8), m), d3 = vec4_sub(vec4_load(x + j + 12), m);
+            a0 = vec4_add(a0, vec4_mul(d0, d0)); a1 = vec4_add(a1, vec4_mul(d1, d1));
+            a2 = vec4_add(a2, vec4_mul(d2, d2)); a3 = vec4_add(a3, vec4_mul(d3, d3));
+        }
+    } else {
+        for (; j + 16 <= n; j += 16) {
+            a0 = vec4_add(a0, vec4_load(x + j)); a1 = vec4_add(a1, vec4_load(x + j + 4));
+            a2 = vec4_add(a2, vec4_load(x + j + 8)); a3 = vec4_add(a3, vec4_load(x + j + 12));
+        }
+    }
+    float lanes[4];
+    vec4_store(lanes, vec4_add(vec4_add(a0, a1), vec4_add(a2, a3)));
+    total = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+#endif
+    for (; j < n; ++j) {
+        float t = mean ? (x[j] - *mean) * (x[j] - *mean) : x[j];
+        total = total + t;
+    }
+    return total;
+}
+
+/* The largest value of a row, NaN if any is NaN, plus +0. The maximum does
+ * not depend on the order of comparison (a NaN anywhere gives NaN; -0 against
+ * +0 is settled by the final + 0), so vector lanes keep partial maxima. */
+static float row_max(const float *x, size_t n)
+{
+    float m = x[0];
+    int nan = 0;
+    size_t j = 0;
+#if VEC4_AVAILABLE
+    vec4 m0 = vec4_splat(m), m1 = m0, m2 = m0, m3 = m0, flags = vec4_zero();
+    for (; j + 16 <= n; j += 16) {
+        vec4 v0 = vec4_load(x + j), v1 = vec4_load(x + j + 4);
+        vec4 v2 = vec4_load(x + j + 8), v3 = vec4_load(x + j + 12);
+        m0 = vec4_max(m0, v0); m1 = vec4_max(m1, v1);
+        m2 = vec4_max(m2, v2); m3 = vec4_max(m3, v3);
+        flags = vec4_nan_or(vec4_nan_or(flags, v0), v1);
+        flags = vec4_nan_or(vec4_nan_or(flags, v2), v3);
+    }
+    float lanes[16];
+    vec4_store(lanes, m0); vec4_store(lanes + 4, m1);
+    vec4_store(lanes + 8, m2); vec4_store(lanes + 12, m3);
+    for (size_t l = 0; l < 16; ++l) m = lanes[l] > m ? lanes[l] : m;
+    nan = vec4_any(flags);
+#endif
+    for (; j < n; ++j) {
+        float v = x[j];
+        m = v > m ? v : m;
+        nan |= v != v;
+    }
+    return (nan ? sbt_float(SB_CANONICAL_NAN_BITS) : m) + 0.0f;
+}
+
+static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t rows, int log_form)
+{
+    size_t n = job->n;
+    float m[ROWS], s[ROWS];
+    for (size_t r = 0; r < rows; ++r) {
+        m[r] = row_max(x + r * n, n);
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = m[r];
+        for (size_t j = 0; j < n; ++j) yr[j] = xr[j] - mr;
+        job->unary(SB_OP_EXP, 0.0f, yr, yr, n);          /* e = exp(x - m) */
+    }
+    if (job->args->mode == SB_MODE_FAST)
+        for (size_t r = 0; r < rows; ++r) s[r] = row_sum_lanes(y + r * n, n, NULL);
+    else
+        row_sums(y, rows, n, s);
+    for (size_t r = 0; r < rows; ++r) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = m[r];
+        if (log_form) {
+            float ls = sb_exact_log(s[r]);
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) - ls);
+        } else if (job->args->mode == SB_MODE_FAST) {
+            /* fast mode: one reciprocal per row, then multiplies */
+            float inv = 1.0f / s[r];
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(yr[j] * inv);
+        } else {
+            float sr = s[r];
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(yr[j] / sr);
+        }
+    }
+}
+
+static void layer_norm_rows(const reduce_job *job, const float *x, float *y, size_t rows)
+{
+    size_t n = job->n;
+    float count = (float)n, mean[ROWS], acc[ROWS];
+    if (job->args->mode == SB_MODE_FAST) {
+        for (size_t r = 0; r < rows; ++r) mean[r] = row_sum_lanes(x + r * n, n, NULL) / count;
+        for (size_t r = 0; r < rows; ++r) acc[r] = row_sum_lanes(x + r * n, n, mean + r);
+    } else {
+        row_sums(x, rows, n, acc);
+        for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
+        row_square_sums(x, rows, n, mean, acc);
+    }
+    for (size_t r = 0; r < rows; ++r) {
+        float rr = 1.0f / __builtin_sqrtf(acc[r] / count + job->eps);
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mr = mean[r];
+        const float *w = job->weight, *b = job->bias;
+        if (w && b)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j] + b[j]);
+        else if (w)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j]);
+        else if (b)
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) + b[j]);
+        else
+            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) * rr);
+    }
+}
+
+static void rows_unit(void *ctx, size_t unit, int thread_index)
+{
+    (void)thread_index;
+    const reduce_job *job = (const reduce_job *)ctx;
+    size_t row0 = unit * ROWS;
+    size_t rows = job->outer - row0 < ROWS ? job->outer - row0 : ROWS;
+    const float *x = job->x + row0 * job->n;
+    int op = (int)job->args->op;
+    if (op == SB_RED_SUM || op == SB_RED_MEAN) {
+        float acc[ROWS];
+        row_sums(x, rows, job->n, acc);
+        float count = (float)job->n;
+        for (size_t r = 0; r < rows; ++r)
+            job->y[row0 + r] = sbt_canonical(op == SB_RED_MEAN ? acc[r] / count : acc[r]);
+    } else if (op == SB_RED_LAYER_NORM) {
+        layer_norm_rows(job, x, job->y + row0 * job->n, rows);
+    } else {
+        softmax_rows(job, x, job->y + row0 * job->n, rows, op == SB_RED_LOG_SOFTMAX);
+    }
+}
+
+static void reduce_unit(void *ctx, size_t unit, int thread_index)
+{
+    (void)thread_index;
+    const reduce_job *job = (const reduce_job *)ctx;
+    size_t o = unit / job->blocks, i0 = (unit % job->blocks) * BLOCK;
+    size_t w = job->inner - i0 < BLOCK ? job->inner - i0 : BLOCK;
+    const float *x = job->x + o * job->n * job->inner + i0;
+    int op = (int)job->args->op;
+    if (op == SB_RED_SUM || op == SB_RED_MEAN) {
+        float acc[BLOCK];
+        column_sums(x, job->n, job->inner, w, acc);
+        float *out = job->y + o * job->inner + i0;
+        float count = (float)job->n;
+        for (size_t i = 0; i < w; ++i)
+            out[i] = sbt_canonical(op == SB_RED_MEAN ? acc[i] / count : acc[i]);
+    } else {   /* layer_norm always has inner = 1: it never comes here */
+        softmax_block(x, job->y + o * job->n * job->inner + i0, job->n, job->inner, w,
+                      op == SB_RED_LOG_SOFTMAX);
+    }
+}
+
+int sb_reduce(const sb_reduce_args *args)
+{
+    if (!args) return SB_ERR_ARGUMENT;
+    if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
+    if (args->op < 0 || args->op >= SB_RED_COUNT || args->max_threads < 1) return SB_ERR_ARGUMENT;
+    if (args->path < 0 || args->path > INT32_MAX || !sb_path_supported((int)args->path))
+        return SB_ERR_PATH;
+    if (args->outer < 0 || args->n < 0 || args->inner < 0 || args->outer > SB_MAX_SIZE ||
+        args->n > SB_MAX_SIZE || args->inner > SB_MAX_SIZE)
+        return SB_ERR_ARGUMENT;
+    if (args->eps < 0 || args->eps > (int64_t)UINT32_MAX) return SB_ERR_ARGUMENT;
+    if (args->op == SB_RED_LAYER_NORM && args->inner != 1) return SB_ERR_ARGUMENT;
+    if (args->op != SB_RED_LAYER_NORM && (args->weight || args->bias || args->eps))
+        return SB_ERR_ARGUMENT;
+    size_t total;
+    if (!sb_mul3_ok((size_t)args->outer, (size_t)args->n, (size_t)args->inner, &total) ||
+        total > SIZE_MAX / sizeof(float))
+        return SB_ERR_ARGUMENT;
+    reduce_job job = {.args = args, .outer = (size_t)args->outer, .n = (size_t)args->n,
+                      .inner = (size_t)args->inner};
+    size_t outputs = job.outer * job.inner;
+    if (outputs == 0) return SB_OK;
+    /* An empty axis: nothing to normalize; sums are +0 (the mean 0/0 is NaN). */
+    if (job.n == 0 && args->op != SB_RED_SUM && args->op != SB_RED_MEAN) return SB_OK;
+    if (!args->y || (total && !args->x)) return SB_ERR_ARGUMENT;
+    job.x = (const float *)(intptr_t)args->x;
+    job.y = (float *)(intptr_t)args->y;
+    job.weight = (const float *)(intptr_t)args->weight;
+    job.bias = (const float *)(intptr_t)args->bias;
+    uint32_t eps_bits = (uint32_t)args->eps;
+    memcpy(&job.eps, &eps_bits, sizeof job.eps);
+    /* softmax's exp along rows: fast mode's own where the mode is fast */
+    const sb_isa *isa = sb_isa_supported((int)args->path);
+    job.unary = args->mode == SB_MODE_FAST ? isa->unary_fast : isa->unary_exact;
+    int max_threads = sb_thread_cap(args->max_threads);
+    double per_element = args->op >= SB_RED_SOFTMAX ? 3.0 : 0.5;
+    if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */
+        size_t units = (job.outer + ROWS - 1) / ROWS;
+        int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
+        sb_parallel_run(threads, units, rows_unit, &job);
+        return SB_OK;
+    }
+    job.blocks = (job.inner + BLOCK - 1) / BLOCK;
+    size_t units = job.outer * job.blocks;
+    int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
+    sb_parallel_run(threads, units, reduce_unit, &job);
+    return SB_OK;
+}

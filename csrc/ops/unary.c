@@ -1,0 +1,71 @@
+/* sb_unary: an elementwise function over a float32 array, cut into fixed
+ * chunks that the thread pool runs. A chunk's elements are computed the same
+ * way whichever thread runs it, so the thread count never changes a bit. */
+#include <stdint.h>
+#include <string.h>
+#include "samebits.h"
+#include "isa/isa.h"
+#include "framework/threads.h"
+
+/* Elements per chunk: large enough that a chunk outweighs its dispatch,
+ * small enough that two threads share a 100k-element array. */
+#define UNARY_CHUNK 16384
+/* One thread's cost per element for the work estimate (the slowest
+ * operation on a vector path: erf, about 1 ns). */
+#define UNARY_NS_PER_ELEMENT 1.0
+
+typedef struct {
+    sb_unary_kernel_fn kernel;
+    int op;
+    float param;
+    const float *x;
+    float *y;
+    size_t count;
+} unary_job;
+
+static void unary_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const unary_job *job = (const unary_job *)ctx;
+    size_t start = chunk * UNARY_CHUNK;
+    size_t n = job->count - start < UNARY_CHUNK ? job->count - start : UNARY_CHUNK;
+    job->kernel(job->op, job->param, job->x + start, job->y + start, n);
+}
+
+int sb_unary(const sb_unary_args *args)
+{
+    if (!args) return SB_ERR_ARGUMENT;
+    if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
+    if (args->op < 0 || args->op >= SB_OP_COUNT || args->max_threads < 1) return SB_ERR_ARGUMENT;
+    /* The parameter: binary32 bits, only for leaky_relu (the slope), ONNX's
+     * hardsigmoid (alpha) and elu (alpha); 0 for the others. */
+    if (args->param < 0 || args->param > (int64_t)UINT32_MAX) return SB_ERR_ARGUMENT;
+    if (args->op != SB_OP_LEAKY_RELU && args->op != SB_OP_HARDSIGMOID_ONNX && args->op != SB_OP_ELU &&
+        args->param != 0)
+        return SB_ERR_ARGUMENT;
+    uint32_t param_bits = (uint32_t)args->param;
+    float param;
+    memcpy(&param, &param_bits, sizeof param);
+    if (args->count < 0 || (uint64_t)args->count > (uint64_t)(SIZE_MAX / sizeof(float)))
+        return SB_ERR_ARGUMENT;
+    if (args->path < 0 || args->path > INT32_MAX) return SB_ERR_PATH;
+    const sb_isa *isa = sb_isa_supported((int)args->path);
+    if (!isa) return SB_ERR_PATH;
+    size_t count = (size_t)args->count;
+    if (count == 0) return SB_OK;
+    const float *x = (const float *)(intptr_t)args->x;
+    float *y = (float *)(intptr_t)args->y;
+    if (!x || !y) return SB_ERR_ARGUMENT;
+    /* In place, or apart: a partial overlap would read outputs as inputs. */
+    if (x != y && (uintptr_t)x < (uintptr_t)(y + count) && (uintptr_t)y < (uintptr_t)(x + count))
+        return SB_ERR_ARGUMENT;
+    unary_job job = {
+        .kernel = args->mode == SB_MODE_EXACT ? isa->unary_exact : isa->unary_fast,
+        .op = (int)args->op, .param = param, .x = x, .y = y, .count = count,
+    };
+    size_t chunks = (count + UNARY_CHUNK - 1) / UNARY_CHUNK;
+    int max_threads = sb_thread_cap(args->max_threads);
+    int threads = sb_threads_for_work(max_threads, (double)count * UNARY_NS_PER_ELEMENT, chunks);
+    sb_parallel_run(threads, chunks, unary_chunk, &job);
+    return SB_OK;
+}

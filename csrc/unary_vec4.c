@@ -1,8 +1,0 @@
-/* vec4 path's elementwise kernels (unary_template.h): the compiler's 2 x
- * binary64 lanes of SSE2, NEON or wasm SIMD128. */
-#include "unary_template.h"
-#include "vec4.h"
-
-#if VEC4_AVAILABLE
-UNARY_DEFINE(vec4)
-#endif
