@@ -31,7 +31,7 @@ import mpmath as mp
 import numpy as np
 
 import samebits
-from samebits import _lib
+from samebits._binding import lib as _lib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUNCTIONS = ("exp", "log", "tanh", "erf", "sigmoid")

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import samebits
-from samebits import _lib
+from samebits._binding import lib as _lib
 from samebits.bench import time_call
 
 

@@ -20,7 +20,7 @@ import timeit
 import numpy as np
 
 import samebits
-from samebits import _abi, _lib, _paths
+from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 
 SHAPES = [(16, 16, 16), (64, 64, 64), (1, 768, 768)]
 

@@ -8,7 +8,7 @@
  * The operations that take many arguments (matmul, conv2d, max_pool2d, their
  * plans) take one structure of int64_t fields, pointers stored as integers:
  * the layout is then the same on every target (wasm32 included) and one
- * pointer is all that crosses the ctypes boundary. py/samebits/_abi.py
+ * pointer is all that crosses the ctypes boundary. py/samebits/_binding/abi.py
  * declares the same structures field for field. */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _lib, _paths
+from samebits._binding import lib as _lib, paths as _paths
 
 lib = _lib.lib
 
@@ -98,7 +98,7 @@ test_values.__test__ = False  # a helper, not a test
 def raw_sgemm(path_name: str, mode: str, threads: int, a: np.ndarray, b: np.ndarray,
               out: np.ndarray) -> None:
     """sb_sgemm on numpy views, skipping the Python layer (for sweeps of many calls)."""
-    code = samebits._products.mode_code(mode)
+    code = samebits._ops.products.mode_code(mode)
     status = lib.sb_sgemm(_paths.path_index(path_name), code, threads,
                           a.shape[0], b.shape[1], a.shape[1],
                           a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4,

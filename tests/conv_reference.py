@@ -11,7 +11,7 @@ import ctypes
 
 import numpy as np
 
-from samebits import _abi, _lib
+from samebits._binding import abi as _abi, lib as _lib
 
 ACT = {None: 0, "relu": 1, "relu6": 2}
 

@@ -1,4 +1,4 @@
-"""The C ABI: the argument structures as py/samebits/_abi.py declares them match
+"""The C ABI: the argument structures as py/samebits/_binding/abi.py declares them match
 csrc/samebits.h field for field, the library exports only its public API, the
 version is one, and the C entry points refuse out-of-range arguments with a
 status (never a crash) whatever Python lets through."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from samebits import _abi, _lib, _paths
+from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 from samebits._version import __version__
 
 HEADER = (Path(__file__).resolve().parent.parent / "csrc" / "samebits.h").read_text()
@@ -143,7 +143,7 @@ def test_operator_entry_points_refuse_bad_arguments():
         args = _abi.UnaryArgs(**f)   # alive for the call
         return lib.sb_unary(ctypes.addressof(args))
     assert unary() == 0
-    from samebits._elementwise import _OPS   # every enum sb_unary_op code, 0 .. count - 1
+    from samebits._ops.elementwise import _OPS   # every enum sb_unary_op code, 0 .. count - 1
     assert sorted(_OPS.values()) == list(range(len(_OPS)))
     for bad in [dict(op=len(_OPS)), dict(op=-1), dict(mode=2), dict(count=-1), dict(max_threads=0),
                 dict(param=5), dict(op=7, param=1 << 33), dict(x=0), dict(y=xp + 4)]:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _paths
+from samebits._binding import paths as _paths
 
 import elementwise_reference as ref
 from conftest import bits as _bits
@@ -194,7 +194,7 @@ def test_onnx_hard_activations_standalone_and_fused(path, alpha):
     """ONNX's HardSigmoid (beta 0.5) and HardSwish formulas, used by
     samebits.onnx: standalone (private op codes) and as the epilogue of
     linear and conv2d, bit for bit against a numpy oracle, on every path."""
-    from samebits._elementwise import _unary
+    from samebits._ops.elementwise import _unary
     _path_or_skip(path)
     bits_alpha = int(np.float32(alpha).view(np.uint32))
     with samebits.use_path(path):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _matmul
+from samebits._ops import matmul as _matmul
 from conftest import assert_same_bits, exact_oracle, test_values
 
 

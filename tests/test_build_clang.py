@@ -52,6 +52,6 @@ def test_clang_build_gives_the_gcc_bits(tmp_path):
                                "PYTHONPATH": str(ROOT / "py")},
                           capture_output=True, text=True, check=True)
     assert "clang" in info.stdout
-    from samebits import _lib
+    from samebits._binding import lib as _lib
     assert _lines(library) == _lines(str(_lib.LIBRARY_PATH))
     assert len(samebits.paths()) >= 2

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from samebits import _lib, _paths
+from samebits._binding import lib as _lib, paths as _paths
 
 FUSED = {
     "x86_64": re.compile(r"\bv?f(n)?m(add|sub)\w*\b"),

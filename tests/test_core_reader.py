@@ -33,7 +33,7 @@ from google.protobuf import unknown_fields  # noqa: E402
 from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
 from onnx import AttributeProto, TensorProto, TypeProto, helper, numpy_helper  # noqa: E402
 
-from samebits import _lib  # noqa: E402
+from samebits._binding import lib as _lib  # noqa: E402
 from samebits.onnx import reference  # noqa: E402
 
 STATUS_DECODE = -4

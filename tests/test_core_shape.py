@@ -15,7 +15,7 @@ from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
-from samebits import _lib  # noqa: E402
+from samebits._binding import lib as _lib  # noqa: E402
 import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 if not hasattr(_lib.lib, "sb_session_load"):

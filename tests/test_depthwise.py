@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _abi, _lib, _paths
+from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 from conftest import test_values
 from native_build import build_check
 

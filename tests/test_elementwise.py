@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _paths
+from samebits._binding import paths as _paths
 
 import elementwise_reference as ref
 from conftest import bits as _bits

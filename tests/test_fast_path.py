@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _matmul
+from samebits._ops import matmul as _matmul
 from conftest import assert_same_bits, test_values
 
 
@@ -110,7 +110,7 @@ def test_subclass_and_other_dtypes_take_general_path():
 
 # ---- conv2d's fast path ----------------------------------------------------
 
-from samebits import _conv  # noqa: E402
+from samebits._ops import conv as _conv  # noqa: E402
 
 
 def _conv_cases():

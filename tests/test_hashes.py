@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _lib, _paths, _testdata, hashes
+from samebits import _testdata, hashes
+from samebits._binding import lib as _lib, paths as _paths
 
 QUICK = ("sweep", "random")
 

@@ -1,9 +1,12 @@
-"""The source layout of docs/design.md ("Source layout"): every C file lives
-in one of csrc's five folders (or is the public header), includes csrc's
-headers by their path from csrc/, and includes only from its own folder and
-the folders below it, so that the dependency arrows point one way."""
+"""The source layout of docs/design.md ("Source layout", "The Python
+side"): every C file lives in one of csrc's five folders (or is the public
+header), includes csrc's headers by their path from csrc/, and includes only
+from its own folder and the folders below it, so that the dependency arrows
+point one way; the Python package's groups (_binding, _ops, onnx, the tools)
+import the same way."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -57,3 +60,74 @@ def test_includes_point_down_the_layout(path: Path):
         assert folder == own or folder in ALLOWED[own], \
             f"{path.relative_to(CSRC)} ({own}/) includes {name} ({folder}/): " \
             f"{own}/ may include only from {sorted(ALLOWED[own]) or 'itself'}"
+
+
+PACKAGE = Path(__file__).resolve().parent.parent / "py" / "samebits"
+# each group of the Python package, and the groups it may import from
+# (besides itself and the leaves samebits._version and samebits._typing)
+PY_ALLOWED = {
+    "_binding": set(),
+    "_ops": {"_binding"},
+    "onnx": {"_binding", "_ops"},
+    "tools": {"_binding", "_ops", "onnx"},
+}
+PY_LEAVES = {"samebits._version", "samebits._typing"}
+
+
+def _py_modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = ("samebits",) + path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _group(module: str) -> str:
+    """The group of a module of samebits: _binding, _ops, onnx or tools."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("_binding", "_ops", "onnx"):
+        return parts[1]
+    return "tools"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every samebits module `path` imports (lazy imports in functions too)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "samebits"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "samebits":
+                continue
+            for alias in node.names:   # `from . import x` names a module when x is one
+                sub = f"{target}.{alias.name}"
+                is_module = (PACKAGE.parent / (sub.replace(".", "/") + ".py")).is_file() or \
+                    (PACKAGE.parent / sub.replace(".", "/") / "__init__.py").is_file()
+                found.add(sub if is_module else target)
+    return found
+
+
+def test_python_groups_are_the_documented_ones():
+    top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert top == {"_binding", "_ops", "onnx"}
+
+
+@pytest.mark.parametrize("path", _py_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_python_imports_point_down_the_groups(path: Path):
+    module = _module_name(path)
+    own = _group(module)
+    for target in sorted(_imports(path)):
+        if target in PY_LEAVES or target == "samebits" and own == "tools":
+            continue
+        group = _group(target)
+        assert target != "samebits" and (group == own or group in PY_ALLOWED[own]), \
+            f"{module} ({own}) imports {target} ({group}): {own} may import only from " \
+            f"{sorted(PY_ALLOWED[own]) or 'itself'} and {sorted(PY_LEAVES)}"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _abi, _lib
+from samebits._binding import abi as _abi, lib as _lib
 
 FLT_MAX_BITS = 0x7F7FFFFF
 NEG_FLT_MAX_BITS = 0xFF7FFFFF

@@ -19,7 +19,7 @@ pytest.importorskip("onnx")
 
 import samebits  # noqa: E402
 import samebits.onnx as so  # noqa: E402
-from samebits import _paths  # noqa: E402
+from samebits._binding import paths as _paths  # noqa: E402
 from samebits.onnx import reference, suite  # noqa: E402
 
 from conftest import path_or_skip  # noqa: E402

@@ -1,4 +1,4 @@
-"""samebits._operands: the one operand type (address, shape, element strides) for
+"""samebits._binding.operands: the one operand type (address, shape, element strides) for
 matrices and N-d tensors, dense or strided, and the outputs."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from samebits import _operands
+from samebits._binding import operands as _operands
 
 
 def _x(shape=(2, 3, 4, 5)):

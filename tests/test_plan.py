@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from samebits import _abi, _lib, _paths
+from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 from conftest import path_params
 
 lib = _lib.lib

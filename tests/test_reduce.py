@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _paths
+from samebits._binding import paths as _paths
 
 from reduce_reference import layer_norm_oracle, seq_sum, softmax_oracle
 from conftest import bits as _bits

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import samebits
-from samebits import _threads
+from samebits._binding import threads as _threads
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ package is imported), and a .dist-info with METADATA, WHEEL, entry_points.txt
 and RECORD. The optional relaxed-SIMD module goes in as
 samebits/libsamebits-relaxed.wasm: a name without ".so", so that loadPackage
 leaves it alone (an engine without relaxed SIMD rejects the whole module, and
-an auto-loaded module that fails breaks the package); samebits/_lib.py opens
+an auto-loaded module that fails breaks the package); samebits/_binding/lib.py opens
 it itself where it can, for fast mode. Its tags follow the Pyodide runtime it is meant for: by default
 the one pinned in web/package.json, read from the installed
 web/node_modules/pyodide/pyodide-lock.json when present. The archive is

@@ -58,7 +58,7 @@ self.onmessage = async (event) => {
     const tBoot = performance.now();
     // loadPackage fetches the wheel, unpacks it into site-packages and loads
     // samebits/libsamebits.so as a dynamic library (compiled asynchronously);
-    // samebits/_lib.py then opens the same library through ctypes, and opens
+    // samebits/_binding/lib.py then opens the same library through ctypes, and opens
     // samebits/libsamebits-relaxed.wasm for fast mode where relaxed SIMD works.
     const problems = [];
     await pyodide.loadPackage(job.wheelURL, { messageCallback: () => {},

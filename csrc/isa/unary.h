@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* Part of the ABI with the Python binding (_abi.py): never renumber. */
+/* Part of the ABI with the Python binding (py/samebits/_binding/abi.py): never renumber. */
 enum sb_unary_op {
     SB_OP_EXP = 0,
     SB_OP_LOG = 1,

@@ -9,7 +9,7 @@
 
 #include "math/activation.h"
 
-enum sb_binary_op {   /* part of the ABI (_abi.py): never renumber */
+enum sb_binary_op {   /* part of the ABI (py/samebits/_binding/abi.py): never renumber */
     SB_BIN_ADD = 0, SB_BIN_SUB = 1, SB_BIN_MUL = 2, SB_BIN_DIV = 3,
     SB_BIN_MAXIMUM = 4, SB_BIN_MINIMUM = 5, SB_BIN_POW = 6, SB_BIN_COUNT
 };

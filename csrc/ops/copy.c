@@ -2,7 +2,7 @@
  * C order, shape[ndim]) = x read at element strides (any sign, 0 to repeat).
  * Transposes, permutes, slices and broadcasts are strides; concatenation,
  * splitting, padding and gathering are copies into or out of parts of a
- * tensor (py/samebits/_movement.py). Values move untouched: the bits are
+ * tensor (py/samebits/_ops/movement.py). Values move untouched: the bits are
  * the input's (NaN payloads included). Threads take whole output rows. */
 #include <stdint.h>
 #include <string.h>

@@ -680,7 +680,7 @@ function poolGeometry(what, opts, size, dilation = null) {
     return { kernel, stride, padding, ceil, extent, out };
 }
 
-// torch's pooled size along one axis (py/samebits/_args.py pooled_size).
+// torch's pooled size along one axis (py/samebits/_binding/args.py pooled_size).
 function pooledSize(size, k, s, before, after, ceil) {
     const span = size + before + after - k;
     let out = (ceil ? Math.ceil(span / s) : Math.floor(span / s)) + 1;

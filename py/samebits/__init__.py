@@ -10,26 +10,27 @@ the hardware's peak in fast mode.
 """
 from __future__ import annotations
 
-from ._arith import add, div, maximum, minimum, mul, pow, sqrt, sub
-from ._attention import scaled_dot_product_attention
-from ._avgpool import adaptive_avg_pool2d, avg_pool2d
-from ._conv import PackedConv2d, conv2d, pack_conv2d
-from ._elementwise import (cos, elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log,
-                           mish, relu, relu6, sigmoid, silu, sin, softplus, tanh)
-from ._explain import Plan, explain
-from ._info import info
-from ._linear import linear
-from ._matmul import matmul
-from ._maxpool import max_pool2d
-from ._movement import concatenate, pad, permute, slice, split, take, transpose
-from ._norm import batch_norm, group_norm
-from ._packed import PackedMatrix, pack, pack_linear
-from ._paths import path, paths, use_path
-from ._reduce import layer_norm, log_softmax, mean, softmax, sum
-from ._resize import interpolate
-from ._threads import get_num_threads, set_num_threads
+from ._ops.arith import add, div, maximum, minimum, mul, pow, sqrt, sub
+from ._ops.attention import scaled_dot_product_attention
+from ._ops.avgpool import adaptive_avg_pool2d, avg_pool2d
+from ._ops.conv import PackedConv2d, conv2d, pack_conv2d
+from ._ops.elementwise import (
+    cos, elu, erf, exp, gelu, hardsigmoid, hardswish, leaky_relu, log, mish, relu, relu6,
+    sigmoid, silu, sin, softplus, tanh)
+from ._ops.explain import Plan, explain
+from ._binding.info import info
+from ._ops.linear import linear
+from ._ops.matmul import matmul
+from ._ops.maxpool import max_pool2d
+from ._ops.movement import concatenate, pad, permute, slice, split, take, transpose
+from ._ops.norm import batch_norm, group_norm
+from ._ops.packed import PackedMatrix, pack, pack_linear
+from ._binding.paths import path, paths, use_path
+from ._ops.reduce import layer_norm, log_softmax, mean, softmax, sum
+from ._ops.resize import interpolate
+from ._binding.threads import get_num_threads, set_num_threads
 from ._version import __version__
-from . import _threadpoolctl
+from ._binding import threadpoolctl as _threadpoolctl
 
 __all__ = [
     "__version__",

@@ -6,21 +6,21 @@ from numpy.typing import NDArray
 
 from ._typing import Mode as Mode
 from . import onnx as onnx
-from ._movement import concatenate as concatenate
-from ._explain import explain as explain
-from ._threads import get_num_threads as get_num_threads
-from ._info import info as info
-from ._packed import pack as pack
-from ._conv import pack_conv2d as pack_conv2d
-from ._packed import pack_linear as pack_linear
-from ._conv import PackedConv2d as PackedConv2d
-from ._packed import PackedMatrix as PackedMatrix
-from ._paths import path as path
-from ._paths import paths as paths
-from ._explain import Plan as Plan
-from ._threads import set_num_threads as set_num_threads
-from ._movement import split as split
-from ._paths import use_path as use_path
+from ._ops.movement import concatenate as concatenate
+from ._ops.explain import explain as explain
+from ._binding.threads import get_num_threads as get_num_threads
+from ._binding.info import info as info
+from ._ops.packed import pack as pack
+from ._ops.conv import pack_conv2d as pack_conv2d
+from ._ops.packed import pack_linear as pack_linear
+from ._ops.conv import PackedConv2d as PackedConv2d
+from ._ops.packed import PackedMatrix as PackedMatrix
+from ._binding.paths import path as path
+from ._binding.paths import paths as paths
+from ._ops.explain import Plan as Plan
+from ._binding.threads import set_num_threads as set_num_threads
+from ._ops.movement import split as split
+from ._binding.paths import use_path as use_path
 
 IntOrPair = Union[int, Sequence[int]]
 IntPair = Union[int, Sequence[int]]

@@ -7,8 +7,9 @@ import sys
 import time
 from typing import Any, NoReturn, Optional
 
-from . import _paths, hashes
-from ._info import info
+from . import hashes
+from ._binding import paths as _paths
+from ._binding.info import info
 from ._version import __version__
 
 

@@ -17,7 +17,9 @@ import hashlib
 import operator
 from typing import Any, Iterable
 
-from . import _info, _lib, _matmul, _paths, _testdata
+from . import _testdata
+from ._binding import info as _info, lib as _lib, paths as _paths
+from ._ops import matmul as _matmul
 
 # (m, k, n): ragged tiles, one and several k-blocks, a single row.
 SHAPES = ((5, 37, 11), (50, 300, 33), (6, 513, 16), (1, 768, 40), (70, 1000, 9))

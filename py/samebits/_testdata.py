@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from ._lib import lib
+from ._binding.lib import lib
 
 MASK = 0xFFFFFFFF
 SPECIAL_BITS = (0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000,

@@ -40,7 +40,7 @@ def speed_line(size: int = 1024, threads: int | None = None) -> str:
     import numpy as np
 
     from . import matmul, path
-    from ._threads import default_threads
+    from ._binding.threads import default_threads
 
     threads = threads or default_threads()
     rng = np.random.default_rng(0)

@@ -17,10 +17,11 @@ import itertools
 import time
 from typing import Iterable, NamedTuple, TypedDict
 
-from . import _abi, _args, _lib, _paths, _testdata, _threads
-from ._args import pooled_size
-from ._elementwise import _OPS as _UNARY_CODES
-from ._resize import scale_bits
+from . import _testdata
+from ._binding import abi as _abi, args as _args, lib as _lib, paths as _paths, threads as _threads
+from ._binding.args import pooled_size
+from ._ops.elementwise import _OPS as _UNARY_CODES
+from ._ops.resize import scale_bits
 from .shapes import CONV_MODELS, MOBILENETV3_LARGE_SE_CONVS, MODELS
 
 SUITE_VERSION = 1          # the gemm suite
@@ -130,7 +131,7 @@ def suite_digest(mode: str, path: str, threads: int,
     flip_bit flips that bit of the first nonempty output before hashing: a
     negative control proving that a comparison of lines notices one bit.
     """
-    from ._products import mode_code
+    from ._ops.products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     outputs = (case_output(case, i, code, index, threads) for i, case in enumerate(suite(groups)))
     return _digest(outputs, flip_bit)
@@ -233,7 +234,7 @@ def conv_case_output(case: ConvCase, index: int, mode: int, path: int, threads: 
 def conv_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = None) -> str:
     """SHA-256 over the outputs of every entry of the conv suite, in order
     (flip_bit as in suite_digest)."""
-    from ._products import mode_code
+    from ._ops.products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     outputs = (conv_case_output(case, i, code, index, threads)
                for i, case in enumerate(conv_suite()))
@@ -406,7 +407,7 @@ def ops_suite_digest(mode: str, path: str, threads: int, flip_bit: int | None = 
     """SHA-256 over the outputs of every function, every reduction, then
     every normalization and pool of the ops suite, in order (flip_bit as in
     suite_digest)."""
-    from ._products import mode_code
+    from ._ops.products import mode_code
     code, index = mode_code(mode), _paths.path_index(path)
     x = ops_inputs()
     outputs = itertools.chain(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ._args import window_output_size
+from ._binding.args import window_output_size
 
 
 class Product(NamedTuple):

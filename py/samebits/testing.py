@@ -131,7 +131,8 @@ def portable_values(shape: int | tuple[int, ...], seed: int, *, nspecial: int = 
     format 'f'. The same values as the npm package's
     ``portableValues(count, seed, nspecial)``.
     """
-    from . import _args, _testdata
+    from . import _testdata
+    from ._binding import args as _args
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
     dims = tuple(_args.as_int(d, f"shape[{i}]", "portable_values") for i, d in enumerate(dims))
     if any(d < 0 for d in dims):

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
 
-from .. import _abi, _args, _lib, _operands, _paths
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
 from .._typing import Mode
 from ._errors import DecodeError, UnsupportedModelError
 

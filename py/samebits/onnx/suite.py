@@ -21,7 +21,7 @@ import struct
 import time
 from typing import Any, Iterable, Mapping, Optional
 
-from .. import _paths
+from .._binding import paths as _paths
 
 MODELS_SUITE_VERSION = 1
 # network -> batch of its fixed input (MiniLM at 2: one entry's mask covers

@@ -14,10 +14,11 @@ import ctypes
 import struct
 from typing import Any
 
-from . import _abi, _args, _lib, _operands, _paths
-from ._operands import is_numpy
-from ._products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from .._binding.operands import is_numpy
+from .products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
+from .._typing import Mode
 
 # enum sb_unary_op (csrc/isa/unary.h)
 _OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,

@@ -21,7 +21,7 @@ import operator
 import struct
 from typing import Any, Optional, Sequence
 
-from . import _threads
+from . import threads as _threads
 
 try:
     from numpy import bool_ as _numpy_bool

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _args, _lib, _operands
-from ._args import pooled_size
-from ._operands import is_numpy
+from .._binding import abi as _abi, args as _args, lib as _lib, operands as _operands
+from .._binding.args import pooled_size
+from .._binding.operands import is_numpy
 
 IntOrPair = Union[int, Sequence[int]]
 

@@ -3,13 +3,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from . import _abi, _args, _explain, _lib, _operands, _paths, _products, _threads
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths, threads as
+    _threads)
+from . import explain as _explain, products as _products
+from .._typing import Mode
 
 if TYPE_CHECKING:
     import numpy as np
 else:
-    from ._operands import np   # None without numpy
+    from .._binding.operands import np   # None without numpy
 
 
 # ---- The fast path --------------------------------------------------------

@@ -5,8 +5,8 @@ import platform
 import sys
 from typing import Any
 
-from . import _lib, _paths, _threads
-from ._version import __version__
+from . import lib as _lib, paths as _paths, threads as _threads
+from .._version import __version__
 
 
 def info() -> dict[str, Any]:

@@ -7,8 +7,8 @@ import math
 import numbers
 from typing import Any, Literal, Optional, Sequence, Union, cast, overload
 
-from . import _abi, _args, _lib, _operands
-from ._operands import is_numpy
+from .._binding import abi as _abi, args as _args, lib as _lib, operands as _operands
+from .._binding.operands import is_numpy
 
 
 def scale_bits(size_in: int, size_out: int, factor: Optional[float], align: bool) -> int:

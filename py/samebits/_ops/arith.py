@@ -11,11 +11,12 @@ import ctypes
 import numbers
 from typing import Any
 
-from . import _abi, _args, _lib, _operands, _paths
-from ._elementwise import _unary
-from ._operands import Operand, is_numpy
-from ._products import mode_code
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from .elementwise import _unary
+from .._binding.operands import Operand, is_numpy
+from .products import mode_code
+from .._typing import Mode
 
 # enum sb_binary_op (csrc/math/arith.h)
 _OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow": 6}

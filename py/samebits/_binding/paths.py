@@ -7,7 +7,7 @@ import contextvars
 import os
 from typing import Iterator, cast
 
-from ._lib import lib
+from .lib import lib
 
 ALL_PATHS: tuple[str, ...] = tuple(
     lib.sb_path_name(i).decode() for i in range(lib.sb_path_count())

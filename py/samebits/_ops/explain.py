@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import _abi, _lib, _paths
+from .._binding import abi as _abi, lib as _lib, paths as _paths
 
 TRACE = os.environ.get("SAMEBITS_TRACE", "").strip().lower() == "plan"
 
@@ -90,7 +90,7 @@ def _plan(op: str, info: _abi.PlanInfo, mode_code: int) -> Plan:
 
 def plan_products(call: Any) -> Plan:
     """The plan of a prepared matmul or linear call (_products.Call)."""
-    from . import _products
+    from . import products as _products
     return _plan(call.what, _products.plan(call), call.args.mode)
 
 
@@ -111,7 +111,7 @@ def explain(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Plan:
     estimated work. The plan depends on the shapes, the path, the mode and the
     thread cap only.
     """
-    from . import _conv, _linear, _matmul, _products
+    from . import conv as _conv, linear as _linear, matmul as _matmul, products as _products
     preparers: dict[Callable[..., Any], Callable[..., Any]] = {
         _matmul.matmul: _products.prepare_matmul, _linear.linear: _products.prepare_linear,
         _conv.conv2d: _conv.prepare}

@@ -4,8 +4,9 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence, Union
 
-from . import _abi, _args, _lib, _operands, _unbatched
-from ._operands import is_numpy
+from .._binding import abi as _abi, args as _args, lib as _lib, operands as _operands
+from . import unbatched as _unbatched
+from .._binding.operands import is_numpy
 
 _addressof = ctypes.addressof
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from . import _abi, _args, _lib, _operands, _paths
-from ._operands import is_numpy, prod
-from ._products import mode_code
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from .._binding.operands import is_numpy, prod
+from .products import mode_code
+from .._typing import Mode
 
 
 def _channel_vector(obj: Any, name: str, c: int, what: str) -> tuple[Any, Any]:

@@ -20,8 +20,8 @@ def register() -> bool:
     if base is None or not hasattr(threadpoolctl, "register"):
         return False
 
-    from . import _threads
-    from ._version import __version__
+    from . import threads as _threads
+    from .._version import __version__
 
     class SamebitsController(base):  # type: ignore[misc]
         user_api = "samebits"

@@ -132,7 +132,7 @@ _declare("sb_pack_b", [_int, _int, _size, _size, _p, _diff, _diff, _p, _size], _
 _declare("sb_sgemm_packed", [_int, _int, _int, _size, _size, _size, _p, _diff, _diff, _p, _p,
                              _diff], _int)
 # int sb_matmul(const sb_matmul_args *); int sb_matmul_plan(const sb_matmul_args *, sb_plan_info *);
-# (the structures are in _abi.py; a bytes object of the same layout may stand in for one)
+# (the structures are in abi.py; a bytes object of the same layout may stand in for one)
 _declare("sb_matmul", [_p], _int)
 _declare("sb_matmul_plan", [_p, _p], _int)
 # int sb_max_pool2d(const sb_max_pool2d_args *); int sb_unary(const sb_unary_args *);
@@ -191,7 +191,7 @@ _declare("sb_onnx_describe", [_p, ctypes.c_int64, _p], _int)
 def _check_version() -> None:
     """A library left over from another build gives wrong answers in subtle
     ways (its structures may differ): refuse it."""
-    from ._version import __version__
+    from .._version import __version__
     for library, path in ((lib, LIBRARY_PATH), (fast_lib, FAST_LIBRARY_PATH)):
         found = library.sb_version().decode()
         if found != __version__:

@@ -16,9 +16,11 @@ import numbers
 import struct
 from typing import Any, NamedTuple, Optional, Sequence
 
-from . import _abi, _args, _explain, _lib, _operands, _paths
-from ._operands import Operand
-from ._packed import PackedMatrix
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from . import explain as _explain
+from .._binding.operands import Operand
+from .packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
 _LEAKY_RELU = 3

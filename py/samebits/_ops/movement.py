@@ -10,8 +10,8 @@ import ctypes
 import numbers
 from typing import Any, Optional, Sequence
 
-from . import _abi, _args, _lib, _operands
-from ._operands import Operand, is_numpy
+from .._binding import abi as _abi, args as _args, lib as _lib, operands as _operands
+from .._binding.operands import Operand, is_numpy
 
 _DIMS = _abi.MAX_BATCH_DIMS
 

@@ -12,10 +12,11 @@ import ctypes
 import numbers
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _args, _lib, _operands, _paths
-from ._operands import Operand, is_numpy, prod
-from ._products import mode_code
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from .._binding.operands import Operand, is_numpy, prod
+from .products import mode_code
+from .._typing import Mode
 
 # enum sb_reduce_op (csrc/ops/reduce.c)
 _SUM, _MEAN, _SOFTMAX, _LOG_SOFTMAX, _LAYER_NORM = range(5)

@@ -14,14 +14,15 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any, Optional
 
-from . import _arith, _operands, _products, _reduce
-from ._operands import Operand, is_numpy
-from ._typing import Mode
+from . import arith as _arith, products as _products, reduce as _reduce
+from .._binding import operands as _operands
+from .._binding.operands import Operand, is_numpy
+from .._typing import Mode
 
 if TYPE_CHECKING:
     import numpy as np
 else:
-    from ._operands import np   # None without numpy
+    from .._binding.operands import np   # None without numpy
 
 _NEG_INF = float("-inf")
 

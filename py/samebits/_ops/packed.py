@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from . import _args, _lib, _operands, _paths
+from .._binding import args as _args, lib as _lib, operands as _operands, paths as _paths
 
 # The version of the pickled state; a state of another version is refused.
 _STATE_VERSION = 1

@@ -20,7 +20,7 @@ import struct
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, cast
 
-from ._args import no_memory
+from .args import no_memory
 
 try:
     import numpy as np

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from . import _products
-from ._typing import Mode
+from . import products as _products
+from .._typing import Mode
 
 
 def linear(x: Any, weight: Any, bias: Any = None, *, activation: Any = None,

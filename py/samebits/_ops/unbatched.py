@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._operands import is_numpy
+from .._binding.operands import is_numpy
 
 
 def _ndim(x: Any) -> int:

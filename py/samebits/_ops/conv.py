@@ -4,11 +4,14 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Optional, Sequence, Union
 
-from . import _abi, _args, _explain, _lib, _matmul, _operands, _paths, _threads, _unbatched
-from ._products import ACTIVATIONS, activation_code, mode_code
-from ._operands import Operand, is_numpy
-from ._packed import PackedData
-from ._typing import Mode
+from .._binding import (
+    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths, threads as
+    _threads)
+from . import explain as _explain, matmul as _matmul, unbatched as _unbatched
+from .products import ACTIVATIONS, activation_code, mode_code
+from .._binding.operands import Operand, is_numpy
+from .packed import PackedData
+from .._typing import Mode
 
 IntPair = Union[int, Sequence[int]]
 
