@@ -7,12 +7,10 @@
 #ifndef SB_ARITH_H
 #define SB_ARITH_H
 
+#include "samebits.h"
 #include "math/activation.h"
 
-enum sb_binary_op {   /* part of the ABI (py/samebits/_binding/abi.py): never renumber */
-    SB_BIN_ADD = 0, SB_BIN_SUB = 1, SB_BIN_MUL = 2, SB_BIN_DIV = 3,
-    SB_BIN_MAXIMUM = 4, SB_BIN_MINIMUM = 5, SB_BIN_POW = 6, SB_BIN_COUNT
-};
+/* The operation codes: enum sb_binary_op of samebits.h (tools/make_tables.py). */
 
 static inline float sb_bin_add(float a, float b) { return sbt_canonical(a + b); }
 static inline float sb_bin_sub(float a, float b) { return sbt_canonical(a - b); }

@@ -16,10 +16,7 @@
 #define BLOCK 256                 /* columns i per unit of work */
 #define ROWS 16                   /* rows per unit of work along the last axis */
 
-enum sb_reduce_op {   /* part of the ABI (py/samebits/_binding/abi.py): never renumber */
-    SB_RED_SUM = 0, SB_RED_MEAN = 1, SB_RED_SOFTMAX = 2, SB_RED_LOG_SOFTMAX = 3,
-    SB_RED_LAYER_NORM = 4, SB_RED_COUNT
-};
+/* The operation codes: enum sb_reduce_op of samebits.h (tools/make_tables.py). */
 
 typedef struct {
     const sb_reduce_args *args;

@@ -4,6 +4,7 @@
 // The definitions of the results are the C library's (docs/), so exact mode
 // gives the bits of every other samebits build.
 import * as check from "./checks.mjs";
+import { ACTIVATIONS, BINARY, REDUCE, UNARY } from "./codes.mjs";
 import { Heap } from "./memory.mjs";
 import { float32Bits, finiteFloat32 } from "./float32.mjs";
 import { PackedMatrix, PackedConv2dWeight } from "./packed.mjs";
@@ -12,17 +13,6 @@ import { Model } from "./model.mjs";
 const MODES = { fast: 0, exact: 1 };
 const STATUS = { [-1]: "bad argument", [-2]: "path not available", [-3]: "out of memory" };
 
-// enum sb_activation (csrc/samebits.h), by the Python package's names.
-const ACTIVATIONS = { none: 0, relu: 1, relu6: 2, leaky_relu: 3, gelu: 4, gelu_tanh: 5, silu: 6,
-    hardswish: 7, hardsigmoid: 8, sigmoid: 9, tanh: 10 };
-// enum sb_unary_op (csrc/isa/unary.h), by method name.
-const UNARY = { exp: 0, log: 1, tanh: 2, erf: 3, sigmoid: 4, relu: 5, relu6: 6, leakyRelu: 7,
-    gelu: 8, geluTanh: 9, silu: 10, hardswish: 11, hardsigmoid: 12, sqrt: 13, elu: 16,
-    softplus: 17, mish: 18, sin: 19, cos: 20 };
-// enum sb_binary_op (csrc/math/arith.h).
-const BINARY = { add: 0, sub: 1, mul: 2, div: 3, maximum: 4, minimum: 5, pow: 6 };
-// enum sb_reduce_op (csrc/ops/reduce.c).
-const REDUCE = { sum: 0, mean: 1, softmax: 2, logSoftmax: 3, layerNorm: 4 };
 const LEAKY_RELU_DEFAULT_SLOPE = 0.01;
 const MAX_DIMS = 16;
 

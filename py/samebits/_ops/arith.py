@@ -14,12 +14,12 @@ from typing import Any
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
 from .elementwise import _unary
+from .._binding.codes import BINARY_CODES
 from .._binding.operands import Operand, is_numpy
 from .products import mode_code
 from .._typing import Mode
 
-# enum sb_binary_op (csrc/math/arith.h)
-_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "maximum": 4, "minimum": 5, "pow": 6}
+_OPS = BINARY_CODES
 
 
 def _scalar_operand(value: Any, name: str, what: str) -> Operand:

@@ -17,14 +17,11 @@ from typing import Any
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
 from .._binding.operands import is_numpy
+from .._binding.codes import UNARY_CODES
 from .products import LEAKY_RELU_DEFAULT_SLOPE, mode_code, slope_value
 from .._typing import Mode
 
-# enum sb_unary_op (csrc/isa/unary.h)
-_OPS = {"exp": 0, "log": 1, "tanh": 2, "erf": 3, "sigmoid": 4, "relu": 5, "relu6": 6,
-        "leaky_relu": 7, "gelu": 8, "gelu_tanh": 9, "silu": 10, "hardswish": 11,
-        "hardsigmoid": 12, "sqrt": 13, "hardswish_onnx": 14, "hardsigmoid_onnx": 15,
-        "elu": 16, "softplus": 17, "mish": 18, "sin": 19, "cos": 20}
+_OPS = UNARY_CODES
 
 
 def _unary(name: str, x: Any, mode: str, out: Any, threads: Any, param: int = 0,

@@ -19,11 +19,12 @@ from typing import Any, NamedTuple, Optional, Sequence
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
 from . import explain as _explain
+from .._binding.codes import ACTIVATION_CODES
 from .._binding.operands import Operand
 from .packed import PackedMatrix
 
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
-_LEAKY_RELU = 3
+_LEAKY_RELU = ACTIVATION_CODES["leaky_relu"]
 LEAKY_RELU_DEFAULT_SLOPE = 0.01   # torch's default negative_slope
 
 
@@ -37,10 +38,12 @@ def leaky_relu_code(slope: float) -> int:
 
 # The fused activations (enum sb_activation), by name. "leaky_relu" alone has
 # torch's default slope; ("leaky_relu", slope) chooses another.
-ACTIVATIONS = {None: 0, "relu": 1, "relu6": 2, "leaky_relu": leaky_relu_code(LEAKY_RELU_DEFAULT_SLOPE),
-               "gelu": 4, "gelu_tanh": 5, "silu": 6, "hardswish": 7, "hardsigmoid": 8,
-               "sigmoid": 9, "tanh": 10, "hardswish_onnx": 11}
-HARDSIGMOID_ONNX = 12   # ("hardsigmoid_onnx", alpha): ONNX's formula with beta 0.5
+# hardsigmoid_onnx takes its alpha: ("hardsigmoid_onnx", alpha) alone names it.
+ACTIVATIONS: dict[Optional[str], int] = {
+    None if name == "none" else name: code for name, code in ACTIVATION_CODES.items()
+    if name != "hardsigmoid_onnx"}
+ACTIVATIONS["leaky_relu"] = leaky_relu_code(LEAKY_RELU_DEFAULT_SLOPE)
+HARDSIGMOID_ONNX = ACTIVATION_CODES["hardsigmoid_onnx"]   # ONNX's formula with beta 0.5
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
 

@@ -14,12 +14,13 @@ from typing import Any, Optional, Sequence, Union
 
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+from .._binding.codes import REDUCE_CODES
 from .._binding.operands import Operand, is_numpy, prod
 from .products import mode_code
 from .._typing import Mode
 
-# enum sb_reduce_op (csrc/ops/reduce.c)
-_SUM, _MEAN, _SOFTMAX, _LOG_SOFTMAX, _LAYER_NORM = range(5)
+_SUM, _MEAN, _SOFTMAX, _LOG_SOFTMAX, _LAYER_NORM = (
+    REDUCE_CODES[name] for name in ("sum", "mean", "softmax", "log_softmax", "layer_norm"))
 
 
 def _run(what: str, op: int, x: Any, operand: Any, outer: int, n: int, inner: int,

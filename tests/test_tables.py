@@ -1,0 +1,53 @@
+"""The operation-code tables (activations, elementwise functions, arithmetic,
+reductions) are written once, in tools/make_tables.py, and turned into the C
+enums of samebits.h, the Python dicts of samebits._binding.codes and the npm
+package's js/src/codes.mjs: all three must be what the tool writes now."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("make_tables", ROOT / "tools" / "make_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_tables"] = module   # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_outputs_are_current():
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "make_tables.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_every_host_reads_the_same_codes():
+    from samebits._binding import codes
+    tool = _tool()
+    header = (ROOT / "csrc" / "samebits.h").read_text()
+    js = (ROOT / "js" / "src" / "codes.mjs").read_text()
+    for table in tool.TABLES:
+        python = getattr(codes, table.python)
+        assert list(python) == [e.name for e in table.entries]
+        assert list(python.values()) == list(range(len(table.entries)))
+        body = re.search(rf"enum {table.enum} \{{(.*?)\}};", header, re.S).group(1)
+        assert re.findall(rf"{table.prefix}(\w+) = (\d+)", body) == \
+            [(e.name.upper(), str(code)) for code, e in enumerate(table.entries)]
+        js_body = re.search(rf"export const {table.js} = Object.freeze\(\{{(.*?)\}}\);", js, re.S).group(1)
+        assert re.findall(r"(\w+): (\d+)", js_body) == \
+            [(e.js, str(code)) for code, e in enumerate(table.entries) if e.js is not None]
+
+
+def test_a_stale_output_is_found(tmp_path, monkeypatch):
+    tool = _tool()
+    stale = tmp_path / "codes.py"
+    stale.write_text(tool.python_text().replace('"relu": 5', '"relu": 50'))
+    monkeypatch.setattr(tool, "PY_FILE", stale)
+    monkeypatch.setattr(sys, "argv", ["make_tables.py", "--check"])
+    assert tool.main() == 1
