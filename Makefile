@@ -7,7 +7,7 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
-.PHONY: all test check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated fuzz dist clean
+.PHONY: all test test-long check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated fuzz dist clean
 
 # The main job: build native + wasm (the Pyodide wheel and the npm package's
 # modules), print the hash table natively and in Chromium (exact lines
@@ -16,9 +16,14 @@ all: deps native wasm js web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
 test: deps native wasm js web-deps models
-	$(PYTHON) -m pytest -q -m "" tests
+	$(PYTHON) -m pytest -q -m "not long" tests
 	$(MAKE) sanitize
 	$(MAKE) avx512-emulated
+
+# The checks too long for make test's CI budget (tests marked long: the two
+# large reference networks under qemu arm64, on every path).
+test-long: deps native
+	$(PYTHON) -m pytest -q -m long -rs tests
 
 # The fast inner loop: native tests only.
 check: native
@@ -134,7 +139,7 @@ avx512-emulated:
 	@if grep -qw avx512f /proc/cpuinfo; then echo "this CPU runs avx512 natively: the main run tested it"; \
 	elif ! grep -qw avx2 /proc/cpuinfo || ! grep -qw fma /proc/cpuinfo; then echo "SKIPPED: no AVX2 + FMA3 to emulate avx512 on"; \
 	else cmake -S . -B $(EMULATED_DIR) -DSB_EMULATE_AVX512=ON >/dev/null && cmake --build $(EMULATED_DIR) -j2 && \
-	  SAMEBITS_LIBRARY=$(EMULATED_DIR)/libsamebits.so $(PYTHON) -m pytest -q -p no:cacheprovider -m "" -k avx512 -rs tests; fi
+	  SAMEBITS_LIBRARY=$(EMULATED_DIR)/libsamebits.so $(PYTHON) -m pytest -q -p no:cacheprovider -m "not long" -k avx512 -rs tests; fi
 
 clean:
 	rm -rf build dist wasm/out web/out

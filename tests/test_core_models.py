@@ -19,7 +19,7 @@ from samebits.onnx import suite  # noqa: E402
 
 from conftest import require_tool  # noqa: E402
 from native_build import build_check  # noqa: E402
-from test_onnx_models import PINNED  # noqa: E402
+from test_onnx_models import LARGE, PINNED, SMALL  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -53,8 +53,8 @@ def test_native_program_gives_the_pinned_digests(network_files, tmp_path):
             assert got == PINNED[name], (name, threads)
 
 
-def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
-    """Every reference network on arm64's neon path (the best there), one
+def _under_qemu(network_files, names, tmp_path) -> dict[str, str]:
+    """The networks' digests on arm64's neon path (the best there), one
     network per core at a time."""
     cc = require_tool("aarch64-linux-gnu-gcc")
     qemu = require_tool("qemu-aarch64")
@@ -66,5 +66,18 @@ def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
         return name, _digest([qemu, "-L", "/usr/aarch64-linux-gnu", str(program), str(model),
                               str(feeds), "--threads", "1"])
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        got = dict(pool.map(one, list(network_files)))
-    assert got == PINNED
+        return dict(pool.map(one, names))
+
+
+def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
+    """The three smaller networks (a CNN with residual adds, a depthwise CNN
+    with squeeze-and-excitation, a transformer encoder: every operator type of
+    the two large ones) under qemu, in make test."""
+    assert _under_qemu(network_files, SMALL, tmp_path) == {n: PINNED[n] for n in SMALL}
+
+
+@pytest.mark.long
+def test_arm64_under_qemu_gives_the_pinned_digests_large(network_files, tmp_path):
+    """bert_base and whisper_small_encoder under qemu: 10 to 30 minutes of
+    emulation on a 2-core machine, so in make test-long, not make test."""
+    assert _under_qemu(network_files, LARGE, tmp_path) == {n: PINNED[n] for n in LARGE}
