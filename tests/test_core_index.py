@@ -28,7 +28,6 @@ import python_runner_record  # noqa: E402  (the Python runner's outcomes: the re
 if not hasattr(_lib.lib, "sb_session_load"):
     pytest.skip("the library has no C graph runtime", allow_module_level=True)
 
-from samebits.onnx import _core  # noqa: E402
 
 try:
     import onnxruntime as ort

@@ -18,7 +18,6 @@ from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
-from samebits.onnx import _core  # noqa: E402
 import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 F, I64 = TP.FLOAT, TP.INT64

@@ -19,7 +19,6 @@ from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
-from samebits.onnx import _core  # noqa: E402
 from samebits.testing import portable_values  # noqa: E402
 
 from conftest import require_tool  # noqa: E402

@@ -383,7 +383,7 @@ def test_close_to_torch():
 
 _WASM_SNIPPET = r'''
 import ctypes, hashlib, samebits
-from samebits import _abi, _lib
+from samebits._binding import abi as _abi, lib as _lib
 CASES = [((2, 3, 17, 19), 3, 2, 1, 1), ((1, 4, 9, 70), (2, 3), 1, (0, 2, 1, 0), (2, 1)),
          ((3, 2, 8, 8), 2, 2, 0, 1), ((1, 1, 5, 33), 5, (1, 3), 2, (1, 2)),
          ((1, 2, 3, 3), 1, 1, 3, 1), ((2, 2, 40, 41), 3, 1, 1, 1)]

@@ -311,7 +311,7 @@ import ctypes
 import struct
 
 import samebits
-from samebits import _abi, _lib, _paths
+from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 
 SPECIAL = [
     0x00000000, 0x80000000,                          # +0, -0

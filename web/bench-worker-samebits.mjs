@@ -14,7 +14,7 @@ const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const PYTHON = `
 import json, samebits
-from samebits import _lib
+from samebits._binding import lib as _lib
 from samebits.bench import time_call
 
 def sb_info():

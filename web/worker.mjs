@@ -7,7 +7,8 @@ const post = (type, data = {}) => self.postMessage({ type, ...data });
 
 const PYTHON = `
 import json, time, samebits, samebits.hashes as H
-from samebits import _lib, _selfcheck, _testdata
+from samebits import _selfcheck, _testdata
+from samebits._binding import lib as _lib
 
 def sb_ready(groups, suites):
     info = samebits.info()

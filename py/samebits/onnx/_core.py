@@ -9,7 +9,6 @@ and in Pyodide (ctypes over the native library or the side module).
 from __future__ import annotations
 
 import ctypes
-import os
 import struct
 import sys
 from dataclasses import dataclass
