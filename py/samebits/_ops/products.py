@@ -32,8 +32,14 @@ def leaky_relu_code(slope: float) -> int:
     """The epilogue argument for leaky_relu: the code in bits 0-7, the
     binary32 bits of the slope in bits 32-63 (as an int64)."""
     bits = _args.float32_bits(slope, "the leaky_relu slope", "leaky_relu")
-    code = _LEAKY_RELU | (bits << 32)
-    return code - (1 << 64) if code >= 1 << 63 else code
+    return _with_parameter(_LEAKY_RELU, bits)
+
+
+def _with_parameter(code: int, bits: int) -> int:
+    """An activation code with a parameter's binary32 bits in bits 32-63, as
+    the int64 the C argument holds."""
+    word = code | (bits << 32)
+    return word - (1 << 64) if word >= 1 << 63 else word
 
 
 # The fused activations (enum sb_activation), by name. "leaky_relu" alone has
@@ -80,8 +86,7 @@ def activation_code(activation: Any, what: str) -> int:
     if (isinstance(activation, tuple) and len(activation) == 2
             and activation[0] == "hardsigmoid_onnx"):
         alpha = slope_value(activation[1], what, "the hardsigmoid_onnx alpha")
-        code = HARDSIGMOID_ONNX | (_args.float32_bits(alpha, "alpha", what) << 32)
-        return code - (1 << 64) if code >= 1 << 63 else code
+        return _with_parameter(HARDSIGMOID_ONNX, _args.float32_bits(alpha, "alpha", what))
     names = ", ".join(repr(n) for n in ACTIVATIONS if n is not None)
     raise ValueError(f"{what}: activation must be None, one of {names}, "
                      f"('leaky_relu', slope) or ('hardsigmoid_onnx', alpha), got "
