@@ -26,7 +26,7 @@ typedef struct { float *packed_a, *edge_b, *edge_c, *panel; } scratch_layout;
 
 static scratch_layout scratch_for(const sb_product_plan *plan, float *scratch)
 {
-    const size_t nr = (size_t)plan->tile->nr, strips = (size_t)plan->isa->row_strips;
+    const size_t nr = (size_t)plan->tile->nr, strips = (size_t)plan->gemm->row_strips;
     scratch_layout s;
     s.packed_a = scratch;
     s.edge_b = s.packed_a + plan->mc * SB_KC;
@@ -280,7 +280,7 @@ static void compute_row_group(const sb_product_run *run, const sb_product_state 
         if (packed_b) {
             bp = packed_b + packed_block_offset(plan, kb) + (j0 / nr) * kc * nr;
         } else {
-            fill_b(run, ops, 0, kb * SB_KC, kc, j0 / nr, j0 / nr + (size_t)plan->isa->row_strips,
+            fill_b(run, ops, 0, kb * SB_KC, kc, j0 / nr, j0 / nr + (size_t)plan->gemm->row_strips,
                    s.edge_b);
             bp = s.edge_b;
         }

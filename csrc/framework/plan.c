@@ -3,6 +3,7 @@
  * change a bit, since every route sums each output's k products in
  * increasing order with the same operations (docs/design.md). */
 #include "framework/plan.h"
+#include "framework/step.h"
 #include "framework/checked.h"
 #include "framework/threads.h"
 
@@ -79,24 +80,24 @@ static size_t tile_width(const sb_tile *tile, size_t tile_rows, size_t n)
 /* Per-thread scratch (see gemm_exec.c's scratch_layout): the A block of one
  * tile, a packed edge group of B, an edge tile of C, and a panel or strip of
  * B when the route gathers one. */
-static size_t scratch_floats(const sb_isa *isa, const sb_tile *tile, size_t mc,
+static size_t scratch_floats(const sb_gemm_config *gemm, const sb_tile *tile, size_t mc,
                              size_t panel_floats)
 {
-    size_t floats = mc * SB_KC + (size_t)SB_KC * isa->row_strips * tile->nr +
-                    (size_t)tile->mr * tile->nr + (size_t)isa->row_strips * tile->nr +
+    size_t floats = mc * SB_KC + (size_t)SB_KC * gemm->row_strips * tile->nr +
+                    (size_t)tile->mr * tile->nr + (size_t)gemm->row_strips * tile->nr +
                     panel_floats;
     return (floats + 15) & ~(size_t)15;   /* keep each thread's part 64-byte aligned */
 }
 
-size_t sb_packed_b_strips(const sb_isa *isa, const sb_tile *tile, size_t n)
+size_t sb_packed_b_strips(const sb_gemm_config *gemm, const sb_tile *tile, size_t n)
 {
-    size_t group = (size_t)isa->row_strips;
+    size_t group = (size_t)gemm->row_strips;
     return sb_ceil_div(sb_ceil_div(n, (size_t)tile->nr), group) * group;
 }
 
-int sb_packed_b_floats(const sb_isa *isa, const sb_tile *tile, size_t k, size_t n, size_t *floats)
+int sb_packed_b_floats(const sb_gemm_config *gemm, const sb_tile *tile, size_t k, size_t n, size_t *floats)
 {
-    return sb_mul3_ok(sb_packed_b_strips(isa, tile, n), (size_t)tile->nr, k, floats);
+    return sb_mul3_ok(sb_packed_b_strips(gemm, tile, n), (size_t)tile->nr, k, floats);
 }
 
 size_t sb_packed_a_floats(const sb_tile *tile, size_t m, size_t k)
@@ -119,12 +120,12 @@ static double padded_area(const sb_tile *tile, size_t m, size_t n)
  * product at least MIN_TILE_GAIN less (every tile computes each output the
  * same way, so the choice is about speed alone). */
 #define MIN_TILE_GAIN 0.02
-static const sb_tile *product_tile(const sb_isa *isa, int mode, const sb_product_desc *desc)
+static const sb_tile *product_tile(const sb_gemm_config *gemm, int mode, const sb_product_desc *desc)
 {
-    const sb_tile *best = isa->product_tile[mode == SB_MODE_EXACT];
+    const sb_tile *best = gemm->product_tile[mode == SB_MODE_EXACT];
     double best_area = padded_area(best, desc->m, desc->n);
-    for (int i = 0; i < 4 && isa->other_tiles[i]; ++i) {
-        const sb_tile *t = isa->other_tiles[i];
+    for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i) {
+        const sb_tile *t = gemm->other_tiles[i];
         if (desc->b_form == SB_B_PACKED && t->nr != best->nr) continue;
         double area = padded_area(t, desc->m, desc->n);
         if (area < best_area * (1.0 - MIN_TILE_GAIN)) best = t, best_area = area;
@@ -132,14 +133,14 @@ static const sb_tile *product_tile(const sb_isa *isa, int mode, const sb_product
     return best;
 }
 
-int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
+int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc *desc,
                     sb_product_plan *plan)
 {
     const size_t m = desc->m, n = desc->n, k = desc->k;
     const size_t count = desc->count ? desc->count : 1;
-    const sb_tile *tile = desc->tile ? desc->tile : product_tile(isa, mode, desc);
+    const sb_tile *tile = desc->tile ? desc->tile : product_tile(gemm, mode, desc);
     *plan = (sb_product_plan){0};
-    plan->isa = isa, plan->tile = tile;
+    plan->gemm = gemm, plan->tile = tile;
     plan->exact = mode == SB_MODE_EXACT;
     plan->kernel = plan->exact ? tile->exact : tile->fast;
     plan->direct_kernel = plan->exact ? tile->direct_exact : tile->direct_fast;
@@ -148,10 +149,10 @@ int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
         plan->narrow_direct_kernel = plan->exact ? tile->narrow_direct_exact
                                                  : tile->narrow_direct_fast;
     }
-    plan->row_kernel = plan->exact ? isa->row_exact : isa->row_fast;
+    plan->row_kernel = plan->exact ? gemm->row_exact : gemm->row_fast;
     plan->m = m, plan->n = n, plan->k = k, plan->count = count;
-    plan->row_cols = (size_t)isa->row_strips * (size_t)tile->nr;
-    plan->b_strips = sb_packed_b_strips(isa, tile, n);
+    plan->row_cols = (size_t)gemm->row_strips * (size_t)tile->nr;
+    plan->b_strips = sb_packed_b_strips(gemm, tile, n);
     plan->k_blocks = sb_ceil_div(k, SB_KC);
     plan->mc = (size_t)tile->mc;
     plan->tiles_m = sb_ceil_div(m, plan->mc);
@@ -159,7 +160,7 @@ int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
     if (!sb_mul_ok(plan->tiles_m, count, &all_tile_rows)) return SB_ERR_NO_MEMORY;
     plan->nc = tile_width(tile, all_tile_rows, n);
     plan->tiles_n = sb_ceil_div(n, plan->nc);
-    plan->scratch_floats = scratch_floats(isa, tile, plan->mc, 0);
+    plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, 0);
 
     if (m == 0 || n == 0) {
         plan->route = SB_ROUTE_EMPTY;
@@ -172,7 +173,7 @@ int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
         return SB_OK;
     }
     size_t b_floats;   /* a whole packed B: its size must exist even where not used */
-    if (!sb_packed_b_floats(isa, tile, k, n, &b_floats)) return SB_ERR_NO_MEMORY;
+    if (!sb_packed_b_floats(gemm, tile, k, n, &b_floats)) return SB_ERR_NO_MEMORY;
     const double macs = (double)m * (double)n * (double)k * (double)count;
     const double b_elements = (double)n * (double)k * (double)count;
     const size_t b_groups = sb_ceil_div(plan->b_strips, SB_PACK_STRIPS);
@@ -221,7 +222,7 @@ int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
             plan->pack_a = !desc->a_packed && !plan->direct_a;
             plan->compute_chunks = sb_ceil_div(plan->b_strips, SB_PANEL_STRIPS);
             size_t panel = (size_t)SB_KC * (plain ? SB_PANEL_STRIPS : 1) * (size_t)tile->nr;
-            plan->scratch_floats = scratch_floats(isa, tile, plan->mc, panel);
+            plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel);
             plan->compute_ns = macs / tile->muladds_per_ns + b_elements * SB_NS_PER_PACKED;
         } else {
             plan->route = SB_ROUTE_TILES;
@@ -252,15 +253,15 @@ int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
 }
 
 /* The framework's assumptions about a tile of an ISA. */
-static int tile_violations(const sb_isa *isa, const sb_tile *tile)
+static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile)
 {
     int bad = 0;
-    bad += tile->mr < 1 || tile->nr < 1 || tile->mr > isa->max_mr || tile->nr > isa->max_nr;
+    bad += tile->mr < 1 || tile->nr < 1 || tile->mr > gemm->max_mr || tile->nr > gemm->max_nr;
     bad += tile->mr % 2 != 0;   /* the single-column kernel's slivers are 4 or 2 rows */
-    bad += tile->nr % isa->lanes != 0;
+    bad += tile->nr % gemm->lanes != 0;
     bad += tile->mc < tile->mr || tile->mc % tile->mr != 0;   /* tiles start on whole strips */
     bad += tile->nc < tile->nr || tile->nc % tile->nr != 0;
-    bad += tile->narrow_nr < 1 || tile->narrow_nr > tile->nr || tile->narrow_nr % isa->lanes;
+    bad += tile->narrow_nr < 1 || tile->narrow_nr > tile->nr || tile->narrow_nr % gemm->lanes;
     bad += !tile->exact || !tile->fast || !tile->narrow_exact || !tile->narrow_fast;
     bad += !tile->direct_exact || !tile->direct_fast || !tile->narrow_direct_exact ||
            !tile->narrow_direct_fast;
@@ -272,18 +273,21 @@ int sb_plan_selfcheck(void)
 {
     int bad = 0;
     for (int path = 0; path < sb_path_count(); ++path) {
-        const sb_isa *isa = sb_isa_get(path);
         if (!sb_path_built(path)) continue;
-        bad += isa->row_strips < 1 || isa->lanes < 1;
-        bad += !isa->row_exact || !isa->row_fast || !isa->column_exact || !isa->column_fast;
-        bad += !isa->depthwise_exact || !isa->depthwise_fast;
-        for (int mode = 0; mode < 2; ++mode) bad += tile_violations(isa, isa->product_tile[mode]);
-        for (int i = 0; i < 4 && isa->other_tiles[i]; ++i)
-            bad += tile_violations(isa, isa->other_tiles[i]);
+        const sb_isa *isa = sb_isa_get(path);
+        bad += !isa->gemm || !isa->dwconv || !isa->unary;
+        if (!isa->gemm || !isa->dwconv || !isa->unary) continue;
+        bad += !isa->dwconv->exact || !isa->dwconv->fast || !isa->unary->exact || !isa->unary->fast;
+        const sb_gemm_config *gemm = isa->gemm;
+        bad += gemm->row_strips < 1 || gemm->lanes < 1;
+        bad += !gemm->row_exact || !gemm->row_fast || !gemm->column_exact || !gemm->column_fast;
+        for (int mode = 0; mode < 2; ++mode) bad += tile_violations(gemm, gemm->product_tile[mode]);
+        for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)
+            bad += tile_violations(gemm, gemm->other_tiles[i]);
         /* B is packed before the mode is known: both modes read one layout. */
-        bad += isa->product_tile[0]->nr != isa->product_tile[1]->nr;
+        bad += gemm->product_tile[0]->nr != gemm->product_tile[1]->nr;
         for (size_t cout_g = 1; cout_g <= 256; ++cout_g)
-            bad += tile_violations(isa, sb_conv_tile(isa, cout_g));
+            bad += tile_violations(gemm, sb_conv_tile(gemm, cout_g));
     }
-    return bad;
+    return bad + sb_step_selfcheck();
 }

@@ -38,7 +38,7 @@ typedef struct {
     int pack_a;                   /* A is packed once per product in the prepare phase */
     int direct_a;                 /* the tile kernels read A in place (whole MR-row strips) */
     int exact;
-    const sb_isa *isa;
+    const sb_gemm_config *gemm;
     const sb_tile *tile;
     sb_tile_kernel_fn kernel, narrow_kernel;  /* narrow: null when not narrower */
     sb_tile_direct_fn direct_kernel, narrow_direct_kernel;
@@ -58,7 +58,7 @@ typedef struct {
 } sb_product_plan;
 
 /* Returns SB_OK, or SB_ERR_NO_MEMORY when the sizes overflow. */
-int sb_plan_product(const sb_isa *isa, int mode, const sb_product_desc *desc,
+int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc *desc,
                     sb_product_plan *plan);
 
 #define SB_PACK_STRIPS 8       /* B strips per packing chunk */

@@ -16,7 +16,7 @@
 #include "math/arith.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 #include "isa/unary.h"
 
 #define CANONICAL_NAN 0x7FC00000u
@@ -169,16 +169,18 @@ static int64_t order_key(uint32_t b)
 typedef struct {
     const uint32_t *x;
     uint32_t *y;
-    int64_t rows, n, rows_per_chunk;
+    int64_t rows, n;
     int is_max;
+    sb_step_plan plan;            /* units: rows */
 } fold_job;
 
 static void fold_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const fold_job *job = ctx;
-    int64_t r0 = (int64_t)chunk * job->rows_per_chunk, r1 = r0 + job->rows_per_chunk;
-    if (r1 > job->rows) r1 = job->rows;
+    size_t first, end;
+    sb_step_units(&job->plan, chunk, &first, &end);
+    int64_t r0 = (int64_t)first, r1 = (int64_t)end;
     int64_t n = job->n;
     for (int64_t r = r0; r < r1; ++r) {
         const uint32_t *row = job->x + r * n;
@@ -574,10 +576,9 @@ static int reduce_run(sb_run_ctx *R)
          * each row's fold is its total-order extreme (NaN canonical) */
         fold_job job = {.x = (const uint32_t *)src, .y = y->data, .rows = g.outer, .n = g.n,
                         .is_max = base == RK_MAX};
-        job.rows_per_chunk = g.n >= 65536 ? 1 : 65536 / g.n;
-        size_t chunks = (size_t)((g.outer + job.rows_per_chunk - 1) / job.rows_per_chunk);
-        int threads = sb_threads_for_work(sb_thread_cap(R->threads), (double)total * 0.3, chunks);
-        sb_parallel_run(threads, chunks, fold_chunk, &job);
+        size_t per_chunk = sb_units_per_chunk((size_t)g.n, 4 * SB_STEP_CHUNK_ITEMS);
+        job.plan = sb_plan_step((size_t)g.outer, per_chunk, (double)total * SB_COST_MOVE);
+        sb_run_step(&job.plan, R->threads, fold_chunk, &job);
         return SB_OK;
     }
     default:

@@ -107,16 +107,16 @@ int sb_path_best(void)
 
 static const sb_tile *product_tile(int path)
 {
-    return sb_path_built(path) ? all_isas[path]->product_tile[SB_MODE_FAST] : NULL;
+    return sb_path_built(path) ? all_isas[path]->gemm->product_tile[SB_MODE_FAST] : NULL;
 }
 
 int sb_path_tile_rows(int path) { return product_tile(path) ? product_tile(path)->mr : 0; }
 int sb_path_tile_cols(int path) { return product_tile(path) ? product_tile(path)->nr : 0; }
 int sb_path_fused(int path) { return sb_path_built(path) ? all_isas[path]->fused : 0; }
 
-const sb_tile *sb_conv_tile(const sb_isa *isa, size_t cout_g)
+const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g)
 {
-    return isa->conv_tile ? isa->conv_tile(cout_g) : isa->product_tile[SB_MODE_FAST];
+    return gemm->conv_tile ? gemm->conv_tile(cout_g) : gemm->product_tile[SB_MODE_FAST];
 }
 
 const char *sb_build_info(void)

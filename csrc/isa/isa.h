@@ -4,10 +4,9 @@
  *
  * A tile (sb_tile) is one register tile: MR x NR, its cache blocking, its
  * tile kernels, and the packers that write the layouts its kernels read. An
- * ISA (sb_isa) is what a CPU runs: detection, whether fast mode fuses, the
- * kernels that are not tied to one tile (row, single column, depthwise: they
- * take the tile's MR or NR at run time), and which tile each kind of work
- * uses. MR and NR are run-time values throughout the framework, so a
+ * ISA (sb_isa) is what a CPU runs: detection, whether fast mode fuses, and
+ * one config per operation family (the products' tiles and kernels,
+ * depthwise, elementwise). MR and NR are run-time values throughout the framework, so a
  * vector-length-agnostic ISA can fill its tiles when it is detected. */
 #ifndef SB_ISA_H
 #define SB_ISA_H
@@ -48,11 +47,15 @@ struct sb_tile {
     sb_pack_b_fn pack_b_rows;     /* the same layout, read row by row across strips */
 };
 
-typedef struct sb_isa {
-    const char *name;
-    int (*supported)(void);       /* can this CPU run it (null: not built) */
-    int fused;                    /* fast mode uses fused multiply-add */
-    int lanes;                    /* floats per vector */
+/* One config per operation family, as XNNPACK's gemm-config, dwconv-config and
+ * unary-elementwise-config: a family reads only its own, and a path may
+ * point a family at another path's config (a matrix unit without its own
+ * depthwise kernels takes the vector path's). */
+
+/* The matrix products: tiles, and the row and single-column kernels, which
+ * take a tile's MR or NR at run time. */
+typedef struct sb_gemm_config {
+    int lanes;                    /* floats per vector of these kernels */
     int max_mr, max_nr;           /* the largest tile its row and column kernels take */
     /* The matrix product's tile per mode (SB_MODE_FAST, SB_MODE_EXACT). Both
      * must have the same NR, since B is packed before the mode is known. */
@@ -68,11 +71,33 @@ typedef struct sb_isa {
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;
-    sb_depthwise_kernel_fn depthwise_exact, depthwise_fast;
-    sb_unary_kernel_fn unary_exact, unary_fast;   /* elementwise functions (unary.h) */
+} sb_gemm_config;
+
+/* Depthwise convolution (ops/depthwise.c). */
+typedef struct sb_dwconv_config {
+    sb_depthwise_kernel_fn exact, fast;
+} sb_dwconv_config;
+
+/* Elementwise functions of one input (unary.h). */
+typedef struct sb_unary_config {
+    sb_unary_kernel_fn exact, fast;
+} sb_unary_config;
+
+/* What a CPU runs: detection, whether fast mode fuses, and a config per
+ * family (all null when the path is not built). */
+typedef struct sb_isa {
+    const char *name;
+    int (*supported)(void);       /* can this CPU run it (null: not built) */
+    int fused;                    /* fast mode uses fused multiply-add */
+    const sb_gemm_config *gemm;
+    const sb_dwconv_config *dwconv;
+    const sb_unary_config *unary;
 } sb_isa;
 
 extern const sb_isa sb_isa_scalar, sb_isa_vec4, sb_isa_avx2, sb_isa_avx512, sb_isa_neon;
+/* Each built path's elementwise config (its unary_<path>.c). */
+extern const sb_unary_config sb_unary_config_scalar, sb_unary_config_vec4, sb_unary_config_avx2,
+    sb_unary_config_avx512, sb_unary_config_neon;
 
 /* The ISA of path index `path` (dispatch.c), or null for a bad index. */
 const sb_isa *sb_isa_get(int path);
@@ -80,7 +105,7 @@ const sb_isa *sb_isa_get(int path);
 const sb_isa *sb_isa_supported(int path);
 
 /* The tile a convolution with cout_g channels per group uses. */
-const sb_tile *sb_conv_tile(const sb_isa *isa, size_t cout_g);
+const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g);
 
 /* The generic packers every tile of this build uses (pack.c). */
 void sb_pack_a_strips(const sb_tile *tile, const float *a, ptrdiff_t a_row, ptrdiff_t a_col,
@@ -103,8 +128,9 @@ void sb_pack_a_block(const sb_tile *tile, size_t m, size_t k, size_t kb, const f
                      ptrdiff_t a_row, ptrdiff_t a_col, float *dst);
 
 /* Prepacked B: strips of NR padded to a multiple of the ISA's row_strips. */
-size_t sb_packed_b_strips(const sb_isa *isa, const sb_tile *tile, size_t n);
+size_t sb_packed_b_strips(const sb_gemm_config *gemm, const sb_tile *tile, size_t n);
 /* Floats of a whole packed B into *floats; 0 on overflow (far beyond memory). */
-int sb_packed_b_floats(const sb_isa *isa, const sb_tile *tile, size_t k, size_t n, size_t *floats);
+int sb_packed_b_floats(const sb_gemm_config *gemm, const sb_tile *tile, size_t k, size_t n,
+                       size_t *floats);
 
 #endif

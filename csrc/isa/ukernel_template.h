@@ -11,7 +11,8 @@
  * not the definition's, and this way no route, tile or path shows it. Then
  * UKR_DEFINE_TILE(name, MR, NR, fused) defines one tile's kernels and
  * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels;
- * UKR_TILE_KERNELS and UKR_ISA_KERNELS name them in the descriptors (isa.h).
+ * UKR_TILE_KERNELS, UKR_GEMM_KERNELS and UKR_DWCONV_KERNELS name them in the
+ * descriptors and configs (isa.h).
  *
  * Lanes hold different outputs (columns j), never different terms of one
  * output, so the vector width cannot change a result. Exact mode multiplies
@@ -480,13 +481,14 @@ ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
         ukr_dw(rows, cols, taps, w, off, in, in_row, out, out_row, fused_flag);              \
     }
 
-/* The kernel fields of an sb_isa descriptor for UKR_DEFINE_ISA(isa, ...). */
-#define UKR_ISA_KERNELS(isa)                                                                 \
+/* The kernel fields of the path's sb_gemm_config and sb_dwconv_config for
+ * UKR_DEFINE_ISA(isa, ...). */
+#define UKR_GEMM_KERNELS(isa)                                                                \
     .lanes = UKR_LANES, .max_mr = UKR_TILE_MAX_MR, .max_nr = UKR_TILE_MAX_NV * UKR_LANES,     \
     .row_strips = UKR_ROW_STRIPS, .row_exact = sb_row_##isa##_exact,                         \
     .row_fast = sb_row_##isa##_fast, .column_exact = sb_column_##isa##_exact,                \
-    .column_fast = sb_column_##isa##_fast, .depthwise_exact = sb_dw_##isa##_exact,           \
-    .depthwise_fast = sb_dw_##isa##_fast
+    .column_fast = sb_column_##isa##_fast
+#define UKR_DWCONV_KERNELS(isa) .exact = sb_dw_##isa##_exact, .fast = sb_dw_##isa##_fast
 
 /* The packers every tile of this build uses (pack.c). */
 #define UKR_GENERIC_PACKERS                                                                  \

@@ -12,8 +12,8 @@
  * overlap it. */
 typedef void (*sb_unary_kernel_fn)(int op, float param, const float *x, float *y, size_t n);
 
-/* Each path's kernels (csrc/unary_<isa>.c, built under the same conditions as
- * its ukernel_<isa>.c), and how its descriptor names them. */
+/* Each path's kernels (isa/<path>/unary_<path>.c, built under the same
+ * conditions as its ukernel_<path>.c); its sb_unary_config (isa.h) holds them. */
 #define SB_UNARY_DECLARE(isa)                                                               \
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n);  \
     void sb_unary_##isa##_fast(int op, float param, const float *x, float *y, size_t n);
@@ -22,6 +22,5 @@ SB_UNARY_DECLARE(vec4)
 SB_UNARY_DECLARE(avx2)
 SB_UNARY_DECLARE(avx512)
 SB_UNARY_DECLARE(neon)
-#define UNARY_KERNELS(isa) .unary_exact = sb_unary_##isa##_exact, .unary_fast = sb_unary_##isa##_fast
 
 #endif

@@ -13,7 +13,7 @@
 #include "math/activation.h"
 #include "math/fast_math.h"
 #include "math/trig.h"
-#include "isa/unary.h"
+#include "isa/isa.h"
 
 /* y may be x itself (in place); it never partly overlaps x. */
 #define UNARY_LOOP(fn)                                                                    \
@@ -64,6 +64,9 @@
         case SB_OP_ERF: UNARY_LOOP(sb_fast_erf)                                            \
         default: sb_unary_##isa##_exact(op, param, x, y, n); break;                        \
         }                                                                                  \
-    }
+    }                                                                                      \
+    const sb_unary_config sb_unary_config_##isa = {                                        \
+        .exact = sb_unary_##isa##_exact, .fast = sb_unary_##isa##_fast,                    \
+    };
 
 #endif

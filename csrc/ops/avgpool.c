@@ -7,7 +7,7 @@
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/geometry.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 typedef struct {
     const sb_avg_pool2d_args *a;
@@ -95,10 +95,11 @@ int sb_avg_pool2d(const sb_avg_pool2d_args *a)
     if (rows == 0) return SB_OK;
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;      /* H, W >= 1: there is input */
     pool_job job = {.a = a, .rows = rows};
-    int max_threads = sb_thread_cap(a->max_threads);
     double taps = a->adaptive ? (double)plane_in / (double)(a->oh * a->ow) + 1.0
                               : (double)(a->kh * a->kw);
-    int threads = sb_threads_for_work(max_threads, (double)rows * (double)a->ow * taps * 0.5, rows);
-    sb_parallel_run(threads, rows, pool_rows, &job);
+    /* one unit: an output row */
+    double est_ns = (double)rows * (double)a->ow * taps * SB_COST_POOL_TAP;
+    sb_step_plan plan = sb_plan_step(rows, 1, est_ns);
+    sb_run_step(&plan, a->max_threads, pool_rows, &job);
     return SB_OK;
 }

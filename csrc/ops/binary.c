@@ -9,15 +9,14 @@
 #include "samebits.h"
 #include "math/arith.h"
 #include "framework/checked.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 #include "ops/strided_rows.h"
-
-#define ROW_CHUNK_ELEMENTS 16384
 
 typedef struct {
     const sb_binary_args *args;
     int ndim;
-    size_t rows, cols, rows_per_chunk;
+    size_t rows, cols;
+    sb_step_plan plan;            /* units: output rows */
 } binary_job;
 
 /* One row: y[j] = op(a[j*sa], b[j*sb]), with the common stride pairs
@@ -54,9 +53,8 @@ static void binary_chunk(void *ctx, size_t chunk, int thread_index)
     const float *a = (const float *)(intptr_t)args->a, *b = (const float *)(intptr_t)args->b;
     float *y = (float *)(intptr_t)args->y;
     int last = job->ndim - 1;
-    size_t row0 = chunk * job->rows_per_chunk;
-    size_t row_end = row0 + job->rows_per_chunk < job->rows ? row0 + job->rows_per_chunk
-                                                            : job->rows;
+    size_t row0, row_end;
+    sb_step_units(&job->plan, chunk, &row0, &row_end);
     for (size_t row = row0; row < row_end; ++row) {
         ptrdiff_t oa, ob;
         sb_row_offsets(row, job->ndim, args->shape, args->a_stride, args->b_stride, &oa, &ob);
@@ -98,11 +96,9 @@ int sb_binary(const sb_binary_args *args)
     binary_job job = {.args = args, .ndim = (int)args->ndim};
     job.cols = (size_t)args->shape[args->ndim - 1];
     job.rows = total / job.cols;
-    job.rows_per_chunk = job.cols >= ROW_CHUNK_ELEMENTS ? 1 : ROW_CHUNK_ELEMENTS / job.cols;
-    size_t chunks = (job.rows + job.rows_per_chunk - 1) / job.rows_per_chunk;
-    int max_threads = sb_thread_cap(args->max_threads);
-    double ns_per_element = args->op == SB_BIN_POW ? 4.0 : 0.3;
-    int threads = sb_threads_for_work(max_threads, (double)total * ns_per_element, chunks);
-    sb_parallel_run(threads, chunks, binary_chunk, &job);
+    double ns_per_element = args->op == SB_BIN_POW ? SB_COST_POW : SB_COST_MOVE;
+    job.plan = sb_plan_step(job.rows, sb_units_per_chunk(job.cols, SB_STEP_CHUNK_ITEMS),
+                            (double)total * ns_per_element);
+    sb_run_step(&job.plan, args->max_threads, binary_chunk, &job);
     return SB_OK;
 }

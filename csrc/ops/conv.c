@@ -183,7 +183,7 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     desc.a_packed = 1;
     desc.count = d->n * d->groups;
     desc.tile = tile;
-    int status = sb_plan_product(d->isa, d->mode, &desc, plan);
+    int status = sb_plan_product(d->isa->gemm, d->mode, &desc, plan);
     if (status != SB_OK) return status;
     memset(run, 0, sizeof *run);
     run->plan = plan;
@@ -204,7 +204,7 @@ static int run_groups(const sb_conv_desc *d)
 {
     const size_t cin_g = d->c / d->groups, cout_g = d->cout / d->groups;
     const size_t k = cin_g * d->kh * d->kw;
-    const sb_tile *tile = sb_conv_tile(d->isa, cout_g);
+    const sb_tile *tile = sb_conv_tile(d->isa->gemm, cout_g);
     float *own_packed = NULL;
     if (!d->packed && k > 0) {   /* every route reads the weights packed: pack them once */
         size_t bytes;
@@ -264,7 +264,7 @@ int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
     info->isa_path = d.path;
     if (d.n == 0 || d.cout == 0) return SB_OK;
     if (sb_conv_is_depthwise(d.c / d.groups, d.groups)) return sb_depthwise_describe(&d, info);
-    const sb_tile *tile = sb_conv_tile(d.isa, d.cout / d.groups);
+    const sb_tile *tile = sb_conv_tile(d.isa->gemm, d.cout / d.groups);
     if (single_column(&d)) {
         sb_single_column_describe(&d, tile, info);
         return SB_OK;
@@ -291,7 +291,7 @@ size_t sb_conv2d_packed_bytes(int path, size_t cout, size_t cin_per_group, size_
     uint64_t rows = cout;
     if (!sb_conv_is_depthwise(cin_per_group, groups)) {   /* each group padded to whole strips */
         uint64_t cout_g = cout / groups;
-        uint64_t mr = (uint64_t)sb_conv_tile(isa, (size_t)cout_g)->mr;
+        uint64_t mr = (uint64_t)sb_conv_tile(isa->gemm, (size_t)cout_g)->mr;
         rows = groups * ((cout_g + mr - 1) / mr * mr);
     }
     uint64_t floats = rows * k;
@@ -315,7 +315,7 @@ int sb_conv2d_pack(int path, size_t cout, size_t cin_per_group, size_t kh, size_
         return SB_OK;
     }
     size_t cout_g = cout / groups;
-    const sb_tile *tile = sb_conv_tile(isa, cout_g);
+    const sb_tile *tile = sb_conv_tile(isa->gemm, cout_g);
     size_t group_floats = packed_group_floats(tile, cout_g, k);
     for (size_t g = 0; g < groups; ++g)
         sb_pack_a_whole(tile, cout_g, k, w + g * cout_g * k, (ptrdiff_t)k, 1,

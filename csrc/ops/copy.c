@@ -8,14 +8,13 @@
 #include <string.h>
 #include "samebits.h"
 #include "framework/checked.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 #include "ops/strided_rows.h"
-
-#define ROW_CHUNK_ELEMENTS 16384
 
 typedef struct {
     const sb_copy_args *a;
-    size_t rows, cols, rows_per_chunk;
+    size_t rows, cols;
+    sb_step_plan plan;            /* units: output rows */
 } copy_job;
 
 static void copy_chunk(void *ctx, size_t chunk, int thread_index)
@@ -27,9 +26,8 @@ static void copy_chunk(void *ctx, size_t chunk, int thread_index)
     uint32_t *y = (uint32_t *)(intptr_t)a->y;
     int last = (int)a->ndim - 1;
     ptrdiff_t xs = (ptrdiff_t)a->x_stride[last], ys = (ptrdiff_t)a->y_stride[last];
-    size_t row0 = chunk * job->rows_per_chunk;
-    size_t row_end = row0 + job->rows_per_chunk < job->rows ? row0 + job->rows_per_chunk
-                                                            : job->rows;
+    size_t row0, row_end;
+    sb_step_units(&job->plan, chunk, &row0, &row_end);
     for (size_t row = row0; row < row_end; ++row) {
         ptrdiff_t ox, oy;
         sb_row_offsets(row, (int)a->ndim, a->shape, a->x_stride, a->y_stride, &ox, &oy);
@@ -57,10 +55,8 @@ int sb_copy(const sb_copy_args *a)
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
     size_t cols = (size_t)a->shape[a->ndim - 1];
     copy_job job = {.a = a, .cols = cols, .rows = total / cols};
-    job.rows_per_chunk = cols >= ROW_CHUNK_ELEMENTS ? 1 : ROW_CHUNK_ELEMENTS / cols;
-    size_t chunks = (job.rows + job.rows_per_chunk - 1) / job.rows_per_chunk;
-    int max_threads = sb_thread_cap(a->max_threads);
-    int threads = sb_threads_for_work(max_threads, (double)total * 0.3, chunks);
-    sb_parallel_run(threads, chunks, copy_chunk, &job);
+    job.plan = sb_plan_step(job.rows, sb_units_per_chunk(cols, SB_STEP_CHUNK_ITEMS),
+                            (double)total * SB_COST_MOVE);
+    sb_run_step(&job.plan, a->max_threads, copy_chunk, &job);
     return SB_OK;
 }

@@ -17,7 +17,7 @@
 #include "framework/epilogue.h"
 #include "framework/memory.h"
 #include "ops/strided_copy.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 /* Work of one chunk, in taps (multiply-adds): whole planes are grouped up to
  * this; a plane of more than DW_BAND_MIN_TAPS is cut into bands of rows of
@@ -155,7 +155,7 @@ static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *
     memset(call, 0, sizeof *call);
     call->d = d;
     call->exact = d->mode == SB_MODE_EXACT;
-    call->kernel = call->exact ? d->isa->depthwise_exact : d->isa->depthwise_fast;
+    call->kernel = call->exact ? d->isa->dwconv->exact : d->isa->dwconv->fast;
     if (d->c == 0 || d->cout % d->c) return SB_ERR_ARGUMENT;
     call->mult = d->cout / d->c;
 
@@ -202,7 +202,9 @@ static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *
     double total_taps = (double)planes * (double)plane_taps;
     double copied = (double)*chunks * (double)stored_floats;
     *est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS + copied * DW_NS_PER_COPIED);
-    *threads = sb_threads_for_work(d->max_threads, *est_ns, *chunks);
+    /* one unit: a band, or a group of whole planes (the chunking above) */
+    sb_step_plan plan = sb_plan_step(*chunks, 1, *est_ns);
+    *threads = sb_step_threads(&plan, d->max_threads);
 
     /* One workspace: every thread's scratch, the tap offsets, the phase
      * bounds (stride_w <= rs, so those fit whenever the scratch does). */

@@ -7,7 +7,7 @@
 #include "framework/checked.h"
 #include "framework/epilogue.h"
 #include "framework/driver.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 /* A batch after its dimensions of extent 1 are dropped and those that stack
  * whole products along the rows of A and C are folded into m. */
@@ -152,7 +152,7 @@ static int plan_call(const matmul_call *call, sb_product_plan *plan, sb_product_
     desc.b_row = call->b_row, desc.b_col = call->b_col;
     desc.b_form = call->packed ? SB_B_PACKED : SB_B_MATRIX;
     desc.count = call->batch.count;
-    int status = sb_plan_product(call->isa, call->mode, &desc, plan);
+    int status = sb_plan_product(call->isa->gemm, call->mode, &desc, plan);
     if (status != SB_OK) return status;
     if (call->batch.count == 0) plan->route = SB_ROUTE_EMPTY;
     memset(run, 0, sizeof *run);
@@ -221,14 +221,17 @@ int sb_sgemm_packed(int path, int mode, int max_threads, size_t m, size_t n, siz
 
 /* ---- packed B ------------------------------------------------------------ */
 
-static const sb_tile *packing_tile(const sb_isa *isa) { return isa->product_tile[SB_MODE_FAST]; }
+static const sb_tile *packing_tile(const sb_isa *isa)
+{
+    return isa->gemm->product_tile[SB_MODE_FAST];
+}
 
 size_t sb_packed_b_bytes(int path, size_t k, size_t n)
 {
     const sb_isa *isa = sb_isa_get(path);
     size_t floats, bytes;
     if (!isa || !sb_path_built(path) ||
-        !sb_packed_b_floats(isa, packing_tile(isa), k, n, &floats) ||
+        !sb_packed_b_floats(isa->gemm, packing_tile(isa), k, n, &floats) ||
         !sb_mul_ok(floats, sizeof(float), &bytes))
         return 0;
     return bytes;
@@ -268,10 +271,12 @@ int sb_pack_b(int path, int max_threads, size_t k, size_t n, const float *b, ptr
     if (packed_size < bytes) return SB_ERR_ARGUMENT;
     if (k == 0 || n == 0) return SB_OK;
     if (!b || !packed) return SB_ERR_ARGUMENT;
-    pack_job job = {isa, b, b_row, b_col, k, n, sb_packed_b_strips(isa, packing_tile(isa), n),
-                    packed};
-    size_t chunks = sb_ceil_div(k, SB_KC) * sb_ceil_div(job.strips, SB_PACK_STRIPS);
-    double ns = (double)k * (double)job.strips * (double)packing_tile(isa)->nr * SB_NS_PER_PACKED;
-    sb_parallel_run(sb_threads_for_work(max_threads, ns, chunks), chunks, pack_chunk, &job);
+    const sb_tile *tile = packing_tile(isa);
+    pack_job job = {isa, b, b_row, b_col, k, n, sb_packed_b_strips(isa->gemm, tile, n), packed};
+    /* one unit: a k-block of a group of SB_PACK_STRIPS strips */
+    size_t units = sb_ceil_div(k, SB_KC) * sb_ceil_div(job.strips, SB_PACK_STRIPS);
+    double ns = (double)k * (double)job.strips * (double)tile->nr * SB_COST_PACK;
+    sb_step_plan plan = sb_plan_step(units, 1, ns);
+    sb_run_step(&plan, max_threads, pack_chunk, &job);
     return SB_OK;
 }

@@ -24,10 +24,8 @@
 #include "samebits.h"
 #include "framework/geometry.h"
 #include "framework/memory.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
-#define CHUNK_OUTPUTS 16384
-#define NS_PER_TAP 0.5
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
 
 typedef union { uint32_t u; float f; } bits32;
@@ -40,7 +38,7 @@ typedef struct {
     const int64_t *cols;      /* per kx: [lo, hi) of the outputs whose tap kx is inside */
     int64_t pl;
     size_t rows;              /* N*C*OH output rows */
-    size_t rows_per_chunk;
+    sb_step_plan plan;        /* units: output rows */
 } max_pool_ctx;
 
 static void update_unit(float *restrict best, const float *restrict src, size_t n)
@@ -122,9 +120,8 @@ static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const max_pool_ctx *c = (const max_pool_ctx *)ctx;
-    size_t r0 = chunk * c->rows_per_chunk;
-    size_t r1 = r0 + c->rows_per_chunk;
-    if (r1 > c->rows) r1 = c->rows;
+    size_t r0, r1;
+    sb_step_units(&c->plan, chunk, &r0, &r1);
     for (size_t r = r0; r < r1; ++r) max_pool_row(c, r);
 }
 
@@ -189,14 +186,10 @@ int sb_max_pool2d(const sb_max_pool2d_args *args)
         cols[2 * kx + 1] = hi;
     }
 
-    max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows, 1};
-    size_t per = CHUNK_OUTPUTS / (size_t)ow;
-    ctx.rows_per_chunk = per ? per : 1;
-    size_t nchunks = (rows + ctx.rows_per_chunk - 1) / ctx.rows_per_chunk;
-    double est_ns = (double)total_out * (double)kh * (double)kw * NS_PER_TAP;
-    int max_threads = sb_thread_cap(threads);
-    sb_parallel_run(sb_threads_for_work(max_threads, est_ns, nchunks), nchunks, max_pool_chunk,
-                    &ctx);
+    max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows, {0}};
+    double est_ns = (double)total_out * (double)kh * (double)kw * SB_COST_POOL_TAP;
+    ctx.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)ow, SB_STEP_CHUNK_ITEMS), est_ns);
+    sb_run_step(&ctx.plan, threads, max_pool_chunk, &ctx);
     if (cols != stack_cols) sb_workspace_release(cols);
     return SB_OK;
 }

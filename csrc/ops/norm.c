@@ -8,7 +8,7 @@
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/checked.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 enum { NORM_BATCH = 0, NORM_GROUP = 1, NORM_COUNT };
 
@@ -101,16 +101,15 @@ int sb_norm(const sb_norm_args *a)
                     .bias = (const float *)(intptr_t)a->bias};
     uint32_t eps_bits = (uint32_t)a->eps;
     memcpy(&job.eps, &eps_bits, sizeof job.eps);
-    int max_threads = sb_thread_cap(a->max_threads);
-    if (a->op == NORM_BATCH) {
-        int threads = sb_threads_for_work(max_threads, (double)total * 0.5, planes);
-        sb_parallel_run(threads, planes, batch_plane, &job);
-    } else {
+    if (a->op == NORM_BATCH) {   /* one unit: a plane */
+        sb_step_plan plan = sb_plan_step(planes, 1, (double)total * SB_COST_REDUCE);
+        sb_run_step(&plan, a->max_threads, batch_plane, &job);
+    } else {                     /* one unit: the channels of one group of one image */
         job.groups = (size_t)a->groups;
         job.per_group = job.c / job.groups;
         size_t slices = (size_t)a->n * job.groups;
-        int threads = sb_threads_for_work(max_threads, (double)total * 1.5, slices);
-        sb_parallel_run(threads, slices, group_slice, &job);
+        sb_step_plan plan = sb_plan_step(slices, 1, (double)total * SB_COST_GROUP_NORM);
+        sb_run_step(&plan, a->max_threads, group_slice, &job);
     }
     return SB_OK;
 }

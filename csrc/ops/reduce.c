@@ -10,11 +10,11 @@
 #include "isa/isa.h"
 #include "math/activation.h"
 #include "framework/checked.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 #include "isa/vec4.h"
 
 #define BLOCK 256                 /* columns i per unit of work */
-#define ROWS 16                   /* rows per unit of work along the last axis */
+#define ROWS 16                   /* rows per chunk along the last axis */
 
 /* The operation codes: enum sb_reduce_op of samebits.h (tools/make_tables.py). */
 
@@ -22,6 +22,7 @@ typedef struct {
     const sb_reduce_args *args;
     sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) */
     size_t outer, n, inner, blocks;
+    sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */
     const float *x, *weight, *bias;
     float *y;
     float eps;
@@ -237,12 +238,13 @@ static void layer_norm_rows(const reduce_job *job, const float *x, float *y, siz
     }
 }
 
-static void rows_unit(void *ctx, size_t unit, int thread_index)
+static void rows_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const reduce_job *job = (const reduce_job *)ctx;
-    size_t row0 = unit * ROWS;
-    size_t rows = job->outer - row0 < ROWS ? job->outer - row0 : ROWS;
+    size_t row0, row_end;
+    sb_step_units(&job->plan, chunk, &row0, &row_end);
+    size_t rows = row_end - row0;
     const float *x = job->x + row0 * job->n;
     int op = (int)job->args->op;
     if (op == SB_RED_SUM || op == SB_RED_MEAN) {
@@ -258,7 +260,7 @@ static void rows_unit(void *ctx, size_t unit, int thread_index)
     }
 }
 
-static void reduce_unit(void *ctx, size_t unit, int thread_index)
+static void reduce_chunk(void *ctx, size_t unit, int thread_index)
 {
     (void)thread_index;
     const reduce_job *job = (const reduce_job *)ctx;
@@ -312,18 +314,16 @@ int sb_reduce(const sb_reduce_args *args)
     memcpy(&job.eps, &eps_bits, sizeof job.eps);
     /* softmax's exp along rows: fast mode's own where the mode is fast */
     const sb_isa *isa = sb_isa_supported((int)args->path);
-    job.unary = args->mode == SB_MODE_FAST ? isa->unary_fast : isa->unary_exact;
-    int max_threads = sb_thread_cap(args->max_threads);
-    double per_element = args->op >= SB_RED_SOFTMAX ? 3.0 : 0.5;
+    job.unary = args->mode == SB_MODE_FAST ? isa->unary->fast : isa->unary->exact;
+    double est_ns =
+        (double)total * (args->op >= SB_RED_SOFTMAX ? SB_COST_SOFTMAX : SB_COST_REDUCE);
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */
-        size_t units = (job.outer + ROWS - 1) / ROWS;
-        int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
-        sb_parallel_run(threads, units, rows_unit, &job);
+        job.plan = sb_plan_step(job.outer, ROWS, est_ns);
+        sb_run_step(&job.plan, args->max_threads, rows_chunk, &job);
         return SB_OK;
     }
-    job.blocks = (job.inner + BLOCK - 1) / BLOCK;
-    size_t units = job.outer * job.blocks;
-    int threads = sb_threads_for_work(max_threads, (double)total * per_element, units);
-    sb_parallel_run(threads, units, reduce_unit, &job);
+    job.blocks = (job.inner + BLOCK - 1) / BLOCK;   /* one unit: a column block of one o */
+    job.plan = sb_plan_step(job.outer * job.blocks, 1, est_ns);
+    sb_run_step(&job.plan, args->max_threads, reduce_chunk, &job);
     return SB_OK;
 }

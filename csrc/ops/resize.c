@@ -7,7 +7,7 @@
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/geometry.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 typedef struct {
     const sb_resize2d_args *a;
@@ -97,8 +97,8 @@ int sb_resize2d(const sb_resize2d_args *a)
         return SB_ERR_ARGUMENT;
     if (rows == 0) return SB_OK;
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
-    int max_threads = sb_thread_cap(a->max_threads);
-    int threads = sb_threads_for_work(max_threads, (double)rows * (double)a->ow * 2.0, rows);
-    sb_parallel_run(threads, rows, resize_row, &job);
+    /* one unit: an output row */
+    sb_step_plan plan = sb_plan_step(rows, 1, (double)rows * (double)a->ow * SB_COST_RESIZE);
+    sb_run_step(&plan, a->max_threads, resize_row, &job);
     return SB_OK;
 }

@@ -12,7 +12,7 @@
 #include "ops/conv_internal.h"
 #include "framework/checked.h"
 #include "framework/epilogue.h"
-#include "framework/threads.h"
+#include "framework/step.h"
 
 #define CHUNK_STRIPS 8
 #define WEIGHTS_PER_NS 4.0   /* bound by streaming the weights once */
@@ -48,43 +48,40 @@ static void single_column_chunk(void *ctx, size_t chunk, int thread_index)
 }
 
 static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
-                     single_column_job *job, size_t *chunks, double *ns)
+                     single_column_job *job, sb_step_plan *plan)
 {
     job->d = d;
-    job->kernel = d->mode == SB_MODE_EXACT ? d->isa->column_exact : d->isa->column_fast;
+    job->kernel = d->mode == SB_MODE_EXACT ? d->isa->gemm->column_exact : d->isa->gemm->column_fast;
     job->packed = packed;
     job->mr = (size_t)tile->mr;
     job->cin_g = d->c / d->groups, job->cout_g = d->cout / d->groups;
     job->strips = sb_ceil_div(job->cout_g, job->mr);
     job->group_floats = sb_packed_a_floats(tile, job->cout_g, job->cin_g);
     job->chunks_per_group = sb_ceil_div(job->strips, CHUNK_STRIPS);
-    *chunks = d->n * d->groups * job->chunks_per_group;
-    *ns = (double)d->n * (double)d->cout * (double)job->cin_g / WEIGHTS_PER_NS;
+    *plan = sb_plan_step(d->n * d->groups * job->chunks_per_group, 1,
+                         (double)d->n * (double)d->cout * (double)job->cin_g / WEIGHTS_PER_NS);
 }
 
 void sb_single_column_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed)
 {
     single_column_job job;
-    size_t chunks;
-    double ns;
-    plan_job(d, tile, packed, &job, &chunks, &ns);
-    sb_parallel_run(sb_threads_for_work(d->max_threads, ns, chunks), chunks, single_column_chunk,
-                    &job);
+    sb_step_plan plan;
+    plan_job(d, tile, packed, &job, &plan);
+    sb_run_step(&plan, d->max_threads, single_column_chunk, &job);
 }
 
 void sb_single_column_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info)
 {
     single_column_job job;
-    size_t chunks;
-    double ns;
-    plan_job(d, tile, NULL, &job, &chunks, &ns);
+    sb_step_plan plan;
+    plan_job(d, tile, NULL, &job, &plan);
     info->route = SB_ROUTE_COLUMN;
     info->b_source = SB_B_IN_PLACE;
     info->mr = tile->mr, info->nr = 1;
     info->products = (int64_t)(d->n * d->groups);
     info->m = (int64_t)job.cout_g, info->n = 1, info->k = (int64_t)job.cin_g;
-    info->compute_chunks = (int64_t)chunks;
-    info->threads = sb_threads_for_work(d->max_threads, ns, chunks);
+    info->compute_chunks = (int64_t)plan.chunks;
+    info->threads = sb_step_threads(&plan, d->max_threads);
     info->waves = 1;
-    info->estimated_ns = (int64_t)ns;
+    info->estimated_ns = (int64_t)plan.est_ns;
 }

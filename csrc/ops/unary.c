@@ -1,18 +1,12 @@
 /* sb_unary: an elementwise function over a float32 array, cut into fixed
- * chunks that the thread pool runs. A chunk's elements are computed the same
- * way whichever thread runs it, so the thread count never changes a bit. */
+ * chunks (framework/step.h) that the thread pool runs. A chunk's elements
+ * are computed the same way whichever thread runs it, so the thread count
+ * never changes a bit. */
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
 #include "isa/isa.h"
-#include "framework/threads.h"
-
-/* Elements per chunk: large enough that a chunk outweighs its dispatch,
- * small enough that two threads share a 100k-element array. */
-#define UNARY_CHUNK 16384
-/* One thread's cost per element for the work estimate (the slowest
- * operation on a vector path: erf, about 1 ns). */
-#define UNARY_NS_PER_ELEMENT 1.0
+#include "framework/step.h"
 
 typedef struct {
     sb_unary_kernel_fn kernel;
@@ -20,16 +14,16 @@ typedef struct {
     float param;
     const float *x;
     float *y;
-    size_t count;
+    sb_step_plan plan;            /* units: elements */
 } unary_job;
 
 static void unary_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const unary_job *job = (const unary_job *)ctx;
-    size_t start = chunk * UNARY_CHUNK;
-    size_t n = job->count - start < UNARY_CHUNK ? job->count - start : UNARY_CHUNK;
-    job->kernel(job->op, job->param, job->x + start, job->y + start, n);
+    size_t first, end;
+    sb_step_units(&job->plan, chunk, &first, &end);
+    job->kernel(job->op, job->param, job->x + first, job->y + first, end - first);
 }
 
 int sb_unary(const sb_unary_args *args)
@@ -60,12 +54,10 @@ int sb_unary(const sb_unary_args *args)
     if (x != y && (uintptr_t)x < (uintptr_t)(y + count) && (uintptr_t)y < (uintptr_t)(x + count))
         return SB_ERR_ARGUMENT;
     unary_job job = {
-        .kernel = args->mode == SB_MODE_EXACT ? isa->unary_exact : isa->unary_fast,
-        .op = (int)args->op, .param = param, .x = x, .y = y, .count = count,
+        .kernel = args->mode == SB_MODE_EXACT ? isa->unary->exact : isa->unary->fast,
+        .op = (int)args->op, .param = param, .x = x, .y = y,
+        .plan = sb_plan_step(count, SB_STEP_CHUNK_ITEMS, (double)count * SB_COST_UNARY),
     };
-    size_t chunks = (count + UNARY_CHUNK - 1) / UNARY_CHUNK;
-    int max_threads = sb_thread_cap(args->max_threads);
-    int threads = sb_threads_for_work(max_threads, (double)count * UNARY_NS_PER_ELEMENT, chunks);
-    sb_parallel_run(threads, chunks, unary_chunk, &job);
+    sb_run_step(&job.plan, args->max_threads, unary_chunk, &job);
     return SB_OK;
 }

@@ -36,10 +36,15 @@ static const sb_tile tile_6x16 = {
     UKR_TILE_KERNELS(avx2, 16), UKR_GENERIC_PACKERS,
 };
 
+static const sb_gemm_config gemm = {
+    .product_tile = {&tile_6x16, &tile_6x16},
+    UKR_GEMM_KERNELS(avx2),
+};
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx2)};
+
 const sb_isa sb_isa_avx2 = {
     .name = "avx2", .supported = sb_cpu_has_avx2_fma, .fused = 1,
-    .product_tile = {&tile_6x16, &tile_6x16},
-    UKR_ISA_KERNELS(avx2), UNARY_KERNELS(avx2),
+    .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_avx2,
 };
 #else
 const sb_isa sb_isa_avx2 = {.name = "avx2"};  /* not built: no kernels */

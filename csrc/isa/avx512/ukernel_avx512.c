@@ -107,12 +107,17 @@ static const sb_tile *avx512_conv_tile(size_t cout_g)
     return over >= 1 && over <= 8 ? &tile_8x32 : &tile_16x16;
 }
 
-const sb_isa sb_isa_avx512 = {
-    .name = "avx512", .supported = avx512_supported, .fused = 1,
+static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
-    UKR_ISA_KERNELS(avx512), UNARY_KERNELS(avx512),
+    UKR_GEMM_KERNELS(avx512),
+};
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512)};
+
+const sb_isa sb_isa_avx512 = {
+    .name = "avx512", .supported = avx512_supported, .fused = 1,
+    .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_avx512,
 };
 #else
 const sb_isa sb_isa_avx512 = {.name = "avx512"};  /* not built: no kernels */

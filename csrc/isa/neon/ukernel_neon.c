@@ -34,10 +34,15 @@ static const sb_tile tile_8x12 = {
     UKR_TILE_KERNELS(neon, 12), UKR_GENERIC_PACKERS,
 };
 
+static const sb_gemm_config gemm = {
+    .product_tile = {&tile_8x12, &tile_8x12},
+    UKR_GEMM_KERNELS(neon),
+};
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(neon)};
+
 const sb_isa sb_isa_neon = {
     .name = "neon", .supported = neon_supported, .fused = 1,
-    .product_tile = {&tile_8x12, &tile_8x12},
-    UKR_ISA_KERNELS(neon), UNARY_KERNELS(neon),
+    .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_neon,
 };
 #else
 const sb_isa sb_isa_neon = {.name = "neon"};  /* not built: no kernels */

@@ -60,8 +60,13 @@ static const sb_tile tile_4x4 = {
     UKR_TILE_KERNELS(scalar, 4), UKR_GENERIC_PACKERS,
 };
 
+static const sb_gemm_config gemm = {
+    .product_tile = {&tile_4x4, &tile_4x4},
+    UKR_GEMM_KERNELS(scalar),
+};
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(scalar)};
+
 const sb_isa sb_isa_scalar = {
     .name = "scalar", .supported = scalar_supported, .fused = 0,
-    .product_tile = {&tile_4x4, &tile_4x4},
-    UKR_ISA_KERNELS(scalar), UNARY_KERNELS(scalar),
+    .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_scalar,
 };

@@ -59,10 +59,15 @@ static const sb_tile tile_vec4 = {
     UKR_TILE_KERNELS(vec4, 8), UKR_GENERIC_PACKERS,
 };
 
+static const sb_gemm_config gemm = {
+    .product_tile = {&tile_vec4, &tile_vec4},
+    UKR_GEMM_KERNELS(vec4),
+};
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(vec4)};
+
 const sb_isa sb_isa_vec4 = {
     .name = "vec4", .supported = vec4_supported, .fused = VEC4_FUSED,
-    .product_tile = {&tile_vec4, &tile_vec4},
-    UKR_ISA_KERNELS(vec4), UNARY_KERNELS(vec4),
+    .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_vec4,
 };
 #else
 const sb_isa sb_isa_vec4 = {.name = "vec4"};  /* not built: no kernels */
