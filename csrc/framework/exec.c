@@ -17,7 +17,6 @@
 #include <string.h>
 #include "framework/driver.h"
 #include "framework/checked.h"
-#include "framework/epilogue.h"
 
 /* Per-thread scratch: the A block of one tile, a packed edge group of B, an
  * edge tile of C, and a panel (or strip) of B. Sizes as plan.c's
@@ -54,12 +53,14 @@ static const float *packed_b_of(const sb_product_state *state)
 }
 
 /* A finished piece of C (rows from `row`, columns from `col`): bias,
- * activation and the canonical NaN, while it is in cache. */
+ * activation and the canonical NaN, while it is in cache, at the path's
+ * vector width. */
 static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
                            size_t row, size_t col, size_t rows, size_t cols)
 {
-    sb_epilogue(c, ops->ldc, rows, cols, ops->row_bias ? ops->row_bias + row : NULL,
-                ops->col_bias ? ops->col_bias + col : NULL, run->activation);
+    run->plan->gemm->epilogue(c, ops->ldc, rows, cols,
+                              ops->row_bias ? ops->row_bias + row : NULL,
+                              ops->col_bias ? ops->col_bias + col : NULL, run->activation);
 }
 
 /* Strips [strip0, strip_end) of k-block rows [p0, p0 + kc) of the product's

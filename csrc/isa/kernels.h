@@ -11,6 +11,7 @@
 #define SB_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Tile: ap is an MR-row strip of packed A (element (p, r) at p*MR + r); bp
  * holds kc rows of NR values of B, row p at bp + p*b_step (b_step is NR for a
@@ -53,5 +54,12 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, const flo
 typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, const float *w,
                                        const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
                                        float *out, ptrdiff_t out_row);
+
+/* Epilogue of finished outputs: to rows x cols outputs at c (row stride
+ * ldc), + row_bias[i] or + col_bias[j] (at most one given), the activation
+ * (enum sb_activation, its parameter in the high 32 bits), then every NaN
+ * made canonical (isa/epilogue_template.h; framework/epilogue.h). */
+typedef void (*sb_epilogue_fn)(float *c, ptrdiff_t ldc, size_t rows, size_t cols,
+                               const float *row_bias, const float *col_bias, int64_t activation);
 
 #endif

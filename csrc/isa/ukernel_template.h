@@ -10,7 +10,8 @@
  * passes on is the hardware's and the compiler's choice (operand order),
  * not the definition's, and this way no route, tile or path shows it. Then
  * UKR_DEFINE_TILE(name, MR, NR, fused) defines one tile's kernels and
- * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels;
+ * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels
+ * and the epilogue (epilogue_template.h);
  * UKR_TILE_KERNELS, UKR_GEMM_KERNELS and UKR_DWCONV_KERNELS name them in the
  * descriptors and configs (isa.h).
  *
@@ -21,6 +22,8 @@
 
 /* The accumulator arrays are sized for the file's largest tile; the
  * compiler keeps only the ones a tile uses, in registers. */
+#include "isa/epilogue_template.h"
+
 #if !defined(UKR_TILE_MAX_MR) || !defined(UKR_TILE_MAX_NV)
 #error "define UKR_TILE_MAX_MR and UKR_TILE_MAX_NV (the largest tile's MR and NR / UKR_LANES)"
 #endif
@@ -446,6 +449,7 @@ ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
 /* The kernels of an ISA that are not tied to one tile: sb_row_<isa>_*,
  * sb_column_<isa>_* and sb_dw_<isa>_*, each {exact, fast}. */
 #define UKR_DEFINE_ISA(isa, fused_flag)                                                      \
+    EPILOGUE_DEFINE(sb_epilogue_##isa)                                                       \
     void sb_row_##isa##_exact(size_t nr, size_t kc, const float *a, ptrdiff_t a_step,        \
                               const float *bp, ptrdiff_t b_step, ptrdiff_t strip_step,       \
                               float *c, int accumulate)                                      \
@@ -487,7 +491,7 @@ ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
     .lanes = UKR_LANES, .max_mr = UKR_TILE_MAX_MR, .max_nr = UKR_TILE_MAX_NV * UKR_LANES,     \
     .row_strips = UKR_ROW_STRIPS, .row_exact = sb_row_##isa##_exact,                         \
     .row_fast = sb_row_##isa##_fast, .column_exact = sb_column_##isa##_exact,                \
-    .column_fast = sb_column_##isa##_fast
+    .column_fast = sb_column_##isa##_fast, .epilogue = sb_epilogue_##isa
 #define UKR_DWCONV_KERNELS(isa) .exact = sb_dw_##isa##_exact, .fast = sb_dw_##isa##_fast
 
 /* The packers every tile of this build uses (pack.c). */

@@ -1,0 +1,86 @@
+/* The epilogue of finished outputs (sb_epilogue_fn, kernels.h), written once
+ * in plain C and instantiated per ISA, compiled with that path's flags, so
+ * that it runs at the path's vector width while the tile it finishes is still
+ * in the first-level cache. framework/epilogue.c instantiates it once more,
+ * for the callers that hold no ISA.
+ *
+ * Per output, in this order: + the row's or the column's bias (one rounded
+ * add; none when both are null), the activation (math/activation.h: the
+ * element functions the standalone operations use, so a fused activation has
+ * their bits), then a NaN made canonical (0x7FC00000). One loop per row does
+ * all three for each element: the same operations on the same values as
+ * three passes, so the fusion and the vector width cannot change a bit; the
+ * switch over the activation stays outside the loop, so each loop is a
+ * straight sequence the compiler vectorises. */
+#ifndef SB_EPILOGUE_TEMPLATE_H
+#define SB_EPILOGUE_TEMPLATE_H
+
+#include <stdint.h>
+#include <string.h>
+#include "samebits.h"
+#include "math/activation.h"
+
+static inline float epi_canonical(float v)
+{
+    return v != v ? sbt_float(SB_CANONICAL_NAN_BITS) : v;
+}
+
+/* The rows of one activation, ACT(v) being its element function of v. */
+#define EPI_ROWS(ACT)                                                                        \
+    for (size_t i = 0; i < rows; ++i) {                                                      \
+        float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
+        if (col_bias) {                                                                      \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j] + col_bias[j];                                              \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
+        } else if (row_bias) {                                                               \
+            const float bias = row_bias[i];                                                  \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j] + bias;                                                     \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
+        } else {                                                                             \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j];                                                            \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+    return;
+
+#define EPI_NONE(v) (v)
+#define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
+#define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
+
+/* Defines void NAME(c, ldc, rows, cols, row_bias, col_bias, activation). */
+#define EPILOGUE_DEFINE(NAME)                                                                \
+    void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,     \
+              const float *col_bias, int64_t activation)                                     \
+    {                                                                                        \
+        const int code = (int)((uint64_t)activation & 0xffu);                                \
+        const uint32_t param_bits = (uint32_t)((uint64_t)activation >> 32);                  \
+        float param;                                                                         \
+        memcpy(&param, &param_bits, sizeof param);                                           \
+        (void)param;                                                                         \
+        /* Nothing to do: the kernels store NaN canonical themselves. */                     \
+        if (!row_bias && !col_bias && code == SB_ACT_NONE) return;                           \
+        switch (code) {                                                                      \
+        case SB_ACT_NONE: EPI_ROWS(EPI_NONE)                                                 \
+        case SB_ACT_RELU: EPI_ROWS(sb_act_relu)                                              \
+        case SB_ACT_RELU6: EPI_ROWS(sb_act_relu6)                                            \
+        case SB_ACT_LEAKY_RELU: EPI_ROWS(EPI_LEAKY_RELU)                                     \
+        case SB_ACT_GELU: EPI_ROWS(sb_act_gelu)                                              \
+        case SB_ACT_GELU_TANH: EPI_ROWS(sb_act_gelu_tanh)                                    \
+        case SB_ACT_SILU: EPI_ROWS(sb_act_silu)                                              \
+        case SB_ACT_HARDSWISH: EPI_ROWS(sb_act_hardswish)                                    \
+        case SB_ACT_HARDSIGMOID: EPI_ROWS(sb_act_hardsigmoid)                                \
+        case SB_ACT_SIGMOID: EPI_ROWS(sb_exact_sigmoid)                                      \
+        case SB_ACT_TANH: EPI_ROWS(sb_exact_tanh)                                            \
+        case SB_ACT_HARDSWISH_ONNX: EPI_ROWS(sb_act_hardswish_onnx)                          \
+        case SB_ACT_HARDSIGMOID_ONNX: EPI_ROWS(EPI_HARDSIGMOID_ONNX)                         \
+        default: EPI_ROWS(EPI_NONE) /* unreachable: the callers check the code */            \
+        }                                                                                    \
+    }
+
+#endif
