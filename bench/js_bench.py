@@ -6,6 +6,12 @@ page (web/js-bench.html).
 
     python bench/js_bench.py                          # 1 and 2 threads, 2 pages each
     python bench/js_bench.py --threads 2 --shapes sq256,m1 --pages 3 --no-write
+    python bench/js_bench.py --shapes none --models vad_small,squeezenet_small,onehot_classifier
+
+With --models, reference networks (web/make_models.py writes their files,
+SMALL_NETWORKS at batch 1) run through the npm package's loadModel (the C
+graph runtime in the module) against onnxruntime-web's InferenceSession on
+the same files, at the same thread counts.
 
 Each page is a fresh browser process; every cell keeps the faster of its
 pages' times (V8 sometimes leaves a hot loop unoptimised in one page) and
@@ -38,6 +44,9 @@ LARGE = ("sq256", "sq512", "sq1024", "bert128-qkvo", "bert128-ffn-up", "bert128-
          "bert4096-qkvo", "bert4096-ffn-up", "bert4096-ffn-down")
 SMALL = ("sq64", "sq128", "m1", "m32")
 FAST_TARGET, EXACT_TARGET, SMALL_TARGET = 1.3, 1.0, 1.0
+# Issue 20's target for the small networks: fast >= 1.3x onnxruntime-web.
+MODEL_FAST_TARGET = 1.3
+MODEL_TOLERANCE = 1e-3   # probes' relative agreement with samebits exact (sums in other orders)
 
 
 def run_page(query: dict, timeout_s: float, log) -> dict:
@@ -74,6 +83,64 @@ def check_agreement(best: dict) -> list[str]:
             if not abs(got - want) <= 1e-3 * k ** 0.5:
                 problems.append(f"{lib} t={t} ({m}, {n}, {k}): {got!r} vs exact {want!r}")
     return problems
+
+
+def best_model_cells(pages: list[dict]) -> dict[tuple, dict]:
+    """(lib, threads, name) -> the fastest network cell over the pages."""
+    best: dict[tuple, dict] = {}
+    for page in pages:
+        for c in page.get("modelCells") or []:
+            key = (c["lib"], c["threads"], c["name"])
+            entry = best.setdefault(key, {**c, "page_ms": []})
+            entry["page_ms"].append(round(c["ms"], 4))
+            if c["ms"] < entry["ms"]:
+                entry.update(ms=c["ms"])
+    return best
+
+
+def check_model_agreement(best: dict) -> list[str]:
+    problems = []
+    for (lib, t, name), cell in best.items():
+        ref = best.get(("samebits-exact", t, name))
+        if lib == "samebits-exact" or ref is None:
+            continue
+        for got, want in zip(cell["probes"], ref["probes"]):
+            if not abs(got - want) <= MODEL_TOLERANCE * max(1.0, abs(want)):
+                problems.append(f"{lib} t={t} {name}: output {got!r}, samebits exact {want!r}")
+    return problems
+
+
+def models_markdown(best: dict, names: list[str], thread_counts: list[int], meta: dict) -> str:
+    if not names:
+        return ""
+    lines = ["## Networks", "",
+             f"The npm package's `loadModel(bytes, {{mode}})` (the C graph runtime in the "
+             f"module; fast mode on the relaxed-SIMD build) against onnxruntime-web "
+             f"{meta['ort']} (`InferenceSession.create`, wasm execution provider, "
+             "graphOptimizationLevel all, intraOpNumThreads = t) on the same ONNX files "
+             "(web/make_models.py, batch 1), each run's inputs copied in and outputs out "
+             "(timed, for both). Outputs checked against samebits exact (three probes, "
+             f"relative {MODEL_TOLERANCE}). Target: fast >= {MODEL_FAST_TARGET}x "
+             "onnxruntime-web.", "",
+             "| network | threads | samebits-fast ms | samebits-exact ms | ort ms | fast/ort "
+             "| exact/ort | spread (max/min over pages) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name in names:
+        for t in thread_counts:
+            cells = {lib: best.get((lib, t, name)) for lib in ("samebits-fast", "samebits-exact", "ort")}
+            row = [name, str(t)] + [f"{c['ms']:.3f}" if c else "—" for c in cells.values()]
+            for lib in ("samebits-fast", "samebits-exact"):
+                if cells[lib] and cells["ort"]:
+                    ratio = cells["ort"]["ms"] / cells[lib]["ms"]
+                    mark = ""
+                    if lib == "samebits-fast":
+                        mark = " ✓" if ratio >= MODEL_FAST_TARGET else " ✗"
+                    row.append(f"{ratio:.2f}x{mark}")
+                else:
+                    row.append("—")
+            spreads = [max(c["page_ms"]) / min(c["page_ms"]) for c in cells.values() if c]
+            row.append(f"{max(spreads):.2f}" if spreads else "—")
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines + [""])
 
 
 def markdown(best: dict, shapes: dict, thread_counts: list[int], meta: dict) -> str:
@@ -146,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per page")
+    parser.add_argument("--models", default="none",
+                        help="reference networks (web/make_models.py), comma-separated, or none")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
@@ -153,6 +222,11 @@ def main(argv: list[str] | None = None) -> int:
         print("js_bench.py: run bash js/build.sh first", file=sys.stderr)
         return 2
     thread_counts = [int(t) for t in args.threads.split(",")]
+    model_names = [n for n in args.models.split(",") if n and n != "none"]
+    if model_names:
+        sys.path.insert(0, str(ROOT / "web"))
+        from make_models import make_models
+        make_models(networks=model_names)
     pages, shapes, info = [], {}, {}
     for t in thread_counts:
         for index in range(args.pages):
@@ -160,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"threads={t}: page {index + 1} of {args.pages} (load average {load:.2f})",
                   flush=True)
             query = {"threads": t, "libs": args.libs, "shapes": args.shapes, "minms": args.minms,
-                     "reps": args.reps, "warmup": args.warmup}
+                     "reps": args.reps, "warmup": args.warmup, "models": args.models}
             result = run_page(query, args.timeout, lambda s: print(s, flush=True))
             if result.get("error") or result.get("blocked") or not result["crossOriginIsolated"]:
                 print(f"js_bench.py: page error: {result.get('error')}; blocked: "
@@ -171,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
             pages.append(result)
             shapes, info = result["shapes"], result["info"]
     best = best_cells(pages)
-    problems = check_agreement(best)
+    best_models = best_model_cells(pages)
+    problems = check_agreement(best) + check_model_agreement(best_models)
     if problems:
         print("js_bench.py: outputs disagree:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 1
@@ -179,15 +254,24 @@ def main(argv: list[str] | None = None) -> int:
             "cpu": cpu_name(), "samebits": info.get("samebits", {}).get("version", "?"),
             "tfjs": package_version(PEERS["tfjs"]), "ort": package_version(PEERS["ort"]),
             "timing": pages[0]["timing"], "pages": args.pages}
-    text = markdown(best, shapes, thread_counts, meta)
+    text = markdown(best, shapes, thread_counts, meta) if shapes else (
+        f"# The npm package in Chromium, {meta['date']}\n\nChromium {meta['chromium']} "
+        f"(headless, `{' '.join(CHROMIUM_ARGS)}`), cross-origin isolated; CPU: {meta['cpu']} "
+        f"({os.cpu_count()} logical processors). Timing: {meta['timing']['warmup']} warm-up "
+        f"runs, then runs repeated for at least {meta['timing']['minMs']} ms and averaged, "
+        f"median of {meta['timing']['reps']} such means; each library in its own fresh "
+        f"worker; {meta['pages']} fresh browser processes per thread count, the fastest "
+        "kept, all in the JSON (`page_ms`).\n")
+    text += "\n" + models_markdown(best_models, model_names, thread_counts, meta)
     print(text)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"js-browser-{meta['date']}"
+        stem = args.out / (f"js-browser-{meta['date']}" + ("-models" if not shapes else ""))
         stem.with_suffix(".md").write_text(text)
         stem.with_suffix(".json").write_text(json.dumps(
             {"meta": meta, "info": info, "loads": [p["load_before"] for p in pages],
-             "cells": list(best.values())}, indent=1))
+             "cells": list(best.values()), "model_cells": list(best_models.values())},
+            indent=1))
         print(f"wrote {stem}.md and .json")
     return 0
 

@@ -29,7 +29,8 @@ export function opInput(op, n) {
 /** The inputs of a reference network from the container web/make_models.py
  *  writes (samebits.onnx.suite.pack_feeds): a JSON header line [[name, dtype,
  *  shape], ...], then each array's little-endian bytes. Returns
- *  [{name, dtype, shape, data}] with Float32Array or BigInt64Array data. */
+ *  [{name, dtype, shape, data}] with Float32Array, BigInt64Array or
+ *  Int32Array data. */
 export function unpackFeeds(bytes) {
   const nl = bytes.indexOf(10);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(0, nl)));
@@ -39,7 +40,8 @@ export function unpackFeeds(bytes) {
     const size = dtype === "int64" ? 8 : 4;
     const raw = bytes.slice(at, at + n * size);
     at += n * size;
-    const data = dtype === "int64" ? new BigInt64Array(raw.buffer) : new Float32Array(raw.buffer);
+    const data = dtype === "int64" ? new BigInt64Array(raw.buffer)
+      : dtype === "int32" ? new Int32Array(raw.buffer) : new Float32Array(raw.buffer);
     return { name, dtype, shape, data };
   });
 }
@@ -48,6 +50,17 @@ export function unpackFeeds(bytes) {
  *  the first, the middle and the last. */
 export function probes(c, m, n) {
   return [c[0], c[Math.floor(m / 2) * n + Math.floor(n / 2)], c[m * n - 1]];
+}
+
+/** Calls `call` (synchronous or returning a promise) for at least ms
+ *  milliseconds, untimed: lets the engine tier hot WebAssembly functions up
+ *  to its optimising compiler before a whole network is timed. */
+export async function warmFor(call, ms) {
+  const start = performance.now();
+  do {
+    const r = call();
+    if (r instanceof Promise) await r;
+  } while (performance.now() - start < ms);
 }
 
 /** Median over opts.reps of the mean milliseconds per call of `call`, which

@@ -2,7 +2,7 @@
 // job.threads threads (default 1; more need a cross-origin-isolated page), no
 // proxy worker. The model is one MatMul node with B as a constant
 // initializer (onnx-matmul.mjs).
-import { probes, randomFloats, timeCall, unpackFeeds } from "./bench-common.mjs";
+import { probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
 import { matmulModel } from "./onnx-matmul.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
@@ -40,7 +40,8 @@ async function runShape([m, n, k]) {
   }
 }
 
-// A reference network (web/make_models.py's files), the whole graph.
+// A reference network (web/make_models.py's files), the whole graph, at
+// job.threads threads.
 async function runModel({ name, modelsURL }) {
   const { job, ort } = state;
   const get = async (file) => {
@@ -50,18 +51,20 @@ async function runModel({ name, modelsURL }) {
   };
   const session = await ort.InferenceSession.create(await get(`${name}.onnx`),
     { executionProviders: ["wasm"], graphOptimizationLevel: "all",
-      intraOpNumThreads: 1, interOpNumThreads: 1 });
+      intraOpNumThreads: job.threads ?? 1, interOpNumThreads: 1 });
   try {
     const feeds = {};
     for (const f of unpackFeeds(await get(`${name}.feeds`))) {
       feeds[f.name] = new ort.Tensor(f.dtype, f.data, f.shape);
     }
     let y = null;
-    const { ms } = await timeCall(async () => {
+    const run = async () => {
       const out = await session.run(feeds);
       y = out[session.outputNames[0]].data;
-    }, job);
-    post("modelCell", { lib: "ort", name, ms, probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
+    };
+    await warmFor(run, job.minMs);
+    const { ms } = await timeCall(run, job);
+    post("modelCell", { lib: "ort", threads: job.threads ?? 1, name, ms, probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
   } finally {
     await session.release();
   }

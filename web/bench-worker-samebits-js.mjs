@@ -2,8 +2,10 @@
 // matmul timed with `out` preallocated, in each mode, with B packed once
 // (packMatrix), as the peers keep their weights: each call copies A into the
 // module's memory and C out of it (timed: what a caller of the API pays).
+// A reference network runs through loadModel: the C graph runtime in the
+// module, each run copying the inputs in and the outputs out (timed).
 import * as samebits from "../js/index.mjs";
-import { probes, randomFloats, timeCall } from "./bench-common.mjs";
+import { probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 let state = null;
@@ -29,10 +31,43 @@ async function runShape([m, n, k]) {
   }
 }
 
+async function fetchBytes(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// A reference network (web/make_models.py's files), the whole graph, in each mode.
+async function runModel({ name, modelsURL }) {
+  const { job, sb } = state;
+  const bytes = await fetchBytes(new URL(`${name}.onnx`, modelsURL));
+  const feeds = {};
+  for (const f of unpackFeeds(await fetchBytes(new URL(`${name}.feeds`, modelsURL)))) {
+    feeds[f.name] = { data: f.data, dims: f.shape };
+  }
+  for (const mode of job.modes) {
+    const model = await sb.loadModel(bytes, { mode });
+    try {
+      const first = model.outputs[0].name;
+      let y = null;
+      const run = () => { y = model.run(feeds)[first].data; };
+      await warmFor(run, job.minMs);
+      const { ms } = await timeCall(run, job);
+      post("modelCell", { lib: `samebits-${mode}`, threads: sb.threads, name, ms,
+                          probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
+    } finally {
+      model.dispose();
+    }
+  }
+}
+
+// Messages: {type: "init", ...job} -> "ready"; {type: "shape", shape} -> "cell"s,
+// "shapeDone"; {type: "model", name, modelsURL} -> "modelCell"s, "shapeDone".
 self.onmessage = async ({ data }) => {
   try {
     if (data.type === "init") post("ready", { info: await init(data) });
     else if (data.type === "shape") { await runShape(data.shape); post("shapeDone"); }
+    else if (data.type === "model") { await runModel(data); post("shapeDone"); }
     else post("shapeDone");
   } catch (err) {
     post("error", { message: String(err && err.stack ? err.stack : err) });

@@ -2,8 +2,9 @@
 // ?threads=N, every shape timed by all libraries in turn (bench-common.mjs
 // has the method). Results go to the table and to window.jsBenchResult.
 //
-// Query: threads=1   libs=samebits,tfjs,ort   shapes=NAME,...|all (bench-shapes.mjs)
-//        modes=fast,exact   warmup=2   minms=80   reps=3
+// Query: threads=1   libs=samebits,tfjs,ort   shapes=NAME,...|all|none (bench-shapes.mjs)
+//        models=NAME,...|none (reference networks from out/models/, web/make_models.py;
+//        samebits and ort only)   modes=fast,exact   warmup=2   minms=80   reps=3
 import { SHAPES } from "./bench-shapes.mjs";
 import { startWorker } from "./bench-client.mjs";
 
@@ -12,11 +13,14 @@ const list = (name, fallback) => (params.get(name) || fallback).split(",").filte
 const threads = Number(params.get("threads") ?? 1);
 const libs = list("libs", "samebits,tfjs,ort");
 const modes = list("modes", "fast,exact");
-const shapeNames = list("shapes", "all").includes("all") ? Object.keys(SHAPES) : list("shapes", "");
+const shapeNames = list("shapes", "all").includes("all") ? Object.keys(SHAPES)
+  : list("shapes", "").filter((n) => n !== "none");
+const modelNames = list("models", "none").filter((n) => n !== "none");
 for (const name of shapeNames) if (!SHAPES[name]) throw new Error(`unknown shape ${name}`);
 const timing = { warmup: Number(params.get("warmup") ?? 2), minMs: Number(params.get("minms") ?? 80),
                  reps: Number(params.get("reps") ?? 3) };
-const result = { done: false, error: null, cells: [], info: {}, threads, libs, modes, timing,
+const result = { done: false, error: null, cells: [], modelCells: [], models: modelNames,
+                 info: {}, threads, libs, modes, timing,
                  shapes: Object.fromEntries(shapeNames.map((n) => [n, SHAPES[n]])),
                  crossOriginIsolated: self.crossOriginIsolated, userAgent: navigator.userAgent };
 window.jsBenchResult = result;
@@ -42,6 +46,11 @@ function render() {
 function startLibWorker(lib) {
   const [url, type] = WORKERS[lib];
   return startWorker(lib, url, type, (data) => {
+    if (data.type === "modelCell") {
+      const { type: _, ...cell } = data;
+      result.modelCells.push(cell);
+      return;
+    }
     if (data.type !== "cell") return;
     const { type: _, ...cell } = data;
     result.cells.push({ ...cell, gflops: (2 * cell.m * cell.n * cell.k) / (cell.ms * 1e6) });
@@ -64,6 +73,13 @@ async function main() {
       for (const lib of libs) {
         status.textContent = `timing ${name} with ${lib}…`;
         await workers[lib].send({ type: "shape", shape: SHAPES[name] });
+      }
+    }
+    const modelsURL = new URL("out/models/", location.href).href;
+    for (const name of modelNames) {
+      for (const lib of libs.filter((l) => l !== "tfjs")) {
+        status.textContent = `timing ${name} with ${lib}…`;
+        await workers[lib].send({ type: "model", name, modelsURL });
       }
     }
   } finally {

@@ -29,7 +29,7 @@ MODELS_SUITE_VERSION = 1
 SUITE_NETWORKS = {"resnet50": 1, "mobilenet_v3_large": 1, "bert_base": 1, "minilm_l6": 2,
                   "whisper_small_encoder": 1}
 
-_DTYPES = {"float32": ("f", 4), "int64": ("q", 8)}
+_DTYPES = {"float32": ("f", 4), "int64": ("q", 8), "int32": ("i", 4)}
 
 
 def pack_feeds(feeds: Mapping[str, Any]) -> bytes:
@@ -39,10 +39,11 @@ def pack_feeds(feeds: Mapping[str, Any]) -> bytes:
     header, blobs = [], []
     for name, value in feeds.items():
         a = np.ascontiguousarray(value)
-        dtype = {np.dtype(np.float32): "float32", np.dtype(np.int64): "int64"}.get(a.dtype)
+        dtype = {np.dtype(np.float32): "float32", np.dtype(np.int64): "int64",
+                 np.dtype(np.int32): "int32"}.get(a.dtype)
         if dtype is None:
-            raise TypeError(f"pack_feeds: {name!r} has dtype {a.dtype}; float32 and int64 are "
-                            f"supported")
+            raise TypeError(f"pack_feeds: {name!r} has dtype {a.dtype}; float32, int64 and "
+                            f"int32 are supported")
         header.append([name, dtype, list(a.shape)])
         blobs.append(a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes())
     return json.dumps(header).encode() + b"\n" + b"".join(blobs)
@@ -115,9 +116,10 @@ def header() -> str:
 
 
 def build_files(networks: Iterable[str] = SUITE_NETWORKS) -> dict[str, tuple[bytes, bytes]]:
-    """Native only (onnx, numpy): {network: (model bytes, packed feeds)}."""
+    """Native only (onnx, numpy): {network: (model bytes, packed feeds)}; a
+    network outside the suite (reference.SMALL_NETWORKS) at batch 1."""
     from . import reference
-    return {n: (reference.build(n), pack_feeds(reference.inputs(n, SUITE_NETWORKS[n])))
+    return {n: (reference.build(n), pack_feeds(reference.inputs(n, SUITE_NETWORKS.get(n, 1))))
             for n in networks}
 
 
