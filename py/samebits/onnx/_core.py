@@ -139,14 +139,31 @@ def _int_compatible_buffer(feed: _Feed, want: int) -> _Feed:
     return _Feed(want, feed.shape, ctypes.addressof(cell), (raw, cell))
 
 
+class _OutputBuffer:
+    """Owns one output buffer the C runtime allocated (64-byte aligned) and
+    frees it when the last numpy array over it goes: the array is a view of
+    the buffer, not a copy (numpy's __array_interface__ protocol)."""
+
+    __slots__ = ("_address", "_free", "__array_interface__")
+
+    def __init__(self, address: int, dtype: str, shape: tuple[int, ...]) -> None:
+        self._address = address
+        self._free = _lib.lib.sb_buffer_free   # held: module globals may be gone at exit
+        self.__array_interface__ = {"data": (address, False), "typestr": dtype,
+                                    "shape": shape, "version": 3}
+
+    def __del__(self) -> None:
+        self._free(self._address)
+
+
 def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
+    """An output as a numpy array that takes over the C buffer, or (without
+    numpy arrays in or out) as a memoryview over a copy; the caller frees the
+    buffer in the second case only."""
     dtype = int(arg.dtype)
     shape = tuple(arg.dims[:arg.rank])
     if numpy_out:
-        out = np.empty(shape, dtype=_NUMPY[dtype])
-        if out.nbytes:
-            ctypes.memmove(out.ctypes.data, arg.data, out.nbytes)
-        return out
+        return np.asarray(_OutputBuffer(int(arg.data), _NUMPY[dtype], shape))
     n = 1
     for s in shape:
         n *= s
@@ -319,10 +336,14 @@ class Session:
         # (no use_path: the session's path was fixed at load, in sb_load_args)
         status = self._lib.sb_session_run(self._handle, ctypes.addressof(args))
         raise_status(self._lib, status, "run")
+        out = {}
+        taken = 0   # buffers now owned by numpy arrays (numpy_out): freed with them
         try:
-            out = {name: _export(results[k], numpy_out) for k, name in enumerate(wanted)}
+            for k, name in enumerate(wanted):
+                out[name] = _export(results[k], numpy_out)
+                taken = k + 1 if numpy_out else 0
         finally:
-            for k in range(len(wanted)):
+            for k in range(taken, len(wanted)):
                 self._lib.sb_buffer_free(ctypes.c_void_p(results[k].data))
         if profile is not None:
             assert ns is not None and calls is not None
