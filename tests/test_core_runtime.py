@@ -211,6 +211,45 @@ def test_regression_inputs_give_clean_errors():
                     pass
 
 
+def _one_input_model(nodes, outputs=("y",)) -> bytes:
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TP.FLOAT, [2])],
+                              [helper.make_tensor_value_info(o, TP.FLOAT, None) for o in outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+@pytest.mark.parametrize("nodes, outputs, message", [
+    # the fuzz target's first finding (tests/fuzz/regressions/node_without_outputs.onnx):
+    # a node with no outputs reached the kernel with a null output and crashed
+    ([helper.make_node("Relu", ["x"], []), helper.make_node("Neg", ["x"], ["y"])], ("y",),
+     "node 0 \\(Relu\\): the node has no outputs"),
+    ([helper.make_node("Relu", ["x"], [""]), helper.make_node("Neg", ["x"], ["y"])], ("y",),
+     "output 0 is left out \\(an empty name\\); Relu needs it"),
+    ([helper.make_node("Relu", ["x"], ["y", "z"])], ("y", "z"),
+     "the node names 2 outputs; the operator has no output 1"),
+    ([helper.make_node("Relu", ["x"], ["y", "z"])], ("y",),
+     "the node names 2 outputs; the operator has no output 1"),
+])
+def test_node_outputs_are_checked(nodes, outputs, message):
+    """A node must name its operator's first output, and no output the
+    operator does not have: a clear ValueError, never a crash."""
+    with pytest.raises(ValueError, match=message):
+        so.load(_one_input_model(nodes, outputs)).run({"x": np.ones(2, np.float32)})
+
+
+def test_lstm_may_leave_its_first_output_out():
+    """LSTM's Y is optional: a node giving only Y_h runs (its kernel checks each output)."""
+    hidden, inp = 3, 2
+    w = numpy_helper.from_array(np.full((1, 4 * hidden, inp), 0.1, np.float32), "w")
+    r = numpy_helper.from_array(np.full((1, 4 * hidden, hidden), 0.1, np.float32), "r")
+    node = helper.make_node("LSTM", ["x", "w", "r"], ["", "h"], hidden_size=hidden)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TP.FLOAT, [4, 1, inp])],
+                              [helper.make_tensor_value_info("h", TP.FLOAT, None)],
+                              initializer=[w, r])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]).SerializeToString()
+    h = so.load(data).run({"x": np.ones((4, 1, inp), np.float32)})["h"]
+    assert h.shape == (1, 1, hidden) and np.all(np.isfinite(h))
+
+
 def test_fuzz_target_fixed_seed_pass():
     """The libFuzzer target (make fuzz runs it for a set time) over the seed
     corpus and 2000 mutations from seed 1, under ASan and UBSan: no crash,

@@ -224,6 +224,12 @@ static int find_op(const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
             return sb_fail(SB_ERR_UNSUPPORTED, "%s: model-local functions are not supported", where);
     n->op = sb_op_find(p->op_type);
     if (!n->op) return sb_fail(SB_ERR_UNSUPPORTED, "%s: operator '%s' is not supported", where, p->op_type);
+    /* Every operator's run writes output 0 (LSTM and GRU check each) */
+    if (n->n_out == 0)
+        return sb_fail(SB_ERR_VALUE, "%s: the node has no outputs", where);
+    if (n->out[0] < 0 && !(n->op->flags & SB_OP_OPTIONAL_FIRST))
+        return sb_fail(SB_ERR_VALUE, "%s: output 0 is left out (an empty name); %s needs it", where,
+                       p->op_type);
     return SB_OK;
 }
 
@@ -275,6 +281,7 @@ static int fold(sb_graph *g, sb_node *n)
     int status = n->op->infer(&I);
     if (status == SB_NEEDS_VALUES)
         status = sb_fail(SB_ERR_VALUE, "node %d (%s): its constant inputs lack values", n->index, n->op_type);
+    if (!status) status = sb_check_inferred_outputs(n, infos);
     void *workspace = NULL;
     if (!status && I.workspace > 0 && !(workspace = sb_alloc_aligned((size_t)I.workspace)))
         status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");

@@ -91,6 +91,7 @@ enum sb_op_flags {
     SB_OP_SHAPE_ONLY = 1,        /* run reads only its inputs' infos (Shape, Size) */
     SB_OP_VIEW = 2,              /* output 0 is input 0's bytes under infer's shape: no run */
     SB_OP_NO_FOLD = 4,           /* never computed at load */
+    SB_OP_OPTIONAL_FIRST = 8,    /* output 0 may be left out (""): run checks each output */
 };
 
 typedef struct sb_op_def {
@@ -163,6 +164,11 @@ int sb_run_fail(sb_run_ctx *R, int status, const char *fmt, ...)
     ;
 /* "node 3 'conv1' (Conv)" */
 void sb_node_where(const sb_node *node, char *buf, size_t size);
+
+/* After infer: every output the node names must be one the operator gave a
+ * type (a node may list more outputs than its operator has); an error
+ * naming the first that is not. */
+int sb_check_inferred_outputs(const sb_node *node, const sb_vinfo *infos);
 
 /* An input that must be there: null and an error naming it otherwise. */
 const sb_tval *sb_infer_input(sb_infer_ctx *I, int i, const char *what);

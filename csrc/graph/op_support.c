@@ -24,6 +24,18 @@ void sb_node_where(const sb_node *node, char *buf, size_t size)
         snprintf(buf, size, "node %d (%s)", node->index, node->op_type);
 }
 
+int sb_check_inferred_outputs(const sb_node *node, const sb_vinfo *infos)
+{
+    for (int j = 0; j < node->n_out; ++j) {
+        if (node->out[j] < 0 || infos[j].dtype != SB_DT_UNDEFINED) continue;
+        char where[512];
+        sb_node_where(node, where, sizeof where);
+        return sb_fail(SB_ERR_VALUE, "%s: the node names %d outputs; the operator has no output %d",
+                       where, node->n_out, j);
+    }
+    return SB_OK;
+}
+
 static int node_vfail(const sb_node *node, int status, const char *fmt, va_list ap)
 {
     char where[512], text[768];

@@ -560,7 +560,7 @@ static int rnn_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_ops_rnn[] = {
-    {"LSTM", rnn_load, rnn_infer, rnn_run, 0},
-    {"GRU", rnn_load, rnn_infer, rnn_run, 0},
+    {"LSTM", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST},
+    {"GRU", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST},
     {0},
 };

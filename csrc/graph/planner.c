@@ -230,6 +230,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             p->dynamic = k;
             break;
         }
+        if (!status) status = sb_check_inferred_outputs(n, infos);
         if (status) goto fail;
         int64_t total = 0;
         for (int j = 0; j < n->n_out; ++j) {
