@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
@@ -223,6 +224,17 @@ class Session:
         count = self._lib.sb_session_profile_count(self._handle)
         self._labels = [self._lib.sb_session_profile_label(self._handle, i).decode()
                         for i in range(count)]
+        # each host thread's C argument structures, made on its first run and
+        # reused (a session may run from several threads at once)
+        self._per_thread = threading.local()
+
+    def _run_structures(self) -> "_RunStructures":
+        structures = getattr(self._per_thread, "s", None)
+        if structures is None:
+            structures = _RunStructures(len(self._input_names), len(self.outputs),
+                                        len(self._labels))
+            self._per_thread.s = structures
+        return structures
 
     def _io_dtype(self, outputs: int, index: int) -> int:
         info = _abi.IoInfo()
@@ -289,7 +301,7 @@ class Session:
         ``profile``: a dict that gains, per operator type (a fused node as
         "Conv+relu"), the seconds its nodes took and how many ran.
         """
-        if not isinstance(feeds, Mapping):
+        if type(feeds) is not dict and not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
                             f"{type(feeds).__name__}")
         names = self._input_names
@@ -300,6 +312,7 @@ class Session:
                                  f"{names})")
             missing = [n for n in names if n not in feeds]
             raise ValueError(f"run: input {missing[0]!r} is missing")
+        c = self._run_structures()
         if outputs is None:
             wanted, indices = self._all_outputs, self._all_indices
         else:
@@ -309,8 +322,12 @@ class Session:
                     raise ValueError(f"run: {name!r} is not an output of the model")
             indices = (ctypes.c_int64 * max(1, len(wanted)))(
                 *[self._output_index[n] for n in wanted])
+        if len(wanted) > len(self.outputs):   # (a name twice): more than the reused array holds
+            results = (_abi.TensorArg * len(wanted))()
+        else:
+            results = c.results
         numpy_out = np is not None and not feeds
-        tensors = (_abi.TensorArg * max(1, len(names)))()
+        tensors = c.tensors
         keep = []
         for i, name in enumerate(names):
             feed, numpy_in = self._feed(i, name, feeds[name])
@@ -323,18 +340,18 @@ class Session:
             t.dtype, t.rank, t.data = feed.dtype, rank, feed.address
             t.dims[:rank] = feed.shape
             keep.append(feed)
-        results = (_abi.TensorArg * max(1, len(wanted)))()
         labels = len(self._labels)
         ns = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
         calls = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
-        args = _abi.RunArgs(
-            inputs=ctypes.addressof(tensors), output_count=len(wanted),
-            output_indices=ctypes.addressof(indices), outputs=ctypes.addressof(results),
-            profile_ns=ctypes.addressof(ns) if ns is not None else 0,
-            profile_calls=ctypes.addressof(calls) if calls is not None else 0,
-            max_threads=self.threads if self.threads is not None else _args.threads(None, "run"))
+        args = c.args
+        args.output_count = len(wanted)
+        args.output_indices = ctypes.addressof(indices)
+        args.outputs = ctypes.addressof(results)
+        args.profile_ns = ctypes.addressof(ns) if ns is not None else 0
+        args.profile_calls = ctypes.addressof(calls) if calls is not None else 0
+        args.max_threads = self.threads if self.threads is not None else _args.threads(None, "run")
         # (no use_path: the session's path was fixed at load, in sb_load_args)
-        status = self._lib.sb_session_run(self._handle, ctypes.addressof(args))
+        status = self._lib.sb_session_run(self._handle, c.args_address)
         raise_status(self._lib, status, "run")
         out = {}
         taken = 0   # buffers now owned by numpy arrays (numpy_out): freed with them
@@ -352,6 +369,20 @@ class Session:
                     seconds, count = profile.get(label, (0.0, 0))
                     profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
         return out
+
+
+class _RunStructures:
+    """One host thread's sb_run_args and its input and output arrays for one
+    session, reused run after run (the C side reads them during the call
+    only)."""
+
+    __slots__ = ("tensors", "results", "args", "args_address")
+
+    def __init__(self, inputs: int, outputs: int, labels: int) -> None:
+        self.tensors = (_abi.TensorArg * max(1, inputs))()
+        self.results = (_abi.TensorArg * max(1, outputs))()
+        self.args = _abi.RunArgs(inputs=ctypes.addressof(self.tensors))
+        self.args_address = ctypes.addressof(self.args)
 
 
 def supported_operators() -> list[str]:
