@@ -253,6 +253,57 @@ static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
     return status;
 }
 
+/* A constant's decoded buffer once no node will read it any more: no node
+ * still to load reads it (pending), no loaded node reads it at run (held),
+ * and it is not a graph output. */
+static void drop_if_unread(sb_graph *g, int v, const int *pending, const unsigned char *held)
+{
+    sb_value *val = &g->values[v];
+    if (val->kind == SB_V_CONST && pending[v] == 0 && !held[v] && !val->is_output && val->konst.data) {
+        drop_buffer(g, val->konst.data);
+        val->konst.data = NULL;
+    }
+}
+
+/* Loads every remaining node's op in order and frees each constant as soon as
+ * the last node that reads it has loaded and holds what it needs (packed
+ * weights): the decoded weights and their packed copies are then never all
+ * resident at once, which bounds the load's peak memory. */
+static int load_ops(sb_graph *g, const sb_onnx_node **protos)
+{
+    int *pending = calloc((size_t)g->n_values + 1, sizeof *pending);
+    unsigned char *held = calloc((size_t)g->n_values + 1, 1);
+    int status = SB_OK;
+    if (!pending || !held) {
+        status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < g->n_nodes; ++k) {
+        const sb_node *n = &g->nodes[k];
+        if (!n->op) continue;   /* absorbed by a rewrite */
+        for (int i = 0; i < n->n_in; ++i)
+            if (n->in[i] >= 0) pending[n->in[i]]++;
+        if (n->fused_bias >= 0) held[n->fused_bias] = 1;   /* the op reads it at run */
+    }
+    for (int v = 0; v < g->n_values; ++v) drop_if_unread(g, v, pending, held);
+    for (int k = 0; k < g->n_nodes && !status; ++k) {
+        sb_node *n = &g->nodes[k];
+        if (!n->op) continue;
+        if ((status = load_op(g, protos[k], n))) break;
+        for (int i = 0; i < n->n_in; ++i) {
+            int v = n->in[i];
+            if (v < 0) continue;
+            pending[v]--;
+            if (!n->consumed[i]) held[v] = 1;
+            drop_if_unread(g, v, pending, held);
+        }
+    }
+done:
+    free(pending);
+    free(held);
+    return status;
+}
+
 /* Computes a node whose inputs are all constants; its outputs become constants. */
 static int fold(sb_graph *g, sb_node *n)
 {
@@ -466,8 +517,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
     }
     /* the rewrites, then every remaining node's op */
     if ((status = sb_graph_fuse(g, protos))) goto done;
-    for (int k = 0; k < g->n_nodes; ++k)
-        if (g->nodes[k].op && (status = load_op(g, protos[k], &g->nodes[k]))) goto done;
+    if ((status = load_ops(g, protos))) goto done;
     /* drop nodes the rewrites absorbed (op set to null) */
     int kept = 0;
     for (int k = 0; k < g->n_nodes; ++k)
