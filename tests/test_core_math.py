@@ -513,6 +513,23 @@ def test_compare_float_special_pairs(op):
           opset=16)
 
 
+@pytest.mark.parametrize("t", [np.float32, np.int32, np.int64])
+@pytest.mark.parametrize("op", list(CMP))
+def test_compare_every_inner_stride(op, t):
+    """The typed loops of each innermost stride pair: both operands
+    contiguous, one repeated along the row (either side), and a strided walk
+    (a transposed operand: copied contiguous by the host, so a row of 1 below)."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(-3, 4, size=(5, 7)).astype(t)
+    y = rng.integers(-3, 4, size=(5, 7)).astype(t)
+    col, row = x[:, :1].copy(), y[:1, :].copy()
+    for a, b in [(x, y), (col, y), (x, row), (row, col), (x[:, :1], y[:, 2:3])]:
+        data = model(op, {"A": a, "B": b}, None, None, 16, B, None)
+        for mode in ("exact", "fast"):
+            got = so.load(data, mode=mode).run(feeds({"A": a, "B": b}))["y"]
+            assert_bits(got, CMP[op](a, b))
+
+
 @pytest.mark.parametrize("t", INT_TYPES + [np.bool_])
 @pytest.mark.parametrize("op", list(CMP))
 def test_compare_integers(op, t):

@@ -810,10 +810,19 @@ static int cmp_of(int kind, int c)
 /* The comparisons of two operands of one type (float32, int32, int64; the
  * common case) over the walk merged to as few dimensions as it needs, the
  * innermost one a typed, strided loop: the same results as the element
- * walk below, about fifty times faster. 0 when the types are others. */
-#define CMP_LOOP(T, OP)                                                              \
+ * walk below, about fifty times faster. 0 when the types are others. The
+ * inner strides that broadcasting gives (both operands contiguous, or one a
+ * value repeated along the row: a one-hot encoding's Equal against a Range)
+ * have loops of their own with constant strides, which the compiler
+ * vectorises. */
+#define CMP_STRIDED(T, OP, XA, XB)                                                   \
     for (int64_t j = 0; j < inner; ++j)                                              \
-        out[j] = (uint8_t)(((const T *)pa)[j * xa] OP ((const T *)pb)[j * xb]);
+        out[j] = (uint8_t)(((const T *)pa)[j * (XA)] OP ((const T *)pb)[j * (XB)]);
+#define CMP_LOOP(T, OP)                                                              \
+    if (xa == 1 && xb == 1) { CMP_STRIDED(T, OP, 1, 1) }                             \
+    else if (xa == 0 && xb == 1) { CMP_STRIDED(T, OP, 0, 1) }                        \
+    else if (xa == 1 && xb == 0) { CMP_STRIDED(T, OP, 1, 0) }                        \
+    else { CMP_STRIDED(T, OP, xa, xb) }
 #define CMP_KINDS(T)                                                                 \
     switch (kind) {                                                                  \
     case CMP_EQ: CMP_LOOP(T, ==) break;                                              \
