@@ -120,6 +120,31 @@ def test_wide_rows_each_stride(stride):
                         reference(x, k, (1, stride), pad))
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_split_route_3x3_and_2x2_stride_2(k):
+    """The split route (3x3 and 2x2 windows, column stride 2): every width from
+    1 to 40 (rows shorter than a block, a block and a partial one), wide rows
+    (above the stack's 512 columns), each padding on either side, special
+    values, signed-zero ties and windows of only NaN, at 1 and 2 threads."""
+    rng = np.random.default_rng(k)
+    pads = [0, 1, (0, 0, 0, 1), (0, 0, 1, 0), (1, 0, 1, 0), (0, 1, 0, 1)] if k == 3 else \
+        [0, 1, (0, 0, 0, 1), (0, 0, 1, 0)]
+    widths = list(range(1, 41)) + [100, 515, 600]
+    for w in widths:
+        for pad in pads:
+            for sh in (1, 2):
+                x = _data(rng, (1, 2, 7, w), float(rng.choice([0.0, 0.3, 0.9])))
+                if w > 4:
+                    x[0, 0, 2:5, 1:5] = np.array([-0.0, 0.0], np.float32)[
+                        rng.integers(0, 2, size=(3, 4))]
+                try:
+                    want = reference(x, k, (sh, 2), pad)
+                except AssertionError:   # no output: a window wider than the padded row
+                    continue
+                for threads in (1, 2):
+                    assert_bits(samebits.max_pool2d(x, k, (sh, 2), pad, threads=threads), want)
+
+
 def test_ties_and_signed_zeros():
     x = np.array([-0.0, 0.0, 0.0, -0.0], np.float32).reshape(1, 1, 1, 4)
     got = samebits.max_pool2d(x, (1, 2), (1, 2)).view(np.uint32).ravel()

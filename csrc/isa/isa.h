@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "isa/kernels.h"
 #include "isa/unary.h"
+#include "isa/pool.h"
 
 typedef struct sb_tile sb_tile;
 
@@ -95,12 +96,16 @@ typedef struct sb_isa {
     const sb_gemm_config *gemm;
     const sb_dwconv_config *dwconv;
     const sb_unary_config *unary;
+    const sb_pool_config *pool;
 } sb_isa;
 
 extern const sb_isa sb_isa_scalar, sb_isa_vec4, sb_isa_avx2, sb_isa_avx512, sb_isa_neon;
 /* Each built path's elementwise config (its unary_<path>.c). */
 extern const sb_unary_config sb_unary_config_scalar, sb_unary_config_vec4, sb_unary_config_avx2,
     sb_unary_config_avx512, sb_unary_config_neon;
+/* Each built path's max pooling kernels (its pool_<path>.c). */
+extern const sb_pool_config sb_pool_config_scalar, sb_pool_config_vec4, sb_pool_config_avx2,
+    sb_pool_config_avx512, sb_pool_config_neon;
 
 /* The ISA of path index `path` (dispatch.c), or null for a bad index. */
 const sb_isa *sb_isa_get(int path);

@@ -18,6 +18,16 @@
  * independent outputs, so vectorising changes no bit. A final pass turns NaN
  * into -FLT_MAX (no inside tap) or 0x7FC00000 (all inside taps NaN).
  *
+ * The common 3x3 and 2x2 windows with column stride 2 (unit dilation across
+ * columns) take a faster route for the rows whose window lies inside the
+ * input vertically: each of the window's input rows is split into its even
+ * and odd columns, so that every tap of the outputs whose window lies inside
+ * horizontally too is a unit-stride read, and those outputs are computed in
+ * one loop holding each output's running best in a register, its taps in
+ * (ky, kx) order; the few outputs at the row's ends take every inside tap in
+ * the same order one output at a time. The same comparisons in the same
+ * order, so the same bits as the passes.
+ *
  * Work is split into chunks of whole output rows, about 16384 outputs each:
  * a function of the shape only, and each output is written by one chunk. */
 #include <float.h>
@@ -25,8 +35,11 @@
 #include "framework/geometry.h"
 #include "framework/memory.h"
 #include "framework/step.h"
+#include "isa/isa.h"
+#include "isa/pool_template.h"
 
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
+#define STACK_SPLIT_W 512                /* split rows up to this width live on the stack */
 
 typedef union { uint32_t u; float f; } bits32;
 static const bits32 canonical_nan = {0x7fc00000u};
@@ -38,16 +51,10 @@ typedef struct {
     const int64_t *cols;      /* per kx: [lo, hi) of the outputs whose tap kx is inside */
     int64_t pl;
     size_t rows;              /* N*C*OH output rows */
+    const sb_pool_config *pool;   /* the best path's row kernels (no bit depends on the path) */
     sb_step_plan plan;        /* units: output rows */
 } max_pool_ctx;
 
-static void update_unit(float *restrict best, const float *restrict src, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        float v = src[i], b = best[i];
-        best[i] = ((v > b) | (b != b)) ? v : b;
-    }
-}
 
 static void update_stride2(float *restrict best, const float *restrict src, size_t n)
 {
@@ -73,12 +80,73 @@ static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
     return 0;
 }
 
+/* Output ox from every inside tap, one at a time, in (ky, kx) order: the
+ * ends of a row on the split route. */
+static float one_output(const max_pool_ctx *c, const float *x_plane, int64_t top, int64_t ky_lo,
+                        int64_t ky_hi, int64_t ox)
+{
+    float best = canonical_nan.f;
+    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+        const float *row = x_plane + (size_t)(top + ky * c->dh) * (size_t)c->w;
+        for (int64_t kx = 0; kx < c->kw; ++kx)
+            if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
+                best = pool_take(best, row[ox * c->sw + kx * c->dw - c->pl]);
+    }
+    return best;
+}
+
+/* The split route for output row oy of one plane (its window's kh rows all
+ * inside the input); split_rows: room for kh rows of w + 2 floats. */
+static void split_row(const max_pool_ctx *c, const float *x_plane, int64_t top, float *best,
+                      float *split_rows)
+{
+    const size_t w = (size_t)c->w, half = (w + 1) / 2, ow = (size_t)c->ow;
+    const float *split[3];
+    for (int64_t ky = 0; ky < c->kh; ++ky) {
+        const float *row = x_plane + (size_t)(top + ky * c->dh) * w;
+        float *even = split_rows + (size_t)ky * (w + 2), *odd = even + half;
+        for (size_t t = 0; t < w / 2; ++t) even[t] = row[2 * t], odd[t] = row[2 * t + 1];
+        if (w & 1) even[w / 2] = row[w - 1];
+        split[ky] = even;
+    }
+    /* tap kx of output ox: column 2*ox + d, d = kx - pl, in phase d mod 2 at
+     * index ox + floor(d / 2) */
+    ptrdiff_t base[3];
+    int64_t lo = 0, hi = c->ow;
+    for (int64_t kx = 0; kx < c->kw; ++kx) {
+        int64_t d = kx - c->pl;
+        int64_t q = d >= 0 ? d / 2 : -((-d + 1) / 2);
+        base[kx] = (ptrdiff_t)((d - 2 * q) * (int64_t)half + q);
+        if (c->cols[2 * kx] > lo) lo = c->cols[2 * kx];
+        if (c->cols[2 * kx + 1] < hi) hi = c->cols[2 * kx + 1];
+    }
+    size_t a = (size_t)lo, b = hi > lo ? (size_t)hi : a;
+    const float *taps[9];   /* in (ky, kx) order */
+    for (int64_t ky = 0; ky < c->kh; ++ky)
+        for (int64_t kx = 0; kx < c->kw; ++kx) taps[ky * c->kw + kx] = split[ky] + base[kx];
+    (c->kh == 3 ? c->pool->taps9 : c->pool->taps4)(taps, best, a, b);
+    for (size_t ox = 0; ox < ow; ++ox) {
+        if (ox == a && b > a) ox = b;   /* past the outputs the loop above wrote */
+        if (ox >= ow) break;
+        float m = one_output(c, x_plane, top, 0, c->kh, (int64_t)ox);
+        best[ox] = m == m ? m : column_has_inside_tap(c, (int64_t)ox) ? canonical_nan.f : -FLT_MAX;
+    }
+}
+
+/* Whether the split route serves this pooling: 3x3 or 2x2 windows, column
+ * stride 2, unit column dilation. */
+static int split_route(const max_pool_ctx *c)
+{
+    return c->sw == 2 && c->dw == 1 && c->kh == c->kw && (c->kh == 3 || c->kh == 2);
+}
+
 static void fill(float *dst, size_t n, float value)
 {
     for (size_t i = 0; i < n; ++i) dst[i] = value;
 }
 
-static void max_pool_row(const max_pool_ctx *c, size_t r)
+/* Output row r; split_rows: room for the split route's rows, or null. */
+static void max_pool_row(const max_pool_ctx *c, size_t r, float *split_rows)
 {
     size_t plane = r / (size_t)c->oh;
     int64_t oy = (int64_t)(r % (size_t)c->oh);
@@ -93,8 +161,12 @@ static void max_pool_row(const max_pool_ctx *c, size_t r)
         fill(best, ow, -FLT_MAX);
         return;
     }
-    fill(best, ow, canonical_nan.f);
     const float *x_plane = c->x + plane * (size_t)c->h * (size_t)c->w;
+    if (split_rows && ky_lo == 0 && ky_hi == c->kh) {
+        split_row(c, x_plane, top, best, split_rows);
+        return;
+    }
+    fill(best, ow, canonical_nan.f);
     for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
         const float *row = x_plane + (size_t)(top + ky * c->dh) * (size_t)c->w;
         for (int64_t kx = 0; kx < c->kw; ++kx) {
@@ -103,7 +175,7 @@ static void max_pool_row(const max_pool_ctx *c, size_t r)
             const float *src = row + (lo * c->sw + kx * c->dw - c->pl);
             size_t n = (size_t)(hi - lo);
             if (c->sw == 1)
-                update_unit(best + lo, src, n);
+                c->pool->pass(best + lo, src, n);
             else if (c->sw == 2)
                 update_stride2(best + lo, src, n);
             else
@@ -122,7 +194,16 @@ static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
     const max_pool_ctx *c = (const max_pool_ctx *)ctx;
     size_t r0, r1;
     sb_step_units(&c->plan, chunk, &r0, &r1);
-    for (size_t r = r0; r < r1; ++r) max_pool_row(c, r);
+    float stack_rows[3 * (STACK_SPLIT_W + 2)];
+    float *split_rows = NULL;
+    if (split_route(c)) {   /* kh rows of w + 2 floats (w <= SIZE_MAX / 4 already) */
+        size_t w = (size_t)c->w;
+        split_rows = w <= STACK_SPLIT_W ? stack_rows
+                     : w < SIZE_MAX / (3 * sizeof(float)) - 2
+                         ? (float *)sb_workspace_get(3 * (w + 2) * sizeof(float)) : NULL;
+    }
+    for (size_t r = r0; r < r1; ++r) max_pool_row(c, r, split_rows);
+    if (split_rows && split_rows != stack_rows) sb_workspace_release(split_rows);
 }
 
 /* a * b, or 0 when it exceeds limit (a, b >= 0). */
@@ -186,7 +267,8 @@ int sb_max_pool2d(const sb_max_pool2d_args *args)
         cols[2 * kx + 1] = hi;
     }
 
-    max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows, {0}};
+    max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows,
+                        sb_isa_get(sb_path_best())->pool, {0}};
     double est_ns = (double)total_out * (double)kh * (double)kw * SB_COST_POOL_TAP;
     ctx.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)ow, SB_STEP_CHUNK_ITEMS), est_ns);
     sb_run_step(&ctx.plan, threads, max_pool_chunk, &ctx);

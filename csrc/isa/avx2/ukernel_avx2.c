@@ -45,6 +45,7 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx2)};
 const sb_isa sb_isa_avx2 = {
     .name = "avx2", .supported = sb_cpu_has_avx2_fma, .fused = 1,
     .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_avx2,
+    .pool = &sb_pool_config_avx2,
 };
 #else
 const sb_isa sb_isa_avx2 = {.name = "avx2"};  /* not built: no kernels */

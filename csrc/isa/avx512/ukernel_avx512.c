@@ -118,6 +118,7 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512)};
 const sb_isa sb_isa_avx512 = {
     .name = "avx512", .supported = avx512_supported, .fused = 1,
     .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_avx512,
+    .pool = &sb_pool_config_avx512,
 };
 #else
 const sb_isa sb_isa_avx512 = {.name = "avx512"};  /* not built: no kernels */

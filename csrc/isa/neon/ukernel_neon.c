@@ -43,6 +43,7 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(neon)};
 const sb_isa sb_isa_neon = {
     .name = "neon", .supported = neon_supported, .fused = 1,
     .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_neon,
+    .pool = &sb_pool_config_neon,
 };
 #else
 const sb_isa sb_isa_neon = {.name = "neon"};  /* not built: no kernels */

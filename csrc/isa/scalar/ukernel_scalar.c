@@ -69,4 +69,5 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(scalar)};
 const sb_isa sb_isa_scalar = {
     .name = "scalar", .supported = scalar_supported, .fused = 0,
     .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_scalar,
+    .pool = &sb_pool_config_scalar,
 };

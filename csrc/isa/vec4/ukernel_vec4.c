@@ -68,6 +68,7 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(vec4)};
 const sb_isa sb_isa_vec4 = {
     .name = "vec4", .supported = vec4_supported, .fused = VEC4_FUSED,
     .gemm = &gemm, .dwconv = &dwconv, .unary = &sb_unary_config_vec4,
+    .pool = &sb_pool_config_vec4,
 };
 #else
 const sb_isa sb_isa_vec4 = {.name = "vec4"};  /* not built: no kernels */
