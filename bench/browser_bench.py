@@ -88,13 +88,15 @@ def best_cells(pages: list[dict], fields: tuple[str, ...] = ("lib", "m", "n", "k
     return best
 
 
-def best_named_cells(pages: list[dict], field: str) -> dict[tuple, dict]:
-    """(lib, name) -> the fastest cell over the pages, for the named cells
-    of `field` ("opCells": operators, "modelCells": networks)."""
+def best_named_cells(pages: list[dict], field: str,
+                     fields: tuple[str, ...] = ("lib", "name")) -> dict[tuple, dict]:
+    """(lib, name) (or the cell's `fields`, lib first) -> the fastest cell
+    over the pages, for the named cells of `field` ("opCells": operators,
+    "modelCells": networks)."""
     best: dict[tuple, dict] = {}
     for page in pages:
-        for c in page.get(field, []):
-            key = (c["lib"], c["name"])
+        for c in page.get(field) or []:
+            key = tuple(c[f] for f in fields)
             entry = best.setdefault(key, {**c, "page_ms": []})
             entry["page_ms"].append(round(c["ms"], 4))
             if c["ms"] < entry["ms"]:
@@ -109,15 +111,17 @@ OP_TOLERANCE, MODEL_TOLERANCE = 1e-4, 1e-3
 
 
 def check_named_agreement(best: dict, tolerance: float) -> list[str]:
-    """Every library's named-cell probes within `tolerance` of samebits exact's."""
+    """Every library's named-cell probes within `tolerance` of samebits
+    exact's in the cell of the same key (best_named_cells' keys, lib first)."""
     problems = []
-    for (lib, name), cell in best.items():
-        ref = best.get(("samebits-exact", name))
+    for (lib, *rest), cell in best.items():
+        ref = best.get(("samebits-exact", *rest))
         if lib == "samebits-exact" or ref is None:
             continue
         for got, want in zip(cell["probes"], ref["probes"]):
             if not abs(got - want) <= tolerance * max(1.0, abs(want)):
-                problems.append(f"{lib} {name}: output {got!r}, samebits exact {want!r}")
+                where = " ".join(str(r) for r in rest)
+                problems.append(f"{lib} {where}: output {got!r}, samebits exact {want!r}")
     return problems
 
 

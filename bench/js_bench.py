@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from run_browser import CHROMIUM_ARGS, run_until_done  # noqa: E402
 from browser_bench import PEERS, cpu_name, package_version  # noqa: E402
 from browser_bench import best_cells as browser_best_cells  # noqa: E402
+from browser_bench import MODEL_TOLERANCE, best_named_cells, check_named_agreement  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # Issue 13's targets: fast >= 1.3x and exact >= 1.0x both peers on 256^3 to
@@ -46,7 +47,6 @@ SMALL = ("sq64", "sq128", "m1", "m32")
 FAST_TARGET, EXACT_TARGET, SMALL_TARGET = 1.3, 1.0, 1.0
 # Issue 20's target for the small networks: fast >= 1.3x onnxruntime-web.
 MODEL_FAST_TARGET = 1.3
-MODEL_TOLERANCE = 1e-3   # probes' relative agreement with samebits exact (sums in other orders)
 
 
 def run_page(query: dict, timeout_s: float, log) -> dict:
@@ -82,31 +82,6 @@ def check_agreement(best: dict) -> list[str]:
         for got, want in zip(cell["probes"], ref["probes"]):
             if not abs(got - want) <= 1e-3 * k ** 0.5:
                 problems.append(f"{lib} t={t} ({m}, {n}, {k}): {got!r} vs exact {want!r}")
-    return problems
-
-
-def best_model_cells(pages: list[dict]) -> dict[tuple, dict]:
-    """(lib, threads, name) -> the fastest network cell over the pages."""
-    best: dict[tuple, dict] = {}
-    for page in pages:
-        for c in page.get("modelCells") or []:
-            key = (c["lib"], c["threads"], c["name"])
-            entry = best.setdefault(key, {**c, "page_ms": []})
-            entry["page_ms"].append(round(c["ms"], 4))
-            if c["ms"] < entry["ms"]:
-                entry.update(ms=c["ms"])
-    return best
-
-
-def check_model_agreement(best: dict) -> list[str]:
-    problems = []
-    for (lib, t, name), cell in best.items():
-        ref = best.get(("samebits-exact", t, name))
-        if lib == "samebits-exact" or ref is None:
-            continue
-        for got, want in zip(cell["probes"], ref["probes"]):
-            if not abs(got - want) <= MODEL_TOLERANCE * max(1.0, abs(want)):
-                problems.append(f"{lib} t={t} {name}: output {got!r}, samebits exact {want!r}")
     return problems
 
 
@@ -245,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
             pages.append(result)
             shapes, info = result["shapes"], result["info"]
     best = best_cells(pages)
-    best_models = best_model_cells(pages)
-    problems = check_agreement(best) + check_model_agreement(best_models)
+    best_models = best_named_cells(pages, "modelCells", ("lib", "threads", "name"))
+    problems = check_agreement(best) + check_named_agreement(best_models, MODEL_TOLERANCE)
     if problems:
         print("js_bench.py: outputs disagree:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 1

@@ -52,6 +52,19 @@ export function probes(c, m, n) {
   return [c[0], c[Math.floor(m / 2) * n + Math.floor(n / 2)], c[m * n - 1]];
 }
 
+/** Three values of a network's output, for the cross-library check: the
+ *  first, the middle and the last. */
+export function outputProbes(y) {
+  return [y[0], y[y.length >> 1], y[y.length - 1]];
+}
+
+/** The bytes at `url` (a reference network's files: web/make_models.py). */
+export async function fetchBytes(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  if (!response.ok) throw new Error(`${url}: ${response.status} (run python web/make_models.py)`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 /** Calls `call` (synchronous or returning a promise) for at least ms
  *  milliseconds, untimed: lets the engine tier hot WebAssembly functions up
  *  to its optimising compiler before a whole network is timed. */

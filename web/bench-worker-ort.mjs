@@ -2,7 +2,7 @@
 // job.threads threads (default 1; more need a cross-origin-isolated page), no
 // proxy worker. The model is one MatMul node with B as a constant
 // initializer (onnx-matmul.mjs).
-import { probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
+import { fetchBytes, outputProbes, probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
 import { matmulModel } from "./onnx-matmul.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
@@ -44,11 +44,7 @@ async function runShape([m, n, k]) {
 // job.threads threads.
 async function runModel({ name, modelsURL }) {
   const { job, ort } = state;
-  const get = async (file) => {
-    const response = await fetch(new URL(file, modelsURL), { cache: "no-store" });
-    if (!response.ok) throw new Error(`${file}: ${response.status}`);
-    return new Uint8Array(await response.arrayBuffer());
-  };
+  const get = (file) => fetchBytes(new URL(file, modelsURL));
   const session = await ort.InferenceSession.create(await get(`${name}.onnx`),
     { executionProviders: ["wasm"], graphOptimizationLevel: "all",
       intraOpNumThreads: job.threads ?? 1, interOpNumThreads: 1 });
@@ -64,7 +60,7 @@ async function runModel({ name, modelsURL }) {
     };
     await warmFor(run, job.minMs);
     const { ms } = await timeCall(run, job);
-    post("modelCell", { lib: "ort", threads: job.threads ?? 1, name, ms, probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
+    post("modelCell", { lib: "ort", threads: job.threads ?? 1, name, ms, probes: outputProbes(y) });
   } finally {
     await session.release();
   }

@@ -5,7 +5,7 @@
 // A reference network runs through loadModel: the C graph runtime in the
 // module, each run copying the inputs in and the outputs out (timed).
 import * as samebits from "../js/index.mjs";
-import { probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
+import { fetchBytes, outputProbes, probes, randomFloats, timeCall, unpackFeeds, warmFor } from "./bench-common.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 let state = null;
@@ -31,12 +31,6 @@ async function runShape([m, n, k]) {
   }
 }
 
-async function fetchBytes(url) {
-  const response = await fetch(url, { cache: "no-store" });
-  if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
 // A reference network (web/make_models.py's files), the whole graph, in each mode.
 async function runModel({ name, modelsURL }) {
   const { job, sb } = state;
@@ -54,7 +48,7 @@ async function runModel({ name, modelsURL }) {
       await warmFor(run, job.minMs);
       const { ms } = await timeCall(run, job);
       post("modelCell", { lib: `samebits-${mode}`, threads: sb.threads, name, ms,
-                          probes: [y[0], y[y.length >> 1], y[y.length - 1]] });
+                          probes: outputProbes(y) });
     } finally {
       model.dispose();
     }

@@ -2,13 +2,7 @@
 // the wheel from wasm/out, matmul timed from Python (samebits.bench.time_call,
 // the method of bench-common.mjs) with out= preallocated and threads=1.
 // Fast mode runs on the relaxed-SIMD module, exact mode on the plain one.
-import { opInput, randomFloats } from "./bench-common.mjs";
-
-async function fetchBytes(url) {
-  const response = await fetch(url, { cache: "no-store" });
-  if (!response.ok) throw new Error(`${url}: ${response.status} (run python web/make_models.py)`);
-  return new Uint8Array(await response.arrayBuffer());
-}
+import { fetchBytes, opInput, randomFloats } from "./bench-common.mjs";
 
 const post = (type, data = {}) => self.postMessage({ type, ...data });
 

@@ -533,19 +533,12 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
             goto done;
         }
     }
-    /* readers; constants every reader holds prepared are freed */
+    /* readers (the constants no reader holds unprepared were freed by load_ops) */
     for (int k = 0; k < g->n_nodes; ++k) {
         sb_node *n = &g->nodes[k];
         for (int i = 0; i < n->n_in; ++i)
             if (n->in[i] >= 0 && !n->consumed[i]) g->values[n->in[i]].readers++;
         if (n->fused_bias >= 0) g->values[n->fused_bias].readers++;   /* held by the op */
-    }
-    for (int v = 0; v < g->n_values; ++v) {
-        sb_value *val = &g->values[v];
-        if (val->kind == SB_V_CONST && val->readers == 0 && !val->is_output && val->konst.data) {
-            drop_buffer(g, val->konst.data);
-            val->konst.data = NULL;
-        }
     }
     status = make_labels(g);
 done:

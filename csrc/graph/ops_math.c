@@ -815,14 +815,17 @@ static int cmp_of(int kind, int c)
  * value repeated along the row: a one-hot encoding's Equal against a Range)
  * have loops of their own with constant strides, which the compiler
  * vectorises. */
+/* LOOP(T, OP, XA, XB) with the row's strides as constants where broadcasting
+ * makes them 1 and 1, 0 and 1, or 1 and 0. */
+#define CMP_BY_STRIDES(LOOP, T, OP)                                                  \
+    if (xa == 1 && xb == 1) { LOOP(T, OP, 1, 1) }                                    \
+    else if (xa == 0 && xb == 1) { LOOP(T, OP, 0, 1) }                               \
+    else if (xa == 1 && xb == 0) { LOOP(T, OP, 1, 0) }                               \
+    else { LOOP(T, OP, xa, xb) }
 #define CMP_STRIDED(T, OP, XA, XB)                                                   \
     for (int64_t j = 0; j < inner; ++j)                                              \
         out[j] = (uint8_t)(((const T *)pa)[j * (XA)] OP ((const T *)pb)[j * (XB)]);
-#define CMP_LOOP(T, OP)                                                              \
-    if (xa == 1 && xb == 1) { CMP_STRIDED(T, OP, 1, 1) }                             \
-    else if (xa == 0 && xb == 1) { CMP_STRIDED(T, OP, 0, 1) }                        \
-    else if (xa == 1 && xb == 0) { CMP_STRIDED(T, OP, 1, 0) }                        \
-    else { CMP_STRIDED(T, OP, xa, xb) }
+#define CMP_LOOP(T, OP) CMP_BY_STRIDES(CMP_STRIDED, T, OP)
 /* int64 equality as two 32-bit equalities (little-endian halves): the form
  * SSE2, which has no 64-bit compare, vectorises (about 3x the plain loop). */
 #if defined(__GNUC__)
@@ -830,17 +833,13 @@ typedef uint32_t __attribute__((may_alias)) cmp_half;
 #else
 typedef uint32_t cmp_half;
 #endif
-#define CMP_EQ64_STRIDED(XA, XB)                                                     \
+#define CMP_EQ64_STRIDED(T, OP, XA, XB)                                              \
     for (int64_t j = 0; j < inner; ++j) {                                            \
         const cmp_half *ha = (const cmp_half *)pa + 2 * j * (XA);                    \
         const cmp_half *hb = (const cmp_half *)pb + 2 * j * (XB);                    \
         out[j] = (uint8_t)((ha[0] == hb[0]) & (ha[1] == hb[1]));                     \
     }
-#define CMP_EQ64                                                                     \
-    if (xa == 1 && xb == 1) { CMP_EQ64_STRIDED(1, 1) }                               \
-    else if (xa == 0 && xb == 1) { CMP_EQ64_STRIDED(0, 1) }                          \
-    else if (xa == 1 && xb == 0) { CMP_EQ64_STRIDED(1, 0) }                          \
-    else { CMP_EQ64_STRIDED(xa, xb) }
+#define CMP_EQ64 CMP_BY_STRIDES(CMP_EQ64_STRIDED, int64_t, ==)
 #define CMP_KINDS(T)                                                                 \
     switch (kind) {                                                                  \
     case CMP_EQ: CMP_LOOP(T, ==) break;                                              \

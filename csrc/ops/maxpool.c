@@ -55,22 +55,15 @@ typedef struct {
     sb_step_plan plan;        /* units: output rows */
 } max_pool_ctx;
 
-
 static void update_stride2(float *restrict best, const float *restrict src, size_t n)
 {
-    for (size_t i = 0; i < n; ++i) {
-        float v = src[2 * i], b = best[i];
-        best[i] = ((v > b) | (b != b)) ? v : b;
-    }
+    for (size_t i = 0; i < n; ++i) best[i] = pool_take(best[i], src[2 * i]);
 }
 
 static void update_strided(float *restrict best, const float *restrict src, size_t n,
                            size_t stride)
 {
-    for (size_t i = 0; i < n; ++i) {
-        float v = src[i * stride], b = best[i];
-        best[i] = ((v > b) | (b != b)) ? v : b;
-    }
+    for (size_t i = 0; i < n; ++i) best[i] = pool_take(best[i], src[i * stride]);
 }
 
 static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
@@ -82,11 +75,10 @@ static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
 
 /* Output ox from every inside tap, one at a time, in (ky, kx) order: the
  * ends of a row on the split route. */
-static float one_output(const max_pool_ctx *c, const float *x_plane, int64_t top, int64_t ky_lo,
-                        int64_t ky_hi, int64_t ox)
+static float one_output(const max_pool_ctx *c, const float *x_plane, int64_t top, int64_t ox)
 {
     float best = canonical_nan.f;
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+    for (int64_t ky = 0; ky < c->kh; ++ky) {
         const float *row = x_plane + (size_t)(top + ky * c->dh) * (size_t)c->w;
         for (int64_t kx = 0; kx < c->kw; ++kx)
             if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
@@ -125,10 +117,10 @@ static void split_row(const max_pool_ctx *c, const float *x_plane, int64_t top, 
     for (int64_t ky = 0; ky < c->kh; ++ky)
         for (int64_t kx = 0; kx < c->kw; ++kx) taps[ky * c->kw + kx] = split[ky] + base[kx];
     (c->kh == 3 ? c->pool->taps9 : c->pool->taps4)(taps, best, a, b);
-    for (size_t ox = 0; ox < ow; ++ox) {
-        if (ox == a && b > a) ox = b;   /* past the outputs the loop above wrote */
+    for (size_t ox = 0; ox < ow; ++ox) {   /* the ends: [0, a) and [b, ow) */
+        if (ox == a) ox = b;
         if (ox >= ow) break;
-        float m = one_output(c, x_plane, top, 0, c->kh, (int64_t)ox);
+        float m = one_output(c, x_plane, top, (int64_t)ox);
         best[ox] = m == m ? m : column_has_inside_tap(c, (int64_t)ox) ? canonical_nan.f : -FLT_MAX;
     }
 }

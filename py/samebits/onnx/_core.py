@@ -231,8 +231,7 @@ class Session:
     def _run_structures(self) -> "_RunStructures":
         structures = getattr(self._per_thread, "s", None)
         if structures is None:
-            structures = _RunStructures(len(self._input_names), len(self.outputs),
-                                        len(self._labels))
+            structures = _RunStructures(len(self._input_names), len(self.outputs))
             self._per_thread.s = structures
         return structures
 
@@ -378,7 +377,7 @@ class _RunStructures:
 
     __slots__ = ("tensors", "results", "args", "args_address")
 
-    def __init__(self, inputs: int, outputs: int, labels: int) -> None:
+    def __init__(self, inputs: int, outputs: int) -> None:
         self.tensors = (_abi.TensorArg * max(1, inputs))()
         self.results = (_abi.TensorArg * max(1, outputs))()
         self.args = _abi.RunArgs(inputs=ctypes.addressof(self.tensors))
