@@ -114,6 +114,41 @@ def test_exact_model_layers(path: str, layer) -> None:
                 assert_same_bits(again, plain, f"{path} {mode} packed, threads {threads}")
 
 
+# The patch gatherer's cases (conv.c): the input read in place (no padding,
+# unit column step: a whole-strip copy must not read past the input's end),
+# stored padded rows with 1 to 3 phases (column steps 1-3, dilations 1-3),
+# output rows narrower and wider than a strip (one to many runs per strip,
+# beyond the whole-copy limit), and a padding so large that the taps are read
+# one by one. (c, h, w, cout, kernel, stride, padding, dilation)
+GATHER_CASES = [
+    (5, 9, 37, 20, (3, 3), (1, 1), (0, 0, 0, 0), (1, 1)),     # in place, last strip at the end
+    (3, 11, 64, 9, (2, 5), (2, 1), (0, 0, 0, 0), (1, 2)),     # in place, row step 2, dilated
+    (4, 8, 1, 18, (3, 1), (1, 1), (0, 0, 0, 0), (1, 1)),      # in place, 1-wide rows: NR runs
+    (6, 13, 13, 40, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),    # 13-wide rows: 2-3 runs a strip
+    (2, 20, 55, 17, (3, 3), (1, 1), (1, 2, 0, 3), (1, 1)),    # asymmetric padding
+    (3, 17, 40, 33, (3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),    # two phases
+    (3, 15, 47, 12, (4, 3), (3, 3), (2, 0, 1, 2), (2, 3)),    # three phases, dilated
+    (2, 6, 9, 8, (3, 3), (1, 2), (0, 0, 5, 6), (1, 2)),       # mostly padding
+    (4, 7, 3, 24, (2, 2), (1, 1), (1, 1, 1, 1), (1, 1)),      # 4-wide outputs: 4-8 runs
+    (1, 2, 2, 3, (3, 3), (1, 1), (300, 300, 300, 300), (1, 1)),   # taps read one by one
+]
+
+
+@pytest.mark.parametrize("case", GATHER_CASES, ids=lambda c: "c{}h{}w{}o{}".format(*c[:4]))
+def test_patch_gatherer_cases(path: str, case) -> None:
+    c, h, w, cout, kernel, stride, padding, dilation = case
+    x = test_values((2, c, h, w), c * 13 + w, 6)
+    wt = test_values((cout, c, *kernel), cout * 7 + h, 2)
+    bias = test_values((cout,), w)
+    want = conv_naive(x, wt, bias, stride, padding, dilation, 1, "relu")
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            got = samebits.conv2d(x, wt, bias, stride=stride, padding=padding,
+                                  dilation=dilation, activation="relu", mode="exact",
+                                  threads=threads)
+            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
+
+
 def test_squeeze_excitation_batches(path: str) -> None:
     """1x1 layers over 1x1 inputs, several images: the single-column kernel
     where the path has one, the tile kernel elsewhere; exact against the

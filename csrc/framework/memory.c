@@ -33,9 +33,10 @@ void sb_free_aligned(void *p)
 
 #define WORKSPACE_KEEP ((size_t)64 << 20)
 
-/* Two kept buffers per thread: a convolution holds its packed weights in one
- * while the driver takes the other for the products. */
-#define KEPT_SLOTS 2
+/* Three kept buffers per thread: a convolution holds its packed weights in
+ * one and its padded input in another while the driver takes the third for
+ * the products. */
+#define KEPT_SLOTS 3
 
 /* Pyodide loads only modules built without threads; Windows builds (untested,
  * CMakeLists.txt) have no pthreads. Both run serially. */

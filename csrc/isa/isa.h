@@ -30,9 +30,13 @@ typedef void (*sb_pack_b_fn)(const sb_tile *tile, const float *b, ptrdiff_t b_ro
                              ptrdiff_t b_col, size_t n, size_t p0, size_t kc, size_t strip0,
                              size_t strip_end, float *dst);
 
+/* The widest NR a tile may have: the convolution's patch gatherer keeps the
+ * runs of one strip (at most NR) in an array of this size. */
+#define SB_MAX_TILE_NR 64
+
 struct sb_tile {
     const char *name;             /* "avx2 6x16" */
-    int mr, nr;                   /* register tile */
+    int mr, nr;                   /* register tile, nr <= SB_MAX_TILE_NR */
     int mc, nc;                   /* cache tile: the rows and columns of one chunk */
     int muladds_per_ns;           /* one thread's rate here: the work estimate's unit */
     sb_tile_kernel_fn exact, fast;

@@ -11,10 +11,11 @@
  * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
  *   row p being input plane p; over a 1x1 input, a matrix-vector product
  *   (single_column.c);
- * - other shapes: the patch matrix is never built; the patches are gathered
- *   straight into packed strips (gather_patch_strips), the zero border
- *   written as they go, strip by strip inside each panel, or whole before the
- *   tiles when the call has few panels (the planner's choice).
+ * - other shapes: the patch matrix is never built; the input is stored once
+ *   as padded rows split by column phase (padded_rows.c), or read in place,
+ *   and the patches are gathered from it into packed strips
+ *   (gather_patch_strips), strip by strip inside each panel, or whole before
+ *   the tiles when the call has few panels (the planner's choice).
  *
  * Bias and activation are the framework's per-tile epilogue. A depthwise
  * layer (one input channel per group) runs the direct kernel of depthwise.c. */
@@ -23,13 +24,32 @@
 #include "framework/checked.h"
 #include "framework/driver.h"
 #include "framework/memory.h"
-#include "ops/strided_copy.h"
+
+/* Floats after the stored planes: a whole-strip copy reads up to NR - 1 past
+ * the last input float a run needs. */
+#define PLANES_SLACK SB_MAX_TILE_NR
+/* Strips of more runs than this copy each run's own length: whole-strip
+ * copies of many short runs would write NR floats for each. */
+#define WHOLE_COPY_MAX_RUNS 4
+/* Stored planes are built while at most 4 times the input plane plus this:
+ * only a huge padding or dilation (2^40 columns of zeros) makes them larger,
+ * and such a call reads its taps one by one instead. */
+#define STORED_PLANE_EXTRA ((size_t)1 << 16)
 
 typedef struct {
     const sb_conv_desc *d;
     size_t cin_g, cout_g, k, cols;   /* channels per group, K, OH*OW */
     size_t group_floats;             /* packed weights of one group */
     const float *packed;             /* every group's packed weights */
+    /* What B is read from: every (image, channel) input plane, plane i at
+     * planes + i * plane_floats, as the input itself (pointwise, or no
+     * padding and unit column steps) or as stored rows (padded_rows.c). */
+    sb_padded_rows rows;
+    size_t stored_rows;              /* of each plane; 0: read the input element by element */
+    const float *planes;
+    size_t plane_floats;
+    const float *planes_end;         /* whole-strip copies read below this */
+    size_t dil_phase, dil_pos;       /* dil_w % stride_w, dil_w / stride_w */
 } conv_call;
 
 static int is_pointwise(const sb_conv_desc *d)
@@ -38,37 +58,13 @@ static int is_pointwise(const sb_conv_desc *d)
            d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
 }
 
-/* len values of one input row starting at column ix0 with column step sw,
- * columns outside [0, w) as +0. The inside columns form one interval, found
- * without a division for unit steps. */
-static void copy_run(float *dst, const float *row, ptrdiff_t ix0, size_t len, size_t sw, size_t w)
+/* The gatherer reads the input in place when it needs no padding and no
+ * phase split: its rows are then the stored rows. */
+static int reads_input_in_place(const sb_conv_desc *d)
 {
-    size_t lo, hi;
-    if (sw == 1) {
-        lo = ix0 < 0 ? sb_min_size((size_t)-ix0, len) : 0;
-        hi = ix0 >= (ptrdiff_t)w ? 0 : sb_min_size(len, w - (size_t)ix0);
-    } else {
-        lo = ix0 < 0 ? sb_min_size(sb_ceil_div((size_t)-ix0, sw), len) : 0;
-        hi = ix0 >= (ptrdiff_t)w ? 0 : sb_min_size(len, (w - 1 - (size_t)ix0) / sw + 1);
-    }
-    if (hi < lo) hi = lo;
-    for (size_t t = 0; t < lo; ++t) dst[t] = 0.0f;
-    if (sw == 1) {
-        if (hi > lo) memcpy(dst + lo, row + ix0 + (ptrdiff_t)lo, (hi - lo) * sizeof(float));
-    } else if (sw == 2) {
-        if (hi > lo)
-            copy_stride2(dst + lo, row + ix0 + 2 * (ptrdiff_t)lo, hi - lo,
-                         ix0 + 2 * (ptrdiff_t)hi <= (ptrdiff_t)w);
-    } else {
-        const float *src = row + ix0;
-        for (size_t t = lo; t < hi; ++t) dst[t] = src[(ptrdiff_t)(t * sw)];
-    }
-    for (size_t t = hi; t < len; ++t) dst[t] = 0.0f;
+    return d->stride_w == 1 && d->pad_top == 0 && d->pad_bottom == 0 && d->pad_left == 0 &&
+           d->pad_right == 0;
 }
-
-/* A run: output columns of a strip that lie in one output row; iy0 and ix0
- * are the input row and column of its first column for tap (0, 0). */
-typedef struct { ptrdiff_t iy0, ix0; size_t len; } patch_run;
 
 /* Whole-strip copies of a compile-time size become a few vector moves. */
 static inline void copy_floats(float *dst, const float *src, size_t count)
@@ -76,72 +72,110 @@ static inline void copy_floats(float *dst, const float *src, size_t count)
     switch (count) {
     /* __builtin_memcpy: inlined also in the freestanding WebAssembly build */
     case 8: __builtin_memcpy(dst, src, 8 * sizeof(float)); return;
+    case 12: __builtin_memcpy(dst, src, 12 * sizeof(float)); return;
     case 16: __builtin_memcpy(dst, src, 16 * sizeof(float)); return;
     case 32: __builtin_memcpy(dst, src, 32 * sizeof(float)); return;
     default: memcpy(dst, src, count * sizeof(float)); return;
     }
 }
 
-/* One run's column piece of kc consecutive tap rows, from tap p0 on, into
- * out (row step NR). The tap's input row and column move with (c, ky, kx) by
- * plain additions; only a tap that reaches the border takes copy_run. */
-static void gather_run(const sb_conv_desc *d, const float *planes, const patch_run *run,
-                       size_t p0, size_t kc, size_t out_step, float *out)
-{
-    const ptrdiff_t h = (ptrdiff_t)d->h, w = (ptrdiff_t)d->w, sw = (ptrdiff_t)d->stride_w;
-    const ptrdiff_t dh = (ptrdiff_t)d->dil_h, dw = (ptrdiff_t)d->dil_w;
-    const size_t len = run->len, kh = d->kh, kw = d->kw, taps = kh * kw;
-    const ptrdiff_t span = ((ptrdiff_t)len - 1) * sw;   /* last column minus first */
-    size_t c = p0 / taps, ky = p0 % taps / kw, kx = p0 % kw;
-    for (size_t p = 0; p < kc; ++p, out += out_step) {
-        ptrdiff_t iy = run->iy0 + (ptrdiff_t)ky * dh, ix = run->ix0 + (ptrdiff_t)kx * dw;
-        if (iy < 0 || iy >= h || w == 0) {
-            memset(out, 0, len * sizeof(float));
-        } else {
-            const float *row = planes + ((ptrdiff_t)c * h + iy) * w;
-            if (ix >= 0 && ix + span < w) {   /* inside the plane: no border */
-                if (sw == 1) {
-                    copy_floats(out, row + ix, len);
-                } else if (sw == 2) {
-                    copy_stride2(out, row + ix, len, ix + 2 * (ptrdiff_t)len <= w);
-                } else {
-                    for (size_t t = 0; t < len; ++t) out[t] = row[ix + (ptrdiff_t)t * sw];
-                }
-            } else {
-                copy_run(out, row, ix, len, d->stride_w, d->w);
-            }
-        }
-        if (++kx == kw) {
-            kx = 0;
-            if (++ky == kh) ky = 0, ++c;
-        }
-    }
-}
+/* A run: columns of a strip that lie in one output row. col is its first
+ * column in the strip, src the stored-row offset of its first output's tap
+ * (0, 0) in the plane; its outputs read consecutive floats for every tap. */
+typedef struct { size_t col, src, len; } patch_run;
 
 /* sb_gather_fn: the patch matrix's strips, ops->b being the group's first
- * input plane of the image. */
+ * stored plane of the image. Tap (c, ky, kx) of output (oy, ox) is the float
+ *   c*plane_floats + (oy*sh + ky*dh)*rs + phase(kx*dw)*pws + ox + pos(kx*dw)
+ * (padded_rows.c), so each run of a tap row is one contiguous copy. Rows are
+ * written in increasing order, so a run may be copied as a whole NR floats:
+ * what it writes past its end belongs to the next run or the next row, which
+ * is written after it; the strip's last row copies exact lengths, so that no
+ * copy leaves the strip. */
 static void gather_patch_strips(const void *ctx, const sb_operands *ops, const sb_tile *tile,
                                 size_t p0, size_t kc, size_t strip0, size_t strip_end,
                                 float *dst)
 {
     const conv_call *call = ctx;
     const sb_conv_desc *d = call->d;
-    const size_t nr = (size_t)tile->nr;
+    const size_t nr = (size_t)tile->nr, taps = d->kh * d->kw;
+    const size_t rs = call->rows.rs, pws = call->rows.pws, sw = d->stride_w;
+    const size_t row_step = d->dil_h * rs, src_row = d->stride_h * rs;
+    patch_run runs[SB_MAX_TILE_NR];
     for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
-        size_t j0 = strip * nr;
-        size_t live = j0 < call->cols ? sb_min_size(call->cols - j0, nr) : 0;
-        for (size_t j = j0; j < j0 + live;) {
-            patch_run run;
-            size_t oy = j / d->out_w, ox = j % d->out_w;
-            run.iy0 = (ptrdiff_t)(oy * d->stride_h) - (ptrdiff_t)d->pad_top;
-            run.ix0 = (ptrdiff_t)(ox * d->stride_w) - (ptrdiff_t)d->pad_left;
-            run.len = sb_min_size(d->out_w - ox, j0 + live - j);
-            gather_run(d, ops->b, &run, p0, kc, nr, dst + (j - j0));
-            j += run.len;
+        const size_t j0 = strip * nr;
+        const size_t live = j0 < call->cols ? sb_min_size(call->cols - j0, nr) : 0;
+        size_t count = 0;
+        for (size_t j = j0; j < j0 + live; ++count) {
+            const size_t oy = j / d->out_w, ox = j % d->out_w;
+            runs[count].col = j - j0;
+            runs[count].src = oy * src_row + ox;
+            runs[count].len = sb_min_size(d->out_w - ox, j0 + live - j);
+            j += runs[count].len;
+        }
+        /* The last run reads furthest. */
+        const size_t reach = count ? runs[count - 1].src + nr : 0;
+        const int whole = count <= WHOLE_COPY_MAX_RUNS;
+        size_t c = p0 / taps, ky = p0 % taps / d->kw, kx = p0 % d->kw;
+        size_t phase = kx * d->dil_w % sw, pos = kx * d->dil_w / sw;
+        const float *tap_row = ops->b + c * call->plane_floats + ky * row_step;
+        for (size_t p = 0; p < kc; ++p) {
+            const float *tap = tap_row + phase * pws + pos;
+            float *out = dst + p * nr;
+            if (whole && p + 1 < kc && (size_t)(call->planes_end - tap) >= reach) {
+                __builtin_prefetch(tap + reach + nr);
+                for (size_t r = 0; r < count; ++r)
+                    copy_floats(out + runs[r].col, tap + runs[r].src, nr);
+            } else {
+                for (size_t r = 0; r < count; ++r)
+                    memcpy(out + runs[r].col, tap + runs[r].src, runs[r].len * sizeof(float));
+            }
+            if (++kx < d->kw) {
+                phase += call->dil_phase, pos += call->dil_pos;
+                if (phase >= sw) phase -= sw, ++pos;
+            } else {
+                kx = 0, phase = 0, pos = 0;
+                if (++ky < d->kh) {
+                    tap_row += row_step;
+                } else {
+                    ky = 0, ++c;
+                    tap_row = ops->b + c * call->plane_floats;
+                }
+            }
         }
         if (live < nr)
             for (size_t p = 0; p < kc; ++p)
                 memset(dst + p * nr + live, 0, (nr - live) * sizeof(float));
+    }
+}
+
+/* sb_gather_fn for the calls whose stored planes would be huge: every tap of
+ * every output from the input, +0 where it falls in the padding. */
+static void gather_patch_elements(const void *ctx, const sb_operands *ops, const sb_tile *tile,
+                                  size_t p0, size_t kc, size_t strip0, size_t strip_end,
+                                  float *dst)
+{
+    const conv_call *call = ctx;
+    const sb_conv_desc *d = call->d;
+    const size_t nr = (size_t)tile->nr, taps = d->kh * d->kw;
+    for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
+        for (size_t p = 0; p < kc; ++p) {
+            const size_t c = (p0 + p) / taps, ky = (p0 + p) % taps / d->kw, kx = (p0 + p) % d->kw;
+            for (size_t t = 0; t < nr; ++t) {
+                const size_t j = strip * nr + t;
+                float v = 0.0f;
+                if (j < call->cols) {
+                    /* padded coordinates; every product is below the padded
+                     * extent, which sb_conv_parse bounds */
+                    const size_t py = j / d->out_w * d->stride_h + ky * d->dil_h;
+                    const size_t px = j % d->out_w * d->stride_w + kx * d->dil_w;
+                    if (py >= d->pad_top && py - d->pad_top < d->h && px >= d->pad_left &&
+                        px - d->pad_left < d->w)
+                        v = ops->b[(c * d->h + py - d->pad_top) * d->w + px - d->pad_left];
+                }
+                dst[p * nr + t] = v;
+            }
+        }
     }
 }
 
@@ -153,7 +187,8 @@ static void conv_operands(const void *ctx, size_t i, sb_operands *ops)
     const size_t n = i / d->groups, g = i % d->groups;
     memset(ops, 0, sizeof *ops);
     ops->packed_a = call->packed ? call->packed + g * call->group_floats : NULL;
-    ops->b = d->x ? d->x + (n * d->c + g * call->cin_g) * d->h * d->w : NULL;
+    ops->b = call->planes ? call->planes + (n * d->c + g * call->cin_g) * call->plane_floats
+                          : NULL;
     ops->b_row = (ptrdiff_t)(d->h * d->w), ops->b_col = 1;   /* pointwise: the planes */
     ops->c = d->y + (n * d->cout + g * call->cout_g) * call->cols;
     ops->ldc = (ptrdiff_t)call->cols;
@@ -163,6 +198,21 @@ static void conv_operands(const void *ctx, size_t i, sb_operands *ops)
 static size_t packed_group_floats(const sb_tile *tile, size_t cout_g, size_t k)
 {
     return sb_packed_a_floats(tile, cout_g, k);
+}
+
+/* How many padded rows of each input plane the call reads, with rows->pw,
+ * pws and rs filled; 0 when the stored planes would be too large (or a size
+ * overflows). */
+static size_t stored_rows(const sb_conv_desc *d, sb_padded_rows *rows)
+{
+    size_t count, reach_h, floats, bound;
+    if (!sb_padded_rows_size(d, rows) || !sb_mul_ok(d->out_h - 1, d->stride_h, &count) ||
+        !sb_mul_ok(d->kh - 1, d->dil_h, &reach_h) || !sb_add_ok(count, reach_h, &count) ||
+        !sb_add_ok(count, 1, &count) || !sb_mul_ok(count, rows->rs, &floats) ||
+        !sb_mul3_ok(4, d->h, d->w, &bound) || !sb_add_ok(bound, STORED_PLANE_EXTRA, &bound) ||
+        floats > bound)
+        return 0;
+    return count;
 }
 
 /* The call's plan and run (no memory is touched). */
@@ -176,6 +226,13 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     call->cols = d->out_h * d->out_w;
     call->group_floats = packed_group_floats(tile, call->cout_g, call->k);
     const int pointwise = is_pointwise(d);
+    if (reads_input_in_place(d)) {
+        call->rows.d = d, call->rows.pw = call->rows.pws = call->rows.rs = d->w;
+        call->stored_rows = d->h;
+    } else {
+        call->stored_rows = stored_rows(d, &call->rows);
+    }
+    call->dil_phase = d->dil_w % d->stride_w, call->dil_pos = d->dil_w / d->stride_w;
     sb_product_desc desc = {0};
     desc.m = call->cout_g, desc.n = call->cols, desc.k = call->k;
     desc.b_row = (ptrdiff_t)(d->h * d->w), desc.b_col = 1;
@@ -189,7 +246,10 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     run->plan = plan;
     run->activation = d->activation;
     run->max_threads = d->max_threads;
-    if (!pointwise) run->gather = gather_patch_strips, run->gather_ctx = call;
+    if (!pointwise) {
+        run->gather = call->stored_rows ? gather_patch_strips : gather_patch_elements;
+        run->gather_ctx = call;
+    }
     run->operands = conv_operands;
     run->operands_ctx = call;
     return SB_OK;
@@ -198,6 +258,49 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
 static int single_column(const sb_conv_desc *d)
 {
     return is_pointwise(d) && d->out_h * d->out_w == 1 && d->c > 0;
+}
+
+/* Where B is read from (conv_call.planes): the input itself, or every plane
+ * of it stored as padded rows in workspace (*own, for the caller to release),
+ * with the phase bounds in front. */
+static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
+{
+    *own = NULL;
+    if (is_pointwise(d) || reads_input_in_place(d)) {
+        call->planes = d->x;
+        call->plane_floats = d->h * d->w;
+        call->planes_end = d->x ? d->x + d->n * d->c * d->h * d->w : NULL;
+        return SB_OK;
+    }
+    if (!call->stored_rows) {   /* read element by element */
+        call->planes = d->x;
+        call->plane_floats = d->h * d->w;
+        return SB_OK;
+    }
+    const size_t sw = d->stride_w;
+    size_t planes, floats, bounds_bytes, bytes;
+    if (!sb_mul_ok(call->stored_rows, call->rows.rs, &call->plane_floats) ||
+        !sb_mul_ok(d->n, d->c, &planes) || !sb_mul_ok(planes, call->plane_floats, &floats) ||
+        !sb_add_ok(floats, PLANES_SLACK, &floats) ||
+        !sb_mul_ok(2 * sizeof(size_t), sw, &bounds_bytes) ||
+        !sb_add_ok(bounds_bytes, 63, &bounds_bytes) ||
+        !sb_mul_ok(floats, sizeof(float), &bytes) ||
+        !sb_add_ok(bytes, bounds_bytes & ~(size_t)63, &bytes))
+        return SB_ERR_NO_MEMORY;
+    bounds_bytes &= ~(size_t)63;   /* the planes start on a cache line */
+    unsigned char *workspace = sb_workspace_get(bytes);
+    if (!workspace) return SB_ERR_NO_MEMORY;
+    size_t *lo = (size_t *)(void *)workspace;
+    float *stored = (float *)(void *)(workspace + bounds_bytes);
+    sb_padded_phase_bounds(&call->rows, lo, lo + sw);
+    call->rows.lo = lo, call->rows.hi = lo + sw;
+    for (size_t i = 0; i < planes; ++i)
+        sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
+                             call->stored_rows, i + 1 == planes ? PLANES_SLACK : 0);
+    call->planes = stored;
+    call->planes_end = stored + floats;
+    *own = workspace;
+    return SB_OK;
 }
 
 static int run_groups(const sb_conv_desc *d)
@@ -224,9 +327,12 @@ static int run_groups(const sb_conv_desc *d)
         conv_call call;
         sb_product_plan plan;
         sb_product_run run;
+        void *own_planes = NULL;
         status = plan_groups(d, &call, &plan, &run, tile);
         call.packed = packed;
+        if (status == SB_OK) status = store_planes(d, &call, &own_planes);
         if (status == SB_OK) status = sb_run_products(&run);
+        sb_workspace_release(own_planes);
     }
     sb_workspace_release(own_packed);
     return status;

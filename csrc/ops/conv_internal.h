@@ -39,6 +39,25 @@ static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
     return cin_per_group == 1 && groups > 1;
 }
 
+/* padded_rows.c: input rows stored zero-padded and split by column phase,
+ * read by the patch gatherer (conv.c) and the depthwise kernel: padded column
+ * c of a stored row lies at (c % stride_w) * pws + c / stride_w, so that the
+ * outputs of one tap read consecutive floats whatever the stride. */
+typedef struct {
+    const sb_conv_desc *d;
+    size_t pw, pws, rs;           /* padded width read, width of one phase, stored row */
+    const size_t *lo, *hi;        /* per phase: the positions that hold input */
+} sb_padded_rows;
+
+/* Fills pw, pws and rs (lo and hi null); 0 when a size overflows. */
+int sb_padded_rows_size(const sb_conv_desc *d, sb_padded_rows *rows);
+/* The phase bounds, stride_w entries each, for rows->lo and rows->hi. */
+void sb_padded_phase_bounds(const sb_padded_rows *rows, size_t *lo, size_t *hi);
+/* Padded rows [prow0, prow0 + nrows) of input plane `plane` (index n*C + c)
+ * into dst, row s at dst + s*rs, then `slack` zeros. */
+void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
+                          size_t nrows, size_t slack);
+
 /* depthwise.c: the whole call (every image and channel), both modes; and its
  * plan for samebits.explain. */
 int sb_depthwise_run(const sb_conv_desc *d);

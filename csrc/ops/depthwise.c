@@ -3,10 +3,7 @@
  *
  * Output plane (n, oc) reads input plane (n, oc / mult), mult = Cout / C. Each
  * chunk copies the input rows it needs into its thread's scratch as a
- * zero-padded block (the padding as real +0 values, so that an infinite or
- * NaN weight meeting padding still gives NaN), with the columns split by
- * phase modulo stride_w: padded column c is stored at (c % sw)*pws + c / sw.
- * Then every tap (ky, kx) of output (oy, ox) is the float at
+ * zero-padded block split by column phase (padded_rows.c). Then every tap (ky, kx) of output (oy, ox) is the float at
  *   row base(oy) + off[ky*KW + kx] + ox
  * with off[] the same for all outputs, so the path's kernel (sb_dw_kernel_fn,
  * ukernel_template.h) reads contiguous vectors whatever the stride and
@@ -16,7 +13,6 @@
 #include "framework/checked.h"
 #include "framework/epilogue.h"
 #include "framework/memory.h"
-#include "ops/strided_copy.h"
 #include "framework/step.h"
 
 /* Work of one chunk, in taps (multiply-adds): whole planes are grouped up to
@@ -27,8 +23,6 @@
 /* Floats after the stored rows, zeroed: the kernels read up to 15 past a
  * row (into lanes they do not store). */
 #define DW_SLACK 16
-/* Stored rows of at most this many floats are built with one memset. */
-#define DW_SHORT_ROW 32
 /* One thread's rate for the pool's estimate (measured roughly with avx2 on
  * 3x3 layers; the other paths are slower, which only wakes threads later),
  * and the factor the estimate is raised by so that small layers still get
@@ -41,9 +35,8 @@ typedef struct {
     const sb_conv_desc *d;
     sb_depthwise_kernel_fn kernel;
     const ptrdiff_t *off;     /* taps offsets into the stored rows */
-    const size_t *lo, *hi;    /* phase_bounds, stride_w entries each */
+    sb_padded_rows rows;      /* the stored rows' layout */
     size_t taps, mult;
-    size_t pw, pws, rs;       /* padded width read, width of one phase, stored row */
     size_t band_rows, bands;  /* output rows per band; bands == 1: whole planes */
     size_t planes, planes_per_chunk;
     float *scratch;
@@ -51,66 +44,6 @@ typedef struct {
     int exact;
 } dw_call;
 
-
-/* Phase p of a stored row holds padded columns c = p + q*sw, q < pws; the
- * input column c - pad_left is inside the plane for q in [lo[p], hi[p]). */
-static void phase_bounds(const sb_conv_desc *d, size_t pw, size_t pws, size_t *lo, size_t *hi)
-{
-    const size_t sw = d->stride_w, pl = d->pad_left;
-    const size_t end = pl + d->w < pw ? pl + d->w : pw;   /* columns < end may be input */
-    for (size_t p = 0; p < sw; ++p) {
-        lo[p] = p >= pl ? 0 : sb_ceil_div(pl - p, sw);
-        hi[p] = end > p ? sb_ceil_div(end - p, sw) : 0;
-        if (lo[p] > pws) lo[p] = pws;
-        if (hi[p] < lo[p]) hi[p] = lo[p];
-    }
-}
-
-/* Padded rows [prow0, prow0 + nrows) of input plane `plane` (index n*C + c)
- * into dst, row s at dst + s*rs, then DW_SLACK zeros. Short rows (small
- * planes) are zeroed with one memset for the whole block and then only the
- * input is copied: per-row library calls cost more than the rows there. */
-static void build_rows(const dw_call *call, float *dst, size_t plane, size_t prow0, size_t nrows)
-{
-    const sb_conv_desc *d = call->d;
-    const size_t sw = d->stride_w, pl = d->pad_left, pws = call->pws;
-    const int zeroed = call->rs <= DW_SHORT_ROW;
-    /* With a column step of 2: the phase of even input columns, and how many
-     * input columns are inside the stored row. */
-    const size_t even_phase = pl % 2;
-    const size_t inside2 = sw != 2 ? 0 : call->hi[0] - call->lo[0] + call->hi[1] - call->lo[1];
-    if (zeroed) memset(dst, 0, (nrows * call->rs + DW_SLACK) * sizeof(float));
-    for (size_t s = 0; s < nrows; ++s, dst += call->rs) {
-        size_t prow = prow0 + s;
-        if (prow < d->pad_top || prow - d->pad_top >= d->h) {
-            if (!zeroed) memset(dst, 0, call->rs * sizeof(float));
-            continue;
-        }
-        const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
-        if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
-            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
-                          (pl + 1) / 2, src, inside2);
-            continue;
-        }
-        for (size_t p = 0; p < sw; ++p) {
-            float *row = dst + p * pws;
-            const size_t lo = call->lo[p], hi = call->hi[p], count = hi - lo;
-            if (!zeroed) {
-                memset(row, 0, lo * sizeof(float));
-                memset(row + hi, 0, (pws - hi) * sizeof(float));
-            }
-            if (count == 0 || sw == 2) continue;
-            const float *from = src + (p + lo * sw - pl);
-            if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
-            else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
-        }
-        if (sw == 2)
-            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
-                          (pl + 1) / 2, src, inside2);
-    }
-    if (!zeroed)
-        for (size_t i = 0; i < DW_SLACK; ++i) dst[i] = 0.0f;
-}
 
 static void dw_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -136,12 +69,13 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         size_t n = p / d->cout, oc = p % d->cout;
         size_t in_plane = n * d->c + oc / call->mult;
         if (in_plane != have) {
-            build_rows(call, scratch, in_plane, r0 * d->stride_h, stored);
+            sb_padded_build_rows(&call->rows, scratch, in_plane, r0 * d->stride_h, stored,
+                                 DW_SLACK);
             have = in_plane;
         }
         float *out = d->y + p * plane_out + r0 * d->out_w;
         call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
-                     (ptrdiff_t)(d->stride_h * call->rs), out, (ptrdiff_t)d->out_w);
+                     (ptrdiff_t)(d->stride_h * call->rows.rs), out, (ptrdiff_t)d->out_w);
         sb_epilogue(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL, NULL,
                     d->activation);
     }
@@ -160,18 +94,13 @@ static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *
     call->mult = d->cout / d->c;
 
     /* Sizes; any overflow means the call cannot fit in memory. */
-    size_t taps, plane_out, planes, plane_taps, reach_w, reach_h;
+    size_t taps, plane_out, planes, plane_taps, reach_h;
     if (!sb_mul_ok(d->kh, d->kw, &taps) || !sb_mul_ok(d->out_h, d->out_w, &plane_out) ||
         !sb_mul_ok(d->n, d->cout, &planes) || !sb_mul_ok(plane_out, taps, &plane_taps) ||
-        !sb_mul_ok(d->kw - 1, d->dil_w, &reach_w) || !sb_mul_ok(d->kh - 1, d->dil_h, &reach_h))
+        !sb_mul_ok(d->kh - 1, d->dil_h, &reach_h))
         return SB_ERR_NO_MEMORY;
     call->taps = taps, call->planes = planes;
-    size_t span_w;   /* pw = (out_w - 1) * stride_w + reach_w + 1 <= padded input width */
-    if (!sb_mul_ok(d->out_w - 1, d->stride_w, &span_w) || !sb_add_ok(span_w, reach_w, &span_w) ||
-        !sb_add_ok(span_w, 1, &call->pw))
-        return SB_ERR_NO_MEMORY;
-    call->pws = sb_ceil_div(call->pw, d->stride_w);
-    call->rs = call->pws * d->stride_w;
+    if (!sb_padded_rows_size(d, &call->rows)) return SB_ERR_NO_MEMORY;
 
     if (plane_taps > DW_BAND_MIN_TAPS) {
         size_t row_taps = d->out_w * taps;
@@ -193,7 +122,7 @@ static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *
     size_t stored_rows, stored_floats;
     if (!sb_mul_ok(call->band_rows - 1, d->stride_h, &stored_rows) ||
         !sb_add_ok(stored_rows, reach_h + 1, &stored_rows) ||
-        !sb_mul_ok(stored_rows, call->rs, &stored_floats) ||
+        !sb_mul_ok(stored_rows, call->rows.rs, &stored_floats) ||
         !sb_add_ok(stored_floats, DW_SLACK + 15, &call->scratch_floats) ||
         call->scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float))
         return SB_ERR_NO_MEMORY;
@@ -233,13 +162,14 @@ int sb_depthwise_run(const sb_conv_desc *d)
     call.scratch = (float *)(void *)workspace;
     ptrdiff_t *off = (ptrdiff_t *)(void *)(workspace + scratch_bytes);
     size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
-    phase_bounds(d, call.pw, call.pws, lo, lo + d->stride_w);
-    call.lo = lo, call.hi = lo + d->stride_w;
+    sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);
+    call.rows.lo = lo, call.rows.hi = lo + d->stride_w;
     for (size_t ky = 0; ky < d->kh; ++ky)
         for (size_t kx = 0; kx < d->kw; ++kx) {
             size_t col = kx * d->dil_w;
-            off[ky * d->kw + kx] = (ptrdiff_t)(ky * d->dil_h * call.rs +
-                                               (col % d->stride_w) * call.pws + col / d->stride_w);
+            off[ky * d->kw + kx] = (ptrdiff_t)(ky * d->dil_h * call.rows.rs +
+                                               (col % d->stride_w) * call.rows.pws +
+                                               col / d->stride_w);
         }
     call.off = off;
 

@@ -1,0 +1,88 @@
+/* An input plane's rows stored zero-padded and split by column phase
+ * (conv_internal.h: sb_padded_rows), for the convolution's patch gatherer
+ * (conv.c) and the depthwise kernel (depthwise.c).
+ *
+ * Padded column c (input column c - pad_left, +0 outside the input) of a
+ * stored row is stored at (c % sw) * pws + c / sw. Output column ox of tap
+ * column kx reads padded column ox*sw + kx*dw: phase (kx*dw) % sw, position
+ * ox + (kx*dw) / sw in it, so consecutive outputs read consecutive floats
+ * whatever the stride and dilation. The padding is real +0 values, so an
+ * infinite or NaN weight meeting padding still gives NaN. */
+#include <string.h>
+#include "ops/conv_internal.h"
+#include "framework/checked.h"
+#include "ops/strided_copy.h"
+
+/* Stored rows of at most this many floats are built with one memset. */
+#define SHORT_ROW 32
+
+int sb_padded_rows_size(const sb_conv_desc *d, sb_padded_rows *rows)
+{
+    size_t reach_w, span_w;   /* pw = (out_w - 1) * stride_w + reach_w + 1 */
+    if (!sb_mul_ok(d->kw - 1, d->dil_w, &reach_w) ||
+        !sb_mul_ok(d->out_w - 1, d->stride_w, &span_w) || !sb_add_ok(span_w, reach_w, &span_w) ||
+        !sb_add_ok(span_w, 1, &rows->pw))
+        return 0;
+    rows->d = d;
+    rows->pws = sb_ceil_div(rows->pw, d->stride_w);
+    rows->rs = rows->pws * d->stride_w;   /* <= pw + stride_w - 1: no overflow */
+    rows->lo = rows->hi = NULL;
+    return 1;
+}
+
+void sb_padded_phase_bounds(const sb_padded_rows *rows, size_t *lo, size_t *hi)
+{
+    const sb_conv_desc *d = rows->d;
+    const size_t sw = d->stride_w, pl = d->pad_left, pws = rows->pws, pw = rows->pw;
+    const size_t end = pl + d->w < pw ? pl + d->w : pw;   /* columns < end may be input */
+    for (size_t p = 0; p < sw; ++p) {
+        lo[p] = p >= pl ? 0 : sb_ceil_div(pl - p, sw);
+        hi[p] = end > p ? sb_ceil_div(end - p, sw) : 0;
+        if (lo[p] > pws) lo[p] = pws;
+        if (hi[p] < lo[p]) hi[p] = lo[p];
+    }
+}
+
+void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
+                          size_t nrows, size_t slack)
+{
+    const sb_conv_desc *d = rows->d;
+    const size_t sw = d->stride_w, pl = d->pad_left, pws = rows->pws, rs = rows->rs;
+    /* Short rows (small planes): one memset for the whole block, then only the
+     * input is copied; per-row library calls cost more than the rows there. */
+    const int zeroed = rs <= SHORT_ROW;
+    /* With a column step of 2: the phase of even input columns, and how many
+     * input columns are inside the stored row. */
+    const size_t even_phase = pl % 2;
+    const size_t inside2 = sw != 2 ? 0 : rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
+    if (zeroed) memset(dst, 0, (nrows * rs + slack) * sizeof(float));
+    for (size_t s = 0; s < nrows; ++s, dst += rs) {
+        size_t prow = prow0 + s;
+        if (prow < d->pad_top || prow - d->pad_top >= d->h || d->w == 0) {
+            if (!zeroed) memset(dst, 0, rs * sizeof(float));
+            continue;
+        }
+        const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
+        if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
+            continue;
+        }
+        for (size_t p = 0; p < sw; ++p) {
+            float *row = dst + p * pws;
+            const size_t lo = rows->lo[p], hi = rows->hi[p], count = hi - lo;
+            if (!zeroed) {
+                memset(row, 0, lo * sizeof(float));
+                memset(row + hi, 0, (pws - hi) * sizeof(float));
+            }
+            if (count == 0 || sw == 2) continue;
+            const float *from = src + (p + lo * sw - pl);
+            if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
+            else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
+        }
+        if (sw == 2)
+            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
+                          (pl + 1) / 2, src, inside2);
+    }
+    if (!zeroed) memset(dst, 0, slack * sizeof(float));
+}
