@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     if model_names:
         sys.path.insert(0, str(ROOT / "web"))
         from make_models import make_models
-        make_models(networks=model_names)
+        make_models(networks=model_names, manifest=False)   # the suite's models.json stays
     pages, shapes, info = [], {}, {}
     for t in thread_counts:
         for index in range(args.pages):

@@ -29,7 +29,11 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def make_models(out: Path = DEFAULT_OUT, networks: list[str] | None = None,
-                echo: bool = False) -> dict:
+                echo: bool = False, manifest: bool = True) -> dict:
+    """Writes each network's .onnx and .feeds into `out`, and models.json (the
+    models suite's list, which the Node and browser suites run) unless
+    `manifest` is false: a benchmark that only needs some networks' files
+    must not replace the suite's list with its own."""
     import samebits
     from samebits.onnx import suite
     names = networks or list(suite.SUITE_NETWORKS)
@@ -45,7 +49,8 @@ def make_models(out: Path = DEFAULT_OUT, networks: list[str] | None = None,
         doc["networks"].append({"name": name, "model": f"{name}.onnx", "feeds": f"{name}.feeds",
                                 "model_sha256": hashlib.sha256(model).hexdigest(),
                                 "bytes": len(model), "native": line})
-    (out / "models.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    if manifest:
+        (out / "models.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     return doc
 
 
