@@ -49,7 +49,6 @@ typedef struct {
     const float *planes;
     size_t plane_floats;
     const float *planes_end;         /* whole-strip copies read below this */
-    size_t dil_phase, dil_pos;       /* dil_w % stride_w, dil_w / stride_w */
 } conv_call;
 
 static int is_pointwise(const sb_conv_desc *d)
@@ -101,6 +100,7 @@ static void gather_patch_strips(const void *ctx, const sb_operands *ops, const s
     const size_t nr = (size_t)tile->nr, taps = d->kh * d->kw;
     const size_t rs = call->rows.rs, pws = call->rows.pws, sw = d->stride_w;
     const size_t row_step = d->dil_h * rs, src_row = d->stride_h * rs;
+    const size_t dil_phase = d->dil_w % sw, dil_pos = d->dil_w / sw;   /* one kx step */
     patch_run runs[SB_MAX_TILE_NR];
     for (size_t strip = strip0; strip < strip_end; ++strip, dst += kc * nr) {
         const size_t j0 = strip * nr;
@@ -131,7 +131,7 @@ static void gather_patch_strips(const void *ctx, const sb_operands *ops, const s
                     memcpy(out + runs[r].col, tap + runs[r].src, runs[r].len * sizeof(float));
             }
             if (++kx < d->kw) {
-                phase += call->dil_phase, pos += call->dil_pos;
+                phase += dil_phase, pos += dil_pos;
                 if (phase >= sw) phase -= sw, ++pos;
             } else {
                 kx = 0, phase = 0, pos = 0;
@@ -232,7 +232,6 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     } else {
         call->stored_rows = stored_rows(d, &call->rows);
     }
-    call->dil_phase = d->dil_w % d->stride_w, call->dil_pos = d->dil_w / d->stride_w;
     sb_product_desc desc = {0};
     desc.m = call->cout_g, desc.n = call->cols, desc.k = call->k;
     desc.b_row = (ptrdiff_t)(d->h * d->w), desc.b_col = 1;
@@ -266,15 +265,11 @@ static int single_column(const sb_conv_desc *d)
 static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
 {
     *own = NULL;
-    if (is_pointwise(d) || reads_input_in_place(d)) {
+    /* B read as the input's own planes: pointwise, in place, or element by element */
+    if (is_pointwise(d) || reads_input_in_place(d) || !call->stored_rows) {
         call->planes = d->x;
         call->plane_floats = d->h * d->w;
         call->planes_end = d->x ? d->x + d->n * d->c * d->h * d->w : NULL;
-        return SB_OK;
-    }
-    if (!call->stored_rows) {   /* read element by element */
-        call->planes = d->x;
-        call->plane_floats = d->h * d->w;
         return SB_OK;
     }
     const size_t sw = d->stride_w;
