@@ -87,7 +87,7 @@ LAYERS = [
     (300, 3, 3, 20, 1, 1, 0, 1),       # k > 256: two k-blocks on the pointwise route
     (40, 6, 6, 64, 3, 1, 1, 4),        # grouped
     (8, 1, 1, 50, 1, 1, 0, 1),         # 1x1 over a 1x1 input (squeeze-excitation):
-    (300, 1, 1, 70, 1, 1, 0, 1),       # single-column kernel: two k-blocks, ragged sliver
+    (300, 1, 1, 70, 1, 1, 0, 1),       # few-column kernel: two k-blocks, ragged sliver
     (40, 1, 1, 260, 1, 1, 0, 2),       # ... grouped, several chunks of 8 strips
 ]
 
@@ -149,10 +149,74 @@ def test_patch_gatherer_cases(path: str, case) -> None:
             assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
 
 
+# The few-column route (few_columns.c): output maps of 1 to 8 positions, so
+# 1 to 4 columns per kernel call (5 = 3 + 2, 6 = 3 + 3, 7 = 4 + 3, 8 = 4 + 4),
+# pointwise layers read in place and other kernels gathered (padding,
+# strides, dilation, groups), one and two k-blocks, ragged last strips and
+# chunks of 8 strips. (n, c, h, w, cout, kernel, stride, padding, dilation, groups)
+FEW_COLUMN_CASES = [
+    (1, 129, 1, 6, 128, (1, 3), (1, 1), (0, 0, 1, 1), (1, 1), 1),     # 6 columns, 2 k-blocks
+    (2, 64, 1, 3, 64, (1, 3), (1, 2), (0, 0, 1, 1), (1, 1), 1),       # stride 2: 2 columns
+    (1, 1, 1, 576, 258, (1, 256), (1, 64), (0, 0, 0, 0), (1, 1), 1),  # an STFT: 6 x 258 rows
+    (3, 16, 4, 4, 40, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),       # 2x2 map, 3 images
+    (1, 12, 5, 5, 24, (3, 3), (1, 1), (0, 0, 0, 0), (2, 2), 2),       # 1x1 map, dilated, grouped
+    (2, 20, 2, 4, 33, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),       # pointwise, 8 columns
+    (1, 7, 1, 7, 5, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),         # pointwise, 7, 5 rows
+    (1, 300, 1, 5, 70, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),      # 5 columns, 2 k-blocks
+    (1, 2, 1, 1, 9, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),         # 1x1 map, mostly padding
+    (1, 4, 2, 3, 17, (2, 2), (1, 1), (1, 0, 0, 1), (1, 1), 1),        # asymmetric: 2x3 map
+    (1, 32, 1, 4, 300, (1, 3), (1, 1), (0, 0, 1, 1), (1, 1), 1),      # 300 rows: many chunks
+    (2, 6, 3, 1, 21, (3, 1), (1, 1), (2, 2, 0, 0), (1, 1), 3),        # 5x1 map, grouped
+]
+
+
+@pytest.mark.parametrize("case", FEW_COLUMN_CASES, ids=lambda c: "n{}c{}h{}w{}o{}".format(*c[:5]))
+def test_few_column_cases(path: str, case) -> None:
+    n, c, h, w, cout, kernel, stride, padding, dilation, groups = case
+    x = test_values((n, c, h, w), c * 11 + w, 6)
+    wt = test_values((cout, c // groups, *kernel), cout * 5 + h, 3)
+    bias = test_values((cout,), cout + w)
+    want = conv_naive(x, wt, bias, stride, padding, dilation, groups, "relu")
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+              activation="relu")
+    with samebits.use_path(path):
+        assert samebits.explain(samebits.conv2d, x, wt, bias, **kw).route == "column"
+        packed = samebits.pack_conv2d(wt, groups=groups)
+        for threads in (1, 2):
+            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, **kw)
+            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
+        plain = samebits.conv2d(x, wt, bias, mode="fast", threads=1, **kw)
+        for threads in (1, 2):
+            again = samebits.conv2d(x, packed, bias, mode="fast", threads=threads, **kw)
+            assert_same_bits(again, plain, f"{path} fast packed {case}, threads {threads}")
+
+
+@pytest.mark.parametrize("cols", [1, 2, 5, 8])
+def test_few_columns_equal_the_tile_route(path: str, cols: int) -> None:
+    """Fast mode (and exact) gives the same bits on the few-column route as
+    on the tile route: the first `cols` outputs of a 1-D layer, against the
+    same outputs of the layer over a wider input (40 more columns, so more
+    than 8 outputs), which reads the same taps."""
+    c, cout, k, left = 70, 37, 3, 1
+    x = test_values((1, c, 1, cols + k - 1 - left + 40), cols * 3, 5)
+    wt = test_values((cout, c, 1, k), cout + cols, 2)
+    bias = test_values((cout,), 3)
+    kw = dict(padding=(0, 0, left, 0), activation="relu")
+    narrow = x[:, :, :, :cols + k - 1 - left]
+    with samebits.use_path(path):
+        assert samebits.explain(samebits.conv2d, narrow, wt, bias, **kw).route == "column"
+        assert samebits.explain(samebits.conv2d, x, wt, bias, **kw).route != "column"
+        for mode in ("exact", "fast"):
+            few = samebits.conv2d(narrow, wt, bias, mode=mode, **kw)
+            wide = samebits.conv2d(x, wt, bias, mode=mode, **kw)
+            assert few.shape[-1] == cols
+            assert_same_bits(few, np.ascontiguousarray(wide[..., :cols]), f"{path} {mode} {cols}")
+
+
 def test_squeeze_excitation_batches(path: str) -> None:
-    """1x1 layers over 1x1 inputs, several images: the single-column kernel
-    where the path has one, the tile kernel elsewhere; exact against the
-    naive loop, fast packed against plain and 1 against 2 threads."""
+    """1x1 layers over 1x1 inputs, several images: the few-column kernel;
+    exact against the naive loop, fast packed against plain and 1 against 2
+    threads."""
     for n, c, cout in ((3, 96, 200), (2, 7, 5), (4, 600, 33)):
         x = test_values((n, c, 1, 1), n * c, 4)
         wt = test_values((cout, c, 1, 1), cout, 2)

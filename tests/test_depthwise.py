@@ -337,7 +337,7 @@ def test_python_wrapper_and_packed_weights() -> None:
                          "conv2d with packed weights")
 
 
-# The C-only check (tests/native/check_conv.c: depthwise and single-column
+# The C-only check (tests/native/check_conv.c: depthwise and few-column
 # layers) natively and for arm64 under qemu-user, where the neon path and vec4
 # over NEON run with their own accumulator budget and strip heights: every
 # path must match the naive loop and print the same digest of its exact

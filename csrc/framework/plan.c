@@ -258,7 +258,7 @@ static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile)
     int bad = 0;
     bad += tile->mr < 1 || tile->nr < 1 || tile->mr > gemm->max_mr || tile->nr > gemm->max_nr;
     bad += tile->nr > SB_MAX_TILE_NR;
-    bad += tile->mr % 2 != 0;   /* the single-column kernel's slivers are 4 or 2 rows */
+    bad += tile->mr % 2 != 0;   /* the few-column kernel: 4-lane slivers end in 4 or 2 rows */
     bad += tile->nr % gemm->lanes != 0;
     bad += tile->mc < tile->mr || tile->mc % tile->mr != 0;   /* tiles start on whole strips */
     bad += tile->nc < tile->nr || tile->nc % tile->nr != 0;

@@ -57,7 +57,7 @@ struct sb_tile {
  * point a family at another path's config (a matrix unit without its own
  * depthwise kernels takes the vector path's). */
 
-/* The matrix products: tiles, and the row and single-column kernels, which
+/* The matrix products: tiles, and the row and few-column kernels, which
  * take a tile's MR or NR at run time. */
 typedef struct sb_gemm_config {
     int lanes;                    /* floats per vector of these kernels */

@@ -38,13 +38,16 @@ typedef void (*sb_row_kernel_fn)(size_t nr, size_t kc, const float *a, ptrdiff_t
                                  const float *bp, ptrdiff_t b_step, ptrdiff_t strip_step,
                                  float *c, int accumulate);
 
-/* Single column (a matrix-vector product from packed A): y[r] for r < rows =
- * the sum over p < kc of A(r, p) * x[p], where A is consecutive mr-row
- * strips of one k-block of packed A (strip s at ap + s*kc*mr, element (p, r)
- * at p*mr + r). Each output starts from +0, or from y[r] when accumulate, and
- * adds its products in increasing p with the tile kernel's operations. */
-typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, const float *ap,
-                                    const float *x, float *y, int accumulate);
+/* Few columns (a matrix times at most SB_COLUMNS_MAX vectors, from packed A):
+ * y[j*y_col + r] for r < rows and j < cols = the sum over p < kc of
+ * A(r, p) * x[p*x_step + j], where A is consecutive mr-row strips of one
+ * k-block of packed A (strip s at ap + s*kc*mr, element (p, r) at p*mr + r).
+ * Each output starts from +0, or from its y when accumulate, and adds its
+ * products in increasing p with the tile kernel's operations. */
+#define SB_COLUMNS_MAX 4
+typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t cols,
+                                    const float *ap, const float *x, ptrdiff_t x_step, float *y,
+                                    ptrdiff_t y_col, int accumulate);
 
 /* Depthwise convolution rows: for r < rows and x < cols,
  * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of

@@ -5,12 +5,12 @@
  * vec_load, vec_store, vec_splat, vec_zero, vec_add, vec_mul,
  * vec_fma(acc, a, b) (acc + a*b; one rounding on a fused ISA) and
  * vec_canon(v) (every NaN lane replaced by 0x7FC00000), and the 4-lane
- * slivers of the single-column kernel (below). Every kernel stores its
+ * slivers of the few-column kernel (below). Every kernel stores its
  * outputs with NaN made canonical, in both modes: which NaN an instruction
  * passes on is the hardware's and the compiler's choice (operand order),
  * not the definition's, and this way no route, tile or path shows it. Then
  * UKR_DEFINE_TILE(name, MR, NR, fused) defines one tile's kernels and
- * UKR_DEFINE_ISA(isa, fused) the row, single-column and depthwise kernels
+ * UKR_DEFINE_ISA(isa, fused) the row, few-column and depthwise kernels
  * and the epilogue (epilogue_template.h);
  * UKR_TILE_KERNELS, UKR_GEMM_KERNELS and UKR_DWCONV_KERNELS name them in the
  * descriptors and configs (isa.h).
@@ -276,17 +276,32 @@ ukr_dw(size_t rows, size_t cols, size_t taps, const float *restrict w,
     }
 }
 
-/* Single-column product (a 1x1 convolution over a 1x1 input): see
- * sb_column_kernel_fn in kernels.h. The including file defines a 4-lane type
- * sliver_vec with sliver_load, sliver_store, sliver_load2 (two floats, the
- * other lanes +0), sliver_store2, sliver_splat, sliver_zero, sliver_add,
- * sliver_mul, sliver_fma (fused exactly where vec_fma is) and sliver_canon. A strip's MR
- * rows are MR/4 four-row slivers and, when MR is 4q + 2, a two-row one; each
- * step of k broadcasts x[p] and does one multiply-add per sliver, S strips at
- * a time for about eight independent chains. */
+/* Few-column product (up to SB_COLUMNS_MAX columns of a convolution with a
+ * small output map, few_columns.c): see sb_column_kernel_fn in kernels.h. The
+ * including file defines SLIVER_LANES (4 unless it says otherwise) and a
+ * type sliver_vec of that many lanes with sliver_load, sliver_store,
+ * sliver_load_part(p, n) (n floats, the other lanes +0), sliver_store_part(p,
+ * v, n), sliver_splat, sliver_zero, sliver_add, sliver_mul, sliver_fma (fused
+ * exactly where vec_fma is) and sliver_canon. Lanes hold output channels: a
+ * strip's MR rows are MR / SLIVER_LANES whole slivers and one part sliver of
+ * the rest (4-lane slivers: 2 rows when MR is 4q + 2), loaded once per step
+ * of k and multiplied by each of the C columns' broadcast x[p*x_step + j]; S
+ * strips at a time, for about eight independent chains. */
+#ifndef SLIVER_LANES
+#define SLIVER_LANES 4
+#endif
 #define UKR_MV_MAX_PIECES 4   /* slivers per strip: MR <= 16 */
+#define UKR_MV_MAX_STRIPS 4   /* strips at once */
+#define UKR_MV_MAX_ACC (UKR_MV_MAX_STRIPS * SB_COLUMNS_MAX * UKR_MV_MAX_PIECES)
+/* strip i, column j, sliver q (S, C and PIECES are constants of an instance) */
+#define UKR_MV_ACC(i, j, q) acc[((i) * C + (j)) * PIECES + (q)]
+/* the rows of sliver q: whole, or the part left at the strip's end */
+#define UKR_MV_WIDTH(q) ((q) < Q ? SLIVER_LANES : PART)
 #if UKR_TILE_MAX_MR > 16
-#error "the single-column kernel wants MR of at most 16"
+#error "the few-column kernel wants MR of at most 16"
+#endif
+#if SB_COLUMNS_MAX != 4
+#error "ukr_mv_strips unrolls for SB_COLUMNS_MAX = 4 columns"
 #endif
 
 static inline __attribute__((always_inline)) sliver_vec
@@ -298,74 +313,112 @@ ukr_sliver_step(sliver_vec acc, sliver_vec a, sliver_vec b, const int fused)
 static inline __attribute__((always_inline)) sliver_vec
 ukr_sliver_get(const int width, const float *p)
 {
-    return width == 4 ? sliver_load(p) : sliver_load2(p);
+    return width == SLIVER_LANES ? sliver_load(p) : sliver_load_part(p, width);
 }
 
 static inline __attribute__((always_inline)) void
 ukr_sliver_put(const int width, float *p, sliver_vec v)
 {
     v = sliver_canon(v);
-    if (width == 4) sliver_store(p, v);
-    else sliver_store2(p, v);
+    if (width == SLIVER_LANES) sliver_store(p, v);
+    else sliver_store_part(p, v, width);
 }
 
-/* S strips from strip0: outputs y[strip*MR + r] for rows below `rows`. */
+/* S strips from strip0, C columns: outputs y[j*y_col + strip*MR + r] for
+ * rows below `rows`. */
 static inline __attribute__((always_inline)) void
-ukr_mv_strips(const int MR, const int S, size_t kc, size_t rows, size_t strip0,
-              const float *restrict ap, const float *restrict x, float *restrict y,
-              int accumulate, const int fused)
+ukr_mv_strips(const int MR, const int S, const int C, size_t kc, size_t rows, size_t strip0,
+              const float *restrict ap, const float *restrict x, ptrdiff_t x_step,
+              float *restrict y, ptrdiff_t y_col, int accumulate, const int fused)
 {
-    const int Q = MR / 4, PIECES = MR / 4 + MR % 4 / 2;
-    const float *base[8] = {0};
-    float *out[8] = {0};
-    float edge[8][16];   /* a ragged strip's outputs, all MR rows */
-    sliver_vec acc[8][UKR_MV_MAX_PIECES];
+    const int Q = MR / SLIVER_LANES, PIECES = Q + (MR % SLIVER_LANES != 0);
+    const int PART = MR % SLIVER_LANES;
+    const float *base[UKR_MV_MAX_STRIPS] = {0};
+    float *out[UKR_MV_MAX_STRIPS][SB_COLUMNS_MAX] = {{0}};
+    float edge[UKR_MV_MAX_STRIPS][SB_COLUMNS_MAX][16];   /* a ragged strip's outputs */
+    sliver_vec acc[UKR_MV_MAX_ACC];
     /* Every slot set, so that an instance with a run-time MR is visibly
      * initialized; unrolled instances drop the stores they do not use. */
-    for (int i = 0; i < 8; ++i)
-        for (int q = 0; q < UKR_MV_MAX_PIECES; ++q) acc[i][q] = sliver_zero();
-#pragma GCC unroll 8
-    UKR_FOR(i, S, 8) {
+    for (int i = 0; i < UKR_MV_MAX_ACC; ++i) acc[i] = sliver_zero();
+#pragma GCC unroll 4
+    UKR_FOR(i, S, UKR_MV_MAX_STRIPS) {
         size_t row = (strip0 + (size_t)i) * (size_t)MR;
         base[i] = ap + (strip0 + (size_t)i) * kc * (size_t)MR;
-        if (row + (size_t)MR <= rows) {
-            out[i] = y + row;
-        } else {   /* the last strip, some of its rows past the outputs */
-            out[i] = edge[i];
-            for (int r = 0; r < MR; ++r) edge[i][r] = row + (size_t)r < rows ? y[row + r] : 0.0f;
-        }
 #pragma GCC unroll 4
-        UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES)
-            acc[i][q] = accumulate ? ukr_sliver_get(q < Q ? 4 : 2, out[i] + 4 * q) : sliver_zero();
-    }
-    for (size_t p = 0; p < kc; ++p) {
-        sliver_vec xv = sliver_splat(x[p]);
-#pragma GCC unroll 8
-        UKR_FOR(i, S, 8)
+        UKR_FOR(j, C, SB_COLUMNS_MAX) {
+            float *col = y + (ptrdiff_t)j * y_col;
+            if (row + (size_t)MR <= rows) {
+                out[i][j] = col + row;
+            } else {   /* the last strip, some of its rows past the outputs */
+                out[i][j] = edge[i][j];
+                for (int r = 0; r < MR; ++r)
+                    edge[i][j][r] = row + (size_t)r < rows ? col[row + r] : 0.0f;
+            }
 #pragma GCC unroll 4
             UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES)
-                acc[i][q] = ukr_sliver_step(
-                    acc[i][q], xv, ukr_sliver_get(q < Q ? 4 : 2, base[i] + p * MR + 4 * q), fused);
+                UKR_MV_ACC(i, j, q) = accumulate ? ukr_sliver_get(UKR_MV_WIDTH(q),
+                                                                  out[i][j] + SLIVER_LANES * q)
+                                                 : sliver_zero();
+        }
     }
-#pragma GCC unroll 8
-    UKR_FOR(i, S, 8) {
+    for (size_t p = 0; p < kc; ++p) {
+        sliver_vec xv[SB_COLUMNS_MAX];
 #pragma GCC unroll 4
-        UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES) ukr_sliver_put(q < Q ? 4 : 2, out[i] + 4 * q, acc[i][q]);
+        UKR_FOR(j, C, SB_COLUMNS_MAX) xv[j] = sliver_splat(x[(ptrdiff_t)p * x_step + j]);
+#pragma GCC unroll 4
+        UKR_FOR(i, S, UKR_MV_MAX_STRIPS)
+#pragma GCC unroll 4
+            UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES) {
+                sliver_vec w = ukr_sliver_get(UKR_MV_WIDTH(q), base[i] + p * MR + SLIVER_LANES * q);
+#pragma GCC unroll 4
+                UKR_FOR(j, C, SB_COLUMNS_MAX)
+                    UKR_MV_ACC(i, j, q) = ukr_sliver_step(UKR_MV_ACC(i, j, q), xv[j], w, fused);
+            }
+    }
+#pragma GCC unroll 4
+    UKR_FOR(i, S, UKR_MV_MAX_STRIPS) {
         size_t row = (strip0 + (size_t)i) * (size_t)MR;
-        if (out[i] == edge[i])
-            for (size_t r = row; r < rows; ++r) y[r] = edge[i][r - row];
+#pragma GCC unroll 4
+        UKR_FOR(j, C, SB_COLUMNS_MAX) {
+#pragma GCC unroll 4
+            UKR_FOR(q, PIECES, UKR_MV_MAX_PIECES)
+                ukr_sliver_put(UKR_MV_WIDTH(q), out[i][j] + SLIVER_LANES * q, UKR_MV_ACC(i, j, q));
+            if (out[i][j] == edge[i][j]) {
+                float *col = y + (ptrdiff_t)j * y_col;
+                for (size_t r = row; r < rows; ++r) col[r] = edge[i][j][r - row];
+            }
+        }
     }
 }
 
+/* C columns at once: S strips so that S*C*PIECES is about eight chains. */
 static inline __attribute__((always_inline)) void
-ukr_mv(const int MR, size_t kc, size_t rows, const float *restrict ap,
-       const float *restrict x, float *restrict y, int accumulate, const int fused)
+ukr_mv_columns(const int MR, const int C, size_t kc, size_t rows, const float *restrict ap,
+               const float *restrict x, ptrdiff_t x_step, float *restrict y, ptrdiff_t y_col,
+               int accumulate, const int fused)
 {
-    const int PIECES = MR / 4 + MR % 4 / 2, S = PIECES >= 8 ? 1 : 8 / PIECES;
+    const int PIECES = MR / SLIVER_LANES + (MR % SLIVER_LANES != 0);
+    const int S = PIECES * C >= 8 ? 1 : 8 / (PIECES * C) < UKR_MV_MAX_STRIPS ? 8 / (PIECES * C)
+                                                                       : UKR_MV_MAX_STRIPS;
     const size_t strips = (rows + (size_t)MR - 1) / (size_t)MR;
     size_t s = 0;
-    for (; s + S <= strips; s += S) ukr_mv_strips(MR, S, kc, rows, s, ap, x, y, accumulate, fused);
-    for (; s < strips; ++s) ukr_mv_strips(MR, 1, kc, rows, s, ap, x, y, accumulate, fused);
+    for (; s + (size_t)S <= strips; s += (size_t)S)
+        ukr_mv_strips(MR, S, C, kc, rows, s, ap, x, x_step, y, y_col, accumulate, fused);
+    for (; s < strips; ++s)
+        ukr_mv_strips(MR, 1, C, kc, rows, s, ap, x, x_step, y, y_col, accumulate, fused);
+}
+
+static inline __attribute__((always_inline)) void
+ukr_mv(const int MR, size_t kc, size_t rows, size_t cols, const float *restrict ap,
+       const float *restrict x, ptrdiff_t x_step, float *restrict y, ptrdiff_t y_col,
+       int accumulate, const int fused)
+{
+    switch (cols) {
+    case 1: ukr_mv_columns(MR, 1, kc, rows, ap, x, x_step, y, y_col, accumulate, fused); return;
+    case 2: ukr_mv_columns(MR, 2, kc, rows, ap, x, x_step, y, y_col, accumulate, fused); return;
+    case 3: ukr_mv_columns(MR, 3, kc, rows, ap, x, x_step, y, y_col, accumulate, fused); return;
+    default: ukr_mv_columns(MR, 4, kc, rows, ap, x, x_step, y, y_col, accumulate, fused); return;
+    }
 }
 
 /* The narrow tile: MR rows by half the tile's vectors (at least one), for a
@@ -429,20 +482,43 @@ ukr_row_any(size_t nr, size_t kc, const float *restrict a, ptrdiff_t a_step,
     }
 }
 
-/* The single-column kernel for a run-time mr, likewise over UKR_COLUMN_MRS(X). */
+/* The few-column kernel for a run-time mr, likewise over UKR_COLUMN_MRS(X):
+ * each listed mr and column count (and fused or not) is its own function, so
+ * that the register allocator sees one instance at a time (inlined into one
+ * function, GCC 12 kept some accumulators in memory, at about half speed). */
+#define UKR_MV_ONE(MR, C, F)                                                                 \
+    static __attribute__((noinline)) void ukr_mv_##MR##_##C##_##F(                           \
+        size_t kc, size_t rows, const float *restrict ap, const float *restrict x,           \
+        ptrdiff_t x_step, float *restrict y, ptrdiff_t y_col, int accumulate)                \
+    {                                                                                        \
+        ukr_mv_columns(MR, C, kc, rows, ap, x, x_step, y, y_col, accumulate, F);             \
+    }
+#define UKR_MV_DEFINE(MR)                                                                    \
+    UKR_MV_ONE(MR, 1, 0) UKR_MV_ONE(MR, 2, 0) UKR_MV_ONE(MR, 3, 0) UKR_MV_ONE(MR, 4, 0)      \
+    UKR_MV_ONE(MR, 1, 1) UKR_MV_ONE(MR, 2, 1) UKR_MV_ONE(MR, 3, 1) UKR_MV_ONE(MR, 4, 1)
+UKR_COLUMN_MRS(UKR_MV_DEFINE)
+
+#define UKR_MV_CALL(MR, C)                                                                   \
+    (fused ? ukr_mv_##MR##_##C##_1 : ukr_mv_##MR##_##C##_0)(kc, rows, ap, x, x_step, y,      \
+                                                            y_col, accumulate)
 #define UKR_COLUMN_CASE(MR)                                                                  \
     case MR:                                                                                 \
-        ukr_mv(MR, kc, rows, ap, x, y, accumulate, fused);                                   \
-        return;
+        switch (cols) {                                                                      \
+        case 1: UKR_MV_CALL(MR, 1); return;                                                  \
+        case 2: UKR_MV_CALL(MR, 2); return;                                                  \
+        case 3: UKR_MV_CALL(MR, 3); return;                                                  \
+        default: UKR_MV_CALL(MR, 4); return;                                                 \
+        }
 
 static inline __attribute__((always_inline)) void
-ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
-               const float *restrict x, float *restrict y, int accumulate, const int fused)
+ukr_column_any(size_t mr, size_t kc, size_t rows, size_t cols, const float *restrict ap,
+               const float *restrict x, ptrdiff_t x_step, float *restrict y, ptrdiff_t y_col,
+               int accumulate, const int fused)
 {
     switch (mr) {
         UKR_COLUMN_MRS(UKR_COLUMN_CASE)
     default:
-        ukr_mv((int)mr, kc, rows, ap, x, y, accumulate, fused);
+        ukr_mv((int)mr, kc, rows, cols, ap, x, x_step, y, y_col, accumulate, fused);
     }
 }
 
@@ -462,15 +538,17 @@ ukr_column_any(size_t mr, size_t kc, size_t rows, const float *restrict ap,
     {                                                                                        \
         ukr_row_any(nr, kc, a, a_step, bp, b_step, strip_step, c, accumulate, fused_flag);   \
     }                                                                                        \
-    void sb_column_##isa##_exact(size_t mr, size_t kc, size_t rows, const float *ap,         \
-                                 const float *x, float *y, int accumulate)                   \
+    void sb_column_##isa##_exact(size_t mr, size_t kc, size_t rows, size_t cols,             \
+                                 const float *ap, const float *x, ptrdiff_t x_step, float *y, \
+                                 ptrdiff_t y_col, int accumulate)                            \
     {                                                                                        \
-        ukr_column_any(mr, kc, rows, ap, x, y, accumulate, 0);                               \
+        ukr_column_any(mr, kc, rows, cols, ap, x, x_step, y, y_col, accumulate, 0);          \
     }                                                                                        \
-    void sb_column_##isa##_fast(size_t mr, size_t kc, size_t rows, const float *ap,          \
-                                const float *x, float *y, int accumulate)                    \
+    void sb_column_##isa##_fast(size_t mr, size_t kc, size_t rows, size_t cols,              \
+                                const float *ap, const float *x, ptrdiff_t x_step, float *y,  \
+                                ptrdiff_t y_col, int accumulate)                             \
     {                                                                                        \
-        ukr_column_any(mr, kc, rows, ap, x, y, accumulate, fused_flag);                      \
+        ukr_column_any(mr, kc, rows, cols, ap, x, x_step, y, y_col, accumulate, fused_flag); \
     }                                                                                        \
     void sb_dw_##isa##_exact(size_t rows, size_t cols, size_t taps, const float *w,          \
                              const ptrdiff_t *off, const float *in, ptrdiff_t in_row,        \

@@ -9,8 +9,10 @@
  * bits:
  *
  * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
- *   row p being input plane p; over a 1x1 input, a matrix-vector product
- *   (single_column.c);
+ *   row p being input plane p;
+ * - an output map of at most SB_FEW_COLUMNS_MAP positions (any kernel): the
+ *   weights times a few columns, output channels in the vector lanes
+ *   (few_columns.c);
  * - other shapes: the patch matrix is never built; the input is stored once
  *   as padded rows split by column phase (padded_rows.c), or read in place,
  *   and the patches are gathered from it into packed strips
@@ -254,11 +256,6 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     return SB_OK;
 }
 
-static int single_column(const sb_conv_desc *d)
-{
-    return is_pointwise(d) && d->out_h * d->out_w == 1 && d->c > 0;
-}
-
 /* Where B is read from (conv_call.planes): the input itself, or every plane
  * of it stored as padded rows in workspace (*own, for the caller to release),
  * with the phase bounds in front. */
@@ -316,8 +313,8 @@ static int run_groups(const sb_conv_desc *d)
     }
     const float *packed = d->packed ? d->packed : own_packed;
     int status = SB_OK;
-    if (single_column(d)) {
-        sb_single_column_run(d, tile, packed);
+    if (sb_few_columns_applies(d)) {
+        status = sb_few_columns_run(d, tile, packed);
     } else {
         conv_call call;
         sb_product_plan plan;
@@ -366,8 +363,8 @@ int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
     if (d.n == 0 || d.cout == 0) return SB_OK;
     if (sb_conv_is_depthwise(d.c / d.groups, d.groups)) return sb_depthwise_describe(&d, info);
     const sb_tile *tile = sb_conv_tile(d.isa->gemm, d.cout / d.groups);
-    if (single_column(&d)) {
-        sb_single_column_describe(&d, tile, info);
+    if (sb_few_columns_applies(&d)) {
+        sb_few_columns_describe(&d, tile, info);
         return SB_OK;
     }
     conv_call call;

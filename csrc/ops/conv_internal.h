@@ -1,5 +1,5 @@
 /* Internal interfaces of the convolution (conv.c, conv_args.c, depthwise.c,
- * single_column.c, naive.c). */
+ * few_columns.c, naive.c). */
 #ifndef SB_CONV_INTERNAL_H
 #define SB_CONV_INTERNAL_H
 
@@ -63,9 +63,12 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
 int sb_depthwise_run(const sb_conv_desc *d);
 int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info);
 
-/* single_column.c: a pointwise layer with a 1 x 1 output (every image and
- * group) from weights packed for `tile`; and its plan. */
-void sb_single_column_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed);
-void sb_single_column_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info);
+/* few_columns.c: a layer whose output map has at most SB_FEW_COLUMNS_MAP
+ * positions (every image and group) from weights packed for `tile`; and its
+ * plan. The choice depends on the output size only. */
+#define SB_FEW_COLUMNS_MAP 8
+int sb_few_columns_applies(const sb_conv_desc *d);
+int sb_few_columns_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed);
+void sb_few_columns_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info);
 
 #endif

@@ -1,14 +1,16 @@
 /* A C-only check of the convolution kernels that have per-path code of their
  * own, on every path the build target runs, for targets where the Python
  * package cannot run (arm64 under qemu-user): the depthwise kernel and the
- * single-column kernel of 1x1 layers over 1x1 inputs. Exact mode must be
+ * few-column kernel of layers with output maps of at most 8 positions. Exact mode must be
  * bit-identical to sb_conv2d_naive at 1 and 3 threads, from plain and
  * from packed weights; fast mode identical at 1 and 3 threads. Depthwise
  * cases: fixed pseudo-random shapes (kernels 1..7, strides 1..3, dilation
  * 1..2, asymmetric padding, channel multipliers 1..3, bias, relu/relu6,
  * special values, rows wide enough for whole vector blocks, planes big enough
- * to be cut in bands). Single-column cases: 1..3 images, 1..600 input and
- * 1..300 output channels, 1 or 2 groups. Prints one FNV-1a digest of all
+ * to be cut in bands). Few-column cases: 1..3 images, 1..600 input and
+ * 1..300 output channels, 1 or 2 groups; 1x1 layers over 1x1 inputs, 1-D
+ * layers of 1..8 outputs (kernels 1..3, strides 1..2, padding 0..1) and 3x3
+ * stride-2 layers over 3x3 or 4x4 inputs (2x2 outputs). Prints one FNV-1a digest of all
  * exact outputs, which must be equal on every path and target. Exit status 0
  * only if every check passed. */
 #include <stdint.h>
@@ -37,7 +39,7 @@ typedef struct {
 } conv_case;
 
 #define DEPTHWISE_CASES 200
-#define SINGLE_COLUMN_CASES 40
+#define FEW_COLUMN_CASES 60
 
 static void make_depthwise_case(int i, conv_case *k)
 {
@@ -57,12 +59,25 @@ static void make_depthwise_case(int i, conv_case *k)
     k->act = (int)pick(0, 2), k->bias = (int)pick(0, 1);
 }
 
-static void make_single_column_case(conv_case *k)
+static void make_few_column_case(conv_case *k)
 {
     memset(k, 0, sizeof *k);
     k->groups = pick(1, 2);
     k->n = pick(1, 3), k->c = k->groups * pick(1, 300), k->cout = k->groups * pick(1, 150);
     k->h = k->w = k->kh = k->kw = k->sh = k->sw = k->dh = k->dw = 1;
+    switch (pick(0, 2)) {
+    case 0: break;   /* 1x1 over a 1x1 input */
+    case 1: {        /* 1-D: ow outputs */
+        size_t ow = pick(1, 8), pad = pick(0, 1);
+        k->kw = pick(1, 3), k->sw = pick(1, 2);
+        if ((ow - 1) * k->sw + k->kw <= 2 * pad) pad = 0;
+        k->w = (ow - 1) * k->sw + k->kw - 2 * pad, k->pad[2] = k->pad[3] = pad;
+        break;
+    }
+    default:         /* 3x3, stride 2, padding 1 over 3x3 or 4x4: 2x2 outputs */
+        k->h = k->w = pick(3, 4), k->kh = k->kw = 3, k->sh = k->sw = 2;
+        k->pad[0] = k->pad[1] = k->pad[2] = k->pad[3] = 1;
+    }
     k->act = (int)pick(0, 2), k->bias = (int)pick(0, 1);
 }
 
@@ -98,10 +113,10 @@ int main(void)
         ++checked_paths;
         unsigned long long path_digest = 1469598103934665603ull;
         state = 12345;
-        for (int i = 0; i < DEPTHWISE_CASES + SINGLE_COLUMN_CASES; ++i) {
+        for (int i = 0; i < DEPTHWISE_CASES + FEW_COLUMN_CASES; ++i) {
             conv_case k;
             if (i < DEPTHWISE_CASES) make_depthwise_case(i, &k);
-            else make_single_column_case(&k);
+            else make_few_column_case(&k);
             size_t oh = out_size(k.h, k.pad[0], k.pad[1], k.kh, k.dh, k.sh);
             size_t ow = out_size(k.w, k.pad[2], k.pad[3], k.kw, k.dw, k.sw);
             size_t cin_g = k.c / k.groups;

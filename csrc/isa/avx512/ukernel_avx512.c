@@ -80,7 +80,26 @@ typedef __m512 vec_t;
 #define UKR_ROW_NVS(X) X(1) X(2)
 #define UKR_COLUMN_MRS(X) X(8) X(12) X(16)
 #define UKR_DW_NV 24
+#if defined(SB_EMULATE_AVX512)
 #include "isa/sliver_fma3.h"
+#else
+/* The few-column kernel's slivers are whole 16-lane vectors here (a 16-row
+ * strip is one; an 8- or 12-row one a masked part), 4x the work per
+ * instruction of the 4-lane slivers other x86 paths use. */
+#define SLIVER_LANES 16
+typedef __m512 sliver_vec;
+#define sliver_load(p) _mm512_loadu_ps(p)
+#define sliver_store(p, v) _mm512_storeu_ps((p), (v))
+#define sliver_part_mask(n) ((__mmask16)((1u << (n)) - 1u))
+#define sliver_load_part(p, n) _mm512_maskz_loadu_ps(sliver_part_mask(n), (p))
+#define sliver_store_part(p, v, n) _mm512_mask_storeu_ps((p), sliver_part_mask(n), (v))
+#define sliver_splat vec_splat
+#define sliver_zero vec_zero
+#define sliver_add vec_add
+#define sliver_mul vec_mul
+#define sliver_fma vec_fma
+#define sliver_canon vec_canon
+#endif
 #include "isa/ukernel_template.h"
 
 UKR_DEFINE_TILE(avx512, 12, 32, 1)

@@ -24,7 +24,7 @@ typedef float vec_t;
 typedef union { uint32_t u; float f; } scalar_bits;
 static inline float canon1(float v) { return v != v ? (scalar_bits){0x7fc00000u}.f : v; }
 #define vec_canon(v) canon1(v)
-/* Four plain floats for the single-column kernel's slivers. */
+/* Four plain floats for the few-column kernel's slivers. */
 typedef struct { float v[4]; } sliver_vec;
 static inline sliver_vec sliver_load(const float *p) { return (sliver_vec){{p[0], p[1], p[2], p[3]}}; }
 static inline sliver_vec sliver_load2(const float *p) { return (sliver_vec){{p[0], p[1], 0.0f, 0.0f}}; }
@@ -44,6 +44,9 @@ static inline sliver_vec sliver_mul(sliver_vec a, sliver_vec b)
     return (sliver_vec){{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}};
 }
 #define sliver_fma(acc, a, b) sliver_add((acc), sliver_mul((a), (b)))
+/* (a part sliver of 4-lane slivers is always 2 rows: MR is 4q or 4q + 2) */
+#define sliver_load_part(p, n) sliver_load2(p)
+#define sliver_store_part(p, v, n) sliver_store2((p), (v))
 static inline sliver_vec sliver_canon(sliver_vec q)
 {
     return (sliver_vec){{canon1(q.v[0]), canon1(q.v[1]), canon1(q.v[2]), canon1(q.v[3])}};
