@@ -22,7 +22,8 @@ def _functions_with_fused_ops(disassembly: str, pattern: re.Pattern) -> dict[str
     for line in disassembly.splitlines():
         header = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if header:
-            current = header.group(1).split("@")[0]
+            # (a compiler's clone, name.constprop.0 or name.isra.0, is that function)
+            current = header.group(1).split("@")[0].split(".")[0]
         elif current and "\t" in line and pattern.search(line.split("\t")[-1]):
             found[current] = found.get(current, 0) + 1
     return found

@@ -486,21 +486,24 @@ ukr_row_any(size_t nr, size_t kc, const float *restrict a, ptrdiff_t a_step,
  * each listed mr and column count (and fused or not) is its own function, so
  * that the register allocator sees one instance at a time (inlined into one
  * function, GCC 12 kept some accumulators in memory, at about half speed). */
-#define UKR_MV_ONE(MR, C, F)                                                                 \
-    static __attribute__((noinline)) void ukr_mv_##MR##_##C##_##F(                           \
+/* (named _exact and _fast: tests/test_codegen.py finds fused instructions in
+ * _fast functions only) */
+#define UKR_MV_ONE(MR, C, MODE, F)                                                           \
+    static __attribute__((noinline)) void ukr_mv_##MR##_##C##_##MODE(                        \
         size_t kc, size_t rows, const float *restrict ap, const float *restrict x,           \
         ptrdiff_t x_step, float *restrict y, ptrdiff_t y_col, int accumulate)                \
     {                                                                                        \
         ukr_mv_columns(MR, C, kc, rows, ap, x, x_step, y, y_col, accumulate, F);             \
     }
 #define UKR_MV_DEFINE(MR)                                                                    \
-    UKR_MV_ONE(MR, 1, 0) UKR_MV_ONE(MR, 2, 0) UKR_MV_ONE(MR, 3, 0) UKR_MV_ONE(MR, 4, 0)      \
-    UKR_MV_ONE(MR, 1, 1) UKR_MV_ONE(MR, 2, 1) UKR_MV_ONE(MR, 3, 1) UKR_MV_ONE(MR, 4, 1)
+    UKR_MV_ONE(MR, 1, exact, 0) UKR_MV_ONE(MR, 2, exact, 0) UKR_MV_ONE(MR, 3, exact, 0)      \
+    UKR_MV_ONE(MR, 4, exact, 0) UKR_MV_ONE(MR, 1, fast, 1) UKR_MV_ONE(MR, 2, fast, 1)        \
+    UKR_MV_ONE(MR, 3, fast, 1) UKR_MV_ONE(MR, 4, fast, 1)
 UKR_COLUMN_MRS(UKR_MV_DEFINE)
 
 #define UKR_MV_CALL(MR, C)                                                                   \
-    (fused ? ukr_mv_##MR##_##C##_1 : ukr_mv_##MR##_##C##_0)(kc, rows, ap, x, x_step, y,      \
-                                                            y_col, accumulate)
+    (fused ? ukr_mv_##MR##_##C##_fast : ukr_mv_##MR##_##C##_exact)(kc, rows, ap, x, x_step,  \
+                                                                   y, y_col, accumulate)
 #define UKR_COLUMN_CASE(MR)                                                                  \
     case MR:                                                                                 \
         switch (cols) {                                                                      \
