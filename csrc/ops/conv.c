@@ -53,12 +53,6 @@ typedef struct {
     const float *planes_end;         /* whole-strip copies read below this */
 } conv_call;
 
-static int is_pointwise(const sb_conv_desc *d)
-{
-    return d->kh == 1 && d->kw == 1 && d->stride_h == 1 && d->stride_w == 1 && d->pad_top == 0 &&
-           d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
-}
-
 /* The gatherer reads the input in place when it needs no padding and no
  * phase split: its rows are then the stored rows. */
 static int reads_input_in_place(const sb_conv_desc *d)
@@ -227,7 +221,7 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     call->k = call->cin_g * d->kh * d->kw;
     call->cols = d->out_h * d->out_w;
     call->group_floats = packed_group_floats(tile, call->cout_g, call->k);
-    const int pointwise = is_pointwise(d);
+    const int pointwise = sb_conv_is_pointwise(d);
     if (reads_input_in_place(d)) {
         call->rows.d = d, call->rows.pw = call->rows.pws = call->rows.rs = d->w;
         call->stored_rows = d->h;
@@ -263,7 +257,7 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
 {
     *own = NULL;
     /* B read as the input's own planes: pointwise, in place, or element by element */
-    if (is_pointwise(d) || reads_input_in_place(d) || !call->stored_rows) {
+    if (sb_conv_is_pointwise(d) || reads_input_in_place(d) || !call->stored_rows) {
         call->planes = d->x;
         call->plane_floats = d->h * d->w;
         call->planes_end = d->x ? d->x + d->n * d->c * d->h * d->w : NULL;

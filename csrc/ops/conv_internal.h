@@ -39,6 +39,14 @@ static inline int sb_conv_is_depthwise(size_t cin_per_group, size_t groups)
     return cin_per_group == 1 && groups > 1;
 }
 
+/* A pointwise layer (1x1 kernel, unit strides, no padding) reads its input
+ * planes as B, the patch matrix, in place (conv.c, few_columns.c). */
+static inline int sb_conv_is_pointwise(const sb_conv_desc *d)
+{
+    return d->kh == 1 && d->kw == 1 && d->stride_h == 1 && d->stride_w == 1 && d->pad_top == 0 &&
+           d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
+}
+
 /* padded_rows.c: input rows stored zero-padded and split by column phase,
  * read by the patch gatherer (conv.c) and the depthwise kernel: padded column
  * c of a stored row lies at (c % stride_w) * pws + c / stride_w, so that the

@@ -35,12 +35,6 @@ typedef struct {
     size_t mr, cin_g, cout_g, k, cols, strips, group_floats, chunks_per_group;
 } few_columns_job;
 
-static int is_pointwise(const sb_conv_desc *d)
-{
-    return d->kh == 1 && d->kw == 1 && d->stride_h == 1 && d->stride_w == 1 && d->pad_top == 0 &&
-           d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
-}
-
 int sb_few_columns_applies(const sb_conv_desc *d)
 {
     return d->out_h * d->out_w <= SB_FEW_COLUMNS_MAP && d->c > 0;
@@ -130,7 +124,7 @@ static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *pa
     job->group_floats = sb_packed_a_floats(tile, job->cout_g, job->k);
     job->chunks_per_group = sb_ceil_div(job->strips, CHUNK_STRIPS);
     double weights = (double)d->n * (double)d->cout * (double)job->k;
-    double gathered = is_pointwise(d) ? 0.0 : (double)d->n * (double)d->groups *
+    double gathered = sb_conv_is_pointwise(d) ? 0.0 : (double)d->n * (double)d->groups *
                                               (double)job->k * (double)job->cols;
     *plan = sb_plan_step(d->n * d->groups * job->chunks_per_group, 1,
                          weights * (double)sb_ceil_div(job->cols, SB_COLUMNS_MAX) /
@@ -143,7 +137,7 @@ int sb_few_columns_run(const sb_conv_desc *d, const sb_tile *tile, const float *
     sb_step_plan plan;
     plan_job(d, tile, packed, &job, &plan);
     float *own = NULL;
-    if (is_pointwise(d)) {   /* B is the input: plane p of (n, g) is tap p */
+    if (sb_conv_is_pointwise(d)) {   /* B is the input: plane p of (n, g) is tap p */
         job.b = d->x, job.b_floats = job.cin_g * job.cols, job.b_step = (ptrdiff_t)job.cols;
     } else {
         size_t floats, bytes;
@@ -170,7 +164,7 @@ void sb_few_columns_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan
     sb_step_plan plan;
     plan_job(d, tile, NULL, &job, &plan);
     info->route = SB_ROUTE_COLUMN;
-    info->b_source = is_pointwise(d) ? SB_B_IN_PLACE : SB_B_PACKED_WHOLE;
+    info->b_source = sb_conv_is_pointwise(d) ? SB_B_IN_PLACE : SB_B_PACKED_WHOLE;
     info->mr = tile->mr, info->nr = (int64_t)job.cols;
     info->products = (int64_t)(d->n * d->groups);
     info->m = (int64_t)job.cout_g, info->n = (int64_t)job.cols, info->k = (int64_t)job.k;
