@@ -497,7 +497,8 @@ def memory_lines(memory: dict) -> list[str]:
     lines = ["", "## Peak memory: load, then one run (batch 1, 1 thread)", "",
              "Each library in a fresh process of its own (started from a small launcher "
              "process, since Linux carries ru_maxrss across exec): the model file read from "
-             "disk, loaded, run once. MiB above the process's peak after the imports and the "
+             "disk (by each library, given its path: samebits maps it and gives each "
+             "initializer's pages back once it has converted it), loaded, run once. MiB above the process's peak after the imports and the "
              "inputs (ru_maxrss, a high-water mark): \"load\" after loading, \"load+run\" "
              "after loading and one run: the most memory the process held, weights and "
              "run-time memory together. Weights: the initializers' bytes.", "",
@@ -509,8 +510,8 @@ def memory_lines(memory: dict) -> list[str]:
         for lib in MEMORY_LIBS:
             cells += [mib(e.get(lib, {}), "load_mib"), mib(e.get(lib, {}), "run_mib")]
         lines.append(f"| {network} | {e['weights_mib']:.0f} | " + " | ".join(cells) + " |")
-    lines += ["", "The load's own peak (the file's bytes, the decoded and the packed weights "
-              "at once) hides the run's, and glibc keeps memory that loading freed resident "
+    lines += ["", "The load's own peak (the decoded weights and, in fast mode, their packed "
+              "copies at once) can hide the run's, and glibc keeps memory that loading freed resident "
               "for the run to reuse. So a second set of processes runs with "
               "MALLOC_MMAP_THRESHOLD_=65536 (large blocks mapped and unmapped, not kept) and "
               "resets its peak after loading (/proc/self/clear_refs): \"held\" is the resident "

@@ -384,11 +384,14 @@ typedef struct sb_external_data {
 } sb_external_data;
 
 typedef struct sb_load_args {
-    int64_t data, size;          /* the .onnx file's bytes (read during the call only) */
+    int64_t data, size;          /* the .onnx file's bytes (read during the call only), or 0, 0 */
     int64_t mode, path, max_threads;
     int64_t base_dir;            /* const char *: where external data files are, or 0 */
     int64_t external_count, external;   /* sb_external_data[external_count], or 0 */
     int64_t session;             /* sb_session **: receives the session */
+    int64_t file;                /* const char *: the .onnx file's path, read by the runtime
+                                    instead of data/size (which are then 0), or 0; base_dir
+                                    defaults to its folder */
 } sb_load_args;
 SB_API int sb_session_load(const sb_load_args *args);
 SB_API void sb_session_free(sb_session *session);

@@ -286,3 +286,75 @@ def test_external_data_from_the_model_folder(tmp_path):
     (tmp_path / "sub" / "bad.onnx").write_bytes(m.SerializeToString())
     with pytest.raises(ValueError, match="lies outside the model's directory"):
         so.load(tmp_path / "sub" / "bad.onnx")
+
+
+def test_loading_from_a_path_equals_loading_the_bytes(tmp_path):
+    """load(path) has the runtime read (on POSIX, map) the file itself: the
+    session is the one the bytes give, bit for bit in both modes, and a
+    missing file or a folder raises what reading it in Python would."""
+    data = mixed_model()
+    path = tmp_path / "mixed.onnx"
+    path.write_bytes(data)
+    x = feeds(3)
+    for mode in ("exact", "fast"):
+        want = so.load(data, mode=mode).run(x)["z"]
+        got = so.load(path, mode=mode).run(x)["z"]
+        assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+        assert so.load(str(path), mode=mode).run(x)["z"].view(np.uint32).tolist() == \
+            want.view(np.uint32).tolist()
+    with pytest.raises(FileNotFoundError):
+        so.load(tmp_path / "missing.onnx")
+    with pytest.raises(IsADirectoryError):
+        so.load(tmp_path)
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    with pytest.raises(so.DecodeError):
+        so.load(empty)
+
+
+_PEAK_CHILD = r"""
+import sys
+import samebits.onnx as so
+
+def resident_peak_kib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+path, how = sys.argv[1:3]
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")          # the peak resident size restarts from the current one
+before = resident_peak_kib()
+model = open(path, "rb").read() if how == "bytes" else path
+session = so.load(model, mode="exact", threads=1)
+print(resident_peak_kib() - before)
+"""
+
+
+def test_loading_from_a_path_never_holds_the_file_and_the_weights(tmp_path):
+    """From a path, each initializer's pages of the mapped file go back once
+    it is converted, so loading peaks near the weights' size; from the bytes
+    the file and the weights are both held (which shows the probe can tell
+    them apart). The resident peak (VmHWM) of a fresh process, reset before
+    loading."""
+    if not os.access("/proc/self/clear_refs", os.W_OK):
+        pytest.skip("needs Linux's /proc/self/clear_refs to reset the resident peak")
+    weights_mib = 48
+    w = portable_values((weights_mib * 2 ** 18,), 3)
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "big",
+                          [helper.make_tensor_value_info("x", TP.FLOAT, [w.size])],
+                          [helper.make_tensor_value_info("y", TP.FLOAT, [w.size])],
+                          [numpy_helper.from_array(w, "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    path = tmp_path / "big.onnx"
+    path.write_bytes(m.SerializeToString())
+    del w, m, g
+    peaks = {}
+    for how in ("path", "bytes"):
+        r = subprocess.run([sys.executable, "-c", _PEAK_CHILD, str(path), how],
+                           capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert r.returncode == 0, r.stderr
+        peaks[how] = int(r.stdout.split()[-1]) / 1024
+    assert peaks["path"] < weights_mib * 1.25, peaks
+    assert peaks["bytes"] > weights_mib * 1.75, peaks

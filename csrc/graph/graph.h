@@ -51,6 +51,7 @@ typedef struct sb_graph_options {
     const char *base_dir;        /* external data files, or null */
     size_t external_count;
     const sb_external_data *external;
+    const struct sb_model_file *file;   /* the file the bytes are, when the runtime read it */
 } sb_graph_options;
 
 int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *options,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "graph/error.h"
 #include "graph/graph.h"
+#include "graph/model_file.h"
 #include "framework/memory.h"
 
 static float half_to_float(uint16_t h)
@@ -159,6 +160,41 @@ static uint64_t le_bits(const uint8_t *p, int width)
     return v;
 }
 
+/* Elements [first, last) of little-endian raw bytes, as the run-time type. */
+static void convert_raw(const uint8_t *raw, int type, int in_size, int64_t first, int64_t last,
+                        void *data)
+{
+    const uint16_t one = 1;
+    uint8_t low;
+    memcpy(&low, &one, 1);
+    if (low == 1 && type != SB_DT_DOUBLE && type != SB_DT_FLOAT16 && type != SB_DT_BFLOAT16 &&
+        type != SB_DT_BOOL) {
+        /* a little-endian host stores these as the file does */
+        memcpy((uint8_t *)data + (size_t)first * (size_t)in_size, raw + (size_t)first * (size_t)in_size,
+               (size_t)(last - first) * (size_t)in_size);
+        return;
+    }
+    for (int64_t i = first; i < last; ++i) {
+        const uint8_t *p = raw + (size_t)i * (size_t)in_size;
+        switch (type) {
+        case SB_DT_DOUBLE: {
+            uint64_t u = le_bits(p, 8);
+            double d;
+            memcpy(&d, &u, 8);
+            ((float *)data)[i] = double_to_float(d);
+            break;
+        }
+        case SB_DT_FLOAT16: ((float *)data)[i] = half_to_float((uint16_t)le_bits(p, 2)); break;
+        case SB_DT_BFLOAT16: ((float *)data)[i] = bfloat_to_float((uint16_t)le_bits(p, 2)); break;
+        case SB_DT_BOOL: ((uint8_t *)data)[i] = p[0] != 0; break;
+        default: {
+            uint64_t u = le_bits(p, in_size);
+            memcpy((uint8_t *)data + (size_t)i * (size_t)in_size, &u, (size_t)in_size);
+        }
+        }
+    }
+}
+
 int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_options *options,
                          const char *what, sb_tval *out)
 {
@@ -227,24 +263,17 @@ int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_op
         return sb_fail(SB_ERR_NO_MEMORY, "%s: out of memory for tensor '%s'", what, t->name);
     }
     if (has_raw) {
-        for (int64_t i = 0; i < n; ++i) {
-            const uint8_t *p = raw + (size_t)i * (size_t)in_size;
-            switch (type) {
-            case SB_DT_DOUBLE: {
-                uint64_t u = le_bits(p, 8);
-                double d;
-                memcpy(&d, &u, 8);
-                ((float *)data)[i] = double_to_float(d);
-                break;
-            }
-            case SB_DT_FLOAT16: ((float *)data)[i] = half_to_float((uint16_t)le_bits(p, 2)); break;
-            case SB_DT_BFLOAT16: ((float *)data)[i] = bfloat_to_float((uint16_t)le_bits(p, 2)); break;
-            case SB_DT_BOOL: ((uint8_t *)data)[i] = p[0] != 0; break;
-            default: {
-                uint64_t u = le_bits(p, in_size);
-                memcpy((uint8_t *)data + (size_t)i * (size_t)in_size, &u, (size_t)in_size);
-            }
-            }
+        /* in chunks, so that a file the runtime mapped (sb_load_args.file)
+         * gives each chunk's pages back as soon as it is converted: a large
+         * tensor is not held twice */
+        const sb_model_file *file = t->data_location == 1 || !options ? NULL : options->file;
+        const int64_t chunk = ((int64_t)1 << 22) / in_size;
+        for (int64_t first = 0; first < n; first += chunk) {
+            int64_t last = first + chunk < n ? first + chunk : n;
+            convert_raw(raw, type, in_size, first, last, data);
+            if (file)
+                sb_model_file_release(file, raw + (size_t)first * (size_t)in_size,
+                                      (size_t)(last - first) * (size_t)in_size);
         }
         goto done;
     }

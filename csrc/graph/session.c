@@ -6,6 +6,7 @@
 #include "graph/error.h"
 #include "framework/memory.h"
 #include "graph/runtime.h"
+#include "graph/model_file.h"
 
 #if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
 static void *lock_new(void) { static int dummy; return &dummy; }
@@ -40,6 +41,35 @@ void sb_session_free(sb_session *s)
     free(s);
 }
 
+/* Loads the file a->file names, its folder the default base_dir. */
+static int load_file(const sb_load_args *a, sb_graph_options *o, sb_graph **graph)
+{
+    const char *path = (const char *)(intptr_t)a->file;
+    char dir[4096];
+    if (!o->base_dir) {
+        const char *slash = strrchr(path, '/');
+#ifdef _WIN32
+        const char *back = strrchr(path, '\\');
+        if (back && (!slash || back > slash)) slash = back;
+#endif
+        size_t n = slash ? (size_t)(slash - path) : 1;
+        if (n >= sizeof dir) return sb_fail(SB_ERR_VALUE, "the model file's path is too long");
+        if (slash) memcpy(dir, path, n);
+        else dir[0] = '.';
+        if (slash && n == 0) dir[n++] = '/';   /* a file in the root folder */
+        dir[n] = 0;
+        o->base_dir = dir;
+    }
+    sb_model_file file;
+    int status = sb_model_file_open(path, &file);
+    if (status) return status;
+    o->file = &file;
+    status = sb_graph_load(file.data, file.size, o, graph);
+    o->file = NULL;
+    sb_model_file_close(&file);
+    return status;
+}
+
 int sb_session_load(const sb_load_args *a)
 {
     sb_error_clear();
@@ -52,6 +82,8 @@ int sb_session_load(const sb_load_args *a)
     if (a->path < 0 || a->path >= sb_path_count() || !sb_path_supported((int)a->path))
         return sb_fail(SB_ERR_PATH, "path %lld cannot run on this CPU", (long long)a->path);
     if (a->size < 0 || (a->size && !a->data)) return sb_fail(SB_ERR_ARGUMENT, "bad model bytes");
+    if (a->file && (a->data || a->size))
+        return sb_fail(SB_ERR_ARGUMENT, "give the model's bytes (data, size) or its file, not both");
     if (a->external_count < 0 || (a->external_count && !a->external))
         return sb_fail(SB_ERR_ARGUMENT, "bad external data list");
     sb_graph_options o = {0};
@@ -65,7 +97,12 @@ int sb_session_load(const sb_load_args *a)
         free(s);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
-    int status = sb_graph_load((const uint8_t *)(intptr_t)a->data, (size_t)a->size, &o, &s->graph);
+    int status;
+    if (a->file) {
+        status = load_file(a, &o, &s->graph);
+    } else {
+        status = sb_graph_load((const uint8_t *)(intptr_t)a->data, (size_t)a->size, &o, &s->graph);
+    }
     if (status) {
         sb_session_free(s);
         return status;

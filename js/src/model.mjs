@@ -72,8 +72,9 @@ export class Model {
                 records.push(namePtr, contentPtr, content.length);
             }
             const external = files.length ? heap.record(records) : 0;
+            // sb_load_args; the last field (file) is 0: the bytes are given
             const args = heap.record([data, bytes.length, opts.modeCode, owner.path, opts.threads,
-                0, files.length, external, out]);
+                0, files.length, external, out, 0]);
             const status = m._sb_session_load(args);
             if (status !== 0) throw runtimeError(m, status, what);
             this.session = Number(new BigInt64Array(heap.buffer(), out, 1)[0]);

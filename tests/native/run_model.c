@@ -148,25 +148,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    size_t size;
-    unsigned char *model = read_file(model_path, &size);
-    if (!model) {
-        fprintf(stderr, "run_model: cannot read %s\n", model_path);
-        return 2;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", model_path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else strcpy(dir, ".");
+    /* the runtime reads the file (and its external data, from its folder) */
     sb_session *session = NULL;
     sb_load_args load = {0};
-    load.data = (int64_t)(intptr_t)model, load.size = (int64_t)size;
+    load.file = (int64_t)(intptr_t)model_path;
     load.mode = mode, load.path = path, load.max_threads = threads;
-    load.base_dir = (int64_t)(intptr_t)dir;
     load.session = (int64_t)(intptr_t)&session;
     int status = sb_session_load(&load);
-    free(model);
     if (status) {
         fprintf(stderr, "run_model: load: %s (status %d)\n", sb_last_error(), status);
         return 1;

@@ -110,7 +110,7 @@ class ExternalData(ctypes.Structure):
 class LoadArgs(ctypes.Structure):
     """struct sb_load_args: sb_session_load's arguments (session: sb_session **)."""
     _fields_ = _fields("data", "size", "mode", "path", "max_threads", "base_dir",
-                       "external_count", "external", "session")
+                       "external_count", "external", "session", "file")
 
 
 class IoInfo(ctypes.Structure):

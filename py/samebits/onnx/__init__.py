@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 from . import _core
 from ._core import Session, TensorInfo
@@ -50,16 +50,18 @@ def load(model: Union[str, os.PathLike[str], bytes, bytearray, memoryview], mode
     DecodeError (a ValueError)
         The bytes are not a well-formed ONNX file.
     """
-    base_dir: Optional[Path] = None
     if isinstance(model, (str, os.PathLike)):
         path = Path(model)
-        data: Any = path.read_bytes()
-        base_dir = path.parent
-    elif isinstance(model, (bytes, bytearray, memoryview)):
-        data = model
-    else:
-        raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
-    return Session(data, mode, threads, base_dir)
+        # the runtime reads the file itself (mapped, each initializer's pages
+        # released once converted: the file and the weights are never all in
+        # memory at once); opening it here first raises what read_bytes would
+        # (FileNotFoundError, IsADirectoryError, PermissionError)
+        with open(path, "rb"):
+            pass
+        return Session(None, mode, threads, path.parent, file=path)
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return Session(model, mode, threads, None)
+    raise TypeError(f"load: model must be a path or bytes, got {type(model).__name__}")
 
 
 def supported_operators() -> list[str]:

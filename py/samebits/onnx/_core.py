@@ -9,6 +9,7 @@ and in Pyodide (ctypes over the native library or the side module).
 from __future__ import annotations
 
 import ctypes
+import os
 import struct
 import sys
 import threading
@@ -191,7 +192,7 @@ class Session:
     """
 
     def __init__(self, data: Any, mode: str, threads: Optional[int],
-                 base_dir: Optional[Path]) -> None:
+                 base_dir: Optional[Path], file: Optional[Path] = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
         self.mode: Mode = cast(Mode, mode)
@@ -200,15 +201,18 @@ class Session:
         # fast mode in WebAssembly runs on the relaxed-SIMD module when there is one
         self._lib = _lib.lib if mode == "exact" else _lib.fast_lib
         self._handle = ctypes.c_void_p(0)
-        raw = bytes(data) if not isinstance(data, bytes) else data
-        base = str(base_dir).encode() if base_dir is not None else None
+        # either the file's bytes, or its path for the runtime to read
+        raw = b"" if data is None else bytes(data) if not isinstance(data, bytes) else data
+        file_buf = ctypes.create_string_buffer(os.fsencode(file)) if file is not None else None
+        base = os.fsencode(base_dir) if base_dir is not None else None
         base_buf = ctypes.create_string_buffer(base) if base is not None else None
         args = _abi.LoadArgs(
-            data=ctypes.cast(ctypes.c_char_p(raw), ctypes.c_void_p).value or 0, size=len(raw),
-            mode=MODES[mode], path=_paths.active_path_index(),
+            data=(ctypes.cast(ctypes.c_char_p(raw), ctypes.c_void_p).value or 0) if raw else 0,
+            size=len(raw), mode=MODES[mode], path=_paths.active_path_index(),
             max_threads=self.threads if self.threads is not None else _args.threads(None, "load"),
             base_dir=ctypes.addressof(base_buf) if base_buf is not None else 0,
-            external_count=0, external=0, session=ctypes.addressof(self._handle))
+            external_count=0, external=0, session=ctypes.addressof(self._handle),
+            file=ctypes.addressof(file_buf) if file_buf is not None else 0)
         raise_status(self._lib, self._lib.sb_session_load(ctypes.addressof(args)), "load")
         self.inputs = [self._info(0, i) for i in range(self._lib.sb_session_io_count(self._handle, 0))]
         self.outputs = [self._info(1, i) for i in range(self._lib.sb_session_io_count(self._handle, 1))]
