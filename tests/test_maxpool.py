@@ -121,15 +121,16 @@ def test_wide_rows_each_stride(stride):
 
 
 @pytest.mark.parametrize("k", [2, 3])
-def test_split_route_3x3_and_2x2_stride_2(k):
-    """The split route (3x3 and 2x2 windows, column stride 2): every width from
-    1 to 40 (rows shorter than a block, a block and a partial one), wide rows
-    (above the stack's 512 columns), each padding on either side, special
-    values, signed-zero ties and windows of only NaN, at 1 and 2 threads."""
+def test_fold_route_3x3_and_2x2_stride_2(k):
+    """The fold route at its most common (3x3 and 2x2 windows, column stride
+    2): every width from 1 to 40 (rows shorter than a block, a block and a
+    partial one), wide rows (above the stack's 512 columns), each padding on
+    either side, special values, signed-zero ties and windows of only NaN,
+    at 1 and 2 threads."""
     rng = np.random.default_rng(k)
     pads = [0, 1, (0, 0, 0, 1), (0, 0, 1, 0), (1, 0, 1, 0), (0, 1, 0, 1)] if k == 3 else \
         [0, 1, (0, 0, 0, 1), (0, 0, 1, 0)]
-    widths = list(range(1, 41)) + [100, 515, 600]
+    widths = list(range(1, 41)) + [100, 515, 600, 1100]
     for w in widths:
         for pad in pads:
             for sh in (1, 2):
@@ -143,6 +144,28 @@ def test_split_route_3x3_and_2x2_stride_2(k):
                     continue
                 for threads in (1, 2):
                     assert_bits(samebits.max_pool2d(x, k, (sh, 2), pad, threads=threads), want)
+
+
+def test_fold_route_every_form():
+    """Every window the fold route takes (1 to 3 rows, 2 or 3 columns, column
+    stride 1 or 2), with row strides 1 to 3, row dilation 1 to 3 (window rows
+    that share a ring slot's residue), paddings that put whole window rows and
+    columns outside, several planes per chunk, against the reference."""
+    rng = np.random.default_rng(77)
+    for _ in range(400):
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(2, 4))
+        sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+        dh = int(rng.integers(1, 4))
+        pad = tuple(int(v) for v in rng.integers(0, 3, size=4))
+        h, w = int(rng.integers(1, 14)), int(rng.choice([1, 2, 5, 16, 17, 33, 40]))
+        x = _data(rng, (2, 3, h, w), float(rng.choice([0.0, 0.3, 0.9])))
+        try:
+            want = reference(x, (kh, kw), (sh, sw), pad, (dh, 1))
+        except AssertionError:
+            continue
+        for threads in (1, 2):
+            assert_bits(samebits.max_pool2d(x, (kh, kw), (sh, sw), pad, (dh, 1),
+                                            threads=threads), want)
 
 
 def test_ties_and_signed_zeros():

@@ -1,23 +1,31 @@
 /* Max pooling's row kernels (ops/maxpool.c), one set per path, compiled with
- * that path's flags (pool_template.h; each path's pool_<path>.c). */
+ * that path's flags (pool_template.h; each path's pool_<path>.c).
+ *
+ * take(b, v) is v when v is greater than b or when b is NaN (no tap yet),
+ * and b otherwise; a NaN v changes nothing. Folding taps with take from the
+ * first gives the first of the largest non-NaN taps (NaN when all are NaN),
+ * and that is associative: folding each window row, then the rows' results
+ * in order, gives the fold of all the taps in (ky, kx) order. */
 #ifndef SB_ISA_POOL_H
 #define SB_ISA_POOL_H
 
 #include <stddef.h>
 
-/* For i < n: best[i] = take(best[i], src[i]), where take(b, v) is v when v
- * is greater than b or when b is NaN (no tap yet), and b otherwise; a NaN v
- * changes nothing. */
+/* For i < n: best[i] = take(best[i], src[i]). */
 typedef void (*sb_max_pass_fn)(float *best, const float *src, size_t n);
 
-/* For a <= ox < b: best[ox] = the taps taps[0][ox], taps[1][ox], ... (9 or
- * 4 of them) folded with take in that order from the first, a NaN result
- * stored as 0x7FC00000. */
-typedef void (*sb_max_taps_fn)(const float *const *taps, float *best, size_t a, size_t b);
+/* A row fold, KW taps (2 or 3) at column stride SW (1 or 2): for j < n,
+ * h[j] = row[SW*j], row[SW*j + 1], ... folded with take (NaN kept). */
+typedef void (*sb_max_hfold_fn)(const float *row, float *h, size_t n);
+
+/* A column fold of K rows (1 to 3): for j < n, best[j] = rows[0][j],
+ * rows[1][j], ... folded with take, a NaN result stored as 0x7FC00000. */
+typedef void (*sb_max_vfold_fn)(const float *const *rows, float *best, size_t n);
 
 typedef struct sb_pool_config {
     sb_max_pass_fn pass;
-    sb_max_taps_fn taps9, taps4;   /* 3x3 and 2x2 windows */
+    sb_max_hfold_fn hfold[2][2];   /* [KW - 2][SW - 1] */
+    sb_max_vfold_fn vfold[3];      /* [K - 1] */
 } sb_pool_config;
 
 #endif

@@ -6,6 +6,7 @@
 #define SB_POOL_TEMPLATE_H
 
 #include <stdint.h>
+#include <string.h>
 #include "isa/pool.h"
 
 /* take(best, v) as two single-comparison selects, which GCC 12 vectorises
@@ -25,55 +26,130 @@ static inline float pool_canonical(float m)
     return m != m ? nan.f : m;
 }
 
-/* Outputs in blocks of POOL_BLOCK, a loop of constant length that the
- * compiler turns into whole vectors; the last, partial block is the block
- * ending at b, computed again over outputs already written (the same values:
- * each output is a function of its taps alone), rather than a scalar tail
- * as long as the vector loop on short rows. Rows shorter than a block run
- * one output at a time. */
-#define POOL_BLOCK 16
-#define POOL_OUTPUTS(ONE)                                                                    \
-    size_t ox = a;                                                                           \
-    for (; ox + POOL_BLOCK <= b; ox += POOL_BLOCK)                                           \
-        for (size_t j = ox; j < ox + POOL_BLOCK; ++j) { ONE(j) }                             \
-    if (ox < b) {                                                                            \
-        if (b - a >= POOL_BLOCK)                                                             \
-            for (size_t j = b - POOL_BLOCK; j < b; ++j) { ONE(j) }                           \
-        else                                                                                 \
-            for (size_t j = ox; j < b; ++j) { ONE(j) }                                       \
+/* Outputs in blocks of B (16, or 8 or 4 for rows shorter than 16), a loop
+ * of constant length that the compiler turns into whole vectors; the last,
+ * partial block is the block ending at n, computed again over outputs
+ * already written (the same values: each output is a function of its taps
+ * alone), rather than a scalar tail as long as the vector loop on short
+ * rows. Rows shorter than 4 run one output at a time. BLOCK(j0, B) computes
+ * outputs [j0, j0 + B), ONE(j) output j. */
+#define POOL_RUN(B, BLOCK)                                                                   \
+    for (size_t j0 = 0;; j0 += B) {                                                          \
+        if (j0 + B > n) j0 = n - B;                                                          \
+        BLOCK(j0, B)                                                                         \
+        if (j0 + B == n) break;                                                              \
     }
-#define POOL_TAPS9(j)                                                                        \
-    float m = t0[j];                                                                         \
-    m = pool_take(m, t1[j]), m = pool_take(m, t2[j]), m = pool_take(m, t3[j]);               \
-    m = pool_take(m, t4[j]), m = pool_take(m, t5[j]), m = pool_take(m, t6[j]);               \
-    m = pool_take(m, t7[j]), m = pool_take(m, t8[j]);                                        \
-    best[j] = pool_canonical(m);
-#define POOL_TAPS4(j)                                                                        \
-    float m = t0[j];                                                                         \
-    m = pool_take(m, t1[j]), m = pool_take(m, t2[j]), m = pool_take(m, t3[j]);               \
-    best[j] = pool_canonical(m);
+#define POOL_BLOCKS(BLOCK, ONE)                                                              \
+    if (n >= 16) {                                                                           \
+        POOL_RUN(16, BLOCK)                                                                  \
+    } else if (n >= 8) {                                                                     \
+        POOL_RUN(8, BLOCK)                                                                   \
+    } else if (n >= 4) {                                                                     \
+        POOL_RUN(4, BLOCK)                                                                   \
+    } else {                                                                                 \
+        for (size_t j = 0; j < n; ++j) { ONE(j) }                                            \
+    }
+
+/* Unit column stride: tap kx of output j is row[j + kx]. */
+#define POOL_H2S1(j) h[j] = pool_take(row[j], row[j + 1]);
+#define POOL_H3S1(j) h[j] = pool_take(pool_take(row[j], row[j + 1]), row[j + 2]);
+#define POOL_H2S1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_H2S1(j) }
+#define POOL_H3S1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_H3S1(j) }
+
+/* Column stride 2: tap kx of output j is row[2j + kx]. A block of 16
+ * outputs loads its 32 (or 33) columns as whole vectors and takes the even
+ * and odd ones apart with shuffles; the third tap is the even columns moved
+ * down one, the next even column entering at the top. (Written as plain
+ * strided reads, GCC 12 built the third tap from scalar inserts.) The fold
+ * then reads the three as contiguous lanes. */
+typedef float pool_v16 __attribute__((vector_size(64)));
+#define POOL_S2_FOLD(j0, B, KW)                                                              \
+    for (size_t t = 0; t < B; ++t) {                                                         \
+        float m = pool_take(tap0[t], tap1[t]);                                               \
+        h[j0 + t] = KW == 3 ? pool_take(m, tap2[t]) : m;                                     \
+    }
+#define POOL_S2_BLOCK16(j0, KW)                                                              \
+    {                                                                                        \
+        pool_v16 lo, hi;                                                                     \
+        memcpy(&lo, row + 2 * j0, sizeof lo);                                                \
+        memcpy(&hi, row + 2 * j0 + 16, sizeof hi);                                           \
+        pool_v16 ev = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, \
+                                              22, 24, 26, 28, 30);                           \
+        pool_v16 od = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, \
+                                              23, 25, 27, 29, 31);                           \
+        float tap0[16], tap1[16], tap2[16];                                                  \
+        memcpy(tap0, &ev, sizeof ev);                                                        \
+        memcpy(tap1, &od, sizeof od);                                                        \
+        if (KW == 3) {                                                                       \
+            pool_v16 top = {row[2 * j0 + 32]};                                               \
+            pool_v16 nx = __builtin_shufflevector(ev, top, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,    \
+                                                  11, 12, 13, 14, 15, 16);                   \
+            memcpy(tap2, &nx, sizeof nx);                                                    \
+        }                                                                                    \
+        POOL_S2_FOLD(j0, 16, KW)                                                             \
+    }
+/* Blocks of 16 outputs; rows shorter than 16 one output at a time (in
+ * blocks of 8, or copied into a block's room, they ran slower: the next
+ * read of outputs written by two overlapping stores, or of the copy, waits
+ * for the stores to reach the cache). */
+#define POOL_S2(KW)                                                                          \
+    if (n >= 16) {                                                                           \
+        POOL_RUN(16, POOL_S2_BLOCK16_##KW)                                                   \
+        return;                                                                              \
+    }                                                                                        \
+    for (size_t j = 0; j < n; ++j) {                                                         \
+        float m = pool_take(row[2 * j], row[2 * j + 1]);                                     \
+        h[j] = KW == 3 ? pool_take(m, row[2 * j + 2]) : m;                                   \
+    }
+#define POOL_S2_BLOCK16_2(j0, B) POOL_S2_BLOCK16(j0, 2)
+#define POOL_S2_BLOCK16_3(j0, B) POOL_S2_BLOCK16(j0, 3)
+#define POOL_HFOLD_S2(isa, name, KW)                                                         \
+    static void sb_max_##name##_##isa(const float *row, float *h, size_t n)                  \
+    {                                                                                        \
+        POOL_S2(KW)                                                                          \
+    }
+
+/* The column folds. */
+#define POOL_V1(j) best[j] = pool_canonical(r0[j]);
+#define POOL_V2(j) best[j] = pool_canonical(pool_take(r0[j], r1[j]));
+#define POOL_V3(j) best[j] = pool_canonical(pool_take(pool_take(r0[j], r1[j]), r2[j]));
+#define POOL_V1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V1(j) }
+#define POOL_V2_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V2(j) }
+#define POOL_V3_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V3(j) }
+
+#define POOL_HFOLD(isa, name, BLOCK, ONE)                                                    \
+    static void sb_max_##name##_##isa(const float *restrict row, float *restrict h, size_t n)\
+    {                                                                                        \
+        POOL_BLOCKS(BLOCK, ONE)                                                              \
+    }
 
 #define POOL_DEFINE(isa)                                                                     \
     static void sb_max_pass_##isa(float *restrict best, const float *restrict src, size_t n) \
     {                                                                                        \
         for (size_t i = 0; i < n; ++i) best[i] = pool_take(best[i], src[i]);                 \
     }                                                                                        \
-    static void sb_max_taps9_##isa(const float *const *t, float *restrict best, size_t a,    \
-                                   size_t b)                                                 \
+    POOL_HFOLD(isa, h2s1, POOL_H2S1_BLOCK, POOL_H2S1)                                        \
+    POOL_HFOLD_S2(isa, h2s2, 2)                                                              \
+    POOL_HFOLD(isa, h3s1, POOL_H3S1_BLOCK, POOL_H3S1)                                        \
+    POOL_HFOLD_S2(isa, h3s2, 3)                                                              \
+    static void sb_max_v1_##isa(const float *const *rows, float *restrict best, size_t n)    \
     {                                                                                        \
-        const float *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2];           \
-        const float *restrict t3 = t[3], *restrict t4 = t[4], *restrict t5 = t[5];           \
-        const float *restrict t6 = t[6], *restrict t7 = t[7], *restrict t8 = t[8];           \
-        POOL_OUTPUTS(POOL_TAPS9)                                                             \
+        const float *restrict r0 = rows[0];                                                  \
+        POOL_BLOCKS(POOL_V1_BLOCK, POOL_V1)                                                  \
     }                                                                                        \
-    static void sb_max_taps4_##isa(const float *const *t, float *restrict best, size_t a,    \
-                                   size_t b)                                                 \
+    static void sb_max_v2_##isa(const float *const *rows, float *restrict best, size_t n)    \
     {                                                                                        \
-        const float *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2];           \
-        const float *restrict t3 = t[3];                                                     \
-        POOL_OUTPUTS(POOL_TAPS4)                                                             \
+        const float *restrict r0 = rows[0], *restrict r1 = rows[1];                          \
+        POOL_BLOCKS(POOL_V2_BLOCK, POOL_V2)                                                  \
+    }                                                                                        \
+    static void sb_max_v3_##isa(const float *const *rows, float *restrict best, size_t n)    \
+    {                                                                                        \
+        const float *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2];  \
+        POOL_BLOCKS(POOL_V3_BLOCK, POOL_V3)                                                  \
     }                                                                                        \
     const sb_pool_config sb_pool_config_##isa = {                                            \
-        sb_max_pass_##isa, sb_max_taps9_##isa, sb_max_taps4_##isa};
+        sb_max_pass_##isa,                                                                   \
+        {{sb_max_h2s1_##isa, sb_max_h2s2_##isa}, {sb_max_h3s1_##isa, sb_max_h3s2_##isa}},    \
+        {sb_max_v1_##isa, sb_max_v2_##isa, sb_max_v3_##isa}};
 
 #endif

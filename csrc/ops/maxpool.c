@@ -18,15 +18,18 @@
  * independent outputs, so vectorising changes no bit. A final pass turns NaN
  * into -FLT_MAX (no inside tap) or 0x7FC00000 (all inside taps NaN).
  *
- * The common 3x3 and 2x2 windows with column stride 2 (unit dilation across
- * columns) take a faster route for the rows whose window lies inside the
- * input vertically: each of the window's input rows is split into its even
- * and odd columns, so that every tap of the outputs whose window lies inside
- * horizontally too is a unit-stride read, and those outputs are computed in
- * one loop holding each output's running best in a register, its taps in
- * (ky, kx) order; the few outputs at the row's ends take every inside tap in
- * the same order one output at a time. The same comparisons in the same
- * order, so the same bits as the passes.
+ * Windows of 2 or 3 columns at column stride 1 or 2 (unit dilation across
+ * columns) and of 1 to 3 rows take a faster route: the fold of take is
+ * associative (isa/pool.h), so each input row is folded across once into a
+ * row of its windows' row maxima (h), kept in a ring of as many rows as the
+ * window has, and each output row folds the h rows of its window's inside
+ * rows in order, then stores a NaN as 0x7FC00000. A column of h whose window
+ * has no inside tap holds -FLT_MAX (then so does every output of that
+ * column, as the rule says); the few columns at a row's ends whose windows
+ * are partly inside fold their inside taps one at a time. The same
+ * comparisons of the same taps in (ky, kx) order, so the same bits as the
+ * passes, with every input row read once per window width instead of once
+ * per window tap.
  *
  * Work is split into chunks of whole output rows, about 16384 outputs each:
  * a function of the shape only, and each output is written by one chunk. */
@@ -39,7 +42,7 @@
 #include "isa/pool_template.h"
 
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
-#define STACK_SPLIT_W 512                /* split rows up to this width live on the stack */
+#define STACK_FOLD_W 512                 /* fold rows up to this width live on the stack */
 
 typedef union { uint32_t u; float f; } bits32;
 static const bits32 canonical_nan = {0x7fc00000u};
@@ -52,6 +55,7 @@ typedef struct {
     int64_t pl;
     size_t rows;              /* N*C*OH output rows */
     const sb_pool_config *pool;   /* the best path's row kernels (no bit depends on the path) */
+    int64_t inner_lo, inner_hi;   /* fold route: the outputs whose kw taps are all inside */
     sb_step_plan plan;        /* units: output rows */
 } max_pool_ctx;
 
@@ -73,63 +77,69 @@ static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
     return 0;
 }
 
-/* Output ox from every inside tap, one at a time, in (ky, kx) order: the
- * ends of a row on the split route. */
-static float one_output(const max_pool_ctx *c, const float *x_plane, int64_t top, int64_t ox)
+/* Whether the fold route serves this pooling (see the top). */
+static int fold_route(const max_pool_ctx *c)
 {
-    float best = canonical_nan.f;
-    for (int64_t ky = 0; ky < c->kh; ++ky) {
-        const float *row = x_plane + (size_t)(top + ky * c->dh) * (size_t)c->w;
-        for (int64_t kx = 0; kx < c->kw; ++kx)
-            if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
-                best = pool_take(best, row[ox * c->sw + kx * c->dw - c->pl]);
-    }
-    return best;
+    return c->dw == 1 && (c->sw == 1 || c->sw == 2) && (c->kw == 2 || c->kw == 3) &&
+           c->kh >= 1 && c->kh <= 3;
 }
 
-/* The split route for output row oy of one plane (its window's kh rows all
- * inside the input); split_rows: room for kh rows of w + 2 floats. */
-static void split_row(const max_pool_ctx *c, const float *x_plane, int64_t top, float *best,
-                      float *split_rows)
+/* Input row `row` folded across into h[0, ow): each output column's inside
+ * taps in kx order (NaN when all are NaN), -FLT_MAX where there is none. */
+static void fold_across(const max_pool_ctx *c, const float *row, float *h)
 {
-    const size_t w = (size_t)c->w, half = (w + 1) / 2, ow = (size_t)c->ow;
-    const float *split[3];
-    for (int64_t ky = 0; ky < c->kh; ++ky) {
-        const float *row = x_plane + (size_t)(top + ky * c->dh) * w;
-        float *even = split_rows + (size_t)ky * (w + 2), *odd = even + half;
-        for (size_t t = 0; t < w / 2; ++t) even[t] = row[2 * t], odd[t] = row[2 * t + 1];
-        if (w & 1) even[w / 2] = row[w - 1];
-        split[ky] = even;
-    }
-    /* tap kx of output ox: column 2*ox + d, d = kx - pl, in phase d mod 2 at
-     * index ox + floor(d / 2) */
-    ptrdiff_t base[3];
-    int64_t lo = 0, hi = c->ow;
-    for (int64_t kx = 0; kx < c->kw; ++kx) {
-        int64_t d = kx - c->pl;
-        int64_t q = d >= 0 ? d / 2 : -((-d + 1) / 2);
-        base[kx] = (ptrdiff_t)((d - 2 * q) * (int64_t)half + q);
-        if (c->cols[2 * kx] > lo) lo = c->cols[2 * kx];
-        if (c->cols[2 * kx + 1] < hi) hi = c->cols[2 * kx + 1];
-    }
-    size_t a = (size_t)lo, b = hi > lo ? (size_t)hi : a;
-    const float *taps[9];   /* in (ky, kx) order */
-    for (int64_t ky = 0; ky < c->kh; ++ky)
-        for (int64_t kx = 0; kx < c->kw; ++kx) taps[ky * c->kw + kx] = split[ky] + base[kx];
-    (c->kh == 3 ? c->pool->taps9 : c->pool->taps4)(taps, best, a, b);
-    for (size_t ox = 0; ox < ow; ++ox) {   /* the ends: [0, a) and [b, ow) */
-        if (ox == a) ox = b;
-        if (ox >= ow) break;
-        float m = one_output(c, x_plane, top, (int64_t)ox);
-        best[ox] = m == m ? m : column_has_inside_tap(c, (int64_t)ox) ? canonical_nan.f : -FLT_MAX;
+    int64_t lo = c->inner_lo, hi = c->inner_hi;
+    if (hi > lo)
+        c->pool->hfold[c->kw - 2][c->sw - 1](row + (lo * c->sw - c->pl), h + lo, (size_t)(hi - lo));
+    for (int64_t ox = 0; ox < c->ow; ++ox) {   /* the ends: [0, lo) and [hi, ow) */
+        if (ox == lo && hi > lo) ox = hi;
+        if (ox >= c->ow) break;
+        float m = canonical_nan.f;
+        if (column_has_inside_tap(c, ox)) {
+            for (int64_t kx = 0; kx < c->kw; ++kx)
+                if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
+                    m = pool_take(m, row[ox * c->sw + kx - c->pl]);
+        } else {
+            m = -FLT_MAX;
+        }
+        h[ox] = m;
     }
 }
 
-/* Whether the split route serves this pooling: 3x3 or 2x2 windows, column
- * stride 2, unit column dilation. */
-static int split_route(const max_pool_ctx *c)
+/* The fold route's ring: up to 3 folded input rows, each named by its
+ * (plane, input row) key, -1 when empty. */
+typedef struct {
+    float *rows[3];
+    int64_t key[3];
+} fold_ring;
+
+/* Output row r on the fold route: window rows [ky_lo, ky_hi) inside. */
+static void fold_row(const max_pool_ctx *c, fold_ring *ring, size_t plane, int64_t top,
+                     int64_t ky_lo, int64_t ky_hi, float *best)
 {
-    return c->sw == 2 && c->dw == 1 && c->kh == c->kw && (c->kh == 3 || c->kh == 2);
+    const float *x_plane = c->x + plane * (size_t)c->h * (size_t)c->w;
+    int64_t want[3];
+    int count = 0;
+    for (int64_t ky = ky_lo; ky < ky_hi; ++ky)
+        want[count++] = (int64_t)plane * c->h + top + ky * c->dh;
+    const float *rows[3];
+    for (int i = 0; i < count; ++i) {
+        int slot = -1;
+        for (int s = 0; s < (int)c->kh && slot < 0; ++s)
+            if (ring->key[s] == want[i]) slot = s;
+        if (slot < 0) {   /* a slot this window does not read */
+            for (int s = 0; s < (int)c->kh && slot < 0; ++s) {
+                int needed = 0;
+                for (int j = 0; j < count; ++j) needed |= ring->key[s] == want[j];
+                if (!needed) slot = s;
+            }
+            int64_t iy = want[i] - (int64_t)plane * c->h;
+            fold_across(c, x_plane + (size_t)iy * (size_t)c->w, ring->rows[slot]);
+            ring->key[slot] = want[i];
+        }
+        rows[i] = ring->rows[slot];
+    }
+    c->pool->vfold[count - 1](rows, best, (size_t)c->ow);
 }
 
 static void fill(float *dst, size_t n, float value)
@@ -137,8 +147,8 @@ static void fill(float *dst, size_t n, float value)
     for (size_t i = 0; i < n; ++i) dst[i] = value;
 }
 
-/* Output row r; split_rows: room for the split route's rows, or null. */
-static void max_pool_row(const max_pool_ctx *c, size_t r, float *split_rows)
+/* Output row r; ring: the fold route's rows, or null. */
+static void max_pool_row(const max_pool_ctx *c, size_t r, fold_ring *ring)
 {
     size_t plane = r / (size_t)c->oh;
     int64_t oy = (int64_t)(r % (size_t)c->oh);
@@ -153,11 +163,11 @@ static void max_pool_row(const max_pool_ctx *c, size_t r, float *split_rows)
         fill(best, ow, -FLT_MAX);
         return;
     }
-    const float *x_plane = c->x + plane * (size_t)c->h * (size_t)c->w;
-    if (split_rows && ky_lo == 0 && ky_hi == c->kh) {
-        split_row(c, x_plane, top, best, split_rows);
+    if (ring) {
+        fold_row(c, ring, plane, top, ky_lo, ky_hi, best);
         return;
     }
+    const float *x_plane = c->x + plane * (size_t)c->h * (size_t)c->w;
     fill(best, ow, canonical_nan.f);
     for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
         const float *row = x_plane + (size_t)(top + ky * c->dh) * (size_t)c->w;
@@ -186,16 +196,18 @@ static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
     const max_pool_ctx *c = (const max_pool_ctx *)ctx;
     size_t r0, r1;
     sb_step_units(&c->plan, chunk, &r0, &r1);
-    float stack_rows[3 * (STACK_SPLIT_W + 2)];
-    float *split_rows = NULL;
-    if (split_route(c)) {   /* kh rows of w + 2 floats (w <= SIZE_MAX / 4 already) */
-        size_t w = (size_t)c->w;
-        split_rows = w <= STACK_SPLIT_W ? stack_rows
-                     : w < SIZE_MAX / (3 * sizeof(float)) - 2
-                         ? (float *)sb_workspace_get(3 * (w + 2) * sizeof(float)) : NULL;
+    float stack_rows[3 * STACK_FOLD_W];
+    float *fold_rows = NULL;
+    fold_ring ring = {{NULL, NULL, NULL}, {-1, -1, -1}};
+    if (fold_route(c)) {   /* kh rows of ow floats (ow <= SIZE_MAX / 4 already) */
+        size_t ow = (size_t)c->ow;
+        fold_rows = ow <= STACK_FOLD_W ? stack_rows
+                    : ow < SIZE_MAX / (3 * sizeof(float))
+                        ? (float *)sb_workspace_get(3 * ow * sizeof(float)) : NULL;
+        for (int s = 0; s < 3 && fold_rows; ++s) ring.rows[s] = fold_rows + (size_t)s * ow;
     }
-    for (size_t r = r0; r < r1; ++r) max_pool_row(c, r, split_rows);
-    if (split_rows && split_rows != stack_rows) sb_workspace_release(split_rows);
+    for (size_t r = r0; r < r1; ++r) max_pool_row(c, r, fold_rows ? &ring : NULL);
+    if (fold_rows && fold_rows != stack_rows) sb_workspace_release(fold_rows);
 }
 
 /* a * b, or 0 when it exceeds limit (a, b >= 0). */
@@ -259,8 +271,15 @@ int sb_max_pool2d(const sb_max_pool2d_args *args)
         cols[2 * kx + 1] = hi;
     }
 
+    /* the outputs whose kw taps are all inside: the fold route's kernel */
+    int64_t inner_lo = 0, inner_hi = ow;
+    for (int64_t kx = 0; kx < kw; ++kx) {
+        if (cols[2 * kx] > inner_lo) inner_lo = cols[2 * kx];
+        if (cols[2 * kx + 1] < inner_hi) inner_hi = cols[2 * kx + 1];
+    }
+    if (inner_hi < inner_lo) inner_hi = inner_lo;
     max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows,
-                        sb_isa_get(sb_path_best())->pool, {0}};
+                        sb_isa_get(sb_path_best())->pool, inner_lo, inner_hi, {0}};
     double est_ns = (double)total_out * (double)kh * (double)kw * SB_COST_POOL_TAP;
     ctx.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)ow, SB_STEP_CHUNK_ITEMS), est_ns);
     sb_run_step(&ctx.plan, threads, max_pool_chunk, &ctx);
