@@ -47,10 +47,14 @@ static int load_file(const sb_load_args *a, sb_graph_options *o, sb_graph **grap
     const char *path = (const char *)(intptr_t)a->file;
     char dir[4096];
     if (!o->base_dir) {
-        const char *slash = strrchr(path, '/');
+        /* the last separator (a loop, not strrchr: the relaxed-SIMD wasm
+         * module may import only the C functions wasm/make_wheel.py allows) */
+        const char *slash = NULL;
+        for (const char *p = path; *p; ++p)
 #ifdef _WIN32
-        const char *back = strrchr(path, '\\');
-        if (back && (!slash || back > slash)) slash = back;
+            if (*p == '/' || *p == '\\') slash = p;
+#else
+            if (*p == '/') slash = p;
 #endif
         size_t n = slash ? (size_t)(slash - path) : 1;
         if (n >= sizeof dir) return sb_fail(SB_ERR_VALUE, "the model file's path is too long");
