@@ -275,6 +275,7 @@ int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_op
                 sb_model_file_release(file, raw + (size_t)first * (size_t)in_size,
                                       (size_t)(last - first) * (size_t)in_size);
         }
+        if (file) sb_model_file_release(file, raw, raw_size);   /* the pages two chunks share */
         goto done;
     }
     /* the typed fields */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "graph/error.h"
 #include "graph/graph.h"
-#include "graph/model_file.h"
 #include "framework/memory.h"
 
 #define MIN_OPSET 7
@@ -443,8 +442,6 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
         /* a repeated name: the last wins (the earlier buffer is freed with the graph) */
         if ((status = sb_tensor_from_proto(g, t, o, what, &g->values[v].konst))) goto done;
         g->values[v].kind = SB_V_CONST;
-        /* converted: its bytes in the file are not needed again */
-        if (o->file && t->has_raw) sb_model_file_release(o->file, t->raw_data.data, t->raw_data.size);
     }
     /* graph inputs (initializers excluded) and outputs */
     g->inputs = sb_arena_alloc(&g->arena, pg->input_count, sizeof(sb_io));

@@ -31,21 +31,22 @@ static inline float pool_canonical(float m)
  * partial block is the block ending at n, computed again over outputs
  * already written (the same values: each output is a function of its taps
  * alone), rather than a scalar tail as long as the vector loop on short
- * rows. Rows shorter than 4 run one output at a time. BLOCK(j0, B) computes
- * outputs [j0, j0 + B), ONE(j) output j. */
-#define POOL_RUN(B, BLOCK)                                                                   \
+ * rows. Rows shorter than 4 run one output at a time. BLOCK(j0, B, ARG)
+ * computes outputs [j0, j0 + B); POOL_EACH runs ARG(j) for each of them. */
+#define POOL_RUN(B, BLOCK, ARG)                                                              \
     for (size_t j0 = 0;; j0 += B) {                                                          \
         if (j0 + B > n) j0 = n - B;                                                          \
-        BLOCK(j0, B)                                                                         \
+        BLOCK(j0, B, ARG)                                                                    \
         if (j0 + B == n) break;                                                              \
     }
-#define POOL_BLOCKS(BLOCK, ONE)                                                              \
+#define POOL_EACH(j0, B, ONE) for (size_t j = j0; j < j0 + B; ++j) { ONE(j) }
+#define POOL_BLOCKS(ONE)                                                                     \
     if (n >= 16) {                                                                           \
-        POOL_RUN(16, BLOCK)                                                                  \
+        POOL_RUN(16, POOL_EACH, ONE)                                                         \
     } else if (n >= 8) {                                                                     \
-        POOL_RUN(8, BLOCK)                                                                   \
+        POOL_RUN(8, POOL_EACH, ONE)                                                          \
     } else if (n >= 4) {                                                                     \
-        POOL_RUN(4, BLOCK)                                                                   \
+        POOL_RUN(4, POOL_EACH, ONE)                                                          \
     } else {                                                                                 \
         for (size_t j = 0; j < n; ++j) { ONE(j) }                                            \
     }
@@ -53,8 +54,6 @@ static inline float pool_canonical(float m)
 /* Unit column stride: tap kx of output j is row[j + kx]. */
 #define POOL_H2S1(j) h[j] = pool_take(row[j], row[j + 1]);
 #define POOL_H3S1(j) h[j] = pool_take(pool_take(row[j], row[j + 1]), row[j + 2]);
-#define POOL_H2S1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_H2S1(j) }
-#define POOL_H3S1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_H3S1(j) }
 
 /* Column stride 2: tap kx of output j is row[2j + kx]. A block of 16
  * outputs loads its 32 (or 33) columns as whole vectors and takes the even
@@ -63,12 +62,7 @@ static inline float pool_canonical(float m)
  * strided reads, GCC 12 built the third tap from scalar inserts.) The fold
  * then reads the three as contiguous lanes. */
 typedef float pool_v16 __attribute__((vector_size(64)));
-#define POOL_S2_FOLD(j0, B, KW)                                                              \
-    for (size_t t = 0; t < B; ++t) {                                                         \
-        float m = pool_take(tap0[t], tap1[t]);                                               \
-        h[j0 + t] = KW == 3 ? pool_take(m, tap2[t]) : m;                                     \
-    }
-#define POOL_S2_BLOCK16(j0, KW)                                                              \
+#define POOL_S2_BLOCK16(j0, B, KW)                                                           \
     {                                                                                        \
         pool_v16 lo, hi;                                                                     \
         memcpy(&lo, row + 2 * j0, sizeof lo);                                                \
@@ -86,7 +80,10 @@ typedef float pool_v16 __attribute__((vector_size(64)));
                                                   11, 12, 13, 14, 15, 16);                   \
             memcpy(tap2, &nx, sizeof nx);                                                    \
         }                                                                                    \
-        POOL_S2_FOLD(j0, 16, KW)                                                             \
+        for (size_t t = 0; t < 16; ++t) {                                                    \
+            float m = pool_take(tap0[t], tap1[t]);                                           \
+            h[j0 + t] = KW == 3 ? pool_take(m, tap2[t]) : m;                                 \
+        }                                                                                    \
     }
 /* Blocks of 16 outputs; rows shorter than 16 one output at a time (in
  * blocks of 8, or copied into a block's room, they ran slower: the next
@@ -94,15 +91,13 @@ typedef float pool_v16 __attribute__((vector_size(64)));
  * for the stores to reach the cache). */
 #define POOL_S2(KW)                                                                          \
     if (n >= 16) {                                                                           \
-        POOL_RUN(16, POOL_S2_BLOCK16_##KW)                                                   \
+        POOL_RUN(16, POOL_S2_BLOCK16, KW)                                                    \
         return;                                                                              \
     }                                                                                        \
     for (size_t j = 0; j < n; ++j) {                                                         \
         float m = pool_take(row[2 * j], row[2 * j + 1]);                                     \
         h[j] = KW == 3 ? pool_take(m, row[2 * j + 2]) : m;                                   \
     }
-#define POOL_S2_BLOCK16_2(j0, B) POOL_S2_BLOCK16(j0, 2)
-#define POOL_S2_BLOCK16_3(j0, B) POOL_S2_BLOCK16(j0, 3)
 #define POOL_HFOLD_S2(isa, name, KW)                                                         \
     static void sb_max_##name##_##isa(const float *row, float *h, size_t n)                  \
     {                                                                                        \
@@ -113,14 +108,11 @@ typedef float pool_v16 __attribute__((vector_size(64)));
 #define POOL_V1(j) best[j] = pool_canonical(r0[j]);
 #define POOL_V2(j) best[j] = pool_canonical(pool_take(r0[j], r1[j]));
 #define POOL_V3(j) best[j] = pool_canonical(pool_take(pool_take(r0[j], r1[j]), r2[j]));
-#define POOL_V1_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V1(j) }
-#define POOL_V2_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V2(j) }
-#define POOL_V3_BLOCK(j0, B) for (size_t j = j0; j < j0 + B; ++j) { POOL_V3(j) }
 
-#define POOL_HFOLD(isa, name, BLOCK, ONE)                                                    \
+#define POOL_HFOLD(isa, name, ONE)                                                           \
     static void sb_max_##name##_##isa(const float *restrict row, float *restrict h, size_t n)\
     {                                                                                        \
-        POOL_BLOCKS(BLOCK, ONE)                                                              \
+        POOL_BLOCKS(ONE)                                                                     \
     }
 
 #define POOL_DEFINE(isa)                                                                     \
@@ -128,24 +120,24 @@ typedef float pool_v16 __attribute__((vector_size(64)));
     {                                                                                        \
         for (size_t i = 0; i < n; ++i) best[i] = pool_take(best[i], src[i]);                 \
     }                                                                                        \
-    POOL_HFOLD(isa, h2s1, POOL_H2S1_BLOCK, POOL_H2S1)                                        \
+    POOL_HFOLD(isa, h2s1, POOL_H2S1)                                                         \
     POOL_HFOLD_S2(isa, h2s2, 2)                                                              \
-    POOL_HFOLD(isa, h3s1, POOL_H3S1_BLOCK, POOL_H3S1)                                        \
+    POOL_HFOLD(isa, h3s1, POOL_H3S1)                                                         \
     POOL_HFOLD_S2(isa, h3s2, 3)                                                              \
     static void sb_max_v1_##isa(const float *const *rows, float *restrict best, size_t n)    \
     {                                                                                        \
         const float *restrict r0 = rows[0];                                                  \
-        POOL_BLOCKS(POOL_V1_BLOCK, POOL_V1)                                                  \
+        POOL_BLOCKS(POOL_V1)                                                                 \
     }                                                                                        \
     static void sb_max_v2_##isa(const float *const *rows, float *restrict best, size_t n)    \
     {                                                                                        \
         const float *restrict r0 = rows[0], *restrict r1 = rows[1];                          \
-        POOL_BLOCKS(POOL_V2_BLOCK, POOL_V2)                                                  \
+        POOL_BLOCKS(POOL_V2)                                                                 \
     }                                                                                        \
     static void sb_max_v3_##isa(const float *const *rows, float *restrict best, size_t n)    \
     {                                                                                        \
         const float *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2];  \
-        POOL_BLOCKS(POOL_V3_BLOCK, POOL_V3)                                                  \
+        POOL_BLOCKS(POOL_V3)                                                                 \
     }                                                                                        \
     const sb_pool_config sb_pool_config_##isa = {                                            \
         sb_max_pass_##isa,                                                                   \

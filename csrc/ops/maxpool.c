@@ -80,8 +80,7 @@ static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
 /* Whether the fold route serves this pooling (see the top). */
 static int fold_route(const max_pool_ctx *c)
 {
-    return c->dw == 1 && (c->sw == 1 || c->sw == 2) && (c->kw == 2 || c->kw == 3) &&
-           c->kh >= 1 && c->kh <= 3;
+    return c->dw == 1 && (c->sw == 1 || c->sw == 2) && (c->kw == 2 || c->kw == 3) && c->kh <= 3;
 }
 
 /* Input row `row` folded across into h[0, ow): each output column's inside
@@ -95,14 +94,11 @@ static void fold_across(const max_pool_ctx *c, const float *row, float *h)
         if (ox == lo && hi > lo) ox = hi;
         if (ox >= c->ow) break;
         float m = canonical_nan.f;
-        if (column_has_inside_tap(c, ox)) {
-            for (int64_t kx = 0; kx < c->kw; ++kx)
-                if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
-                    m = pool_take(m, row[ox * c->sw + kx - c->pl]);
-        } else {
-            m = -FLT_MAX;
-        }
-        h[ox] = m;
+        int inside = 0;
+        for (int64_t kx = 0; kx < c->kw; ++kx)
+            if (c->cols[2 * kx] <= ox && ox < c->cols[2 * kx + 1])
+                m = pool_take(m, row[ox * c->sw + kx - c->pl]), inside = 1;
+        h[ox] = inside ? m : -FLT_MAX;
     }
 }
 
