@@ -3,7 +3,7 @@
 #
 #   bash wasm/build.sh            # -> wasm/out/libsamebits.so, wasm/out/samebits-*.whl
 #
-Every .c file under csrc/ is compiled with emcc; the kernel folders of other
+# Every .c file under csrc/ is compiled with emcc; the kernel folders of other
 # ISAs (csrc/isa/avx2, avx512, neon) guard on their target macros and come
 # out empty, and the vec4 path runs on wasm SIMD128. The module is an emscripten SIDE_MODULE (what Pyodide
 # loads with dlopen) and must never be built with -pthread: Pyodide cannot

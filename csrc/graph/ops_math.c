@@ -970,7 +970,10 @@ static int softmax_infer(sb_infer_ctx *I)
     const sb_tval *x = sb_infer_float(I, 0, "input");
     if (!x) return SB_ERR_TYPE;
     I->out[0] = x->info;
-    I->inplace = 0;
+    /* softmax writes over its input safely; log_softmax along rows would
+     * have the kernel copy its input first (reduce.c), so it never shares */
+    const softmax_state *s = I->state;
+    I->inplace = s->log_form ? -1 : 0;
     if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
     int64_t outer, n, inner;
     return softmax_dims(I, &x->info, &outer, &n, &inner);

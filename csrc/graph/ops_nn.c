@@ -1609,7 +1609,15 @@ static int read_scales(sb_infer_ctx *I, const sb_tval *t, double *v, size_t *n)
 static int64_t scale_bits(int64_t in, int64_t out, const double *factor, int align)
 {
     double scale;
-    if (align) scale = out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
+    /* align_corners divides by length_resized - 1, where ONNX's
+     * length_resized is in * factor when scales are given (a fractional
+     * length: 0.6 of 4 columns is 2.4, not the 2 of the output), as
+     * onnx.reference and ONNX's conformance suite do; torch (and ONNX
+     * Runtime) divide by out - 1 instead */
+    if (align && factor) {
+        double resized = (double)in * *factor;
+        scale = out > 1 && resized > 1.0 ? (double)(in - 1) / (resized - 1.0) : 0.0;
+    } else if (align) scale = out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
     else if (factor) scale = 1.0 / *factor;
     else scale = (double)in / (double)out;
     float f = (float)scale;

@@ -5,6 +5,7 @@
  * float32 add per term, whatever the layout, the vector width (lanes hold
  * different i) or the thread count (threads take whole (o, i-block) units). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "samebits.h"
 #include "isa/isa.h"
@@ -318,8 +319,21 @@ int sb_reduce(const sb_reduce_args *args)
     double est_ns =
         (double)total * (args->op >= SB_RED_SOFTMAX ? SB_COST_SOFTMAX : SB_COST_REDUCE);
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */
+        /* log_softmax along rows stores e^(x - m) in y and then reads x again
+         * for (x - m) - log(s): when y overlaps x (in place), x is read from
+         * a copy. Every other form reads each x before writing y there. */
+        float *copy = NULL;
+        size_t bytes = total * sizeof(float);
+        if (args->op == SB_RED_LOG_SOFTMAX && (const char *)job.x < (const char *)job.y + bytes &&
+            (const char *)job.y < (const char *)job.x + bytes) {
+            copy = malloc(bytes);
+            if (!copy) return SB_ERR_NO_MEMORY;
+            memcpy(copy, job.x, bytes);
+            job.x = copy;
+        }
         job.plan = sb_plan_step(job.outer, ROWS, est_ns);
         sb_run_step(&job.plan, args->max_threads, rows_chunk, &job);
+        free(copy);
         return SB_OK;
     }
     job.blocks = (job.inner + BLOCK - 1) / BLOCK;   /* one unit: a column block of one o */

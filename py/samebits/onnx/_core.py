@@ -15,7 +15,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Mapping, MutableMapping, Optional, Union, cast
 
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
@@ -231,6 +231,9 @@ class Session:
         # each host thread's C argument structures, made on its first run and
         # reused (a session may run from several threads at once)
         self._per_thread = threading.local()
+        # what runs with profile=True add up (the npm package's model.profile)
+        self._profile: dict[str, tuple[float, int]] = {}
+        self._profile_lock = threading.Lock()
 
     def _run_structures(self) -> "_RunStructures":
         structures = getattr(self._per_thread, "s", None)
@@ -293,20 +296,39 @@ class Session:
             feed = _int_compatible_buffer(feed, want)
         return feed, False
 
+    @property
+    def profile(self) -> dict[str, tuple[float, int]]:
+        """Seconds and node runs per operator type, added up over the runs
+        made with ``profile=True`` (a copy; as the npm package's
+        ``model.profile``)."""
+        with self._profile_lock:
+            return dict(self._profile)
+
     def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
-            profile: Optional[dict[str, tuple[float, int]]] = None) -> dict[str, Any]:
+            profile: Union[bool, None, MutableMapping[str, tuple[float, int]]] = None
+            ) -> dict[str, Any]:
         """Runs the model: ``{input name: array}`` -> ``{output name: array}``.
 
         Inputs are numpy arrays or buffers (format 'f' for float32, integer
         formats for integer inputs). Outputs are numpy arrays when the
         inputs were (or when there are no inputs and numpy is present), else
         memoryviews. ``outputs`` selects some of the graph outputs.
-        ``profile``: a dict that gains, per operator type (a fused node as
-        "Conv+relu"), the seconds its nodes took and how many ran.
+        ``profile``: ``True`` adds, per operator type (a fused node as
+        "Conv+relu"), the seconds its nodes took and how many ran to
+        ``session.profile``; a dict gains the same entries instead;
+        ``None`` or ``False`` (the default) times nothing.
         """
         if type(feeds) is not dict and not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
                             f"{type(feeds).__name__}")
+        to_session = profile is True
+        if profile is None or profile is False:
+            profile = None
+        elif profile is True:
+            profile = {}
+        elif not isinstance(profile, MutableMapping):
+            raise TypeError(f"run: profile must be True, False, None or a dict, got "
+                            f"{type(profile).__name__}")
         names = self._input_names
         if len(feeds) != len(names) or not self._input_set.issuperset(feeds):
             unknown = [k for k in feeds if k not in self._input_set]
@@ -371,6 +393,11 @@ class Session:
                 if calls[i]:
                     seconds, count = profile.get(label, (0.0, 0))
                     profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
+            if to_session:
+                with self._profile_lock:
+                    for label, (seconds, count) in profile.items():
+                        total, runs = self._profile.get(label, (0.0, 0))
+                        self._profile[label] = (total + seconds, runs + count)
         return out
 
 
