@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import glob
+import hashlib
 import os
 import re
+import shutil
 import subprocess
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -42,6 +45,47 @@ def folder_flags(src: Path, x86: bool) -> list[str]:
     return FOLDER_FLAGS.get(path, []) + (X86_FOLDER_FLAGS.get(path, []) if x86 else [])
 
 
+# Compiled library objects, shared by every test program built with the same
+# compiler and flags (in one test run and the next): keyed by the compiler's
+# identity, the flags, the source's bytes and every header under csrc/.
+OBJECT_CACHE = ROOT / "build" / "objects"
+_compiler_ids: dict[str, str] = {}
+_headers_digest: list[str] = []
+
+
+def _object_key(cc: str, args: Sequence[str], src: str) -> str:
+    if cc not in _compiler_ids:
+        done = subprocess.run([cc, "--version"], capture_output=True, text=True)
+        _compiler_ids[cc] = done.stdout
+    if not _headers_digest:
+        h = hashlib.sha256()
+        for header in sorted(glob.glob(str(ROOT / "csrc" / "**" / "*.h"), recursive=True)):
+            h.update(header.encode() + Path(header).read_bytes())
+        _headers_digest.append(h.hexdigest())
+    h = hashlib.sha256()
+    for part in (cc, _compiler_ids[cc], "\0".join(args), _headers_digest[0]):
+        h.update(part.encode() + b"\0")
+    h.update(Path(src).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _compile_cached(cc: str, args: list[str], src: str, obj: Path) -> None:
+    """cc args -c src -o obj, through OBJECT_CACHE for the library's sources
+    (a test program's own file is compiled every time)."""
+    if not src.startswith(str(ROOT / "csrc")):
+        subprocess.run([cc, *args, "-c", src, "-o", str(obj)], check=True)
+        return
+    cached = OBJECT_CACHE / f"{Path(src).stem}.{_object_key(cc, args, src)}.o"
+    if not cached.is_file():
+        OBJECT_CACHE.mkdir(parents=True, exist_ok=True)
+        # written under a unique name, then renamed: parallel test workers
+        # may compile the same object at once
+        tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        subprocess.run([cc, *args, "-c", src, "-o", str(tmp)], check=True)
+        os.replace(tmp, cached)
+    shutil.copyfile(cached, obj)
+
+
 def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
                 target_flags: tuple[str, ...] = (),
                 source_flags: Callable[[Path], Sequence[str]] | None = None,
@@ -56,8 +100,7 @@ def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
     def compile_one(src: str) -> str:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")
         extra = folder_flags(Path(src), x86) + list(source_flags(Path(src)) if source_flags else [])
-        subprocess.run([cc, *target_flags, *FLAGS, *extra, "-c", src, "-o", str(obj)],
-                       check=True)
+        _compile_cached(cc, [*target_flags, *FLAGS, *extra], src, obj)
         return str(obj)
     # one compiler per core (the files are independent)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

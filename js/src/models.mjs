@@ -13,7 +13,7 @@ export function unpackFeeds(bytes) {
     let at = end + 1;
     const feeds = {};
     for (const [name, dtype, dims] of header) {
-        const Kind = { float32: Float32Array, int64: BigInt64Array }[dtype];
+        const Kind = { float32: Float32Array, int64: BigInt64Array, int32: Int32Array }[dtype];
         if (!Kind) throw new RangeError(`unpackFeeds: '${name}' has dtype ${dtype}`);
         const count = dims.reduce((a, b) => a * b, 1);
         const size = count * Kind.BYTES_PER_ELEMENT;

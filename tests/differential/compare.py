@@ -1,0 +1,260 @@
+"""Runs one generated graph everywhere and judges it (docs/differential.md).
+
+samebits runs it in exact and fast mode, on every path this CPU has, at 1
+and 2 threads, at each batch size in one session. ONNX Runtime runs it with
+and without its graph optimizations. Where samebits differs from both, the
+tie-breaker is onnx.reference.ReferenceEvaluator:
+
+- samebits agrees with ONNX Runtime (either form): right;
+- else it agrees with the reference evaluator: ONNX Runtime is the wrong
+  one (counted and listed, not a failure);
+- else samebits is wrong.
+
+Besides, exact mode must give one digest over paths and threads, and fast
+mode one digest over threads on each path."""
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+import samebits
+import samebits.onnx as so
+
+# Tolerance of one operator family, relative to |want| plus the largest
+# finite |want| of the tensor; an output's tolerance is the largest of the
+# families upstream of it, times 4 (errors add along a chain). "exact"
+# outputs (only IEEE-exact arithmetic and data movement upstream) must be
+# equal as values (NaN where NaN; -0 equals +0).
+FAMILY_RTOL = {"transcendental": 1e-5, "reduction": 1e-5, "product": 2e-5, "resize": 1e-5}
+CHAIN_FACTOR = 4.0
+
+
+@dataclass
+class Verdict:
+    seed: int
+    status: str                    # "ok", "wrong", "ort_wrong", "disputed", "refused"
+    detail: str = ""
+    refused_by: str = ""
+    runs: int = 0
+    mismatch: list = field(default_factory=list)   # output names samebits gets wrong
+
+
+# operators whose value at -inf samebits documents as -0, the limit, where
+# evaluating ONNX's formula in floating point gives -inf * 0 = NaN
+# (docs/exact-ops.md: gelu, mish)
+MINUS_INF_LIMIT_OPS = {"Gelu", "Mish"}
+
+
+# operators whose documented rule ignores NaN (docs/maxpool.md) where ONNX
+# Runtime and the reference evaluator propagate it
+NAN_IGNORING_OPS = {"MaxPool"}
+
+
+def _max_pool_sees_nan(case, feeds: dict) -> bool:
+    """Whether a MaxPool node's input holds NaN at these feeds (found by
+    running the graph with those inputs as outputs, in ONNX Runtime)."""
+    import copy
+    from onnx import helper
+    probe = copy.deepcopy(case.model)
+    wanted = [n.input[0] for n in probe.graph.node if n.op_type in NAN_IGNORING_OPS]
+    feeds_nan = [n for n in wanted if n in feeds]
+    if any(np.isnan(feeds[n]).any() for n in feeds_nan):
+        return True
+    del probe.graph.output[:]
+    probe.graph.output.extend(helper.make_empty_tensor_value_info(n) for n in wanted
+                              if n not in feeds)
+    if not probe.graph.output:
+        return False
+    values = _ort_run(probe.SerializeToString(), feeds, False) or _reference_run(probe, feeds)
+    return values is None or any(np.isnan(np.asarray(v, np.float64)).any() for v in values)
+
+
+# operators that turn the sign of a zero into +-inf
+ZERO_SIGN_EXPOSERS = {"Reciprocal", "Div", "Log", "Pow"}
+
+
+def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float) -> str:
+    """Why a difference from both oracles is not a samebits bug, or "".
+
+    - where ONNX Runtime and the reference evaluator disagree with each
+      other too, there is no consensus to be wrong against: an
+      ill-conditioned graph (Sin of a huge value made from a cancellation),
+      or NaN in the max/min family, which ONNX leaves open;
+    - MaxPool fed NaN: its documented rule ignores NaN taps;
+    - only signs of zeros differ, shown as +-inf by a division (ONNX leaves
+      the sign of max(-0, +0) open);
+    - where the only differences are NaNs of the reference on a graph with
+      Gelu or Mish (which may meet -inf): samebits' documented limit -0."""
+    got = np.asarray(got)
+    if NAN_IGNORING_OPS & set(case.ops) and _max_pool_sees_nan(case, feeds):
+        return "MaxPool fed NaN: samebits ignores NaN taps (docs/maxpool.md), the oracles propagate it"
+    if reference is None:
+        return ""
+    if ort_outs and not any(close(o, reference, rtol) for o in ort_outs):
+        return "ONNX Runtime and the reference evaluator disagree too (no consensus)"
+    if got.dtype.kind != "f":
+        return ""
+    ref = np.asarray(reference, np.float64)
+    if ZERO_SIGN_EXPOSERS & set(case.ops) and got.shape == ref.shape:
+        g64 = got.astype(np.float64)
+        differs = ~((g64 == ref) | (np.isnan(g64) & np.isnan(ref)))
+        flips = (np.isinf(g64) & np.isinf(ref) & (g64 == -ref)) | ((g64 == 0) & (ref == 0))
+        if differs.any() and flips[differs].all():
+            return "only the sign of a zero (open in ONNX for max, min, clip, relu), made +-inf by a division"
+    if MINUS_INF_LIMIT_OPS & set(case.ops):
+        ref = np.asarray(reference, np.float64)
+        if got.shape == ref.shape:
+            differs = ~((got == ref) | (np.isnan(got) & np.isnan(ref)) |
+                        (np.abs(got - ref) <= rtol * (np.abs(ref) + 1)))
+            if np.isnan(ref[differs]).all():
+                return "Gelu/Mish at -inf: samebits gives the documented limit -0, the oracles NaN"
+    return ""
+
+
+def _tolerance(families) -> float:
+    return max((FAMILY_RTOL[f] for f in families), default=0.0) * CHAIN_FACTOR
+
+
+def close(got: np.ndarray, want: np.ndarray, rtol: float) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if got.dtype.kind in "biu" or want.dtype.kind in "biu":
+        return bool(np.array_equal(got.astype(np.int64), want.astype(np.int64)))
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(w)
+    if not np.array_equal(np.isnan(g), nan):
+        return False
+    inf = np.isinf(w)
+    if not np.array_equal(g[inf], w[inf]):
+        return False
+    finite = ~nan & ~inf
+    if rtol == 0.0:
+        return bool(np.array_equal(g[finite], w[finite]))
+    if np.isinf(g[finite]).any():
+        return False
+    scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
+    return bool(np.all(np.abs(g[finite] - w[finite]) <= rtol * (np.abs(w[finite]) + scale) + 1e-30))
+
+
+def _ort_run(model_bytes: bytes, feeds: dict, optimize: bool) -> Optional[list]:
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
+                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    opts.log_severity_level = 4
+    try:
+        s = ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
+        return s.run(None, feeds)
+    except Exception:
+        return None
+
+
+def _reference_run(model, feeds: dict) -> Optional[list]:
+    from onnx.reference import ReferenceEvaluator
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return list(ReferenceEvaluator(model).run(None, feeds))
+    except Exception:
+        return None
+
+
+def digest(outputs: dict) -> str:
+    h = hashlib.sha256()
+    for name in sorted(outputs):
+        a = np.ascontiguousarray(outputs[name])
+        h.update(name.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
+    return h.hexdigest()
+
+
+def run_samebits(model_bytes: bytes, feeds_list: list[dict], paths=None, threads=(1, 2)):
+    """{(mode, path, threads): [outputs per feeds]}; raises what load or run raises."""
+    out = {}
+    for mode in ("exact", "fast"):
+        for path in paths or samebits.paths():
+            for t in threads:
+                with samebits.use_path(path):
+                    s = so.load(model_bytes, mode=mode, threads=t)
+                out[(mode, path, t)] = [s.run(f) for f in feeds_list]
+    return out
+
+
+def judge(case, paths=None) -> Verdict:
+    model_bytes = case.model.SerializeToString()
+    try:
+        runs = run_samebits(model_bytes, case.feeds, paths)
+    except (so.UnsupportedModelError, so.DecodeError, ValueError, TypeError) as e:
+        msg = str(e)
+        op = msg.split("(")[1].split(")")[0] if msg.startswith("node ") and "(" in msg else msg[:60]
+        return Verdict(case.seed, "refused", msg[:300], refused_by=op)
+    v = Verdict(case.seed, "ok", runs=len(runs) * len(case.feeds))
+    # one digest: exact over paths and threads; fast over threads per path
+    exact = {k: [digest(o) for o in outs] for k, outs in runs.items() if k[0] == "exact"}
+    if len({tuple(d) for d in exact.values()}) != 1:
+        v.status, v.detail = "wrong", f"exact digests differ over paths/threads: {exact}"
+        return v
+    for path in paths or samebits.paths():
+        fast = {tuple(digest(o) for o in outs) for k, outs in runs.items()
+                if k[0] == "fast" and k[1] == path}
+        if len(fast) != 1:
+            v.status, v.detail = "wrong", f"fast digests differ over threads on {path}"
+            return v
+    names = [o.name for o in case.model.graph.output]
+    ort_wrong, excused, with_ort = [], [], []
+    for b, feeds in enumerate(case.feeds):
+        ort_opt = _ort_run(model_bytes, feeds, True)
+        ort_plain = _ort_run(model_bytes, feeds, False)
+        reference = None
+        for mode in ("exact", "fast"):
+            got = runs[(mode, (paths or samebits.paths())[-1], 1)][b]
+            for i, name in enumerate(names):
+                rtol = _tolerance(case.families[name])
+                if mode == "fast":
+                    rtol = max(rtol, 1e-5 * CHAIN_FACTOR) if rtol else rtol
+                agrees = [close(got[name], o[i], rtol) for o in (ort_opt, ort_plain) if o is not None]
+                if reference is None:
+                    reference = _reference_run(case.model, feeds) or []
+                if any(agrees):
+                    # a bug samebits shares with ONNX Runtime shows only here
+                    if reference and not close(got[name], reference[i], rtol) and \
+                            not _excused(case, feeds, got[name], reference[i], [], rtol):
+                        with_ort.append(name)
+                    continue
+                if not reference:
+                    if not agrees:
+                        continue    # neither oracle runs the graph: nothing to judge by
+                    why = _excused(case, feeds, got[name], None,
+                                   [o[i] for o in (ort_opt, ort_plain) if o is not None], rtol)
+                    if why:
+                        excused.append(f"{name}: {why}")
+                        continue
+                    v.status, v.mismatch = "wrong", v.mismatch + [name]
+                    v.detail += f"{mode} {name} (batch {b}): differs from ONNX Runtime; " \
+                                f"the reference evaluator fails\n"
+                    continue
+                if close(got[name], reference[i], rtol):
+                    if agrees:      # (none: ONNX Runtime refuses the graph, not wrong)
+                        ort_wrong.append(name)
+                    continue
+                why = _excused(case, feeds, got[name], reference[i],
+                               [o[i] for o in (ort_opt, ort_plain) if o is not None], rtol)
+                if why:
+                    excused.append(f"{name}: {why}")
+                    continue
+                v.status, v.mismatch = "wrong", v.mismatch + [name]
+                v.detail += f"{mode} {name} (batch {b}): differs from ONNX Runtime and the " \
+                            f"reference evaluator\n"
+    if v.status == "ok" and with_ort:
+        v.status, v.detail = "with_ort", f"samebits agrees with ONNX Runtime, not with the " \
+                                         f"reference evaluator, on {sorted(set(with_ort))}"
+    elif v.status == "ok" and excused:
+        v.status, v.detail = "disputed", "; ".join(sorted(set(excused)))
+    elif v.status == "ok" and ort_wrong:
+        v.status, v.detail = "ort_wrong", f"ONNX Runtime differs from the reference evaluator and " \
+                                          f"samebits on {sorted(set(ort_wrong))}"
+    return v

@@ -1,0 +1,171 @@
+"""The differential graph tester's fixed-seed pass (docs/differential.md).
+
+Random valid ONNX graphs (tests/differential/generate.py, ops.py) over the
+operators samebits supports, their attribute forms and opsets 11-21, six
+element types, broadcasting, views, values read by several nodes,
+intermediates that are also outputs, fusable patterns and a symbolic batch
+dimension run at two sizes in one session. Each runs in exact and fast
+mode on every path this CPU has at 1 and 2 threads, against ONNX Runtime
+(with and without its graph optimizations) and, where they disagree,
+onnx.reference.ReferenceEvaluator (compare.py). make fuzz runs the long
+pass (tests/differential/run.py)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "differential"))
+
+import samebits  # noqa: E402
+import samebits.onnx as so  # noqa: E402
+from samebits.onnx.suite import output_digest, pack_feeds  # noqa: E402
+
+import compare  # noqa: E402
+import run as differential  # noqa: E402
+import shrink  # noqa: E402
+from generate import make_case  # noqa: E402
+
+FIXED_GRAPHS = 1200          # about 20 s here; make fuzz runs as many as time allows
+BLOCKS = 4                   # the pass in blocks, so that pytest-xdist can share them
+
+
+@pytest.mark.parametrize("block", range(BLOCKS))
+def test_fixed_seed_pass_finds_nothing_wrong(block):
+    per = FIXED_GRAPHS // BLOCKS
+    r = differential.run(block * per, per, None, quiet=True)
+    wrong = r["lists"].get("wrong", [])
+    assert not wrong, "samebits differs from ONNX Runtime and onnx.reference (shrunk graphs in " \
+        f"{differential.FINDINGS}):\n" + "\n".join(f"seed {s} {ops}: {d}" for s, ops, d in wrong)
+    # the pass judges most graphs: refusals stay rare
+    assert r["verdicts"]["refused"] < 0.05 * per, r["refused"]
+
+
+def test_generator_covers_operators_types_and_forms():
+    """The graphs hold what the pass promises: most supported operators,
+    every element type, symbolic dimensions, several readers of one value
+    and intermediates that are outputs. (Fails when a builder breaks and
+    silently stops adding its operator.)"""
+    ops, dtypes, opsets = set(), set(), set()
+    shared = symbolic = output_read = 0
+    for seed in range(400):
+        case = make_case(seed)
+        onnx.checker.check_model(case.model, full_check=True)
+        ops.update(case.ops)
+        opsets.add(case.model.opset_import[0].version)
+        dtypes.update(str(a.dtype) for f in case.feeds for a in f.values())
+        readers: dict = {}
+        for n in case.model.graph.node:
+            for i in n.input:
+                readers[i] = readers.get(i, 0) + 1
+        shared += any(c > 1 for c in readers.values())
+        symbolic += len(case.feeds) == 2
+        output_read += any(readers.get(o.name) for o in case.model.graph.output)
+    supported = set(so.supported_operators())
+    assert len(ops) >= 95 and ops <= supported | {"Constant"}, sorted(ops - supported)
+    assert dtypes >= {"float32", "int64", "int32", "int8", "uint8", "bool"}, dtypes
+    assert opsets == {11, 13, 17, 18, 21}, opsets
+    assert min(shared, symbolic, output_read) > 40, (shared, symbolic, output_read)
+
+
+@pytest.mark.parametrize("path", sorted((HERE / "differential" / "regressions").glob("*.onnx")),
+                         ids=lambda p: p.stem)
+def test_regression_graph(path):
+    """Each graph a bug was shrunk to: right in every mode, path and thread count."""
+    case = shrink.load(path)
+    meta = json.loads(case.model.doc_string)
+    if meta.get("oracle") == "reference":   # a bug samebits shared with ONNX Runtime
+        from onnx.reference import ReferenceEvaluator
+        names = [o.name for o in case.model.graph.output]
+        runs = compare.run_samebits(case.model.SerializeToString(), case.feeds)
+        for feeds_index, feeds in enumerate(case.feeds):
+            want = ReferenceEvaluator(case.model).run(None, feeds)
+            for key, outs in runs.items():
+                for name, w in zip(names, want):
+                    np.testing.assert_allclose(outs[feeds_index][name], w, rtol=1e-5, atol=1e-5,
+                                               err_msg=f"{path.stem} {key}")
+        return
+    v = compare.judge(case)
+    assert v.status not in ("wrong", "refused"), v.detail
+
+
+def test_judge_finds_a_wrong_result():
+    """The judge itself: an output changed by 1e-3 in one element is wrong
+    (the test of the tester)."""
+    case = make_case(7)
+    model_bytes = case.model.SerializeToString()
+    real = compare.run_samebits
+
+    def broken(*args, **kwargs):
+        """Every run's first finite float32 output element moved by 1e-3 relative."""
+        out = real(*args, **kwargs)
+        for outs in out.values():
+            for o in outs:
+                name = next(n for n, a in o.items() if a.dtype == np.float32 and a.size and
+                            np.isfinite(a).any())
+                flat = o[name].reshape(-1)
+                i = int(np.flatnonzero(np.isfinite(flat))[0])
+                flat[i] = flat[i] + np.float32(1e-3) * (1 + abs(flat[i]))
+        return out
+    compare.run_samebits = broken
+    try:
+        v = compare.judge(case)
+    finally:
+        compare.run_samebits = real
+    assert model_bytes and v.status == "wrong", v
+
+
+# ---- the npm package under Node: the same exact digests ---------------------------------
+
+NODE_GRAPHS = 80
+
+
+@pytest.mark.node
+def test_npm_package_under_node_gives_the_native_exact_digests(tmp_path):
+    run_models = HERE.parent / "js" / "test" / "run_models.mjs"
+    dist = HERE.parent / "js" / "dist" / "samebits-single.mjs"
+    if shutil.which("node") is None or not dist.is_file():
+        message = "needs node and js/dist (bash js/build.sh)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    names, want = [], {}
+    seed = 0
+    while len(names) < NODE_GRAPHS and seed < 10 * NODE_GRAPHS:
+        case = make_case(seed)
+        seed += 1
+        feeds = case.feeds[0]
+        if any(a.dtype not in (np.float32, np.int64, np.int32) for a in feeds.values()):
+            continue
+        data = case.model.SerializeToString()
+        try:
+            digest = output_digest(so.load(data, mode="exact", threads=1).run(feeds))
+        except ValueError:
+            continue   # refused: nothing to compare
+        name = f"g{case.seed}"
+        (tmp_path / f"{name}.onnx").write_bytes(data)
+        (tmp_path / f"{name}.feeds").write_bytes(pack_feeds(feeds))
+        names.append(name)
+        want[name] = digest
+    (tmp_path / "models.json").write_text(json.dumps({"networks": [{"name": n} for n in names]}))
+    for threads in (1, 2):
+        done = subprocess.run(["node", str(run_models), str(tmp_path), "--threads", str(threads)],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        got = {}
+        for line in done.stdout.splitlines():
+            if line.startswith("models "):
+                parts = line.split()
+                got[parts[1]] = line.split("sha256=")[1].split()[0]
+        assert got == want, {n: (got.get(n), want[n]) for n in names if got.get(n) != want[n]}
+    assert len(names) >= NODE_GRAPHS // 2
