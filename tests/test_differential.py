@@ -8,7 +8,7 @@ dimension run at two sizes in one session. Each runs in exact and fast
 mode on every path this CPU has at 1 and 2 threads, against ONNX Runtime
 (with and without its graph optimizations) and, where they disagree,
 onnx.reference.ReferenceEvaluator (compare.py). make fuzz runs the long
-pass (tests/differential/run.py)."""
+pass (tests/differential/run_graphs.py)."""
 from __future__ import annotations
 
 import json
@@ -32,7 +32,7 @@ import samebits.onnx as so  # noqa: E402
 from samebits.onnx.suite import output_digest, pack_feeds  # noqa: E402
 
 import compare  # noqa: E402
-import run as differential  # noqa: E402
+import run_graphs as differential  # noqa: E402
 import shrink  # noqa: E402
 from generate import make_case  # noqa: E402
 

@@ -97,17 +97,23 @@ mkdir -p "$obj"
 mapfile -t sources < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 [ ${#sources[@]} -gt 0 ] || die "no C sources in $root/csrc"
 
+# one compiler per core (the files are independent; js/build.sh does the same)
+jobs=$(nproc 2>/dev/null || echo 2)
 objects=()
+pids=()
 for src in "${sources[@]}"; do
     name=$(basename "$src" .c)
     fileflags=()
     # The scalar path's folder stays scalar, as in the native build (CMakeLists.txt).
     case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
     echo "  emcc $name.c"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra[@]+"${extra[@]}"}" \
-        -c "$src" -o "$obj/$name.o"
+        -c "$src" -o "$obj/$name.o" &
+    pids+=($!)
     objects+=("$obj/$name.o")
 done
+for pid in "${pids[@]}"; do wait "$pid" || die "compiling for the side module failed"; done
 
 lib="$out/libsamebits.so"
 rm -f "$lib"
@@ -131,6 +137,7 @@ if [ "$RELAXED" = 1 ]; then
     relaxed_sources=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
     [ "$relaxed_sources" != " " ] || die "no .c file under csrc/ calls vec4_fma: nothing to build with relaxed SIMD"
     robjects=()
+    rpids=()
     for src in "${sources[@]}"; do
         name=$(basename "$src" .c)
         if [[ $relaxed_sources != *" $name "* ]]; then
@@ -138,9 +145,12 @@ if [ "$RELAXED" = 1 ]; then
             continue
         fi
         echo "  $CLANG $name.c"
-        "$CLANG" "${rflags[@]}" -c "$src" -o "$robj/$name.o"
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+        "$CLANG" "${rflags[@]}" -c "$src" -o "$robj/$name.o" &
+        rpids+=($!)
         robjects+=("$robj/$name.o")
     done
+    for pid in "${rpids[@]+"${rpids[@]}"}"; do wait "$pid" || die "compiling for the relaxed-SIMD module failed"; done
     relaxed="$out/libsamebits-relaxed.wasm"
     rm -f "$relaxed"
     "$WASM_LD" --experimental-pic -shared --no-entry --export-dynamic -Bsymbolic \

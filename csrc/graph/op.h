@@ -74,7 +74,13 @@ typedef struct sb_infer_ctx {
     const sb_tval *const *in;    /* null where omitted; ->data null when not known yet */
     sb_vinfo *out;               /* to fill: n_out infos */
     int64_t workspace;           /* bytes of scratch the run needs */
-    int inplace;                 /* output 0 may overwrite this input (-1: none) */
+    /* output 0 may overwrite this input (-1: none). Only when the run reads
+     * each input element before it writes the output element at the same
+     * index and never reads the input again: LogSoftmax, which reads its
+     * input after writing e^(x - m) out, gave wrong results on every
+     * intermediate it was offered (tests/differential/ checks every
+     * operator on intermediates with one reader). */
+    int inplace;
 } sb_infer_ctx;
 
 typedef struct sb_run_ctx {

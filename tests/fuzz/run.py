@@ -27,8 +27,8 @@ from native_build import build_check, isa_kernel  # noqa: E402
 # The graph runtime and the target under AddressSanitizer and
 # UndefinedBehaviorSanitizer with the fuzzer's coverage; the framework
 # under the sanitizers alone; the ISA kernel files (csrc/isa/<path>/) as
-# they are: their unrolled code takes clang minutes to instrument, and the
-# sanitizer run of make sanitize covers them.
+# they are (ISA_CC): their unrolled code takes clang minutes to instrument,
+# and the sanitizer run of make sanitize covers them.
 SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
               "-fno-omit-frame-pointer", "-g")
 COVERAGE = ("-fsanitize=fuzzer-no-link",)
@@ -43,6 +43,11 @@ def source_flags(path: Path) -> tuple[str, ...]:
     return SANITIZERS
 
 
+# The ISA kernel files, uninstrumented, with the system compiler (cc, gcc
+# here): clang takes minutes over their unrolled code, and the host test
+# programs' build has the same objects (tests/native_build.py's cache).
+ISA_CC = "cc"
+
 ENV = {"ASAN_OPTIONS": "allocator_may_return_null=1:detect_leaks=1",
        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
 
@@ -51,7 +56,7 @@ def build(out_dir: Path, cc: str = "clang-19") -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     binary = out_dir / "fuzz_model"
     build_check(cc, ["../fuzz/fuzz_model.c"], binary, x86=os.uname().machine == "x86_64",
-                source_flags=source_flags, link_flags=LINK)
+                source_flags=source_flags, link_flags=LINK, isa_cc=ISA_CC)
     return binary
 
 

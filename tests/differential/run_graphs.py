@@ -1,7 +1,7 @@
 """The differential graph tester's long pass (make fuzz) and its report.
 
-    python tests/differential/run.py --seconds 600          # make fuzz
-    python tests/differential/run.py --graphs 1000 --start 0
+    python tests/differential/run_graphs.py --seconds 600          # make fuzz
+    python tests/differential/run_graphs.py --graphs 1000 --start 0
 
 Generates graphs from consecutive seeds, judges each (compare.py), and
 prints graphs per minute, the verdicts, the operators and element types
