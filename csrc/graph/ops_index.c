@@ -15,6 +15,7 @@
 #include "framework/fpenv.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
+#include "graph/py_text.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -95,52 +96,6 @@ static void py_repr(const char *s, char *buf, size_t size)
     }
     buf[at++] = q;
     buf[at] = 0;
-}
-
-/* Python's repr of a float (the shortest text that reads back, in repr's
- * fixed or exponent form). */
-static void py_float_repr(double v, char *buf, size_t size)
-{
-    if (v != v) { snprintf(buf, size, "nan"); return; }
-    if (isinf(v)) { snprintf(buf, size, v < 0 ? "-inf" : "inf"); return; }
-    char e[64];
-    for (int p = 1; p <= 17; ++p) {
-        snprintf(e, sizeof e, "%.*e", p - 1, v);
-        if (strtod(e, NULL) == v) break;
-    }
-    /* e: [-]d[.ddd]e[+-]xx */
-    int neg = e[0] == '-';
-    char digits[32];
-    int nd = 0;
-    const char *p = e + neg;
-    for (; *p && *p != 'e'; ++p) if (*p != '.') digits[nd++] = *p;
-    digits[nd] = 0;
-    int exp10 = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0') digits[--nd] = 0;
-    char out[64];
-    size_t at = 0;
-    if (neg) out[at++] = '-';
-    if (exp10 >= -4 && exp10 < 16) {
-        if (exp10 < 0) {
-            at += (size_t)snprintf(out + at, sizeof out - at, "0.");
-            for (int i = -1; i > exp10; --i) out[at++] = '0';
-            at += (size_t)snprintf(out + at, sizeof out - at, "%s", digits);
-        } else {
-            for (int i = 0; i <= exp10; ++i) out[at++] = i < nd ? digits[i] : '0';
-            out[at++] = '.';
-            if (nd > exp10 + 1) at += (size_t)snprintf(out + at, sizeof out - at, "%s", digits + exp10 + 1);
-            else out[at++] = '0';
-        }
-        out[at] = 0;
-    } else {
-        out[at++] = digits[0];
-        if (nd > 1) {
-            out[at++] = '.';
-            at += (size_t)snprintf(out + at, sizeof out - at, "%s", digits + 1);
-        }
-        snprintf(out + at, sizeof out - at, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-    }
-    snprintf(buf, size, "%s", out);
 }
 
 /* The value of a one-element integer input (K, k, depth); its size checked. */
@@ -937,7 +892,7 @@ static int nms_setup(sb_infer_ctx *I, nms_params *p)
     p->iou = (float)iou_v;
     if (!(p->iou >= 0.0f && p->iou <= 1.0f)) {
         char text[64];
-        py_float_repr((double)p->iou, text, sizeof text);
+        sb_py_float_repr((double)p->iou, text, sizeof text);
         return sb_infer_fail(I, SB_ERR_VALUE, "iou_threshold %s is outside [0, 1]", text);
     }
     if (st) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "math/arith.h"
 #include "graph/error.h"
+#include "graph/py_text.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
 
@@ -65,64 +66,13 @@ static const char *shape_text(const sb_vinfo *v, char *buf, size_t size)
     return tuple_text(v->dims, v->rank, buf, size);
 }
 
-/* repr() of a Python float: the shortest digits that read back, fixed
- * notation for exponents -4 to 15, else scientific. */
-static void float_repr(double v, char *buf, size_t size)
-{
-    if (v != v) { snprintf(buf, size, "nan"); return; }
-    if (isinf(v)) { snprintf(buf, size, v > 0 ? "inf" : "-inf"); return; }
-    char tmp[64];
-    int p = 1;
-    for (; p < 17; ++p) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
-        if (strtod(tmp, NULL) == v) break;
-    }
-    snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
-    const char *s = tmp;
-    int neg = *s == '-';
-    if (neg) ++s;
-    char digits[32];
-    int nd = 0;
-    for (; *s && *s != 'e'; ++s)
-        if (*s >= '0' && *s <= '9') digits[nd++] = *s;
-    int exp = *s == 'e' ? atoi(s + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0') --nd;
-    digits[nd] = 0;
-    char out[96];
-    size_t at = 0;
-    if (neg) out[at++] = '-';
-    if (exp >= -4 && exp < 16) {
-        if (exp >= 0) {
-            for (int i = 0; i <= exp; ++i) out[at++] = i < nd ? digits[i] : '0';
-            out[at++] = '.';
-            if (nd > exp + 1)
-                for (int i = exp + 1; i < nd; ++i) out[at++] = digits[i];
-            else
-                out[at++] = '0';
-        } else {
-            out[at++] = '0', out[at++] = '.';
-            for (int i = 0; i < -exp - 1; ++i) out[at++] = '0';
-            for (int i = 0; i < nd; ++i) out[at++] = digits[i];
-        }
-        out[at] = 0;
-    } else {
-        out[at++] = digits[0];
-        if (nd > 1) {
-            out[at++] = '.';
-            for (int i = 1; i < nd; ++i) out[at++] = digits[i];
-        }
-        snprintf(out + at, sizeof out - at, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-    }
-    snprintf(buf, size, "%s", out);
-}
-
 /* "[1.0, 1.0, 2.0, 2.0]" */
 static const char *floats_text(const double *v, size_t n, char *buf, size_t size)
 {
     size_t at = (size_t)snprintf(buf, size, "[");
     for (size_t i = 0; i < n && at < size; ++i) {
         char f[64];
-        float_repr(v[i], f, sizeof f);
+        sb_py_float_repr(v[i], f, sizeof f);
         at += (size_t)snprintf(buf + at, size - at, i ? ", %s" : "%s", f);
     }
     if (at < size) snprintf(buf + at, size - at, "]");
@@ -1723,8 +1673,8 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
         double sh = scales[2], sw = scales[3];
         if (!(sh > 0 && sw > 0 && isfinite(sh) && isfinite(sw))) {
             char a1[64], a2[64];
-            float_repr(sh, a1, sizeof a1);
-            float_repr(sw, a2, sizeof a2);
+            sb_py_float_repr(sh, a1, sizeof a1);
+            sb_py_float_repr(sw, a2, sizeof a2);
             return nfail(node, SB_ERR_VALUE, "interpolate: scale_factor must be positive and finite, "
                          "got (%s, %s)", a1, a2);
         }
@@ -1737,8 +1687,8 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
                          "least 1, got %lld x %lld", (long long)xd[2], (long long)xd[3]);
         if (fh < 1 || fw < 1) {
             char a1[64], a2[64];
-            float_repr(sh, a1, sizeof a1);
-            float_repr(sw, a2, sizeof a2);
+            sb_py_float_repr(sh, a1, sizeof a1);
+            sb_py_float_repr(sw, a2, sizeof a2);
             return nfail(node, SB_ERR_VALUE, "interpolate: scale_factor (%s, %s) gives an empty "
                          "output (%.0f x %.0f)", a1, a2, fh, fw);
         }

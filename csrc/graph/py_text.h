@@ -1,0 +1,12 @@
+/* Python-style text for the graph runtime's error messages, which read as
+ * the Python runner's did (tests compare them): written once here. */
+#ifndef SB_GRAPH_PY_TEXT_H
+#define SB_GRAPH_PY_TEXT_H
+
+#include <stddef.h>
+
+/* repr() of a Python float: the shortest digits that read back, fixed
+ * notation for exponents -4 to 15, else scientific ("1e-05", "inf"). */
+void sb_py_float_repr(double v, char *buf, size_t size);
+
+#endif
