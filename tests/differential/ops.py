@@ -337,9 +337,14 @@ def matmul(g: Graph, op: str) -> bool:
     return True
 
 
+def _pick_nchw(g: Graph) -> "Value | None":
+    """A 4-D float32 value whose C, H and W are fixed (N may be symbolic)."""
+    return g.pick(lambda v: _float(v) and len(v.shape) == 4 and not any(v.sym[1:]))
+
+
 def conv(g: Graph, op: str) -> bool:
     rng = g.rng
-    x = g.pick(lambda v: _float(v) and len(v.shape) == 4 and not any(v.sym[1:]))
+    x = _pick_nchw(g)
     if x is None:
         return False
     n, c, h, w = x.shape
@@ -794,7 +799,7 @@ def einsum(g: Graph, op: str) -> bool:
 
 def conv_transpose(g: Graph, op: str) -> bool:
     rng = g.rng
-    x = g.pick(lambda v: _float(v) and len(v.shape) == 4 and not any(v.sym[1:]))
+    x = _pick_nchw(g)
     if x is None:
         return False
     n, c, h, w = x.shape
