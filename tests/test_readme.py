@@ -231,9 +231,10 @@ SPECS: tuple[Spec, ...] = (
                   "client.close()\n"
                   "cluster.close()\n"),
     Spec("hashes", 'samebits hashes', "sh", "shell", check=_check_hashes, slow=True,
-         substitutions=(("samebits hashes", "@@PYTHON@@ -m samebits hashes",
+         substitutions=(("samebits hashes", "@@PYTHON@@ -m samebits hashes --groups random",
                          "the block's own alternative: the console script need not be on PATH "
-                         "(samebits imported from py/)"),)),
+                         "(samebits imported from py/); the gemm suite's random group only, "
+                         "since test_hashes holds every suite's full lines on every path"),)),
     Spec("pytest-plugin", 'def test_logits(same_bits)', "python", "plugin",
          prelude="import numpy as np\n"
                  "import samebits.onnx\n"

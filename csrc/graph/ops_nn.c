@@ -41,29 +41,9 @@ static int nfail(const sb_node *node, int status, const char *fmt, ...)
     return sb_fail(status, "%s: %s", where, text);
 }
 
-/* Python's text of a tuple of ints: "(2, 3)", "(5,)", "()". */
-static const char *tuple_text(const int64_t *v, int n, char *buf, size_t size)
-{
-    size_t at = (size_t)snprintf(buf, size, "(");
-    for (int i = 0; i < n && at < size; ++i)
-        at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
-    if (at < size) snprintf(buf + at, size - at, n == 1 ? ",)" : ")");
-    return buf;
-}
-
-/* ... and of a list: "[1, 1]". */
-static const char *list_text(const int64_t *v, size_t n, char *buf, size_t size)
-{
-    size_t at = (size_t)snprintf(buf, size, "[");
-    for (size_t i = 0; i < n && at < size; ++i)
-        at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
-    if (at < size) snprintf(buf + at, size - at, "]");
-    return buf;
-}
-
 static const char *shape_text(const sb_vinfo *v, char *buf, size_t size)
 {
-    return tuple_text(v->dims, v->rank, buf, size);
+    return sb_py_tuple_text(v->dims, v->rank, buf, size);
 }
 
 /* "[1.0, 1.0, 2.0, 2.0]" */
@@ -124,7 +104,7 @@ static int too_large(sb_load_ctx *L, const char *name, const int64_t *v, size_t 
         if (v[i] > LIMIT) {
             char t[512];
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%s %s: values above 2**40 = %lld are not "
-                                "supported", name, list_text(v, n, t, sizeof t), (long long)LIMIT);
+                                "supported", name, sb_py_list_text(v, n, t, sizeof t), (long long)LIMIT);
         }
     return SB_OK;
 }
@@ -154,21 +134,21 @@ static int read_spatial(sb_load_ctx *L, int dims, const int64_t *kernel, size_t 
     char a[256], b[256], c[256];
     if (nst != (size_t)dims || ndl != (size_t)dims || npd != 2 * (size_t)dims)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "strides %s, dilations %s and pads %s do not fit "
-                            "%d spatial dimensions", list_text(st, nst, a, sizeof a),
-                            list_text(dl, ndl, b, sizeof b), list_text(pd, npd, c, sizeof c), dims);
+                            "%d spatial dimensions", sb_py_list_text(st, nst, a, sizeof a),
+                            sb_py_list_text(dl, ndl, b, sizeof b), sb_py_list_text(pd, npd, c, sizeof c), dims);
     int bad = 0;
     for (int i = 0; i < dims; ++i) bad |= st[i] < 1 || dl[i] < 1;
     for (int i = 0; i < 2 * dims; ++i) bad |= pd[i] < 0;
     if (bad)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "strides %s and dilations %s must be positive, "
-                            "pads %s non-negative", list_text(st, nst, a, sizeof a),
-                            list_text(dl, ndl, b, sizeof b), list_text(pd, npd, c, sizeof c));
+                            "pads %s non-negative", sb_py_list_text(st, nst, a, sizeof a),
+                            sb_py_list_text(dl, ndl, b, sizeof b), sb_py_list_text(pd, npd, c, sizeof c));
     if (kernel) {
         int kbad = nk != (size_t)dims;
         for (size_t i = 0; i < nk; ++i) kbad |= kernel[i] < 1;
         if (kbad)
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "kernel_shape %s does not fit %d spatial "
-                                "dimensions", list_text(kernel, nk, a, sizeof a), dims);
+                                "dimensions", sb_py_list_text(kernel, nk, a, sizeof a), dims);
         if (too_large(L, "kernel_shape", kernel, nk)) return L->status;
     }
     if (too_large(L, "strides", st, nst) || too_large(L, "dilations", dl, ndl) ||
@@ -252,8 +232,8 @@ static int from_2d(const sb_node *node, int dims, const int64_t *y4, sb_vinfo *o
     if (y4[2] != 1) {
         char a[128], b[128];
         int64_t y3[3] = {y4[0], y4[1], y4[3]};
-        return nfail(node, SB_ERR_VALUE, "cannot reshape %s to %s", tuple_text(y4, 4, a, sizeof a),
-                     tuple_text(y3, 3, b, sizeof b));
+        return nfail(node, SB_ERR_VALUE, "cannot reshape %s to %s", sb_py_tuple_text(y4, 4, a, sizeof a),
+                     sb_py_tuple_text(y3, 3, b, sizeof b));
     }
     out->rank = 3;
     out->dims[0] = y4[0], out->dims[1] = y4[1], out->dims[2] = y4[3];
@@ -270,11 +250,11 @@ static int kernel_limits(const sb_node *node, const char *what, const int64_t *k
     for (int k = 0; k < 3; ++k)
         if (v[k] && (v[k][0] > LIMIT || v[k][1] > LIMIT))
             return nfail(node, SB_ERR_VALUE, "%s: %s is too large: %s (at most 2**40 = %lld)", what,
-                         names[k], tuple_text(v[k], 2, t, sizeof t), (long long)LIMIT);
+                         names[k], sb_py_tuple_text(v[k], 2, t, sizeof t), (long long)LIMIT);
     for (int i = 0; i < 4; ++i)
         if (pads[i] > LIMIT)
             return nfail(node, SB_ERR_VALUE, "%s: padding is too large: %s (at most 2**40 = %lld)",
-                         what, tuple_text(pads, 4, t, sizeof t), (long long)LIMIT);
+                         what, sb_py_tuple_text(pads, 4, t, sizeof t), (long long)LIMIT);
     return SB_OK;
 }
 
@@ -309,8 +289,8 @@ static int output_hw(const sb_node *node, const char *what, const int64_t *hw, c
                      what, (long long)o[0], (long long)o[1], axis[i], (long long)o[i], axis[i],
                      (long long)hw[i], (long long)pads[2 * i], (long long)pads[2 * i + 1],
                      (long long)extent_of(kernel[i], dil[i]), (long long)hw[0], (long long)hw[1],
-                     tuple_text(pads, 4, p, sizeof p), (long long)kernel[0], (long long)kernel[1],
-                     tuple_text(dil, 2, d, sizeof d), tuple_text(stride, 2, s, sizeof s));
+                     sb_py_tuple_text(pads, 4, p, sizeof p), (long long)kernel[0], (long long)kernel[1],
+                     sb_py_tuple_text(dil, 2, d, sizeof d), sb_py_tuple_text(stride, 2, s, sizeof s));
     }
     return SB_OK;
 }
@@ -325,7 +305,7 @@ static int check_elements(const sb_node *node, const char *what, const int64_t *
     if (total > (double)SB_MAX_ELEMENTS) {
         char t[256];
         return nfail(node, SB_ERR_VALUE, "%s: the output would have shape %s; more than 2**40 "
-                     "elements are not supported", what, tuple_text(dims, rank, t, sizeof t));
+                     "elements are not supported", what, sb_py_tuple_text(dims, rank, t, sizeof t));
     }
     return SB_OK;
 }
@@ -349,21 +329,21 @@ static int pack_conv(sb_load_ctx *L, const float *w, const int64_t *w4, int64_t 
     if (w4[0] % groups)
         return sb_load_fail(L, SB_ERR_VALUE, "pack_conv2d: groups=%lld does not divide the %lld "
                             "output channels of w (shape %s)", (long long)groups, (long long)w4[0],
-                            tuple_text(w4, 4, t, sizeof t));
+                            sb_py_tuple_text(w4, 4, t, sizeof t));
     if (w4[2] < 1 || w4[3] < 1)
         return sb_load_fail(L, SB_ERR_VALUE, "pack_conv2d: w has an empty kernel (shape %s)",
-                            tuple_text(w4, 4, t, sizeof t));
+                            sb_py_tuple_text(w4, 4, t, sizeof t));
     for (int i = 0; i < 4; ++i)
         if (w4[i] > LIMIT)
             return sb_load_fail(L, SB_ERR_VALUE, "pack_conv2d: w has shape %s; dimensions above "
-                                "2**40 = %lld are not supported", tuple_text(w4, 4, t, sizeof t),
+                                "2**40 = %lld are not supported", sb_py_tuple_text(w4, 4, t, sizeof t),
                                 (long long)LIMIT);
     size_t bytes = sb_conv2d_packed_bytes(L->path, (size_t)w4[0], (size_t)w4[1], (size_t)w4[2],
                                           (size_t)w4[3], (size_t)groups);
     int64_t count = numel4(w4);
     if (bytes == 0 && count)
         return sb_load_fail(L, SB_ERR_VALUE, "pack_conv2d: w of shape %s is too large to pack "
-                            "(more than 2**62 bytes)", tuple_text(w4, 4, t, sizeof t));
+                            "(more than 2**62 bytes)", sb_py_tuple_text(w4, 4, t, sizeof t));
     void *buf = sb_load_buffer(L, bytes > 64 ? bytes : 64);
     if (!buf) return L->status;
     if (count) {
@@ -409,7 +389,7 @@ static int conv_load(sb_load_ctx *L)
         char a[256], b[256];
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "weights of shape %s do not match kernel_shape %s",
                             shape_text(&w->info, a, sizeof a),
-                            has_kernel ? list_text(kernel, nk, b, sizeof b) : "None");
+                            has_kernel ? sb_py_list_text(kernel, nk, b, sizeof b) : "None");
     }
     if (dims == 1)
         s->w4[0] = w->info.dims[0], s->w4[1] = w->info.dims[1], s->w4[2] = 1,
@@ -451,10 +431,10 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
     resolve_pads(&s->sp, sizes, kdims, p);
     if (x4[1] != w4[1] * s->group)
         return nfail(node, SB_ERR_VALUE, "X has %lld channels, W %s with group=%lld expects %lld",
-                     (long long)x4[1], tuple_text(w4, 4, t1, sizeof t1), (long long)s->group,
+                     (long long)x4[1], sb_py_tuple_text(w4, 4, t1, sizeof t1), (long long)s->group,
                      (long long)(w4[1] * s->group));
     if (numel4(x4) == 0)
-        return nfail(node, SB_ERR_VALUE, "empty input %s", tuple_text(x4, 4, t1, sizeof t1));
+        return nfail(node, SB_ERR_VALUE, "empty input %s", sb_py_tuple_text(x4, 4, t1, sizeof t1));
     pairs(dims, s->sp.strides, 1, st2);
     pairs(dims, s->sp.dilations, 1, dl2);
     torch_padding(dims, p, pad4);
@@ -462,14 +442,14 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
     for (int i = 0; i < 4; ++i)
         if (w4[i] > LIMIT)
             return nfail(node, SB_ERR_VALUE, "conv2d: w has shape %s; dimensions above 2**40 = %lld "
-                         "are not supported", tuple_text(w4, 4, t1, sizeof t1), (long long)LIMIT);
+                         "are not supported", sb_py_tuple_text(w4, 4, t1, sizeof t1), (long long)LIMIT);
     if (w4[0] % s->group)
         return nfail(node, SB_ERR_VALUE, "conv2d: groups=%lld does not divide the %lld output "
                      "channels of w (shape %s)", (long long)s->group, (long long)w4[0],
-                     tuple_text(w4, 4, t1, sizeof t1));
+                     sb_py_tuple_text(w4, 4, t1, sizeof t1));
     if (w4[2] < 1 || w4[3] < 1)
         return nfail(node, SB_ERR_VALUE, "conv2d: w has an empty kernel (shape %s)",
-                     tuple_text(w4, 4, t1, sizeof t1));
+                     sb_py_tuple_text(w4, 4, t1, sizeof t1));
     if ((status = output_hw(node, "conv2d", x4 + 2, pad4, k2, dl2, st2, o))) return status;
     int64_t y4[4] = {x4[0], w4[0], o[0], o[1]};
     if ((status = check_elements(node, "conv2d", y4, 4))) return status;
@@ -483,7 +463,7 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
         if (b->info.dims[0] != w4[0])
             return nfail(node, SB_ERR_VALUE, "conv2d: bias has shape %s, expected (%lld,) for w of "
                          "shape %s", shape_text(&b->info, t1, sizeof t1), (long long)w4[0],
-                         tuple_text(w4, 4, t2, sizeof t2));
+                         sb_py_tuple_text(w4, 4, t2, sizeof t2));
     }
     if ((status = from_2d(node, dims, y4, out))) return status;
     if (a) {
@@ -565,7 +545,7 @@ static int convt_load(sb_load_ctx *L)
         if (!match)
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "weights of shape %s do not match "
                                 "kernel_shape %s", shape_text(&w->info, a, sizeof a),
-                                list_text(kernel, nk, b, sizeof b));
+                                sb_py_list_text(kernel, nk, b, sizeof b));
     }
     s->group = sb_attr_int(L, "group", 1);
     if (L->status) return L->status;
@@ -579,12 +559,12 @@ static int convt_load(sb_load_ctx *L)
     if (L->status) return L->status;
     if (nop != (size_t)dims)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_padding %s does not fit %d dimensions",
-                            list_text(opad, nop, a, sizeof a), dims);
+                            sb_py_list_text(opad, nop, a, sizeof a), dims);
     if (too_large(L, "output_padding", opad, nop)) return L->status;
     if (s->has_output_shape) {
         if (nos < (size_t)dims)
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_shape %s does not fit %d dimensions",
-                                list_text(oshape, nos, a, sizeof a), dims);
+                                sb_py_list_text(oshape, nos, a, sizeof a), dims);
         if (too_large(L, "output_shape", oshape, nos)) return L->status;
         pairs(dims, oshape, 1, s->os2);
     }
@@ -661,9 +641,9 @@ static int convt_geometry(const sb_node *node, const convt_state *s, const sb_tv
     int64_t *x4 = p->x4;
     if (x4[1] != s->w4[0])
         return nfail(node, SB_ERR_VALUE, "X has %lld channels, W %s expects %lld", (long long)x4[1],
-                     tuple_text(s->w_shape, s->w_rank, t1, sizeof t1), (long long)s->w4[0]);
+                     sb_py_tuple_text(s->w_shape, s->w_rank, t1, sizeof t1), (long long)s->w4[0]);
     if (numel4(x4) == 0)
-        return nfail(node, SB_ERR_VALUE, "empty input %s", tuple_text(x4, 4, t1, sizeof t1));
+        return nfail(node, SB_ERR_VALUE, "empty input %s", sb_py_tuple_text(x4, 4, t1, sizeof t1));
     int dims = s->dims;
     int64_t raw_b[2], raw_e[2], begin[2] = {0, 0}, end[2] = {0, 0};
     pairs(dims, s->sp.pads, 0, raw_b);
@@ -935,8 +915,8 @@ static int product_prepare(const sb_node *node, const char *what, const sb_vinfo
             char t4[256];   /* (b is there: a packed b has no batch dimensions) */
             return nfail(node, SB_ERR_VALUE, "%s: operands could not be broadcast together: batch "
                          "dimensions %s and %s of shapes %s and %s", what,
-                         tuple_text(a->dims, na, t1, sizeof t1),
-                         tuple_text(b->dims, nb_own, t2, sizeof t2),
+                         sb_py_tuple_text(a->dims, na, t1, sizeof t1),
+                         sb_py_tuple_text(b->dims, nb_own, t2, sizeof t2),
                          shape_text(a, t3, sizeof t3), shape_text(b, t4, sizeof t4));
         }
         batch[d] = x == 1 ? y : x;
@@ -947,7 +927,7 @@ static int product_prepare(const sb_node *node, const char *what, const sb_vinfo
             int64_t wshape[2] = {n, kb};
             return nfail(node, SB_ERR_VALUE, "linear: x has %lld features (shape %s) but weight "
                          "(shape %s) takes %lld", (long long)k, shape_text(a, ta, sizeof ta),
-                         tuple_text(wshape, 2, tb, sizeof tb), (long long)kb);
+                         sb_py_tuple_text(wshape, 2, tb, sizeof tb), (long long)kb);
         }
         return nfail(node, SB_ERR_VALUE, "%s: Input operand 1 has a mismatch in its core dimension 0, "
                      "with gufunc signature %s (size %lld is different from %lld): shapes %s and %s",
@@ -1037,7 +1017,7 @@ static int matmul_geometry(const sb_node *node, const matmul_state *s, const sb_
             char ta[256], tb[64];
             int64_t bshape[2] = {s->k, s->n};
             return nfail(node, SB_ERR_VALUE, "A %s and B %s do not multiply",
-                         shape_text(&a->info, ta, sizeof ta), tuple_text(bshape, 2, tb, sizeof tb));
+                         shape_text(&a->info, ta, sizeof ta), sb_py_tuple_text(bshape, 2, tb, sizeof tb));
         }
         return product_prepare(node, "linear", &a->info, NULL, s->k, s->n, call);
     }
@@ -1157,7 +1137,7 @@ static int gemm_geometry(const sb_node *node, const gemm_state *s, const sb_tval
             int64_t w[2] = {s->n, s->k};
             return nfail(node, SB_ERR_VALUE, "linear: bias has shape %s, expected (%lld,) for weight "
                          "of shape %s", shape_text(&c->info, t1, sizeof t1), (long long)s->n,
-                         tuple_text(w, 2, t2, sizeof t2));
+                         sb_py_tuple_text(w, 2, t2, sizeof t2));
         }
     } else {
         const sb_tval *b = n_in > 1 ? in[1] : NULL;
@@ -1296,7 +1276,7 @@ static int avg_pool_load(sb_load_ctx *L)
     if (s->sp.dilations[0] != 1 || (s->dims == 2 && s->sp.dilations[1] != 1)) {
         char t[128];
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "dilations %s are not supported for AveragePool",
-                            list_text(s->sp.dilations, (size_t)s->dims, t, sizeof t));
+                            sb_py_list_text(s->sp.dilations, (size_t)s->dims, t, sizeof t));
     }
     s->count_include_pad = sb_attr_int(L, "count_include_pad", 0);
     return L->status;
@@ -1384,7 +1364,7 @@ static int avg_pool_geometry(const sb_node *node, const pool_state *s, const sb_
     int64_t pt = pad4[0], pb = pad4[1], pl = pad4[2], pr = pad4[3];
     if ((pt > pb ? pt : pb) > k2[0] / 2 || (pl > pr ? pl : pr) > k2[1] / 2)
         return nfail(node, SB_ERR_VALUE, "avg_pool2d: padding %s must be at most half the kernel %lld "
-                     "x %lld", tuple_text(pad4, 4, t, sizeof t), (long long)k2[0], (long long)k2[1]);
+                     "x %lld", sb_py_tuple_text(pad4, 4, t, sizeof t), (long long)k2[0], (long long)k2[1]);
     if (x4[2] < 1 || x4[3] < 1)
         return nfail(node, SB_ERR_VALUE, "avg_pool2d: the input height and width must be at least 1, "
                      "got %lld x %lld", (long long)x4[2], (long long)x4[3]);
@@ -1395,7 +1375,7 @@ static int avg_pool_geometry(const sb_node *node, const pool_state *s, const sb_
         return nfail(node, SB_ERR_VALUE, "avg_pool2d: the output size %lld x %lld is below 1 (input "
                      "%lld x %lld, kernel %lld x %lld, padding %s)", (long long)oh, (long long)ow,
                      (long long)x4[2], (long long)x4[3], (long long)k2[0], (long long)k2[1],
-                     tuple_text(pad4, 4, t, sizeof t));
+                     sb_py_tuple_text(pad4, 4, t, sizeof t));
     int64_t y4[4] = {x4[0], x4[1], oh, ow};
     if ((status = check_elements(node, "avg_pool2d", y4, 4))) return status;
     if ((status = from_2d(node, dims, y4, out))) return status;
@@ -1503,7 +1483,7 @@ static int resize_load(sb_load_ctx *L)
         if (!ok) {
             char t[256];
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "axes %s are not supported",
-                                list_text(axes, n, t, sizeof t));
+                                sb_py_list_text(axes, n, t, sizeof t));
         }
     }
     const char *policy = sb_attr_str(L, "keep_aspect_ratio_policy", "stretch");
@@ -1648,7 +1628,7 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
     if (has_sizes) {
         if (nz != 4 || sizes[0] != xd[0] || sizes[1] != xd[1])
             return nfail(node, SB_ERR_VALUE, "sizes %s must keep N and C of %s",
-                         list_text(sizes, nz, t1, sizeof t1), shape_text(&x->info, t2, sizeof t2));
+                         sb_py_list_text(sizes, nz, t1, sizeof t1), shape_text(&x->info, t2, sizeof t2));
         if (s->pytorch_half_pixel && (sizes[2] < sizes[3] ? sizes[2] : sizes[3]) == 1)
             return nfail(node, SB_ERR_VALUE, "pytorch_half_pixel to an output of size 1 is not "
                          "supported");

@@ -16,6 +16,7 @@
 #include "math/arith.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
+#include "graph/py_text.h"
 #include "framework/step.h"
 #include "isa/unary.h"
 
@@ -207,15 +208,6 @@ static void fold_chunk(void *ctx, size_t chunk, int thread_index)
     }
 }
 
-/* "[0, -1, 2]" */
-static void list_text(const int64_t *v, size_t n, char *buf, size_t size)
-{
-    size_t at = (size_t)snprintf(buf, size, "[");
-    for (size_t i = 0; i < n && at < size; ++i)
-        at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
-    if (at < size) snprintf(buf + at, size - at, "]");
-}
-
 /* ---- 128-bit sums for the integer ReduceMean (Python's exact sum) ----------------- */
 
 typedef struct { uint64_t lo, hi; } u128;   /* two's complement */
@@ -337,7 +329,7 @@ static int reduce_geometry(const reduce_state *s, const sb_vinfo *x, const int64
             for (size_t j = 0; j < i; ++j)
                 if (norm[i] == norm[j]) {
                     char list[512];
-                    list_text(axes, count, list, sizeof list);
+                    sb_py_list_text(axes, count, list, sizeof list);
                     snprintf(msg, msize, "axes %s repeats an axis", list);
                     return SB_ERR_VALUE;
                 }

@@ -52,3 +52,21 @@ void sb_py_float_repr(double v, char *buf, size_t size)
     }
     snprintf(buf, size, "%s", out);
 }
+
+const char *sb_py_tuple_text(const int64_t *v, int n, char *buf, size_t size)
+{
+    size_t at = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < n && at < size; ++i)
+        at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (at < size) snprintf(buf + at, size - at, n == 1 ? ",)" : ")");
+    return buf;
+}
+
+const char *sb_py_list_text(const int64_t *v, size_t n, char *buf, size_t size)
+{
+    size_t at = (size_t)snprintf(buf, size, "[");
+    for (size_t i = 0; i < n && at < size; ++i)
+        at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (at < size) snprintf(buf + at, size - at, "]");
+    return buf;
+}

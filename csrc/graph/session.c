@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "graph/error.h"
+#include "graph/py_text.h"
 #include "framework/memory.h"
 #include "graph/runtime.h"
 #include "graph/model_file.h"
@@ -201,13 +202,6 @@ static int copy_outputs(sb_run_state *st)
     return SB_OK;
 }
 
-static void dims_text(int rank, const int64_t *dims, char *buf, size_t size)
-{
-    sb_vinfo v = {0};
-    v.rank = rank;
-    for (int d = 0; d < rank; ++d) v.dims[d] = dims[d];
-    sb_shape_text(&v, buf, size);
-}
 
 /* The inputs checked against the declarations, as infos. */
 static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *infos)
@@ -251,7 +245,7 @@ static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *i
                       : (size_t)snprintf(want + at, sizeof want - at, d ? ", %s" : "%s",
                                          io->dim_names[d] ? io->dim_names[d] : "?");
             if (at < sizeof want) snprintf(want + at, sizeof want - at, io->rank == 1 ? ",)" : ")");
-            dims_text((int)t->rank, t->dims, got, sizeof got);
+            sb_py_tuple_text(t->dims, (int)t->rank, got, sizeof got);
             return sb_fail(SB_ERR_VALUE, "input '%s': the model wants shape %s, got %s", io->name, want, got);
         }
     }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "graph/tensor.h"
+#include "graph/py_text.h"
 
 int sb_dtype_size(int dtype)
 {
@@ -65,13 +66,8 @@ int sb_vinfo_same_shape(const sb_vinfo *a, const sb_vinfo *b)
 
 void sb_shape_text(const sb_vinfo *v, char *buf, size_t size)
 {
-    size_t at = 0;
     if (size == 0) return;
-    buf[0] = 0;
-    at += (size_t)snprintf(buf + at, size - at, "(");
-    for (int d = 0; d < v->rank && at < size; ++d)
-        at += (size_t)snprintf(buf + at, size - at, d ? ", %lld" : "%lld", (long long)v->dims[d]);
-    if (at < size) snprintf(buf + at, size - at, v->rank == 1 ? ",)" : ")");
+    sb_py_tuple_text(v->dims, v->rank, buf, size);
 }
 
 int64_t sb_int_at(const sb_tval *t, int64_t i)
