@@ -446,9 +446,11 @@ static int scatter_nd_run(sb_run_ctx *R)
 
 typedef struct { int64_t axis, largest, k; int has_k; } topk_state;
 
+/* An element as TopK sorts it: a key in the element's order (NaN above
+ * every float, -0 equal to +0, as ONNX Runtime and numpy order them), and
+ * its index, which breaks ties (the lower first). */
 typedef struct {
-    union { float f; int64_t s; uint64_t u; } v;
-    int32_t nan;
+    uint64_t key;
     int64_t j;
 } tk_entry;
 
@@ -512,44 +514,34 @@ static int topk_infer(sb_infer_ctx *I)
 }
 
 
-#define TK_TIE(a, b) ((a)->j < (b)->j ? -1 : (a)->j > (b)->j)
-static int tk_float_large(const void *pa, const void *pb)
+/* Largest first, or smallest first; equal keys by index. */
+static int tk_descending(const void *pa, const void *pb)
 {
     const tk_entry *a = pa, *b = pb;
-    if (a->nan != b->nan) return a->nan ? -1 : 1;
-    if (!a->nan && a->v.f != b->v.f) return a->v.f > b->v.f ? -1 : 1;
-    return TK_TIE(a, b);
+    if (a->key != b->key) return a->key > b->key ? -1 : 1;
+    return a->j < b->j ? -1 : a->j > b->j;
 }
-static int tk_float_small(const void *pa, const void *pb)
+static int tk_ascending(const void *pa, const void *pb)
 {
     const tk_entry *a = pa, *b = pb;
-    if (a->nan != b->nan) return a->nan ? 1 : -1;
-    if (!a->nan && a->v.f != b->v.f) return a->v.f < b->v.f ? -1 : 1;
-    return TK_TIE(a, b);
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->j < b->j ? -1 : a->j > b->j;
 }
-static int tk_signed_large(const void *pa, const void *pb)
+
+/* Element `at` of x as an unsigned key in its order (tk_entry). */
+static uint64_t tk_key(const sb_tval *x, int64_t at)
 {
-    const tk_entry *a = pa, *b = pb;
-    if (a->v.s != b->v.s) return a->v.s > b->v.s ? -1 : 1;
-    return TK_TIE(a, b);
-}
-static int tk_signed_small(const void *pa, const void *pb)
-{
-    const tk_entry *a = pa, *b = pb;
-    if (a->v.s != b->v.s) return a->v.s < b->v.s ? -1 : 1;
-    return TK_TIE(a, b);
-}
-static int tk_unsigned_large(const void *pa, const void *pb)
-{
-    const tk_entry *a = pa, *b = pb;
-    if (a->v.u != b->v.u) return a->v.u > b->v.u ? -1 : 1;
-    return TK_TIE(a, b);
-}
-static int tk_unsigned_small(const void *pa, const void *pb)
-{
-    const tk_entry *a = pa, *b = pb;
-    if (a->v.u != b->v.u) return a->v.u < b->v.u ? -1 : 1;
-    return TK_TIE(a, b);
+    if (x->info.dtype == SB_DT_FLOAT) {
+        float v = ((const float *)x->data)[at];
+        if (v != v) return UINT64_MAX;
+        if (v == 0.0f) v = 0.0f;              /* -0 sorts as +0 */
+        uint32_t b;
+        memcpy(&b, &v, sizeof b);
+        return b >> 31 ? (uint64_t)(uint32_t)~b : (uint64_t)(b | 0x80000000u);
+    }
+    int64_t s = sb_int_at(x, at);
+    /* (every unsigned type but uint64 reads back through int64 in its order) */
+    return x->info.dtype == SB_DT_UINT64 ? (uint64_t)s : (uint64_t)s ^ ((uint64_t)1 << 63);
 }
 
 static int topk_run(sb_run_ctx *R)
@@ -566,13 +558,8 @@ static int topk_run(sb_run_ctx *R)
     for (int d = 0; d < a; ++d) outer *= x->info.dims[d];
     for (int d = a + 1; d < rank; ++d) inner *= x->info.dims[d];
     if (k == 0 || outer == 0 || inner == 0) return SB_OK;
-    int dtype = x->info.dtype, esz = sb_dtype_size(dtype);
-    int is_float = dtype == SB_DT_FLOAT;
-    /* (every unsigned type but uint64 reads back through int64 in its order) */
-    int (*cmp)(const void *, const void *) =
-        is_float ? (s->largest ? tk_float_large : tk_float_small)
-        : dtype == SB_DT_UINT64 ? (s->largest ? tk_unsigned_large : tk_unsigned_small)
-        : (s->largest ? tk_signed_large : tk_signed_small);
+    int esz = sb_dtype_size(x->info.dtype);
+    int (*cmp)(const void *, const void *) = s->largest ? tk_descending : tk_ascending;
     tk_entry *e = R->workspace;
     sb_fpenv env;   /* comparisons of subnormals as IEEE has them, whatever the caller's mode */
     sb_fpenv_enter(&env);
@@ -580,16 +567,8 @@ static int topk_run(sb_run_ctx *R)
         for (int64_t i = 0; i < inner; ++i) {
             int64_t base = o * size * inner + i;
             for (int64_t j = 0; j < size; ++j) {
-                int64_t at = base + j * inner;
                 e[j].j = j;
-                e[j].nan = 0;
-                if (is_float) {
-                    float v = ((const float *)x->data)[at];
-                    e[j].nan = v != v;
-                    e[j].v.f = v != v ? 0.0f : v;
-                } else {
-                    e[j].v.s = sb_int_at(x, at);
-                }
+                e[j].key = tk_key(x, base + j * inner);
             }
             qsort(e, (size_t)size, sizeof *e, cmp);
             for (int64_t slot = 0; slot < k; ++slot) {
