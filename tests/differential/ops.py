@@ -15,6 +15,7 @@ TRANSCENDENTAL = ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "Sin", "Cos", "Softplu
 EXACT_UNARY = ("Neg", "Abs", "Relu", "Identity")
 STEP_UNARY = ("Floor", "Ceil", "Round")        # jump on tiny differences: exact inputs only
 CORRECTLY_ROUNDED = ("Sqrt", "Reciprocal")
+BOUNDED_OUTPUT = ("Tanh", "Sigmoid", "Erf", "Sin", "Cos", "HardSigmoid", "Softsign")
 
 
 def _float(v: Value) -> bool:
@@ -49,11 +50,8 @@ def unary(g: Graph, op: str) -> bool:
     if op == "Mish" and g.opset < 18:
         return False
     if op in TRANSCENDENTAL:
-        out = derived(x, g, exact=False, bounded=op in ("Tanh", "Sigmoid", "Erf", "Sin", "Cos",
-                                                         "HardSigmoid", "Softsign"),
-                      family="transcendental")
-        if op in ("Tanh", "Sigmoid", "Erf", "Sin", "Cos", "HardSigmoid", "Softsign"):
-            out.bounded = True
+        out = derived(x, g, exact=False, family="transcendental")
+        out.bounded = op in BOUNDED_OUTPUT   # whatever the input's magnitude
     elif op in CORRECTLY_ROUNDED:
         out = derived(x, g, bounded=False)
     else:
@@ -163,9 +161,7 @@ def cast(g: Graph, op: str) -> bool:
         to = str(rng.choice(["int64", "int32", "bool", "float32"]))
     else:
         to = str(rng.choice(["float32", "int64", "int32"] + (["bool"] if x.dtype != "bool" else [])))
-    if to in ("int8", "uint8"):
-        return False
-    codes = {"float32": 1, "int64": 7, "int32": 6, "bool": 9, "int8": 3, "uint8": 2}
+    codes = {"float32": 1, "int64": 7, "int32": 6, "bool": 9}
     out = derived(x, g, dtype=to)
     if op == "CastLike":
         like = g.const(np.zeros((), to if to != "bool" else np.bool_))
@@ -180,7 +176,7 @@ def clip(g: Graph, op: str) -> bool:
     if x is None:
         return False
     lo, hi = sorted(float(v) for v in g.rng.uniform(-3, 3, 2))
-    out = derived(x, g, bounded=True)
+    out = derived(x, g)
     out.bounded = True
     if g.opset < 11:
         g.node("Clip", [x.name], [out], min=lo, max=hi)
@@ -285,14 +281,18 @@ def layer_norm(g: Graph, op: str) -> bool:
     return True
 
 
+def _per_channel(g: Graph, c: int, count: int) -> list[str]:
+    """`count` constants of c random values (scales, biases, means)."""
+    return [g.const(rand_floats(g.rng, [c], 1.0)) for _ in range(count)]
+
+
 def batch_norm(g: Graph, op: str) -> bool:
     x = g.pick(lambda v: _float(v) and len(v.shape) >= 2 and not v.sym[1])
     if x is None:
         return False
     c = x.shape[1]
     var = np.abs(rand_floats(g.rng, [c], 1.0)) + 0.1
-    ins = [x.name] + [g.const(a) for a in (rand_floats(g.rng, [c], 1.0), rand_floats(g.rng, [c], 1.0),
-                                           rand_floats(g.rng, [c], 1.0), var.astype(np.float32))]
+    ins = [x.name] + _per_channel(g, c, 3) + [g.const(var.astype(np.float32))]
     out = derived(x, g, exact=False, family="reduction")
     g.node(op, ins, [out], epsilon=1e-5)
     return True
@@ -701,8 +701,7 @@ def trilu(g: Graph, op: str) -> bool:
 
 
 def cumsum(g: Graph, op: str) -> bool:
-    x = g.pick(lambda v: v.dtype in ("float32", "int64", "int32") and len(v.shape) >= 1
-               and (v.dtype != "float32" or True))
+    x = g.pick(lambda v: v.dtype in ("float32", "int64", "int32") and len(v.shape) >= 1)
     if x is None:
         return False
     dims = [d for d in range(len(x.shape)) if not x.sym[d]]
@@ -755,18 +754,14 @@ def instance_norm(g: Graph, op: str) -> bool:
     if x is None:
         return False
     c = x.shape[1]
+    attrs = {}
     if op == "GroupNormalization":
         if g.opset < 21:
             return False      # opset 18's per-group scale is deprecated; 21's is per channel
-        groups = [d for d in range(1, c + 1) if c % d == 0]
-        ng = int(g.rng.choice(groups))
-        ins = [x.name, g.const(rand_floats(g.rng, [c], 1.0)), g.const(rand_floats(g.rng, [c], 1.0))]
-        out = derived(x, g, exact=False, family="reduction")
-        g.node(op, ins, [out], num_groups=ng, epsilon=1e-5)
-        return True
-    ins = [x.name, g.const(rand_floats(g.rng, [c], 1.0)), g.const(rand_floats(g.rng, [c], 1.0))]
+        attrs["num_groups"] = int(g.rng.choice([d for d in range(1, c + 1) if c % d == 0]))
+    ins = [x.name] + _per_channel(g, c, 2)
     out = derived(x, g, exact=False, family="reduction")
-    g.node(op, ins, [out], epsilon=1e-5)
+    g.node(op, ins, [out], epsilon=1e-5, **attrs)
     return True
 
 
@@ -871,7 +866,9 @@ BUILDERS += (
 
 def indexing(g: Graph, op: str) -> bool:
     """GatherND, ScatterElements, ScatterND with constant indices; OneHot of
-    constant indices; NonZero; Range and Size; Constant; LRN."""
+    constant indices; Range and Size; Constant; LRN. (Not NonZero: its
+    output's length depends on the values, and the generator's shapes are
+    static.)"""
     rng = g.rng
     if op == "Range":
         start, delta = float(rng.integers(-3, 3)), float(rng.choice([1, 2, -1, 0.5]))
@@ -893,10 +890,6 @@ def indexing(g: Graph, op: str) -> bool:
     if op == "Size":
         g.node("Size", [x.name], [derived(x, g, dtype="int64", shape=[], sym=[])])
         return True
-    if op == "NonZero":
-        if x.dtype not in ("float32", "int64", "int32", "bool") or not x.exact:
-            return False
-        return False   # its output's length depends on the values: generator shapes are static
     if op == "LRN":
         if not (_float(x) and len(x.shape) == 4):
             return False

@@ -8,6 +8,7 @@ and in Pyodide (ctypes over the native library or the side module).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
@@ -321,11 +322,12 @@ class Session:
         if type(feeds) is not dict and not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
                             f"{type(feeds).__name__}")
-        to_session = profile is True
+        # profile=True adds to the session's own dict, under its lock
+        lock = self._profile_lock if profile is True else contextlib.nullcontext()
         if profile is None or profile is False:
             profile = None
         elif profile is True:
-            profile = {}
+            profile = self._profile
         elif not isinstance(profile, MutableMapping):
             raise TypeError(f"run: profile must be True, False, None or a dict, got "
                             f"{type(profile).__name__}")
@@ -389,15 +391,11 @@ class Session:
                 self._lib.sb_buffer_free(ctypes.c_void_p(results[k].data))
         if profile is not None:
             assert ns is not None and calls is not None
-            for i, label in enumerate(self._labels):
-                if calls[i]:
-                    seconds, count = profile.get(label, (0.0, 0))
-                    profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
-            if to_session:
-                with self._profile_lock:
-                    for label, (seconds, count) in profile.items():
-                        total, runs = self._profile.get(label, (0.0, 0))
-                        self._profile[label] = (total + seconds, runs + count)
+            with lock:
+                for i, label in enumerate(self._labels):
+                    if calls[i]:
+                        seconds, count = profile.get(label, (0.0, 0))
+                        profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
         return out
 
 
