@@ -87,7 +87,9 @@ ldcommon=(-msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sALLOW_MEMORY_GROWTH=1
 jobs=$(nproc 2>/dev/null || echo 2)
 # The files that call vec4_fma (today ukernel_vec4.c, where the depthwise
 # kernels live too): found, not listed, as wasm/build.sh finds them.
-RELAXED_SOURCES=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
+# Objects are named by their path under csrc/ (graph/ops/nn/conv.c ->
+# graph_ops_nn_conv), so that two files of one name in two folders never meet.
+RELAXED_SOURCES=" $(cd "$root"/csrc && grep -rl --include='*.c' vec4_fma . | sed 's|^\./||; s/\.c$//; s|/|_|g' | tr '\n' ' ')"
 [ "$RELAXED_SOURCES" != " " ] || die "no .c file under csrc/ calls vec4_fma: nothing to build with relaxed SIMD"
 mapfile -t SOURCES < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 relaxed=0   # build(): compile RELAXED_SOURCES with clang 19 and -mrelaxed-simd
@@ -98,7 +100,7 @@ build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags
     rm -rf "$obj"; mkdir -p "$obj"
     local objects=() pids=() src base fileflags pid
     for src in "${SOURCES[@]}"; do
-        base=$(basename "$src" .c)
+        base=${src#"$root"/csrc/}; base=${base%.c}; base=${base//\//_}
         fileflags=()
         # the scalar path's folder stays scalar (CMakeLists.txt)
         case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac

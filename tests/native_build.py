@@ -70,13 +70,23 @@ def _object_key(cc: str, args: Sequence[str], src: str) -> str:
     return h.hexdigest()[:32]
 
 
+def _object_name(src: str) -> str:
+    """An object's name from its source's path under csrc/ (graph/ops/nn/conv.c
+    -> graph_ops_nn_conv), so that two files of one name never share one."""
+    path = Path(src).resolve()
+    csrc = ROOT / "csrc"
+    parts = path.relative_to(csrc).with_suffix("").parts if path.is_relative_to(csrc) \
+        else ("tests",) + path.with_suffix("").parts[-1:]
+    return "_".join(parts)
+
+
 def _compile_cached(cc: str, args: list[str], src: str, obj: Path) -> None:
     """cc args -c src -o obj, through OBJECT_CACHE for the library's sources
     (a test program's own file is compiled every time)."""
     if not src.startswith(str(ROOT / "csrc")):
         subprocess.run([cc, *args, "-c", src, "-o", str(obj)], check=True)
         return
-    cached = OBJECT_CACHE / f"{Path(src).stem}.{_object_key(cc, args, src)}.o"
+    cached = OBJECT_CACHE / f"{_object_name(src)}.{_object_key(cc, args, src)}.o"
     if not cached.is_file():
         OBJECT_CACHE.mkdir(parents=True, exist_ok=True)
         # written under a unique name, then renamed: parallel test workers
@@ -102,7 +112,7 @@ def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
     for name in [check_source] if isinstance(check_source, str) else check_source:
         files.append(str(ROOT / "tests" / "native" / name))
     def compile_one(src: str) -> str:
-        obj = out.parent / (Path(src).stem + f".{out.name}.o")
+        obj = out.parent / (_object_name(src) + f".{out.name}.o")
         extra = folder_flags(Path(src), x86) + list(source_flags(Path(src)) if source_flags else [])
         compiler = isa_cc if isa_cc and isa_kernel(Path(src)) else cc
         _compile_cached(compiler, [*target_flags, *FLAGS, *extra], src, obj)

@@ -101,8 +101,11 @@ mapfile -t sources < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 jobs=$(nproc 2>/dev/null || echo 2)
 objects=()
 pids=()
+# objects are named by their path under csrc/ (graph/ops/nn/conv.c ->
+# graph_ops_nn_conv): two files of one name in two folders never meet
+objname() { local n=${1#"$root"/csrc/}; n=${n%.c}; echo "${n//\//_}"; }
 for src in "${sources[@]}"; do
-    name=$(basename "$src" .c)
+    name=$(objname "$src")
     fileflags=()
     # The scalar path's folder stays scalar, as in the native build (CMakeLists.txt).
     case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
@@ -134,12 +137,12 @@ if [ "$RELAXED" = 1 ]; then
     # (today ukernel_vec4.c; found, not listed, so that a new one cannot be
     # missed; js/build.sh finds them the same way). Every other object is the
     # plain module's, from emcc (see the top).
-    relaxed_sources=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"
+    relaxed_sources=" $(grep -rl --include='*.c' vec4_fma "$root"/csrc | while read -r f; do objname "$f"; done | tr '\n' ' ')"
     [ "$relaxed_sources" != " " ] || die "no .c file under csrc/ calls vec4_fma: nothing to build with relaxed SIMD"
     robjects=()
     rpids=()
     for src in "${sources[@]}"; do
-        name=$(basename "$src" .c)
+        name=$(objname "$src")
         if [[ $relaxed_sources != *" $name "* ]]; then
             robjects+=("$obj/$name.o")
             continue

@@ -1,19 +1,33 @@
-/* The ONNX operator types the runtime loads: one table per family of ops
- * (ops_<family>.c), looked up by name. The ONNX semantics of each op live
- * in its family's file; this file only registers them. */
+/* The ONNX operator types the runtime loads, looked up by name: those of
+ * graph/ops/op_list.h, one sb_op_def each, and the families not yet split
+ * into files of their own (one table each, ops_<family>.c). The ONNX
+ * semantics of each op live in its own file; this file only registers them. */
 #include <stdlib.h>
 #include <string.h>
 #include "graph/op.h"
 
-extern const sb_op_def sb_ops_shape[], sb_ops_math[], sb_ops_nn[], sb_ops_index[],
+#define SB_OP(name) extern const sb_op_def sb_op_##name;
+#include "graph/ops/op_list.h"
+#undef SB_OP
+
+static const sb_op_def *const listed[] = {
+#define SB_OP(name) &sb_op_##name,
+#include "graph/ops/op_list.h"
+#undef SB_OP
+};
+#define LISTED (sizeof listed / sizeof listed[0])
+
+extern const sb_op_def sb_ops_math[], sb_ops_nn[], sb_ops_index[],
     sb_ops_reduce[], sb_ops_rnn[];
 
 static const sb_op_def *const families[] = {
-    sb_ops_shape, sb_ops_math, sb_ops_nn, sb_ops_index, sb_ops_reduce, sb_ops_rnn,
+    sb_ops_math, sb_ops_nn, sb_ops_index, sb_ops_reduce, sb_ops_rnn,
 };
 
 const sb_op_def *sb_op_find(const char *op_type)
 {
+    for (size_t k = 0; k < LISTED; ++k)
+        if (strcmp(listed[k]->name, op_type) == 0) return listed[k];
     for (size_t f = 0; f < sizeof families / sizeof families[0]; ++f)
         for (const sb_op_def *op = families[f]; op->name; ++op)
             if (strcmp(op->name, op_type) == 0) return op;
@@ -34,6 +48,7 @@ const char *const *sb_op_names(size_t *count)
     if (!sorted_count) {   /* the same list whichever thread builds it first */
         const char *names[MAX_OPS];
         size_t n = 0;
+        for (size_t k = 0; k < LISTED; ++k) names[n++] = listed[k]->name;
         for (size_t f = 0; f < sizeof families / sizeof families[0]; ++f)
             for (const sb_op_def *op = families[f]; op->name && n < MAX_OPS; ++op) names[n++] = op->name;
         qsort(names, n, sizeof names[0], by_name);

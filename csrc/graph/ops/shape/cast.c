@@ -1,0 +1,148 @@
+/* ONNX Cast and CastLike (docs/onnx.md): element type conversions. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "math/arith.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "graph/ops/shape/shape_util.h"
+
+typedef struct { int to; } cast_state;
+
+static int castable(int64_t to)
+{
+    return to == SB_DT_FLOAT || (to >= 0 && to < 64 && sb_dtype_is_int((int)to));
+}
+
+static int cast_load(sb_load_ctx *L)
+{
+    cast_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    int64_t to = sb_attr_int_req(L, "to");
+    sb_attr_ignore(L, "saturate");   /* only for float8 targets, which are refused */
+    if (L->status) return L->status;
+    if (!castable(to)) {
+        char b[32];
+        const char *name = to >= 0 && to < 64 ? dtype_text((int)to, b, sizeof b) : NULL;
+        if (!name) snprintf(b, sizeof b, "%lld", (long long)to), name = b;
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "Cast to %s is not supported (float32, integer "
+                            "and bool tensors are)", name);
+    }
+    s->to = (int)to;
+    return L->status;
+}
+
+static int cast_like_load(sb_load_ctx *L)
+{
+    sb_attr_ignore(L, "saturate");
+    return L->status;
+}
+
+static int cast_infer(sb_infer_ctx *I)
+{
+    const sb_tval *x = sb_infer_input(I, 0, "input");
+    if (!x) return SB_ERR_VALUE;
+    I->out[0] = x->info;
+    I->out[0].dtype = ((const cast_state *)I->state)->to;
+    return SB_OK;
+}
+
+static int cast_like_infer(sb_infer_ctx *I)
+{
+    const sb_tval *like = sb_infer_input(I, 1, "target_type");
+    if (!like) return SB_ERR_VALUE;
+    const sb_tval *x = sb_infer_input(I, 0, "input");
+    if (!x) return SB_ERR_VALUE;
+    I->out[0] = x->info;
+    I->out[0].dtype = like->info.dtype;
+    return SB_OK;
+}
+
+/* A C-style conversion of a float32 value to an integer type (Python's
+ * int_of_float): truncation toward zero; NaN, infinities and values beyond
+ * the type give its minimum (signed) or 0 (unsigned), except for the 8- and
+ * 16-bit types, which wrap a truncated value (one beyond int64 is a
+ * multiple of 2^40: 0). bool: x != 0, NaN true. */
+static void store_float_as_int(void *data, int to, int64_t i, float x)
+{
+    if (to == SB_DT_BOOL) {
+        ((uint8_t *)data)[i] = x != 0.0f;
+        return;
+    }
+    int is_signed = sb_dtype_is_signed(to);
+    if (isnan(x) || isinf(x)) {
+        int64_t lo = to == SB_DT_INT64 ? INT64_MIN : to == SB_DT_INT32 ? INT32_MIN
+                     : to == SB_DT_INT16 ? INT16_MIN : to == SB_DT_INT8 ? INT8_MIN : 0;
+        sb_int_store(data, to, i, is_signed ? lo : 0);
+        return;
+    }
+    double t = trunc((double)x);
+    switch (to) {
+    case SB_DT_INT64:
+        ((int64_t *)data)[i] = t >= -9223372036854775808.0 && t < 9223372036854775808.0
+                               ? (int64_t)t : INT64_MIN;
+        return;
+    case SB_DT_UINT64:
+        ((uint64_t *)data)[i] = t >= 0.0 && t < 18446744073709551616.0 ? (uint64_t)t : 0;
+        return;
+    case SB_DT_INT32:
+        ((int32_t *)data)[i] = t >= -2147483648.0 && t < 2147483648.0 ? (int32_t)t : INT32_MIN;
+        return;
+    case SB_DT_UINT32:
+        ((uint32_t *)data)[i] = t >= 0.0 && t < 4294967296.0 ? (uint32_t)t : 0;
+        return;
+    default:   /* int8, uint8, int16, uint16: wrapped */
+        sb_int_store(data, to, i, fabs(t) < 9223372036854775808.0 ? (int64_t)t : 0);
+        return;
+    }
+}
+
+static void cast_values(const sb_tval *x, sb_tval *y)
+{
+    int64_t n = sb_vinfo_numel(&x->info);
+    int from = x->info.dtype, to = y->info.dtype;
+    if (n <= 0) return;
+    if (from == to) {
+        if (y->data != x->data) memcpy(y->data, x->data, (size_t)(n * sb_dtype_size(to)));
+        return;
+    }
+    /* the common conversions as typed loops (the same values as below) */
+#define CAST_LOOP(TI, TO, EXPR)                                                   \
+    do {                                                                          \
+        const TI *in = x->data;                                                   \
+        TO *out = y->data;                                                        \
+        for (int64_t i = 0; i < n; ++i) out[i] = EXPR;                            \
+        return;                                                                   \
+    } while (0)
+    if (to == SB_DT_INT64 && from == SB_DT_INT32) CAST_LOOP(int32_t, int64_t, (int64_t)in[i]);
+    if (to == SB_DT_INT64 && (from == SB_DT_UINT8 || from == SB_DT_BOOL))
+        CAST_LOOP(uint8_t, int64_t, (int64_t)in[i]);
+    if (to == SB_DT_INT32 && from == SB_DT_INT64)
+        CAST_LOOP(int64_t, int32_t, (int32_t)(uint32_t)(uint64_t)in[i]);   /* wraps */
+    if (to == SB_DT_FLOAT && (from == SB_DT_UINT8 || from == SB_DT_BOOL))
+        CAST_LOOP(uint8_t, float, (float)in[i]);   /* exact */
+#undef CAST_LOOP
+    if (to == SB_DT_FLOAT) {   /* one correct rounding of the integer */
+        float *out = y->data;
+        if (from == SB_DT_UINT64)
+            for (int64_t i = 0; i < n; ++i) out[i] = (float)((const uint64_t *)x->data)[i];
+        else
+            for (int64_t i = 0; i < n; ++i) out[i] = (float)sb_int_at(x, i);
+        return;
+    }
+    if (from == SB_DT_FLOAT) {
+        const float *in = x->data;
+        for (int64_t i = 0; i < n; ++i) store_float_as_int(y->data, to, i, in[i]);
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i) sb_int_store(y->data, to, i, sb_int_at(x, i));   /* wraps */
+}
+
+static int cast_run(sb_run_ctx *R)
+{
+    cast_values(R->in[0], R->out[0]);
+    return SB_OK;
+}
+
+const sb_op_def sb_op_Cast = {"Cast", cast_load, cast_infer, cast_run, 0};
+const sb_op_def sb_op_CastLike = {"CastLike", cast_like_load, cast_like_infer, cast_run, 0};
