@@ -21,7 +21,7 @@ VERSION = re.search(r'__version__ = "([^"]+)"',
 # The library's flags (CMakeLists.txt says why each is there); a file's folder
 # decides its own: csrc/isa/<path>/ holds that path's kernels.
 FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
-         "-fno-trapping-math", "-I", str(ROOT / "csrc"),
+         "-fno-trapping-math", "-Werror=implicit-function-declaration", "-I", str(ROOT / "csrc"),
          "-pthread", f'-DSB_VERSION="{VERSION}"']
 FOLDER_FLAGS = {"scalar": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}
 X86_FOLDER_FLAGS = {"avx2": ["-mavx2", "-mfma"], "avx512": ["-mavx512f", "-mfma"]}

@@ -1,7 +1,7 @@
 """The C graph runtime's index operators (GatherElements, GatherND,
 ScatterElements, Scatter, ScatterND, TopK, NonMaxSuppression, OneHot,
-NonZero, Trilu; csrc/graph/ops_index.c), Einsum, and the recurrent layers
-LSTM and GRU (csrc/graph/ops_rnn.c) against the Python runner's recorded outcomes (python_runner_record), bit
+NonZero, Trilu; csrc/graph/ops/index/), Einsum, and the recurrent layers
+LSTM and GRU (csrc/graph/ops/rnn/) against the Python runner's recorded outcomes (python_runner_record), bit
 for bit
 in both modes, with the same dtypes and shapes: every integer type,
 negative indices, repeated scatter indices (the last update wins), TopK's

@@ -1,5 +1,5 @@
 """The C graph runtime's elementwise, comparison, logic and softmax operators
-(csrc/graph/ops_math.c) against the Python runner's recorded outcomes (python_runner_record), bit
+(csrc/graph/ops/math/) against the Python runner's recorded outcomes (python_runner_record), bit
 for bit in both
 modes: special float values (NaN payloads, +-inf, +-0, subnormals), every
 integer type with wrap-around, broadcasting, empty and 0-d tensors, the

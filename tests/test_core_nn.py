@@ -1,4 +1,4 @@
-"""The C graph runtime's nn operators (csrc/graph/ops_nn.c: Conv,
+"""The C graph runtime's nn operators (csrc/graph/ops/nn/: Conv,
 ConvTranspose, Gemm, MatMul, MaxPool, AveragePool, Resize, Upsample)
 against the Python runner's recorded outcomes (python_runner_record) bit
 for bit, in both modes, and against ONNX

@@ -1,4 +1,4 @@
-"""The C graph runtime's reductions and normalizations (csrc/graph/ops_reduce.c):
+"""The C graph runtime's reductions and normalizations (csrc/graph/ops/reduce/):
 ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2, GlobalAveragePool,
 GlobalMaxPool, CumSum, ArgMax/ArgMin, LayerNormalization, RMSNormalization,
 BatchNormalization, GroupNormalization, InstanceNormalization and LRN.

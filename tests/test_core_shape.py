@@ -1,5 +1,5 @@
 """The C graph runtime's shape, cast and data-movement operators (csrc/graph/
-ops_shape.c) against the recorded outcomes of the Python runner they replaced
+ops/shape/) against the recorded outcomes of the Python runner they replaced
 (python_runner_record), bit for bit and in both
 modes, and against ONNX Runtime where it runs the model: every integer type,
 negative axes and steps, empty tensors, the opset-dependent forms

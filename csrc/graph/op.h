@@ -108,7 +108,8 @@ typedef struct sb_op_def {
     unsigned flags;
 } sb_op_def;
 
-/* The registry (op_registry.c): the op of a default-domain type, or null. */
+/* The registry (graph/ops/registry.c, one row per type in graph/ops/op_list.h):
+ * the op of a default-domain type, or null. */
 const sb_op_def *sb_op_find(const char *op_type);
 /* Every registered name, in one sorted list (count through *count). */
 const char *const *sb_op_names(size_t *count);

@@ -1,7 +1,7 @@
-/* The ONNX operator types the runtime loads, looked up by name: those of
- * graph/ops/op_list.h, one sb_op_def each, and the families not yet split
- * into files of their own (one table each, ops_<family>.c). The ONNX
- * semantics of each op live in its own file; this file only registers them. */
+/* The ONNX operator types the runtime loads, looked up by name: one
+ * sb_op_def per row of graph/ops/op_list.h. The ONNX semantics of each op
+ * live in its own file under graph/ops/<family>/; this file only registers
+ * them. */
 #include <stdlib.h>
 #include <string.h>
 #include "graph/op.h"
@@ -17,25 +17,14 @@ static const sb_op_def *const listed[] = {
 };
 #define LISTED (sizeof listed / sizeof listed[0])
 
-extern const sb_op_def sb_ops_math[], sb_ops_nn[], sb_ops_index[],
-    sb_ops_reduce[], sb_ops_rnn[];
-
-static const sb_op_def *const families[] = {
-    sb_ops_math, sb_ops_nn, sb_ops_index, sb_ops_reduce, sb_ops_rnn,
-};
-
 const sb_op_def *sb_op_find(const char *op_type)
 {
     for (size_t k = 0; k < LISTED; ++k)
         if (strcmp(listed[k]->name, op_type) == 0) return listed[k];
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; ++f)
-        for (const sb_op_def *op = families[f]; op->name; ++op)
-            if (strcmp(op->name, op_type) == 0) return op;
     return NULL;
 }
 
-#define MAX_OPS 512
-static const char *sorted[MAX_OPS];
+static const char *sorted[LISTED];
 static size_t sorted_count;
 
 static int by_name(const void *a, const void *b)
@@ -46,14 +35,11 @@ static int by_name(const void *a, const void *b)
 const char *const *sb_op_names(size_t *count)
 {
     if (!sorted_count) {   /* the same list whichever thread builds it first */
-        const char *names[MAX_OPS];
-        size_t n = 0;
-        for (size_t k = 0; k < LISTED; ++k) names[n++] = listed[k]->name;
-        for (size_t f = 0; f < sizeof families / sizeof families[0]; ++f)
-            for (const sb_op_def *op = families[f]; op->name && n < MAX_OPS; ++op) names[n++] = op->name;
-        qsort(names, n, sizeof names[0], by_name);
-        memcpy(sorted, names, n * sizeof names[0]);
-        sorted_count = n;
+        const char *names[LISTED];
+        for (size_t k = 0; k < LISTED; ++k) names[k] = listed[k]->name;
+        qsort(names, LISTED, sizeof names[0], by_name);
+        memcpy(sorted, names, sizeof names);
+        sorted_count = LISTED;
     }
     *count = sorted_count;
     return sorted;

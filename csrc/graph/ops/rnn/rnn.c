@@ -559,8 +559,5 @@ static int rnn_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_ops_rnn[] = {
-    {"LSTM", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST},
-    {"GRU", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST},
-    {0},
-};
+const sb_op_def sb_op_LSTM = {"LSTM", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST};
+const sb_op_def sb_op_GRU = {"GRU", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST};

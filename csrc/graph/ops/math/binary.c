@@ -1,0 +1,145 @@
+/* ONNX Add, Sub, Mul, Div, Pow, Max, Min, Sum and Mean (docs/onnx.md): float32
+ * through sb_binary, integers exactly here, with numpy's broadcasting. */
+#include <string.h>
+#include "math/arith.h"
+#include "framework/fpenv.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "isa/unary.h"
+#include "graph/ops/math/math_util.h"
+
+typedef struct { int bin, iop; } binary_state;
+
+static const struct { const char *name; int bin, iop; } BINARY[] = {
+    {"Add", SB_BIN_ADD, IOP_ADD}, {"Sub", SB_BIN_SUB, IOP_SUB}, {"Mul", SB_BIN_MUL, IOP_MUL},
+    {"Div", SB_BIN_DIV, IOP_DIV}, {"Pow", SB_BIN_POW, IOP_POW}, {"Max", SB_BIN_MAXIMUM, IOP_MAX},
+    {"Min", SB_BIN_MINIMUM, IOP_MIN}, {"Sum", SB_BIN_ADD, IOP_ADD}, {"Mean", SB_BIN_ADD, IOP_ADD},
+};
+
+static int binary_load(sb_load_ctx *L)
+{
+    binary_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    for (size_t k = 0; k < sizeof BINARY / sizeof BINARY[0]; ++k)
+        if (!strcmp(BINARY[k].name, L->node->op_type)) s->bin = BINARY[k].bin, s->iop = BINARY[k].iop;
+    if (L->opset < 7) {
+        sb_attr_ignore(L, "broadcast");
+        sb_attr_ignore(L, "axis");
+    }
+    return L->status;
+}
+
+/* The pair's result type: float32 with float32 (Pow: any exponent), or two
+ * integer tensors (not bool, but for Pow). */
+static int binary_types(sb_infer_ctx *I, int bin, const sb_tval *a, const sb_tval *b, int *out)
+{
+    int fa = a->info.dtype == SB_DT_FLOAT, fb = b->info.dtype == SB_DT_FLOAT;
+    if (fa && (fb || bin == SB_BIN_POW)) { *out = SB_DT_FLOAT; return SB_OK; }
+    if (!fa && !fb && (bin == SB_BIN_POW || a->info.dtype != SB_DT_BOOL)) {
+        *out = a->info.dtype;
+        return SB_OK;
+    }
+    return sb_infer_fail(I, SB_ERR_TYPE, "inputs of types %s and %s cannot be combined",
+                         sb_dtype_name(a->info.dtype), sb_dtype_name(b->info.dtype));
+}
+
+static int binary_infer(sb_infer_ctx *I)
+{
+    const binary_state *s = I->state;
+    if (I->n_in < 1) return sb_infer_fail(I, SB_ERR_VALUE, "needs at least one input");
+    const sb_vinfo *shapes[64];
+    if (I->n_in > 64) return sb_infer_fail(I, SB_ERR_UNSUPPORTED, "more than 64 inputs");
+    int dtype = 0;
+    for (int i = 0; i < I->n_in; ++i) {
+        const sb_tval *t = sb_infer_input(I, i, "operand");
+        if (!t) return SB_ERR_VALUE;
+        shapes[i] = &t->info;
+        if (i == 0) dtype = t->info.dtype;
+        else {
+            sb_tval acc = {.info = {.dtype = dtype}};
+            int status = binary_types(I, s->bin, &acc, t, &dtype);
+            if (status) return status;
+        }
+    }
+    if (I->n_in == 1 && !strcmp(I->node->op_type, "Mean") && dtype != SB_DT_FLOAT)
+        return sb_infer_fail(I, SB_ERR_TYPE, "input data_0 must be float32");
+    if (sb_broadcast(shapes, I->n_in, &I->out[0])) {
+        char text[512];
+        sb_broadcast_error_text(shapes, I->n_in, text, sizeof text);
+        return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
+    }
+    I->out[0].dtype = dtype;
+    if (!strcmp(I->node->op_type, "Mean") && dtype != SB_DT_FLOAT)
+        return sb_infer_fail(I, SB_ERR_TYPE, "input data_0 must be float32");
+    /* a left fold over several inputs keeps its partial results apart */
+    if (I->n_in > 2) I->workspace = 2 * sb_vinfo_bytes(&I->out[0]);
+    /* Pow's integer exponent converted to float32 */
+    if (I->n_in == 2 && dtype == SB_DT_FLOAT && I->in[1]->info.dtype != SB_DT_FLOAT)
+        I->workspace = 4 * sb_vinfo_numel(&I->in[1]->info);
+    for (int i = 0; i < I->n_in && I->n_in <= 2; ++i)
+        if (sb_vinfo_same_shape(shapes[i], &I->out[0]) && shapes[i]->dtype == dtype) I->inplace = i;
+    return SB_OK;
+}
+
+static int binary_pair(sb_run_ctx *R, int bin, int iop, const sb_tval *a, const sb_tval *b, sb_tval *y)
+{
+    if (y->info.dtype == SB_DT_FLOAT) {
+        sb_tval bf = *b;
+        if (b->info.dtype != SB_DT_FLOAT) {
+            /* Pow's integer exponent, as float32: the nearest float32 of each
+             * value (ties to even), one rounding, as Python's cast does */
+            float *converted = R->workspace;
+            int64_t n = sb_vinfo_numel(&b->info);
+            int is_signed = sb_dtype_is_signed(b->info.dtype);
+            for (int64_t i = 0; i < n; ++i)
+                converted[i] = is_signed ? (float)sb_int_at(b, i) : (float)sb_int_at_u(b, i);
+            bf.info.dtype = SB_DT_FLOAT;
+            bf.data = converted;
+        }
+        return sb_k_binary(R, bin, a, &bf, y);
+    }
+    return int_binary(R, iop, a, b, y);
+}
+
+static int binary_run(sb_run_ctx *R)
+{
+    const binary_state *s = R->state;
+    sb_tval *y = R->out[0];
+    if (R->n_in == 1) {
+        int64_t bytes = sb_vinfo_bytes(&y->info);
+        if (bytes > 0 && y->data != R->in[0]->data) memcpy(y->data, R->in[0]->data, (size_t)bytes);
+    } else if (R->n_in == 2) {
+        int status = binary_pair(R, s->bin, s->iop, R->in[0], R->in[1], y);
+        if (status) return status;
+    } else {
+        /* left to right: acc = in0; acc = op(acc, in_k), partial results in
+         * the workspace's two halves, the last one into y */
+        int64_t half = sb_vinfo_bytes(&y->info);
+        uint8_t *ws = R->workspace;
+        sb_tval acc = *R->in[0];
+        for (int k = 1; k < R->n_in; ++k) {
+            sb_tval next;
+            next.info.dtype = y->info.dtype;
+            const sb_vinfo *pair[2] = {&acc.info, &R->in[k]->info};
+            sb_broadcast(pair, 2, &next.info);
+            next.info.dtype = y->info.dtype;
+            next.data = k == R->n_in - 1 ? y->data : ws + (k % 2) * half;
+            int status = binary_pair(R, s->bin, s->iop, &acc, R->in[k], &next);
+            if (status) return status;
+            acc = next;
+        }
+    }
+    if (!strcmp(R->node->op_type, "Mean"))
+        return sb_k_binary_scalar(R, SB_BIN_DIV, y, (float)R->n_in, y);
+    return SB_OK;
+}
+
+const sb_op_def sb_op_Add = {"Add", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Sub = {"Sub", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Mul = {"Mul", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Div = {"Div", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Pow = {"Pow", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Max = {"Max", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Min = {"Min", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Sum = {"Sum", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Mean = {"Mean", binary_load, binary_infer, binary_run, 0};

@@ -1,0 +1,171 @@
+/* ONNX Conv (docs/onnx.md): sb_conv2d's arguments, the weights packed at load. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "math/arith.h"
+#include "graph/error.h"
+#include "graph/py_text.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "graph/ops/nn/nn_util.h"
+
+typedef struct {
+    spatial sp;
+    int dims;
+    int64_t group, activation;
+    int packed;                  /* constant weights, packed at load */
+    const void *weights;         /* sb_conv2d_pack's layout */
+    int64_t w4[4];               /* their (Cout, C/G, KH, KW) shape */
+} conv_state;
+
+static int conv_load(sb_load_ctx *L)
+{
+    conv_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    const sb_tval *w = sb_load_const(L, 1);
+    const int64_t *kernel = NULL;
+    size_t nk = 0;
+    int has_kernel = sb_attr_ints(L, "kernel_shape", &kernel, &nk);
+    if (L->status) return L->status;
+    s->group = sb_attr_int(L, "group", 1);
+    if (L->status) return L->status;
+    int dims;
+    if (has_kernel) dims = (int)(nk < 100 ? nk : 100);
+    else if (w) dims = w->info.rank - 2;
+    else return sb_load_fail(L, SB_ERR_UNSUPPORTED, "the weights must be a constant or kernel_shape "
+                             "given");
+    if (dims != 1 && dims != 2)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D convolution is not supported (1-D and 2-D "
+                            "are)", dims);
+    s->dims = dims;
+    if (read_spatial(L, dims, has_kernel ? kernel : NULL, nk, &s->sp)) return L->status;
+    if (s->group < 1)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "group=%lld must be positive", (long long)s->group);
+    s->activation = L->node->activation;
+    if (!w) return SB_OK;
+    if (w->info.dtype != SB_DT_FLOAT)
+        return sb_load_fail(L, SB_ERR_TYPE, "input W must be float32, got %s",
+                            sb_dtype_name(w->info.dtype));
+    int match = w->info.rank == dims + 2;
+    for (int i = 0; match && has_kernel && i < dims; ++i) match = w->info.dims[2 + i] == kernel[i];
+    if (!match) {
+        char a[256], b[256];
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "weights of shape %s do not match kernel_shape %s",
+                            shape_text(&w->info, a, sizeof a),
+                            has_kernel ? sb_py_list_text(kernel, nk, b, sizeof b) : "None");
+    }
+    if (dims == 1)
+        s->w4[0] = w->info.dims[0], s->w4[1] = w->info.dims[1], s->w4[2] = 1,
+        s->w4[3] = w->info.dims[2];
+    else
+        memcpy(s->w4, w->info.dims, sizeof s->w4);
+    if (pack_conv(L, w->data, s->w4, s->group, &s->weights)) return L->status;
+    s->packed = 1;
+    sb_load_consume(L, 1);
+    return SB_OK;
+}
+
+/* The sb_conv2d call for these inputs (checked as conv2d checks them) and
+ * the output info. */
+static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval *const *in, int n_in,
+                         sb_conv2d_args *a, sb_vinfo *out)
+{
+    const sb_tval *x = in[0];
+    int64_t x4[4] = {0, 0, 0, 0}, w4[4];
+    char t1[256], t2[256];
+    int status = as_2d(node, &x->info, x4);
+    if (status) return status;
+    int dims = s->dims;
+    if (s->packed) {
+        memcpy(w4, s->w4, sizeof w4);
+    } else {
+        const sb_tval *w = in[1];
+        if (w->info.rank != dims + 2)
+            return nfail(node, SB_ERR_VALUE, "W %s is not %d-D weights",
+                         shape_text(&w->info, t1, sizeof t1), dims);
+        if (dims == 1) w4[0] = w->info.dims[0], w4[1] = w->info.dims[1], w4[2] = 1, w4[3] = w->info.dims[2];
+        else memcpy(w4, w->info.dims, sizeof w4);
+    }
+    const sb_tval *b = n_in > 2 ? in[2] : NULL;
+    int64_t sizes[2], kdims[2], p[4], pad4[4], st2[2], dl2[2], k2[2] = {w4[2], w4[3]}, o[2];
+    spatial_sizes(x4, dims, sizes);
+    if (dims == 2) kdims[0] = w4[2], kdims[1] = w4[3];
+    else kdims[0] = w4[3];
+    resolve_pads(&s->sp, sizes, kdims, p);
+    if (x4[1] != w4[1] * s->group)
+        return nfail(node, SB_ERR_VALUE, "X has %lld channels, W %s with group=%lld expects %lld",
+                     (long long)x4[1], sb_py_tuple_text(w4, 4, t1, sizeof t1), (long long)s->group,
+                     (long long)(w4[1] * s->group));
+    if (numel4(x4) == 0)
+        return nfail(node, SB_ERR_VALUE, "empty input %s", sb_py_tuple_text(x4, 4, t1, sizeof t1));
+    pairs(dims, s->sp.strides, 1, st2);
+    pairs(dims, s->sp.dilations, 1, dl2);
+    torch_padding(dims, p, pad4);
+    if ((status = kernel_limits(node, "conv2d", NULL, st2, dl2, pad4))) return status;
+    for (int i = 0; i < 4; ++i)
+        if (w4[i] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "conv2d: w has shape %s; dimensions above 2**40 = %lld "
+                         "are not supported", sb_py_tuple_text(w4, 4, t1, sizeof t1), (long long)LIMIT);
+    if (w4[0] % s->group)
+        return nfail(node, SB_ERR_VALUE, "conv2d: groups=%lld does not divide the %lld output "
+                     "channels of w (shape %s)", (long long)s->group, (long long)w4[0],
+                     sb_py_tuple_text(w4, 4, t1, sizeof t1));
+    if (w4[2] < 1 || w4[3] < 1)
+        return nfail(node, SB_ERR_VALUE, "conv2d: w has an empty kernel (shape %s)",
+                     sb_py_tuple_text(w4, 4, t1, sizeof t1));
+    if ((status = output_hw(node, "conv2d", x4 + 2, pad4, k2, dl2, st2, o))) return status;
+    int64_t y4[4] = {x4[0], w4[0], o[0], o[1]};
+    if ((status = check_elements(node, "conv2d", y4, 4))) return status;
+    if (b) {
+        if (b->info.dtype != SB_DT_FLOAT)
+            return nfail(node, SB_ERR_TYPE, "input B must be float32, got %s",
+                         sb_dtype_name(b->info.dtype));
+        if (b->info.rank != 1)
+            return nfail(node, SB_ERR_VALUE, "bias must be 1-D, got shape %s",
+                         shape_text(&b->info, t1, sizeof t1));
+        if (b->info.dims[0] != w4[0])
+            return nfail(node, SB_ERR_VALUE, "conv2d: bias has shape %s, expected (%lld,) for w of "
+                         "shape %s", shape_text(&b->info, t1, sizeof t1), (long long)w4[0],
+                         sb_py_tuple_text(w4, 4, t2, sizeof t2));
+    }
+    if ((status = from_2d(node, dims, y4, out))) return status;
+    if (a) {
+        memset(a, 0, sizeof *a);
+        a->n = x4[0], a->c = x4[1], a->h = x4[2], a->w = x4[3];
+        a->cout = w4[0], a->kh = w4[2], a->kw = w4[3], a->groups = s->group;
+        a->stride_h = st2[0], a->stride_w = st2[1], a->dil_h = dl2[0], a->dil_w = dl2[1];
+        a->pad_top = pad4[0], a->pad_bottom = pad4[1], a->pad_left = pad4[2], a->pad_right = pad4[3];
+        a->x = (int64_t)(intptr_t)x->data;
+        a->weights = (int64_t)(intptr_t)(s->packed ? s->weights : in[1]->data);
+        a->packed = s->packed;
+        a->bias = b ? (int64_t)(intptr_t)b->data : 0;
+        a->activation = s->activation;
+    }
+    return SB_OK;
+}
+
+static int conv_infer(sb_infer_ctx *I)
+{
+    const conv_state *s = I->state;
+    int status = need_floats(I, 0, "X");
+    if (!status && !s->packed) status = need_floats(I, 1, "W");
+    if (status) return status;
+    return conv_geometry(I->node, s, I->in, I->n_in, NULL, &I->out[0]);
+}
+
+static int conv_run(sb_run_ctx *R)
+{
+    const conv_state *s = R->state;
+    sb_conv2d_args a;
+    sb_vinfo out;
+    int status = conv_geometry(R->node, s, R->in, R->n_in, &a, &out);
+    if (status) return status;
+    a.path = R->path, a.mode = R->mode, a.max_threads = R->threads;
+    a.y = (int64_t)(intptr_t)R->out[0]->data;
+    status = sb_conv2d(&a);
+    return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
+}
+
+const sb_op_def sb_op_Conv = {"Conv", conv_load, conv_infer, conv_run, 0};

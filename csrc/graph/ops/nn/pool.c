@@ -1,0 +1,190 @@
+/* ONNX MaxPool and AveragePool (docs/onnx.md). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "math/arith.h"
+#include "graph/error.h"
+#include "graph/py_text.h"
+#include "graph/kcall.h"
+#include "graph/op.h"
+#include "graph/ops/nn/nn_util.h"
+
+typedef struct {
+    spatial sp;
+    int dims;
+    int64_t kernel[2];
+    int64_t ceil_mode, count_include_pad;
+} pool_state;
+
+static int pool_load_common(sb_load_ctx *L, pool_state *s)
+{
+    const int64_t *kernel = NULL;
+    size_t nk = 0;
+    if (!sb_has_attr(L, "kernel_shape"))
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "attribute 'kernel_shape' is required");
+    sb_attr_ints(L, "kernel_shape", &kernel, &nk);
+    if (L->status) return L->status;
+    if (nk != 1 && nk != 2)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%zu-D pooling is not supported (1-D and 2-D are)",
+                            nk);
+    s->dims = (int)nk;
+    if (read_spatial(L, s->dims, kernel, nk, &s->sp)) return L->status;
+    memcpy(s->kernel, kernel, nk * sizeof *kernel);
+    s->ceil_mode = sb_attr_int(L, "ceil_mode", 0);
+    return L->status;
+}
+
+static int max_pool_load(sb_load_ctx *L)
+{
+    pool_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    if (pool_load_common(L, s)) return L->status;
+    if (sb_attr_int(L, "storage_order", 0) != 0)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "storage_order=1 is not supported");
+    if (L->status) return L->status;
+    return sb_load_only_first_output(L, "Indices");
+}
+
+static int avg_pool_load(sb_load_ctx *L)
+{
+    pool_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    if (pool_load_common(L, s)) return L->status;
+    if (s->sp.dilations[0] != 1 || (s->dims == 2 && s->sp.dilations[1] != 1)) {
+        char t[128];
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "dilations %s are not supported for AveragePool",
+                            sb_py_list_text(s->sp.dilations, (size_t)s->dims, t, sizeof t));
+    }
+    s->count_include_pad = sb_attr_int(L, "count_include_pad", 0);
+    return L->status;
+}
+
+/* torch's pooling output size along one axis (_args.pooled_size). */
+static int64_t pooled_size(int64_t size, int64_t k, int64_t s, int64_t before, int64_t after, int ceil)
+{
+    int64_t span = size + before + after - k;
+    int64_t out = (ceil ? -floordiv(-span, s) : floordiv(span, s)) + 1;
+    if (ceil && (out - 1) * s >= size + before) out -= 1;
+    return out;
+}
+
+static int max_pool_geometry(const sb_node *node, const pool_state *s, const sb_vinfo *x,
+                             sb_max_pool2d_args *a, sb_vinfo *out)
+{
+    int64_t x4[4] = {0, 0, 0, 0}, sizes[2], p[4], pad4[4], k2[2], st2[2], dl2[2], o[2];
+    int status = as_2d(node, x, x4);
+    if (status) return status;
+    int dims = s->dims;
+    spatial_sizes(x4, dims, sizes);
+    resolve_pads(&s->sp, sizes, s->kernel, p);
+    if (s->ceil_mode)
+        for (int i = 0; i < dims; ++i) {
+            /* the partial last window's taps past the input are end padding,
+             * which is never a value: ceil mode's windows in floor mode */
+            int64_t extent = extent_of(s->kernel[i], s->sp.dilations[i]);
+            if (extent >= DERIVED_LIMIT) break;   /* output_hw says so */
+            int64_t count = pooled_size(sizes[i], extent, s->sp.strides[i], p[i], p[dims + i], 1);
+            int64_t extra = (count - 1) * s->sp.strides[i] + extent - (sizes[i] + p[i] + p[dims + i]);
+            if (extra > 0) p[dims + i] += extra;
+        }
+    torch_padding(dims, p, pad4);
+    pairs(dims, s->kernel, 1, k2);
+    pairs(dims, s->sp.strides, 1, st2);
+    pairs(dims, s->sp.dilations, 1, dl2);
+    if ((status = kernel_limits(node, "max_pool2d", k2, st2, dl2, pad4))) return status;
+    if ((status = output_hw(node, "max_pool2d", x4 + 2, pad4, k2, dl2, st2, o))) return status;
+    int64_t y4[4] = {x4[0], x4[1], o[0], o[1]};
+    if ((status = check_elements(node, "max_pool2d", y4, 4))) return status;
+    if ((status = from_2d(node, dims, y4, out))) return status;
+    if (a) {
+        memset(a, 0, sizeof *a);
+        a->n = x4[0], a->c = x4[1], a->h = x4[2], a->w = x4[3];
+        a->kh = k2[0], a->kw = k2[1], a->stride_h = st2[0], a->stride_w = st2[1];
+        a->dil_h = dl2[0], a->dil_w = dl2[1];
+        a->pad_top = pad4[0], a->pad_bottom = pad4[1], a->pad_left = pad4[2], a->pad_right = pad4[3];
+    }
+    return SB_OK;
+}
+
+static int max_pool_infer(sb_infer_ctx *I)
+{
+    int status = need_floats(I, 0, "X");
+    return status ? status : max_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
+}
+
+static int max_pool_run(sb_run_ctx *R)
+{
+    sb_max_pool2d_args a;
+    sb_vinfo out;
+    int status = max_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
+    if (status) return status;
+    a.x = (int64_t)(intptr_t)R->in[0]->data, a.y = (int64_t)(intptr_t)R->out[0]->data;
+    a.max_threads = R->threads;
+    status = sb_max_pool2d(&a);
+    return status ? sb_run_fail(R, status, "max_pool2d failed (status %d)", status) : SB_OK;
+}
+
+static int avg_pool_geometry(const sb_node *node, const pool_state *s, const sb_vinfo *x,
+                             sb_avg_pool2d_args *a, sb_vinfo *out)
+{
+    int64_t x4[4] = {0, 0, 0, 0}, sizes[2], p[4], pad4[4], k2[2], st2[2];
+    char t[128];
+    int status = as_2d(node, x, x4);
+    if (status) return status;
+    int dims = s->dims;
+    spatial_sizes(x4, dims, sizes);
+    resolve_pads(&s->sp, sizes, s->kernel, p);
+    torch_padding(dims, p, pad4);
+    pairs(dims, s->kernel, 1, k2);
+    pairs(dims, s->sp.strides, 1, st2);
+    if ((status = kernel_limits(node, "avg_pool2d", k2, st2, NULL, pad4))) return status;
+    int64_t pt = pad4[0], pb = pad4[1], pl = pad4[2], pr = pad4[3];
+    if ((pt > pb ? pt : pb) > k2[0] / 2 || (pl > pr ? pl : pr) > k2[1] / 2)
+        return nfail(node, SB_ERR_VALUE, "avg_pool2d: padding %s must be at most half the kernel %lld "
+                     "x %lld", sb_py_tuple_text(pad4, 4, t, sizeof t), (long long)k2[0], (long long)k2[1]);
+    if (x4[2] < 1 || x4[3] < 1)
+        return nfail(node, SB_ERR_VALUE, "avg_pool2d: the input height and width must be at least 1, "
+                     "got %lld x %lld", (long long)x4[2], (long long)x4[3]);
+    int ceil = s->ceil_mode != 0;
+    int64_t oh = pooled_size(x4[2], k2[0], st2[0], pt, pb, ceil);
+    int64_t ow = pooled_size(x4[3], k2[1], st2[1], pl, pr, ceil);
+    if (oh < 1 || ow < 1)
+        return nfail(node, SB_ERR_VALUE, "avg_pool2d: the output size %lld x %lld is below 1 (input "
+                     "%lld x %lld, kernel %lld x %lld, padding %s)", (long long)oh, (long long)ow,
+                     (long long)x4[2], (long long)x4[3], (long long)k2[0], (long long)k2[1],
+                     sb_py_tuple_text(pad4, 4, t, sizeof t));
+    int64_t y4[4] = {x4[0], x4[1], oh, ow};
+    if ((status = check_elements(node, "avg_pool2d", y4, 4))) return status;
+    if ((status = from_2d(node, dims, y4, out))) return status;
+    if (a) {
+        memset(a, 0, sizeof *a);
+        a->n = x4[0], a->c = x4[1], a->h = x4[2], a->w = x4[3], a->oh = oh, a->ow = ow;
+        a->kh = k2[0], a->kw = k2[1], a->stride_h = st2[0], a->stride_w = st2[1];
+        a->pad_top = pt, a->pad_bottom = pb, a->pad_left = pl, a->pad_right = pr;
+        a->count_include_pad = s->count_include_pad != 0;
+    }
+    return SB_OK;
+}
+
+static int avg_pool_infer(sb_infer_ctx *I)
+{
+    int status = need_floats(I, 0, "X");
+    return status ? status : avg_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
+}
+
+static int avg_pool_run(sb_run_ctx *R)
+{
+    sb_avg_pool2d_args a;
+    sb_vinfo out;
+    int status = avg_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
+    if (status) return status;
+    a.x = (int64_t)(intptr_t)R->in[0]->data, a.y = (int64_t)(intptr_t)R->out[0]->data;
+    a.max_threads = R->threads;
+    status = sb_avg_pool2d(&a);
+    return status ? sb_run_fail(R, status, "avg_pool2d failed (status %d)", status) : SB_OK;
+}
+
+const sb_op_def sb_op_MaxPool = {"MaxPool", max_pool_load, max_pool_infer, max_pool_run, 0};
+const sb_op_def sb_op_AveragePool = {"AveragePool", avg_pool_load, avg_pool_infer, avg_pool_run, 0};
