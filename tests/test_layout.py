@@ -137,3 +137,90 @@ def test_python_imports_point_down_the_groups(path: Path):
         assert target != "samebits" and (group == own or group in PY_ALLOWED[own]), \
             f"{module} ({own}) imports {target} ({group}): {own} may import only from " \
             f"{sorted(PY_ALLOWED[own]) or 'itself'} and {sorted(PY_LEAVES)}"
+
+
+# ---- no circles -------------------------------------------------------------------
+
+def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _c_code(path: Path) -> str:
+    """A C file's text without comments and string literals."""
+    text = re.sub(r"/\*.*?\*/", " ", path.read_text(), flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(\\.|[^"\\])*"', '""', text)
+
+
+# a function defined at file scope, not static: the name before its parameters
+C_DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b([A-Za-z_]\w*)\s*\(([^;{]|\n)*?\)\s*\{",
+                          re.M)
+
+
+def c_calls() -> dict[str, set[str]]:
+    """For each .c file under csrc/, the other .c files whose functions it
+    names (calls, or takes the address of)."""
+    code = {str(p.relative_to(CSRC)): _c_code(p) for p in _files() if p.suffix == ".c"}
+    defined_in: dict[str, str] = {}
+    for name, text in code.items():
+        for m in C_DEFINITION.finditer(text):
+            defined_in.setdefault(m.group(1), name)
+    return {name: {defined_in[w] for w in set(re.findall(r"\b[A-Za-z_]\w*\b", text))
+                   if defined_in.get(w, name) != name}
+            for name, text in code.items()}
+
+
+def test_the_definition_finder_sees_the_runtime():
+    calls = c_calls()
+    # session.c calls the executor, which calls the plan cache
+    assert "graph/executor.c" in calls["graph/session.c"]
+    assert "graph/plan_cache.c" in calls["graph/executor.c"]
+
+
+def test_no_c_file_circles():
+    """No two C files call each other, directly or around a loop: each
+    layer's files form a tree of callers and callees (docs/design.md)."""
+    circles = _strongly_connected(c_calls())
+    assert not circles, f"C files that call each other around a loop: {circles}"
+
+
+def test_no_python_import_circles():
+    edges = {_module_name(p): {t for t in _imports(p) if t != _module_name(p)}
+             for p in _py_modules()}
+    # a package's __init__ importing its own modules is not a circle of code
+    for module, targets in edges.items():
+        edges[module] = {t for t in targets if not (module.startswith(t + ".") and
+                                                     (PACKAGE.parent / t.replace(".", "/") / "__init__.py").is_file())}
+    circles = _strongly_connected(edges)
+    assert not circles, f"Python modules that import each other around a loop: {circles}"

@@ -6,7 +6,7 @@
 #include <time.h>
 #include "graph/error.h"
 #include "framework/memory.h"
-#include "graph/runtime.h"
+#include "graph/plan_cache.h"
 
 #if defined(SB_SIDE_MODULE)
 /* Pyodide's side module borrows the C library of Pyodide's own emscripten,
@@ -22,30 +22,35 @@ static double now_ns(void)
 }
 #endif
 
-static void *take_arena(sb_session *s, sb_plan *p)
-{
-    void *arena = NULL;
-    sb_session_lock(s);
-    if (p->n_free_arenas) arena = p->free_arenas[--p->n_free_arenas];
-    sb_session_unlock(s);
-    return arena ? arena : sb_alloc_aligned((size_t)(p->arena_bytes > 0 ? p->arena_bytes : 64));
-}
+/* A continuation starts from its plan's values: what the plan computed or
+ * was given is external to it, and so are the dynamic node's outputs. */
+typedef struct {
+    const sb_graph *graph;
+    const sb_plan *plan;
+    const sb_node *node;
+    const sb_vinfo *infos;       /* the node's output infos */
+} continuation_seed_ctx;
 
-static void give_arena(sb_session *s, sb_plan *p, void *arena)
+static void continuation_seed(const void *ctx, sb_plan_value *init)
 {
-    if (!arena) return;
-    sb_session_lock(s);
-    if (p->n_free_arenas == p->cap_free_arenas) {
-        int cap = p->cap_free_arenas ? p->cap_free_arenas * 2 : 4;
-        void **grown = realloc(p->free_arenas, (size_t)cap * sizeof *grown);
-        if (grown) p->free_arenas = grown, p->cap_free_arenas = cap;
+    const continuation_seed_ctx *c = ctx;
+    const sb_plan *p = c->plan;
+    for (int v = 0; v < c->graph->n_values; ++v) {
+        init[v] = p->values[v];
+        int w = init[v].where;
+        if (w == PV_ARENA || w == PV_ALIAS || w == PV_EXTERNAL) {
+            memset(&init[v], 0, sizeof init[v]);
+            init[v].info = p->values[v].info;
+            init[v].where = PV_EXTERNAL;
+        }
     }
-    if (p->n_free_arenas < p->cap_free_arenas) {
-        p->free_arenas[p->n_free_arenas++] = arena;
-        arena = NULL;
+    for (int j = 0; j < c->node->n_out; ++j) {
+        int v = c->node->out[j];
+        if (v < 0) continue;
+        memset(&init[v], 0, sizeof init[0]);
+        init[v].info = c->infos[j];
+        init[v].where = PV_EXTERNAL;
     }
-    sb_session_unlock(s);
-    sb_free_aligned(arena);
 }
 
 static int keep_heap(sb_run_state *st, void *p)
@@ -161,45 +166,10 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
     }
     if (!(n->op->flags & SB_OP_VIEW) && (status = run_node(st, n, in, out, workspace))) return status;
     /* the plan after it, for these output infos */
-    sb_session_lock(s);
-    sb_plan *next = p->continuations;
-    for (; next; next = next->next) {
-        int same = next->key_count == n->n_out;
-        for (int j = 0; j < n->n_out && same; ++j)
-            same = memcmp(&next->key[j], &infos[j], sizeof infos[j]) == 0;
-        if (same) break;
-    }
-    if (!next) {
-        sb_plan_value *init = malloc((size_t)(g->n_values + 1) * sizeof *init);
-        sb_vinfo *key = malloc((size_t)(n->n_out + 1) * sizeof *key);
-        if (!init || !key) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
-        for (int v = 0; !status && v < g->n_values; ++v) {
-            init[v] = p->values[v];
-            int w = init[v].where;
-            if (w == PV_ARENA || w == PV_ALIAS || w == PV_EXTERNAL) {
-                memset(&init[v], 0, sizeof init[v]);
-                init[v].info = p->values[v].info;
-                init[v].where = PV_EXTERNAL;
-            }
-        }
-        for (int j = 0; !status && j < n->n_out; ++j) {
-            key[j] = infos[j];
-            if (n->out[j] < 0) continue;
-            memset(&init[n->out[j]], 0, sizeof init[0]);
-            init[n->out[j]].info = infos[j];
-            init[n->out[j]].where = PV_EXTERNAL;
-        }
-        if (!status) status = sb_plan_make(s, p->dynamic + 1, init, &next);
-        if (!status) {
-            next->key = key, next->key_count = n->n_out;
-            key = NULL;
-            next->next = p->continuations;
-            p->continuations = next;
-        }
-        free(init);
-        free(key);
-    }
-    sb_session_unlock(s);
+    continuation_seed_ctx seed = {g, p, n, infos};
+    sb_plan *next = NULL;
+    status = sb_plan_cached(s, &p->continuations, infos, n->n_out, p->dynamic + 1,
+                            continuation_seed, &seed, &next);
     if (status) return status;
     return sb_plan_run(next, st);
 }
@@ -208,7 +178,7 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
 {
     sb_session *s = st->session;
     sb_graph *g = s->graph;
-    void *arena = take_arena(s, p);
+    void *arena = sb_plan_take_arena(s, p);
     if (!arena) return sb_fail(SB_ERR_NO_MEMORY, "out of memory for the run's %lld-byte arena",
                                (long long)p->arena_bytes);
     uint8_t *base = arena;
@@ -249,6 +219,6 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
     if (in != in_small) free(in);
     if (tout != tout_small) free(tout);
     if (out != out_small) free(out);
-    give_arena(s, p, arena);
+    sb_plan_give_arena(s, p, arena);
     return status;
 }

@@ -58,7 +58,9 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *opti
                   sb_graph **out);
 void sb_graph_free(sb_graph *g);
 
-/* Internal to the loader's files. */
+/* Internal to the loader's files. graph_values.c: the value named `name`
+ * (its id; a new one when create, else -1; -2 when out of memory), and a
+ * buffer the graph frees with itself (0, or SB_ERR_NO_MEMORY). */
 int sb_graph_value(sb_graph *g, const char *name, int create);
 int sb_graph_keep_buffer(sb_graph *g, void *buffer);
 /* A TensorProto as a run-time constant (float16, bfloat16 and float64 as

@@ -1,4 +1,5 @@
-/* A session's plans and how they run (planner.c, executor.c, session.c).
+/* A session's plans and how they run (planner.c, plan_cache.c, executor.c,
+ * session.c).
  *
  * A plan is made for one set of input infos: it walks the nodes in run
  * order with each value's info (and its data when known while planning),
@@ -55,13 +56,17 @@ struct sb_plan {
     int n_known;
 };
 
+/* The plans of a session (plan_cache.c). */
+typedef struct sb_plan_cache {
+    sb_plan *plans;              /* per set of input infos */
+    void *lock;                  /* guards plans, continuations and free arenas */
+} sb_plan_cache;
+
 struct sb_session {
     sb_graph *graph;
     int *last_reader;            /* per value: the last node (run order) reading it; n_nodes
                                   * for a graph output */
-    sb_plan *plans;              /* per set of input infos */
-    int n_plans;
-    void *lock;                  /* guards plans, continuations and free arenas */
+    sb_plan_cache cache;
 };
 
 /* A plan from node `start` on, with values as `values` gives them (a copy
@@ -84,8 +89,5 @@ typedef struct sb_run_state {
     void *finish_ctx;
 } sb_run_state;
 int sb_plan_run(sb_plan *p, sb_run_state *state);
-
-void sb_session_lock(sb_session *s);
-void sb_session_unlock(sb_session *s);
 
 #endif

@@ -6,39 +6,15 @@
 #include "graph/error.h"
 #include "graph/py_text.h"
 #include "framework/memory.h"
-#include "graph/runtime.h"
+#include "graph/plan_cache.h"
 #include "graph/model_file.h"
-
-#if (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || defined(_WIN32)
-static void *lock_new(void) { static int dummy; return &dummy; }
-static void lock_free(void *l) { (void)l; }
-void sb_session_lock(sb_session *s) { (void)s; }
-void sb_session_unlock(sb_session *s) { (void)s; }
-#else
-#include <pthread.h>
-static void *lock_new(void)
-{
-    pthread_mutex_t *m = malloc(sizeof *m);
-    if (m && pthread_mutex_init(m, NULL) != 0) { free(m); m = NULL; }
-    return m;
-}
-static void lock_free(void *l)
-{
-    if (!l) return;
-    pthread_mutex_destroy(l);
-    free(l);
-}
-void sb_session_lock(sb_session *s) { pthread_mutex_lock(s->lock); }
-void sb_session_unlock(sb_session *s) { pthread_mutex_unlock(s->lock); }
-#endif
 
 void sb_session_free(sb_session *s)
 {
     if (!s) return;
-    sb_plan_free(s->plans);
+    sb_plan_cache_free(&s->cache);
     sb_graph_free(s->graph);
     free(s->last_reader);
-    lock_free(s->lock);
     free(s);
 }
 
@@ -98,7 +74,7 @@ int sb_session_load(const sb_load_args *a)
     o.external_count = (size_t)a->external_count;
     o.external = (const sb_external_data *)(intptr_t)a->external;
     sb_session *s = calloc(1, sizeof *s);
-    if (!s || !(s->lock = lock_new())) {
+    if (!s || sb_plan_cache_init(&s->cache)) {
         free(s);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
@@ -161,10 +137,7 @@ int sb_session_node_count(const sb_session *s) { return s ? s->graph->n_nodes : 
 int sb_session_plan_count(sb_session *s)
 {
     if (!s) return 0;
-    sb_session_lock(s);
-    int n = s->n_plans;
-    sb_session_unlock(s);
-    return n;
+    return sb_plan_cache_count(s);
 }
 
 void sb_buffer_free(void *buffer) { sb_free_aligned(buffer); }
@@ -252,47 +225,24 @@ static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *i
     return SB_OK;
 }
 
-/* The plan for these input infos: cached, or made now. */
-static int root_plan(sb_session *s, const sb_vinfo *infos, sb_plan **out)
+/* A root plan starts from the graph's constants and inputs. */
+typedef struct { const sb_graph *graph; const sb_vinfo *infos; } root_seed_ctx;
+
+static void root_seed(const void *ctx, sb_plan_value *init)
 {
-    sb_graph *g = s->graph;
-    sb_session_lock(s);
-    sb_plan *p = s->plans;
-    for (; p; p = p->next)
-        if (p->key_count == g->n_inputs &&
-            (g->n_inputs == 0 || memcmp(p->key, infos, (size_t)g->n_inputs * sizeof *infos) == 0))
-            break;
-    int status = SB_OK;
-    if (!p) {
-        sb_plan_value *init = calloc((size_t)g->n_values + 1, sizeof *init);
-        sb_vinfo *key = malloc((size_t)(g->n_inputs + 1) * sizeof *key);
-        if (!init || !key) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
-        for (int v = 0; !status && v < g->n_values; ++v) {
-            if (g->values[v].kind == SB_V_CONST) {
-                init[v].where = PV_CONST;
-                init[v].info = g->values[v].konst.info;
-                init[v].data = g->values[v].konst.data;
-            }
+    const root_seed_ctx *c = ctx;
+    const sb_graph *g = c->graph;
+    for (int v = 0; v < g->n_values; ++v) {
+        if (g->values[v].kind == SB_V_CONST) {
+            init[v].where = PV_CONST;
+            init[v].info = g->values[v].konst.info;
+            init[v].data = g->values[v].konst.data;
         }
-        for (int i = 0; !status && i < g->n_inputs; ++i) {
-            init[g->inputs[i].value].where = PV_EXTERNAL;
-            init[g->inputs[i].value].info = infos[i];
-            key[i] = infos[i];
-        }
-        if (!status) status = sb_plan_make(s, 0, init, &p);
-        if (!status) {
-            p->key = key, p->key_count = g->n_inputs;
-            key = NULL;
-            p->next = s->plans;
-            s->plans = p;
-            s->n_plans++;
-        }
-        free(init);
-        free(key);
     }
-    sb_session_unlock(s);
-    *out = p;
-    return status;
+    for (int i = 0; i < g->n_inputs; ++i) {
+        init[g->inputs[i].value].where = PV_EXTERNAL;
+        init[g->inputs[i].value].info = c->infos[i];
+    }
 }
 
 int sb_session_run(sb_session *s, const sb_run_args *a)
@@ -315,7 +265,10 @@ int sb_session_run(sb_session *s, const sb_run_args *a)
     if (!infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     int status = read_inputs(s, in, infos);
     sb_plan *p = NULL;
-    if (!status) status = root_plan(s, infos, &p);
+    if (!status) {
+        root_seed_ctx seed = {g, infos};
+        status = sb_plan_cached(s, &s->cache.plans, infos, g->n_inputs, 0, root_seed, &seed, &p);
+    }
     if (infos != small) free(infos);
     if (status) return status;
     sb_run_state st = {0};

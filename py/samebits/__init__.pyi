@@ -17,7 +17,7 @@ from ._ops.conv import PackedConv2d as PackedConv2d
 from ._ops.packed import PackedMatrix as PackedMatrix
 from ._binding.paths import path as path
 from ._binding.paths import paths as paths
-from ._ops.explain import Plan as Plan
+from ._ops.plan_report import Plan as Plan
 from ._binding.threads import set_num_threads as set_num_threads
 from ._ops.movement import split as split
 from ._binding.paths import use_path as use_path

@@ -10,24 +10,17 @@ too, so that no size_t expression on the C side can wrap and nothing is
 allocated for an output that cannot exist.
 
 Integers follow operator.index (int, numpy integers, anything with
-__index__), except bool and numpy.bool_: `stride=True` is far more likely a
-mistake than a stride of 1. Every message starts with the operation's name
+__index__), except bool and numpy.bool_ (integers.py). Every message starts with the operation's name
 ("conv2d: ...") and names the argument and the value.
 """
 from __future__ import annotations
 
 import numbers
-import operator
 import struct
 from typing import Any, Optional, Sequence
 
 from . import threads as _threads
-
-try:
-    from numpy import bool_ as _numpy_bool
-    _BOOLS: tuple[type, ...] = (bool, _numpy_bool)
-except ImportError:   # Pyodide without numpy loaded
-    _BOOLS = (bool,)
+from .integers import as_int as as_int
 
 LIMIT = 1 << 40            # the C side's bound on every size argument
 DERIVED_LIMIT = 1 << 62    # bound on a window's extent and on a padded size
@@ -35,19 +28,6 @@ MAX_BYTES = 1 << 62        # bound on an output's (or a packing's) byte size
 FLOAT_BYTES = 4            # every tensor is float32
 MAX_ELEMENTS = MAX_BYTES // FLOAT_BYTES
 MAX_THREADS = _threads.MAX_THREADS   # thread caps above this are clamped
-
-
-def as_int(value: Any, name: str, what: str, whole: Any = None) -> int:
-    """value as a Python int (operator.index), bool refused; TypeError naming
-    the argument. `whole` is the sequence value came from, for the message."""
-    within = "" if whole is None else f" in {whole!r}"
-    if isinstance(value, _BOOLS):
-        raise TypeError(f"{what}: {name} must be an int, got bool {value!r}{within}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what}: {name} must be an int, got {type(value).__name__} "
-                        f"{value!r}{within}") from None
 
 
 def _ints(value: Any, name: str, what: str, lengths: tuple[int, ...]) -> tuple[int, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
+from .integers import as_int
 from .lib import lib
 
 MAX_THREADS = 1024         # thread caps above this are clamped: no machine has more cores
@@ -68,7 +69,6 @@ def set_num_threads(n: int) -> None:
     It replaces what SAMEBITS_THREADS or OMP_NUM_THREADS said at import.
     Results never depend on it."""
     global _DEFAULT, _DEFAULT_ERROR, fast_default
-    from .args import as_int      # (_args imports this module)
     n = as_int(n, "n", "set_num_threads")
     if n < 1:
         raise ValueError(f"set_num_threads: n must be at least 1, got {n}")

@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence, Union
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths, threads as
     _threads)
-from . import explain as _explain, matmul as _matmul, unbatched as _unbatched
+from . import matmul as _matmul, plan_report as _plan_report, unbatched as _unbatched
 from .products import ACTIVATIONS, activation_code, mode_code
 from .._binding.operands import Operand, is_numpy
 from .packed import PackedData
@@ -166,8 +166,8 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
             return y
     library, args, output, _ = prepare(x, w, bias, stride, padding, dilation, groups, activation,
                                        mode, out, threads)
-    if _explain.TRACE:
-        _explain.trace(lambda: _explain.plan_conv2d(library, args))
+    if _plan_report.TRACE:
+        _plan_report.trace(lambda: _plan_report.plan_conv2d(library, args))
     _lib.check_status(library.sb_conv2d(ctypes.addressof(args)), "conv2d")
     return output.finish()
 

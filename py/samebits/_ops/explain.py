@@ -1,104 +1,12 @@
-"""samebits.explain and SAMEBITS_TRACE=plan: what a call would run.
-
-The C planner (csrc/framework/plan.c) decides, from the shapes alone, the route, the
-register tile, how B reaches the kernels, the chunks of the two phases and how
-many threads wake; explain() asks it for a call without running the call.
-SAMEBITS_TRACE=plan (read at import) prints the plan of every matmul, linear
-and conv2d call to standard error before it runs.
-"""
+"""samebits.explain: what a matmul, linear or conv2d call would run, without
+running it (the plan of plan_report.py, asked of the C planner)."""
 from __future__ import annotations
 
-import ctypes
 import inspect
-import os
-import sys
-from dataclasses import dataclass
 from typing import Any, Callable
 
-from .._binding import abi as _abi, lib as _lib, paths as _paths
-
-TRACE = os.environ.get("SAMEBITS_TRACE", "").strip().lower() == "plan"
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The plan of one call (see docs/design.md for the routes).
-
-    route: "tiles", "panels", "row", "column", "depthwise", "zero-k" or
-    "empty"; b_source: how B reaches the kernels ("prepacked", "packed
-    whole", "in place", "per panel", "per strip"); tile: the register tile
-    (MR, NR) and cache_tile (MC, NC); products: the 2-D products the call
-    runs together, each of shape (m, n, k); prepare_chunks and compute_chunks:
-    the chunks of the two phases, all products together; threads: how many
-    threads the compute phase wakes; waves: how many parallel runs the
-    products are split into to bound the workspace; estimated_us: one
-    thread's estimated time.
-    """
-    op: str
-    path: str
-    mode: str
-    route: str
-    b_source: str
-    tile: tuple[int, int]
-    cache_tile: tuple[int, int]
-    products: int
-    m: int
-    n: int
-    k: int
-    prepare_chunks: int
-    compute_chunks: int
-    threads: int
-    waves: int
-    workspace_bytes: int
-    estimated_us: float
-    pack_a: bool
-    a_in_place: bool
-
-    def __str__(self) -> str:
-        shape = f"{self.m}x{self.n}x{self.k}"
-        what = f"{self.products} product{'s' if self.products != 1 else ''} of {shape} (m x n x k)"
-        if self.route == "depthwise":
-            what = f"{self.products} planes of {self.m}x{self.n} outputs, {self.k} taps each"
-        parts = [f"{self.op} ({self.mode}) on {self.path}: {what}", f"route {self.route}"]
-        if self.route in ("tiles", "panels", "row"):
-            a = ", A packed first" if self.pack_a else ", A read in place" if self.a_in_place else ""
-            parts.append(f"B {self.b_source}{a}")
-            parts.append(f"tile {self.tile[0]}x{self.tile[1]}, cache tile "
-                         f"{self.cache_tile[0]}x{self.cache_tile[1]}")
-        chunks = f"{self.compute_chunks} chunk{'s' if self.compute_chunks != 1 else ''}"
-        if self.prepare_chunks:
-            chunks = f"{self.prepare_chunks} packing + {chunks}"
-        parts += [chunks, f"{self.threads} thread{'s' if self.threads != 1 else ''}"]
-        if self.waves > 1:
-            parts.append(f"{self.waves} waves")
-        parts.append(f"workspace {self.workspace_bytes / 1024:.0f} KiB, estimated "
-                     f"{self.estimated_us:.0f} us on one thread")
-        return "; ".join(parts)
-
-
-def _plan(op: str, info: _abi.PlanInfo, mode_code: int) -> Plan:
-    return Plan(op=op, path=_paths.ALL_PATHS[info.isa_path],
-                mode="exact" if mode_code == _lib.MODE_EXACT else "fast",
-                route=_abi.ROUTES.get(info.route, str(info.route)),
-                b_source=_abi.B_SOURCES.get(info.b_source, str(info.b_source)),
-                tile=(info.mr, info.nr), cache_tile=(info.mc, info.nc), products=info.products,
-                m=info.m, n=info.n, k=info.k, prepare_chunks=info.prepare_chunks,
-                compute_chunks=info.compute_chunks, threads=info.threads, waves=info.waves,
-                workspace_bytes=info.workspace_bytes, estimated_us=info.estimated_ns / 1000.0,
-                pack_a=bool(info.pack_a), a_in_place=bool(info.a_in_place))
-
-
-def plan_products(call: Any) -> Plan:
-    """The plan of a prepared matmul or linear call (_products.Call)."""
-    from . import products as _products
-    return _plan(call.what, _products.plan(call), call.args.mode)
-
-
-def plan_conv2d(library: Any, args: _abi.Conv2dArgs) -> Plan:
-    info = _abi.PlanInfo()
-    status = library.sb_conv2d_plan(ctypes.addressof(args), ctypes.addressof(info))
-    _lib.check_status(status, "conv2d")
-    return _plan("conv2d", info, args.mode)
+from . import conv as _conv, linear as _linear, matmul as _matmul, products as _products
+from .plan_report import Plan as Plan, plan_conv2d
 
 
 def explain(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Plan:
@@ -111,7 +19,6 @@ def explain(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Plan:
     estimated work. The plan depends on the shapes, the path, the mode and the
     thread cap only.
     """
-    from . import conv as _conv, linear as _linear, matmul as _matmul, products as _products
     preparers: dict[Callable[..., Any], Callable[..., Any]] = {
         _matmul.matmul: _products.prepare_matmul, _linear.linear: _products.prepare_linear,
         _conv.conv2d: _conv.prepare}
@@ -124,9 +31,4 @@ def explain(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Plan:
     prepared = prepare(**bound.arguments)
     if function is _conv.conv2d:
         return plan_conv2d(prepared[0], prepared[1])
-    return plan_products(prepared)
-
-
-def trace(plan: Callable[[], Plan]) -> None:
-    """Prints a plan to standard error when SAMEBITS_TRACE=plan."""
-    print(f"samebits plan: {plan()}", file=sys.stderr, flush=True)
+    return _products.plan_report(prepared)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths, threads as
     _threads)
-from . import explain as _explain, products as _products
+from . import plan_report as _plan_report, products as _products
 from .._typing import Mode
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def _import_time_default(read: Callable[[], int]) -> Optional[int]:
         return None
 
 
-if not _operands.DATA_FIELD_HOLDS or _explain.TRACE:
+if not _operands.DATA_FIELD_HOLDS or _plan_report.TRACE:
     _NDARRAY = None   # no call takes a fast path (conv2d's neither): tracing goes the general way
 _DEFAULT_PATH = _import_time_default(_paths.default_path_index)
 

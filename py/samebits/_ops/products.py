@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 from .._binding import (
     abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
-from . import explain as _explain
+from . import plan_report as _plan_report
 from .._binding.codes import ACTIVATION_CODES
 from .._binding.operands import Operand
 from .packed import PackedMatrix
@@ -311,8 +311,8 @@ def prepare_linear(x: Any, weight: Any, bias: Any, activation: Any, mode: str, o
 
 def run(call: Call) -> Any:
     """Executes a prepared call; returns the result."""
-    if _explain.TRACE:
-        _explain.trace(lambda: _explain.plan_products(call))
+    if _plan_report.TRACE:
+        _plan_report.trace(lambda: plan_report(call))
     args = call.args
     first = (args.a, args.b, args.c)
     item = _operands.ITEM
@@ -333,3 +333,8 @@ def plan(call: Call) -> _abi.PlanInfo:
     status = call.library.sb_matmul_plan(ctypes.addressof(call.args), ctypes.addressof(info))
     _lib.check_status(status, call.what)
     return info
+
+
+def plan_report(call: Any) -> _plan_report.Plan:
+    """The plan of a prepared matmul or linear call (a Call), as explain() reports it."""
+    return _plan_report.plan_from_info(call.what, plan(call), call.args.mode)
