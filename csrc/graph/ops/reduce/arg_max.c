@@ -62,19 +62,7 @@ static int arg_run(sb_run_ctx *R)
         for (int64_t i = 0; i < inner; ++i) {
             int64_t base = o * n * inner + i, best = 0;
             if (is_float) {
-                const uint32_t *v = (const uint32_t *)x->data + base;
-                uint32_t b = v[0];
-                for (int64_t j = 0; j < n; ++j) {
-                    uint32_t c = v[j * inner];
-                    if (is_nan_bits(c)) {   /* NaN wins: the first, or the last with select_last_index */
-                        if (!is_nan_bits(b) || last) best = j, b = c;
-                        continue;
-                    }
-                    if (is_nan_bits(b)) continue;
-                    int64_t kc = order_key(c), kb = order_key(b);
-                    int better = is_max ? kc > kb : kc < kb;
-                    if (better || (last && kc == kb)) best = j, b = c;
-                }
+                best = float_arg_extreme((const uint32_t *)x->data + base, n, inner, is_max, last);
             } else {
                 int64_t b = sb_int_at(x, base);
                 for (int64_t j = 0; j < n; ++j) {

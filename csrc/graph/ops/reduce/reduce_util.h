@@ -254,4 +254,26 @@ static inline void trailing_shape(const sb_vinfo *x, int a, sb_vinfo *norm)
     for (int d = a; d < x->rank; ++d) norm->dims[norm->rank++] = x->dims[d];
 }
 
+/* The index of the largest (is_max) or smallest of n float32 values (their
+ * bits) at stride `stride`: NaN above every number, the first such (the
+ * last with `last`); among equal values the first (the last with `last`);
+ * -0 and +0 equal. ArgMax, ArgMin and Hardmax. */
+static inline int64_t float_arg_extreme(const uint32_t *v, int64_t n, int64_t stride, int is_max, int last)
+{
+    int64_t best = 0;
+    uint32_t b = v[0];
+    for (int64_t j = 0; j < n; ++j) {
+        uint32_t c = v[j * stride];
+        if (is_nan_bits(c)) {   /* NaN wins: the first, or the last with select_last_index */
+            if (!is_nan_bits(b) || last) best = j, b = c;
+            continue;
+        }
+        if (is_nan_bits(b)) continue;
+        int64_t kc = order_key(c), kb = order_key(b);
+        int better = is_max ? kc > kb : kc < kb;
+        if (better || (last && kc == kb)) best = j, b = c;
+    }
+    return best;
+}
+
 #endif
