@@ -190,7 +190,7 @@ def clip(g: Graph, op: str) -> bool:
 # ---- reductions and normalizations ----------------------------------------------------
 
 def reduce(g: Graph, op: str) -> bool:
-    int_ok = op in ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd")
+    int_ok = op in ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd")   # not the logs: float only
     float_ok = op != "ReduceProd"      # samebits refuses float32 ReduceProd (issue 22)
     x = g.pick(lambda v: ((float_ok and _float(v)) or
                           (int_ok and v.dtype in ("int64", "int32") and v.bounded))
@@ -219,6 +219,22 @@ def reduce(g: Graph, op: str) -> bool:
         g.node(op, [x.name, g.const(np.array(written, np.int64))], [out], keepdims=keep)
     else:
         g.node(op, [x.name], [out], keepdims=keep, axes=written)
+    return True
+
+
+def hardmax(g: Graph, op: str) -> bool:
+    # exact inputs only, as ArgMax: the 1 marks a comparison's winner
+    x = g.pick(lambda v: _float(v) and v.exact and len(v.shape) >= 1)
+    if x is None:
+        return False
+    r = len(x.shape)
+    # before opset 13 the input is seen as 2-D at axis (as Softmax)
+    choices = [a for a in range(r) if not any(x.sym[a:])] if g.opset < 13 else list(range(r))
+    if not choices:
+        return False
+    axis = int(g.rng.choice(choices))
+    out = derived(x, g, exact=True, bounded=True)
+    g.node(op, [x.name], [out], axis=axis - r if g.rng.random() < 0.5 else axis)
     return True
 
 
@@ -645,8 +661,9 @@ BUILDERS = (
     + [(logic, op, 0.7) for op in ("And", "Or", "Xor", "Not")]
     + [(where, "Where", 2.0), (cast, "Cast", 1.5), (cast, "CastLike", 0.5), (clip, "Clip", 1.5)]
     + [(reduce, op, 1.0) for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                                    "ReduceL2", "ReduceSumSquare")]
-    + [(argmax, op, 0.7) for op in ("ArgMax", "ArgMin")]
+                                    "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp")]
+    + [(reduce, "ReduceLogSum", 0.5)]
+    + [(argmax, op, 0.7) for op in ("ArgMax", "ArgMin")] + [(hardmax, "Hardmax", 0.7)]
     + [(softmax, "Softmax", 2.0), (softmax, "LogSoftmax", 2.0),
        (layer_norm, "LayerNormalization", 1.5), (batch_norm, "BatchNormalization", 1.0)]
     + [(matmul, "MatMul", 3.0), (matmul, "Gemm", 2.0), (conv, "Conv", 3.0),
