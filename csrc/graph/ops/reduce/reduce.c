@@ -1,6 +1,6 @@
 /* The ONNX reductions (docs/onnx.md): ReduceSum, ReduceMean, ReduceMax,
- * ReduceMin, ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2,
- * GlobalAveragePool and GlobalMaxPool. */
+ * ReduceMin, ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum,
+ * ReduceLogSumExp, GlobalAveragePool and GlobalMaxPool. */
 #include <stdio.h>
 #include <string.h>
 #include "math/arith.h"
@@ -11,11 +11,12 @@
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
 
-enum { RK_SUM, RK_MEAN, RK_MAX, RK_MIN, RK_PROD, RK_SUMSQ, RK_L1, RK_L2, RK_GAP, RK_GMP };
+enum { RK_SUM, RK_MEAN, RK_MAX, RK_MIN, RK_PROD, RK_SUMSQ, RK_L1, RK_L2, RK_GAP, RK_GMP, RK_LOGSUM,
+       RK_LOGSUMEXP };
 
 static const char *const REDUCE_NAMES[] = {
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
-    "ReduceL1", "ReduceL2", "GlobalAveragePool", "GlobalMaxPool",
+    "ReduceL1", "ReduceL2", "GlobalAveragePool", "GlobalMaxPool", "ReduceLogSum", "ReduceLogSumExp",
 };
 
 typedef struct {
@@ -129,6 +130,7 @@ static int64_t reduce_workspace(int base, const reduce_geom *g, const sb_vinfo *
     size_t ws = g->permute ? xb : 0;
     if (base == RK_SUMSQ || base == RK_L2 || base == RK_L1) ws += xb;
     if (base == RK_L1) ws += xb;
+    if (base == RK_LOGSUMEXP) ws += xb + align64(g->outer * (int64_t)sizeof(float));
     return (int64_t)ws;
 }
 
@@ -176,7 +178,7 @@ static int reduce_infer(sb_infer_ctx *I)
     }
     int64_t out_n = sb_vinfo_numel(&g.out), x_n = sb_vinfo_numel(&x->info);
     if (x->info.dtype != SB_DT_FLOAT) {
-        if (g.outer > 0 && base == RK_L2)
+        if (g.outer > 0 && (base == RK_L2 || base == RK_LOGSUM || base == RK_LOGSUMEXP))
             return sb_infer_fail(I, SB_ERR_TYPE, "%s on integers is not supported", name);
         if (g.outer > 0 && g.n == 0 && (base == RK_MAX || base == RK_MIN))
             return sb_infer_fail(I, SB_ERR_VALUE, "%s over an empty axis", name);
@@ -253,6 +255,41 @@ static void int_reduce(int base, const sb_tval *x, const reduce_geom *g, sb_tval
     }
 }
 
+/* ReduceLogSumExp over rows of n (docs/onnx.md), in float32: m = the
+ * largest finite element of the row (0 when it has none; NaN when it holds
+ * one), t = exp(x - m), y = log(sum t) + m, each step the kernel of that
+ * name (the sum in sb_reduce's order). Subtracting m keeps exp from
+ * overflowing; a row of -inf gives -inf and one with +inf gives +inf, as
+ * log(sum(exp(x))) does in exact arithmetic. */
+static int log_sum_exp(sb_run_ctx *R, const reduce_geom *g, const float *src, uint8_t *ws, sb_tval *y)
+{
+    int64_t total = g->outer * g->n;
+    uint32_t *t = (uint32_t *)ws;
+    float *sum = (float *)(ws + align64(total * (int64_t)sizeof(float)));
+    const uint32_t *xb = (const uint32_t *)src;
+    for (int64_t i = 0; i < total; ++i)   /* infinities out of the max: -inf */
+        t[i] = (xb[i] & 0x7FFFFFFFu) == 0x7F800000u ? 0xFF800000u : xb[i];
+    fold_job job = {.x = t, .y = y->data, .rows = g->outer, .n = g->n, .is_max = 1};
+    size_t per_chunk = sb_units_per_chunk((size_t)g->n, 4 * SB_STEP_CHUNK_ITEMS);
+    job.plan = sb_plan_step((size_t)g->outer, per_chunk, (double)total * SB_COST_MOVE);
+    sb_run_step(&job.plan, R->threads, fold_chunk, &job);
+    uint32_t *m = y->data;
+    for (int64_t o = 0; o < g->outer; ++o)
+        if (m[o] == 0xFF800000u) m[o] = 0;   /* no finite element */
+    sb_tval x2 = ftensor(&(sb_vinfo){SB_DT_FLOAT, 2, {g->outer, g->n}}, (void *)src);
+    sb_tval m2 = ftensor(&(sb_vinfo){SB_DT_FLOAT, 2, {g->outer, 1}}, m);
+    sb_tval t2 = ftensor(&x2.info, t);
+    sb_tval s1 = ftensor1(g->outer, sum), m1 = ftensor1(g->outer, m);
+    int status;
+    if ((status = sb_k_binary(R, SB_BIN_SUB, &x2, &m2, &t2)) ||
+        (status = sb_k_unary(R, SB_OP_EXP, 0.0f, &t2, &t2)))
+        return kfail(R, status, "elementwise kernel");
+    if ((status = k_reduce(R, 0, g->outer, g->n, 1, t, sum, NULL, NULL, 0.0f))) return status;
+    if ((status = sb_k_unary(R, SB_OP_LOG, 0.0f, &s1, &s1))) return kfail(R, status, "sb_unary");
+    sb_tval y1 = ftensor1(g->outer, y->data);
+    return kfail(R, sb_k_binary(R, SB_BIN_ADD, &s1, &m1, &y1), "sb_binary");
+}
+
 static int reduce_run(sb_run_ctx *R)
 {
     const reduce_state *s = R->state;
@@ -291,8 +328,9 @@ static int reduce_run(sb_run_ctx *R)
     }
     int64_t out_n = sb_vinfo_numel(&y->info), x_n = sb_vinfo_numel(&x->info);
     if (out_n == 0) return SB_OK;
-    if (x_n == 0) {   /* an empty axis: sums are +0, the mean NaN (0 / 0) */
-        uint32_t fill = base == RK_MEAN ? CANONICAL_NAN : 0;
+    if (x_n == 0) {   /* an empty axis: sums are +0, the mean NaN (0 / 0), log(+0) -inf */
+        uint32_t fill = base == RK_MEAN ? CANONICAL_NAN
+                        : base == RK_LOGSUM || base == RK_LOGSUMEXP ? 0xFF800000u : 0;
         sb_k_fill(y->data, out_n, 4, &fill);
         return SB_OK;
     }
@@ -331,6 +369,11 @@ static int reduce_run(sb_run_ctx *R)
         if ((status = k_reduce(R, 0, g.outer, g.n, 1, src, y->data, NULL, NULL, 0.0f))) return status;
         return kfail(R, sb_k_unary(R, SB_OP_SQRT, 0.0f, y, y), "sb_unary");
     }
+    case RK_LOGSUM:   /* log(sum x) */
+        if ((status = k_reduce(R, 0, g.outer, g.n, 1, src, y->data, NULL, NULL, 0.0f))) return status;
+        return kfail(R, sb_k_unary(R, SB_OP_LOG, 0.0f, y, y), "sb_unary");
+    case RK_LOGSUMEXP:
+        return log_sum_exp(R, &g, src, ws, y);
     case RK_MAX: case RK_MIN: {
         /* acc = the first element (a copy), then acc = maximum(acc, x_j) for
          * each next j: maximum and minimum are order-free bit for bit, so
@@ -348,13 +391,27 @@ static int reduce_run(sb_run_ctx *R)
     }
 }
 
-const sb_op_def sb_op_ReduceSum = {"ReduceSum", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceMean = {"ReduceMean", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceMax = {"ReduceMax", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceMin = {"ReduceMin", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceProd = {"ReduceProd", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceSumSquare = {"ReduceSumSquare", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceL1 = {"ReduceL1", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_ReduceL2 = {"ReduceL2", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_GlobalAveragePool = {"GlobalAveragePool", reduce_load, reduce_infer, reduce_run, 0};
-const sb_op_def sb_op_GlobalMaxPool = {"GlobalMaxPool", reduce_load, reduce_infer, reduce_run, 0};
+const sb_op_def sb_op_ReduceSum = {
+    .name = "ReduceSum", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceMean = {
+    .name = "ReduceMean", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceMax = {
+    .name = "ReduceMax", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceMin = {
+    .name = "ReduceMin", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceProd = {
+    .name = "ReduceProd", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceSumSquare = {
+    .name = "ReduceSumSquare", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceL1 = {
+    .name = "ReduceL1", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceL2 = {
+    .name = "ReduceL2", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceLogSum = {
+    .name = "ReduceLogSum", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_ReduceLogSumExp = {
+    .name = "ReduceLogSumExp", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_GlobalAveragePool = {
+    .name = "GlobalAveragePool", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
+const sb_op_def sb_op_GlobalMaxPool = {
+    .name = "GlobalMaxPool", .load = reduce_load, .infer = reduce_infer, .run = reduce_run};
