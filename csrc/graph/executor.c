@@ -99,12 +99,13 @@ static void bind(const sb_node *n, sb_run_state *st, sb_tval *tin, const sb_tval
 
 /* One node's op->run, its time and call added to the profile when asked. */
 static int run_node(sb_run_state *st, const sb_node *n, const sb_tval **in, sb_tval **out,
-                    void *workspace)
+                    void *workspace, const void *prepared)
 {
     const sb_graph *g = st->session->graph;
     sb_run_ctx R = {0};
     R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
     R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
+    R.prepared = prepared;
     if (!st->profile_ns) return n->op->run(&R);
     double t0 = now_ns();
     int status = n->op->run(&R);
@@ -164,7 +165,7 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
         tout[j].info = infos[j];
         tout[j].data = st->ptr[v];
     }
-    if (!(n->op->flags & SB_OP_VIEW) && (status = run_node(st, n, in, out, workspace))) return status;
+    if (!(n->op->flags & SB_OP_VIEW) && (status = run_node(st, n, in, out, workspace, NULL))) return status;
     /* the plan after it, for these output infos */
     continuation_seed_ctx seed = {g, p, n, infos};
     sb_plan *next = NULL;
@@ -212,7 +213,8 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
             continue;
         }
         bind(n, st, tin, in, tout, out);
-        status = run_node(st, n, in, out, stp->workspace_bytes > 0 ? base + stp->workspace : NULL);
+        status = run_node(st, n, in, out, stp->workspace_bytes > 0 ? base + stp->workspace : NULL,
+                          stp->prepared);
     }
     if (!status) status = p->dynamic >= 0 ? run_dynamic(p, st, in, tin) : st->finish(st);
     if (tin != tin_small) free(tin);

@@ -77,29 +77,37 @@ int sb_merge_walk(int rank, int64_t *shape, int count, int64_t *const *strides)
     return out;
 }
 
-int sb_k_binary(const sb_run_ctx *R, int op, const sb_tval *a, const sb_tval *b, sb_tval *y)
+int sb_k_binary_prepare(int mode, int path, int op, const sb_vinfo *a, const sb_vinfo *b,
+                        const sb_vinfo *y, sb_binary_call *call)
 {
-    int64_t n = sb_vinfo_numel(&y->info);
-    if (n == 0) return SB_OK;
     sb_binary_args args;
     memset(&args, 0, sizeof args);
     int64_t shape[SB_MAX_RANK], sa[SB_MAX_RANK], sb_[SB_MAX_RANK], sy[SB_MAX_RANK];
-    memcpy(shape, y->info.dims, sizeof shape);
-    sb_broadcast_strides(&a->info, &y->info, sa);
-    sb_broadcast_strides(&b->info, &y->info, sb_);
-    sb_c_strides(&y->info, sy);
+    memcpy(shape, y->dims, sizeof shape);
+    sb_broadcast_strides(a, y, sa);
+    sb_broadcast_strides(b, y, sb_);
+    sb_c_strides(y, sy);
     int64_t *strides[3] = {sa, sb_, sy};
-    int rank = sb_merge_walk(y->info.rank, shape, 3, strides);
-    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
+    int rank = sb_vinfo_numel(y) == 0 ? 1 : sb_merge_walk(y->rank, shape, 3, strides);
+    if (sb_vinfo_numel(y) == 0) shape[0] = 0, sa[0] = sb_[0] = 0;
+    args.path = path, args.mode = mode, args.op = op, args.max_threads = 1;
     args.ndim = rank;
     for (int d = 0; d < rank; ++d) {
         args.shape[d] = shape[d];
         args.a_stride[d] = sa[d];
         args.b_stride[d] = sb_[d];
     }
-    args.a = (int64_t)(intptr_t)a->data, args.b = (int64_t)(intptr_t)b->data;
-    args.y = (int64_t)(intptr_t)y->data;
-    return sb_binary(&args);
+    return sb_binary_prepare(&args, call);
+}
+
+int sb_k_binary(const sb_run_ctx *R, int op, const sb_tval *a, const sb_tval *b, sb_tval *y)
+{
+    if (sb_vinfo_numel(&y->info) == 0) return SB_OK;
+    sb_binary_call call;
+    int status = sb_k_binary_prepare(R->mode, R->path, op, &a->info, &b->info, &y->info, &call);
+    if (status) return status;
+    sb_binary_run_prepared(&call, a->data, b->data, y->data, R->threads);
+    return SB_OK;
 }
 
 int sb_k_binary_scalar(const sb_run_ctx *R, int op, const sb_tval *a, float b, sb_tval *y)
@@ -111,17 +119,27 @@ int sb_k_binary_scalar(const sb_run_ctx *R, int op, const sb_tval *a, float b, s
     return sb_k_binary(R, op, a, &t, y);
 }
 
+int sb_k_unary_prepare(int mode, int path, int op, float param, int64_t count, sb_unary_call *call)
+{
+    uint32_t bits;
+    memcpy(&bits, &param, 4);
+    sb_unary_args args = {0};
+    args.path = path, args.mode = mode, args.op = op, args.max_threads = 1, args.count = count;
+    /* only these three read their parameter (sb_unary_args.param) */
+    args.param = op == SB_OP_LEAKY_RELU || op == SB_OP_HARDSIGMOID_ONNX || op == SB_OP_ELU
+                 ? (int64_t)bits : 0;
+    return sb_unary_prepare(&args, call);
+}
+
 int sb_k_unary(const sb_run_ctx *R, int op, float param, const sb_tval *x, sb_tval *y)
 {
     int64_t n = sb_vinfo_numel(&x->info);
     if (n == 0) return SB_OK;
-    uint32_t bits;
-    memcpy(&bits, &param, 4);
-    sb_unary_args args = {0};
-    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
-    args.count = n, args.x = (int64_t)(intptr_t)x->data, args.y = (int64_t)(intptr_t)y->data;
-    args.param = (op == 7 || op == 15 || op == 16) ? (int64_t)bits : 0;
-    return sb_unary(&args);
+    sb_unary_call call;
+    int status = sb_k_unary_prepare(R->mode, R->path, op, param, n, &call);
+    if (status) return status;
+    sb_unary_run_prepared(&call, x->data, y->data, R->threads);
+    return SB_OK;
 }
 
 /* The generic strided copy of any element size (sb_copy moves 4-byte

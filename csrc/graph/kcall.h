@@ -5,6 +5,7 @@
 #define SB_GRAPH_KCALL_H
 
 #include "graph/op.h"
+#include "ops/prepared.h"
 
 /* numpy's (and ONNX's multidirectional) broadcast of n shapes into *out
  * (its dtype untouched); 0, or -1 when they do not broadcast. */
@@ -19,10 +20,16 @@ void sb_broadcast_strides(const sb_vinfo *x, const sb_vinfo *out, int64_t *strid
  * merged. Returns the new rank (at least 1). */
 int sb_merge_walk(int rank, int64_t *shape, int count, int64_t *const *strides);
 
+/* The call of sb_k_binary for these infos (a and b broadcast to y), ready to
+ * run with sb_binary_run_prepared; a samebits.h status. */
+int sb_k_binary_prepare(int mode, int path, int op, const sb_vinfo *a, const sb_vinfo *b,
+                        const sb_vinfo *y, sb_binary_call *call);
 /* y = op(a, b) elementwise with broadcasting, float32 (enum sb_binary_op). */
 int sb_k_binary(const sb_run_ctx *R, int op, const sb_tval *a, const sb_tval *b, sb_tval *y);
 /* y = op(a, b) with b one float32 value. */
 int sb_k_binary_scalar(const sb_run_ctx *R, int op, const sb_tval *a, float b, sb_tval *y);
+/* The call of sb_k_unary over count elements, ready for sb_unary_run_prepared. */
+int sb_k_unary_prepare(int mode, int path, int op, float param, int64_t count, sb_unary_call *call);
 /* y = op(x) elementwise, float32 (enum sb_unary_op, param's bits for the
  * ops that take one). */
 int sb_k_unary(const sb_run_ctx *R, int op, float param, const sb_tval *x, sb_tval *y);

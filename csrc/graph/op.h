@@ -17,9 +17,17 @@
  *         SB_NEEDS_VALUES and runs again, with the data, when the run
  *         reaches the node (the plan after it is then made for the shapes
  *         it gives).
+ *  prepare  (optional) once per step of a plan, after infer: makes the
+ *         node's kernel call ready for those infos (arguments checked,
+ *         geometry, the kernels' chunks) into P->prepared, at most
+ *         SB_PREPARED_BYTES, and says how many bytes it wrote (0: nothing
+ *         prepared). The plan keeps them for every run.
  *  run    computes the outputs (their buffers are allocated, their infos
  *         are infer's) from the inputs. It never allocates: scratch comes
- *         from infer's workspace.
+ *         from infer's workspace. R->prepared is what prepare wrote, or
+ *         null when the node runs outside a plan's steps (folded at load,
+ *         computed while planning, inferred at run): run then makes the
+ *         same call itself, so both give the same bits.
  *
  * Inputs are counted as the node gives them, trailing omitted ones dropped;
  * an omitted input in between is a null pointer. Errors name the node
@@ -91,7 +99,21 @@ typedef struct sb_run_ctx {
     const sb_tval *const *in;    /* null where omitted */
     sb_tval *const *out;         /* null where the node leaves an output out */
     void *workspace;             /* infer's bytes, 64-byte aligned */
+    const void *prepared;        /* prepare's bytes, or null (see the top) */
 } sb_run_ctx;
+
+#define SB_PREPARED_BYTES 1024   /* the most a prepare may write */
+
+typedef struct sb_prepare_ctx {
+    const sb_node *node;
+    const void *state;
+    int mode, path;
+    int n_in, n_out;
+    const sb_tval *const *in;    /* as infer saw them */
+    const sb_vinfo *out;         /* infer's output infos */
+    void *prepared;              /* SB_PREPARED_BYTES, zeroed, 64-byte aligned */
+    size_t bytes;                /* to set: the bytes written */
+} sb_prepare_ctx;
 
 enum sb_op_flags {
     SB_OP_SHAPE_ONLY = 1,        /* run reads only its inputs' infos (Shape, Size) */
@@ -106,6 +128,7 @@ typedef struct sb_op_def {
     int (*infer)(sb_infer_ctx *I);
     int (*run)(sb_run_ctx *R);       /* null only for SB_OP_VIEW */
     unsigned flags;
+    int (*prepare)(sb_prepare_ctx *P);   /* null: nothing to prepare */
 } sb_op_def;
 
 /* The registry (graph/ops/registry.c, one row per type in graph/ops/op_list.h):

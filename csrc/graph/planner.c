@@ -29,6 +29,7 @@ void sb_plan_free(sb_plan *p)
         for (int i = 0; i < p->n_free_arenas; ++i) sb_free_aligned(p->free_arenas[i]);
         free(p->known);
         free(p->free_arenas);
+        for (int i = 0; p->steps && i < p->n_steps; ++i) sb_free_aligned(p->steps[i].prepared);
         free(p->steps);
         free(p->values);
         free(p->key);
@@ -176,6 +177,28 @@ done:
     return status;
 }
 
+/* The step's op->prepare, its bytes kept in the step (none when it wrote none). */
+static int prepare_step(const sb_graph *g, const sb_node *n, const sb_tval *const *in,
+                        const sb_vinfo *infos, sb_plan_step *st)
+{
+    void *buffer = sb_alloc_aligned(SB_PREPARED_BYTES);
+    if (!buffer) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+    memset(buffer, 0, SB_PREPARED_BYTES);
+    sb_prepare_ctx P = {0};
+    P.node = n, P.state = n->state, P.mode = g->mode, P.path = g->path;
+    P.n_in = n->n_in, P.n_out = n->n_out, P.in = in, P.out = infos, P.prepared = buffer;
+    int status = n->op->prepare(&P);
+    if (status || P.bytes == 0 || P.bytes > SB_PREPARED_BYTES) {
+        sb_free_aligned(buffer);
+        if (!status && P.bytes > SB_PREPARED_BYTES)
+            status = sb_fail(SB_ERR_VALUE, "node %d (%s): prepared %zu bytes, more than %d",
+                             n->index, n->op_type, P.bytes, SB_PREPARED_BYTES);
+        return status;
+    }
+    st->prepared = buffer;
+    return SB_OK;
+}
+
 int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **out)
 {
     sb_graph *g = s->graph;
@@ -250,7 +273,8 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             continue;
         }
         sb_plan_step *st = &p->steps[p->n_steps++];
-        st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0;
+        st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0, st->prepared = NULL;
+        if (n->op->prepare && (status = prepare_step(g, n, in, infos, st))) goto fail;
         for (int j = 0; j < n->n_out; ++j) {
             int v = n->out[j];
             if (v < 0) continue;

@@ -37,6 +37,7 @@ typedef struct sb_plan_step {
     int node;                    /* index into the graph's nodes */
     int64_t workspace;           /* its scratch: offset in the arena, bytes */
     int64_t workspace_bytes;
+    void *prepared;              /* its op's prepare (owned), or null */
 } sb_plan_step;
 
 typedef struct sb_plan sb_plan;

@@ -11,12 +11,12 @@
 #include "framework/checked.h"
 #include "framework/step.h"
 #include "ops/strided_rows.h"
+#include "ops/prepared.h"
 
 typedef struct {
-    const sb_binary_args *args;
-    int ndim;
-    size_t rows, cols;
-    sb_step_plan plan;            /* units: output rows */
+    const sb_binary_call *call;
+    const float *a, *b;
+    float *y;
 } binary_job;
 
 /* One row: y[j] = op(a[j*sa], b[j*sb]), with the common stride pairs
@@ -49,17 +49,16 @@ static void binary_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const binary_job *job = (const binary_job *)ctx;
-    const sb_binary_args *args = job->args;
-    const float *a = (const float *)(intptr_t)args->a, *b = (const float *)(intptr_t)args->b;
-    float *y = (float *)(intptr_t)args->y;
-    int last = job->ndim - 1;
+    const sb_binary_call *call = job->call;
+    const int64_t *shape = call->shape, *sa = call->a_stride, *sb = call->b_stride;
+    int last = call->ndim - 1;
     size_t row0, row_end;
-    sb_step_units(&job->plan, chunk, &row0, &row_end);
+    sb_step_units(&call->plan, chunk, &row0, &row_end);
     for (size_t row = row0; row < row_end; ++row) {
         ptrdiff_t oa, ob;
-        sb_row_offsets(row, job->ndim, args->shape, args->a_stride, args->b_stride, &oa, &ob);
-        binary_row((int)args->op, a + oa, (ptrdiff_t)args->a_stride[last], b + ob,
-                   (ptrdiff_t)args->b_stride[last], y + row * job->cols, job->cols);
+        sb_row_offsets(row, call->ndim, shape, sa, sb, &oa, &ob);
+        binary_row(call->op, job->a + oa, (ptrdiff_t)sa[last], job->b + ob, (ptrdiff_t)sb[last],
+                   job->y + row * call->cols, call->cols);
     }
 }
 
@@ -72,7 +71,7 @@ static int strides_ok(const sb_binary_args *args, const int64_t *stride)
     return 1;
 }
 
-int sb_binary(const sb_binary_args *args)
+int sb_binary_prepare(const sb_binary_args *args, sb_binary_call *call)
 {
     if (!args) return SB_ERR_ARGUMENT;
     if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
@@ -91,14 +90,37 @@ int sb_binary(const sb_binary_args *args)
     }
     if (!strides_ok(args, args->a_stride) || !strides_ok(args, args->b_stride))
         return SB_ERR_ARGUMENT;
+    memset(call, 0, sizeof *call);
+    call->op = (int)args->op;
+    call->ndim = (int)args->ndim;
+    memcpy(call->shape, args->shape, (size_t)args->ndim * sizeof args->shape[0]);
+    memcpy(call->a_stride, args->a_stride, (size_t)args->ndim * sizeof args->a_stride[0]);
+    memcpy(call->b_stride, args->b_stride, (size_t)args->ndim * sizeof args->b_stride[0]);
+    call->total = total;
     if (total == 0) return SB_OK;
-    if (!args->a || !args->b || !args->y) return SB_ERR_ARGUMENT;
-    binary_job job = {.args = args, .ndim = (int)args->ndim};
-    job.cols = (size_t)args->shape[args->ndim - 1];
-    job.rows = total / job.cols;
+    call->cols = (size_t)args->shape[args->ndim - 1];
     double ns_per_element = args->op == SB_BIN_POW ? SB_COST_POW : SB_COST_MOVE;
-    job.plan = sb_plan_step(job.rows, sb_units_per_chunk(job.cols, SB_STEP_CHUNK_ITEMS),
-                            (double)total * ns_per_element);
-    sb_run_step(&job.plan, args->max_threads, binary_chunk, &job);
+    call->plan = sb_plan_step(total / call->cols, sb_units_per_chunk(call->cols, SB_STEP_CHUNK_ITEMS),
+                              (double)total * ns_per_element);
+    return SB_OK;
+}
+
+void sb_binary_run_prepared(const sb_binary_call *call, const float *a, const float *b, float *y,
+                            int max_threads)
+{
+    if (call->total == 0) return;
+    binary_job job = {.call = call, .a = a, .b = b, .y = y};
+    sb_run_step(&call->plan, max_threads, binary_chunk, &job);
+}
+
+int sb_binary(const sb_binary_args *args)
+{
+    sb_binary_call call;
+    int status = sb_binary_prepare(args, &call);
+    if (status != SB_OK || call.total == 0) return status;
+    if (!args->a || !args->b || !args->y) return SB_ERR_ARGUMENT;
+    sb_binary_run_prepared(&call, (const float *)(intptr_t)args->a, (const float *)(intptr_t)args->b,
+                           (float *)(intptr_t)args->y, (int)(args->max_threads > INT32_MAX ? INT32_MAX
+                                                                : args->max_threads));
     return SB_OK;
 }

@@ -409,4 +409,5 @@ static int einsum_run(sb_run_ctx *R)
     return sb_k_permute(R->threads, &c, perm, y);
 }
 
-const sb_op_def sb_op_Einsum = {"Einsum", einsum_load, einsum_infer, einsum_run, 0};
+const sb_op_def sb_op_Einsum = {
+    .name = "Einsum", .load = einsum_load, .infer = einsum_infer, .run = einsum_run};

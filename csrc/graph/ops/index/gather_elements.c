@@ -129,6 +129,9 @@ static int scatter_elements_run(sb_run_ctx *R)
     return element_walk(R, &data->info, R->in[1], a, put_one, &m);
 }
 
-const sb_op_def sb_op_GatherElements = {"GatherElements", gather_elements_load, gather_elements_infer, gather_elements_run, 0};
-const sb_op_def sb_op_ScatterElements = {"ScatterElements", scatter_elements_load, scatter_elements_infer, scatter_elements_run, 0};
-const sb_op_def sb_op_Scatter = {"Scatter", scatter_elements_load, scatter_elements_infer, scatter_elements_run, 0};
+const sb_op_def sb_op_GatherElements = {
+    .name = "GatherElements", .load = gather_elements_load, .infer = gather_elements_infer, .run = gather_elements_run};
+const sb_op_def sb_op_ScatterElements = {
+    .name = "ScatterElements", .load = scatter_elements_load, .infer = scatter_elements_infer, .run = scatter_elements_run};
+const sb_op_def sb_op_Scatter = {
+    .name = "Scatter", .load = scatter_elements_load, .infer = scatter_elements_infer, .run = scatter_elements_run};

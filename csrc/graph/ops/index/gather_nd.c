@@ -184,5 +184,7 @@ static int scatter_nd_run(sb_run_ctx *R)
     return nd_walk(R, &data->info, idx, 0, put_block, &c);
 }
 
-const sb_op_def sb_op_GatherND = {"GatherND", gather_nd_load, gather_nd_infer, gather_nd_run, 0};
-const sb_op_def sb_op_ScatterND = {"ScatterND", scatter_nd_load, scatter_nd_infer, scatter_nd_run, 0};
+const sb_op_def sb_op_GatherND = {
+    .name = "GatherND", .load = gather_nd_load, .infer = gather_nd_infer, .run = gather_nd_run};
+const sb_op_def sb_op_ScatterND = {
+    .name = "ScatterND", .load = scatter_nd_load, .infer = scatter_nd_infer, .run = scatter_nd_run};

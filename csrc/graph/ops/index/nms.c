@@ -257,4 +257,5 @@ static int nms_run(sb_run_ctx *R)
     return status == SB_NEEDS_VALUES ? SB_ERR_VALUE : status;
 }
 
-const sb_op_def sb_op_NonMaxSuppression = {"NonMaxSuppression", nms_load, nms_infer, nms_run, 0};
+const sb_op_def sb_op_NonMaxSuppression = {
+    .name = "NonMaxSuppression", .load = nms_load, .infer = nms_infer, .run = nms_run};

@@ -52,4 +52,4 @@ static int nonzero_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_NonZero = {"NonZero", NULL, nonzero_infer, nonzero_run, 0};
+const sb_op_def sb_op_NonZero = {.name = "NonZero", .infer = nonzero_infer, .run = nonzero_run};

@@ -106,4 +106,5 @@ static int one_hot_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_OneHot = {"OneHot", one_hot_load, one_hot_infer, one_hot_run, 0};
+const sb_op_def sb_op_OneHot = {
+    .name = "OneHot", .load = one_hot_load, .infer = one_hot_infer, .run = one_hot_run};

@@ -146,4 +146,5 @@ static int topk_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_TopK = {"TopK", topk_load, topk_infer, topk_run, 0};
+const sb_op_def sb_op_TopK = {
+    .name = "TopK", .load = topk_load, .infer = topk_infer, .run = topk_run};

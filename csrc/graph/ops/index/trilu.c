@@ -66,4 +66,5 @@ static int trilu_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Trilu = {"Trilu", trilu_load, trilu_infer, trilu_run, 0};
+const sb_op_def sb_op_Trilu = {
+    .name = "Trilu", .load = trilu_load, .infer = trilu_infer, .run = trilu_run};

@@ -8,7 +8,7 @@
 #include "isa/unary.h"
 #include "graph/ops/math/math_util.h"
 
-typedef struct { int bin, iop; } binary_state;
+typedef struct { int bin, iop, is_mean; } binary_state;
 
 static const struct { const char *name; int bin, iop; } BINARY[] = {
     {"Add", SB_BIN_ADD, IOP_ADD}, {"Sub", SB_BIN_SUB, IOP_SUB}, {"Mul", SB_BIN_MUL, IOP_MUL},
@@ -22,6 +22,7 @@ static int binary_load(sb_load_ctx *L)
     if (!s) return L->status;
     for (size_t k = 0; k < sizeof BINARY / sizeof BINARY[0]; ++k)
         if (!strcmp(BINARY[k].name, L->node->op_type)) s->bin = BINARY[k].bin, s->iop = BINARY[k].iop;
+    s->is_mean = !strcmp(L->node->op_type, "Mean");
     if (L->opset < 7) {
         sb_attr_ignore(L, "broadcast");
         sb_attr_ignore(L, "axis");
@@ -101,10 +102,28 @@ static int binary_pair(sb_run_ctx *R, int bin, int iop, const sb_tval *a, const 
     return int_binary(R, iop, a, b, y);
 }
 
+/* Two float32 operands (not Mean, which divides after): the sb_binary call
+ * for their infos, ready for every run. */
+static int binary_prepare(sb_prepare_ctx *P)
+{
+    const binary_state *s = P->state;
+    if (P->n_in != 2 || s->is_mean || P->in[0]->info.dtype != SB_DT_FLOAT ||
+        P->in[1]->info.dtype != SB_DT_FLOAT)
+        return SB_OK;
+    int status = sb_k_binary_prepare(P->mode, P->path, s->bin, &P->in[0]->info, &P->in[1]->info,
+                                     &P->out[0], P->prepared);
+    if (!status) P->bytes = sizeof(sb_binary_call);
+    return status;
+}
+
 static int binary_run(sb_run_ctx *R)
 {
     const binary_state *s = R->state;
     sb_tval *y = R->out[0];
+    if (R->prepared) {
+        sb_binary_run_prepared(R->prepared, R->in[0]->data, R->in[1]->data, y->data, R->threads);
+        return SB_OK;
+    }
     if (R->n_in == 1) {
         int64_t bytes = sb_vinfo_bytes(&y->info);
         if (bytes > 0 && y->data != R->in[0]->data) memcpy(y->data, R->in[0]->data, (size_t)bytes);
@@ -129,17 +148,26 @@ static int binary_run(sb_run_ctx *R)
             acc = next;
         }
     }
-    if (!strcmp(R->node->op_type, "Mean"))
+    if (s->is_mean)
         return sb_k_binary_scalar(R, SB_BIN_DIV, y, (float)R->n_in, y);
     return SB_OK;
 }
 
-const sb_op_def sb_op_Add = {"Add", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Sub = {"Sub", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Mul = {"Mul", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Div = {"Div", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Pow = {"Pow", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Max = {"Max", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Min = {"Min", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Sum = {"Sum", binary_load, binary_infer, binary_run, 0};
-const sb_op_def sb_op_Mean = {"Mean", binary_load, binary_infer, binary_run, 0};
+const sb_op_def sb_op_Add = {
+    .name = "Add", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Sub = {
+    .name = "Sub", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Mul = {
+    .name = "Mul", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Div = {
+    .name = "Div", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Pow = {
+    .name = "Pow", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Max = {
+    .name = "Max", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Min = {
+    .name = "Min", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Sum = {
+    .name = "Sum", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};
+const sb_op_def sb_op_Mean = {
+    .name = "Mean", .load = binary_load, .infer = binary_infer, .run = binary_run, .prepare = binary_prepare};

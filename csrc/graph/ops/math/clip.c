@@ -110,4 +110,5 @@ static int clip_run(sb_run_ctx *R)
     return sb_k_binary(R, SB_BIN_MINIMUM, y, &hi_t, y);
 }
 
-const sb_op_def sb_op_Clip = {"Clip", clip_load, clip_infer, clip_run, 0};
+const sb_op_def sb_op_Clip = {
+    .name = "Clip", .load = clip_load, .infer = clip_infer, .run = clip_run};

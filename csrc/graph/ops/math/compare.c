@@ -191,12 +191,16 @@ static int cmp_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Equal = {"Equal", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_Less = {"Less", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_Greater = {"Greater", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_LessOrEqual = {"LessOrEqual", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_GreaterOrEqual = {"GreaterOrEqual", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_And = {"And", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_Or = {"Or", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_Xor = {"Xor", cmp_load, cmp_infer, cmp_run, 0};
-const sb_op_def sb_op_Not = {"Not", cmp_load, cmp_infer, cmp_run, 0};
+const sb_op_def sb_op_Equal = {
+    .name = "Equal", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_Less = {.name = "Less", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_Greater = {
+    .name = "Greater", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_LessOrEqual = {
+    .name = "LessOrEqual", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_GreaterOrEqual = {
+    .name = "GreaterOrEqual", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_And = {.name = "And", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_Or = {.name = "Or", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_Xor = {.name = "Xor", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};
+const sb_op_def sb_op_Not = {.name = "Not", .load = cmp_load, .infer = cmp_infer, .run = cmp_run};

@@ -65,4 +65,4 @@ static int mod_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Mod = {"Mod", mod_load, mod_infer, mod_run, 0};
+const sb_op_def sb_op_Mod = {.name = "Mod", .load = mod_load, .infer = mod_infer, .run = mod_run};

@@ -143,16 +143,21 @@ static int fn_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Neg = {"Neg", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Reciprocal = {"Reciprocal", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Abs = {"Abs", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Floor = {"Floor", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Ceil = {"Ceil", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Round = {"Round", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_LeakyRelu = {"LeakyRelu", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_HardSigmoid = {"HardSigmoid", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Elu = {"Elu", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Selu = {"Selu", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Softsign = {"Softsign", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_HardSwish = {"HardSwish", fn_load, fn_infer, fn_run, 0};
-const sb_op_def sb_op_Gelu = {"Gelu", fn_load, fn_infer, fn_run, 0};
+const sb_op_def sb_op_Neg = {.name = "Neg", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Reciprocal = {
+    .name = "Reciprocal", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Abs = {.name = "Abs", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Floor = {.name = "Floor", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Ceil = {.name = "Ceil", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Round = {.name = "Round", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_LeakyRelu = {
+    .name = "LeakyRelu", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_HardSigmoid = {
+    .name = "HardSigmoid", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Elu = {.name = "Elu", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Selu = {.name = "Selu", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Softsign = {
+    .name = "Softsign", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_HardSwish = {
+    .name = "HardSwish", .load = fn_load, .infer = fn_infer, .run = fn_run};
+const sb_op_def sb_op_Gelu = {.name = "Gelu", .load = fn_load, .infer = fn_infer, .run = fn_run};

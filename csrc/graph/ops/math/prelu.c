@@ -50,4 +50,4 @@ static int prelu_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_PRelu = {"PRelu", NULL, prelu_infer, prelu_run, 0};
+const sb_op_def sb_op_PRelu = {.name = "PRelu", .infer = prelu_infer, .run = prelu_run};

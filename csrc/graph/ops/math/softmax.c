@@ -72,5 +72,7 @@ static int softmax_run(sb_run_ctx *R)
     return sb_reduce(&args);
 }
 
-const sb_op_def sb_op_Softmax = {"Softmax", softmax_load, softmax_infer, softmax_run, 0};
-const sb_op_def sb_op_LogSoftmax = {"LogSoftmax", softmax_load, softmax_infer, softmax_run, 0};
+const sb_op_def sb_op_Softmax = {
+    .name = "Softmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run};
+const sb_op_def sb_op_LogSoftmax = {
+    .name = "LogSoftmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run};

@@ -37,10 +37,25 @@ static int unary_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
+/* float32: the sb_unary call over the input's elements, ready for every run. */
+static int unary_prepare(sb_prepare_ctx *P)
+{
+    const unary_state *s = P->state;
+    if (P->in[0]->info.dtype != SB_DT_FLOAT) return SB_OK;
+    int status = sb_k_unary_prepare(P->mode, P->path, s->op, 0.0f, sb_vinfo_numel(&P->in[0]->info),
+                                    P->prepared);
+    if (!status) P->bytes = sizeof(sb_unary_call);
+    return status;
+}
+
 static int unary_run(sb_run_ctx *R)
 {
     const unary_state *s = R->state;
     const sb_tval *x = R->in[0];
+    if (R->prepared) {
+        sb_unary_run_prepared(R->prepared, x->data, R->out[0]->data, R->threads);
+        return SB_OK;
+    }
     if (x->info.dtype != SB_DT_FLOAT) {   /* Relu on integers */
         int64_t n = sb_vinfo_numel(&x->info);
         for (int64_t i = 0; i < n; ++i) {
@@ -53,14 +68,25 @@ static int unary_run(sb_run_ctx *R)
     return sb_k_unary(R, s->op, 0.0f, x, R->out[0]);
 }
 
-const sb_op_def sb_op_Relu = {"Relu", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Sigmoid = {"Sigmoid", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Tanh = {"Tanh", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Erf = {"Erf", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Exp = {"Exp", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Log = {"Log", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Sqrt = {"Sqrt", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Sin = {"Sin", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Cos = {"Cos", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Softplus = {"Softplus", unary_load, unary_infer, unary_run, 0};
-const sb_op_def sb_op_Mish = {"Mish", unary_load, unary_infer, unary_run, 0};
+const sb_op_def sb_op_Relu = {
+    .name = "Relu", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Sigmoid = {
+    .name = "Sigmoid", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Tanh = {
+    .name = "Tanh", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Erf = {
+    .name = "Erf", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Exp = {
+    .name = "Exp", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Log = {
+    .name = "Log", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Sqrt = {
+    .name = "Sqrt", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Sin = {
+    .name = "Sin", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Cos = {
+    .name = "Cos", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Softplus = {
+    .name = "Softplus", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};
+const sb_op_def sb_op_Mish = {
+    .name = "Mish", .load = unary_load, .infer = unary_infer, .run = unary_run, .prepare = unary_prepare};

@@ -46,4 +46,4 @@ static int where_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Where = {"Where", NULL, where_infer, where_run, 0};
+const sb_op_def sb_op_Where = {.name = "Where", .infer = where_infer, .run = where_run};

@@ -168,4 +168,5 @@ static int conv_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
 }
 
-const sb_op_def sb_op_Conv = {"Conv", conv_load, conv_infer, conv_run, 0};
+const sb_op_def sb_op_Conv = {
+    .name = "Conv", .load = conv_load, .infer = conv_infer, .run = conv_run};

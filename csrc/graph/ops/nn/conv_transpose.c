@@ -303,4 +303,5 @@ static int convt_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_ConvTranspose = {"ConvTranspose", convt_load, convt_infer, convt_run, 0};
+const sb_op_def sb_op_ConvTranspose = {
+    .name = "ConvTranspose", .load = convt_load, .infer = convt_infer, .run = convt_run};

@@ -446,5 +446,7 @@ static int gemm_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Gemm = {"Gemm", gemm_load, gemm_infer, gemm_run, 0};
-const sb_op_def sb_op_MatMul = {"MatMul", matmul_load, matmul_infer, matmul_run, 0};
+const sb_op_def sb_op_Gemm = {
+    .name = "Gemm", .load = gemm_load, .infer = gemm_infer, .run = gemm_run};
+const sb_op_def sb_op_MatMul = {
+    .name = "MatMul", .load = matmul_load, .infer = matmul_infer, .run = matmul_run};

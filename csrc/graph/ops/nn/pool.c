@@ -186,5 +186,7 @@ static int avg_pool_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "avg_pool2d failed (status %d)", status) : SB_OK;
 }
 
-const sb_op_def sb_op_MaxPool = {"MaxPool", max_pool_load, max_pool_infer, max_pool_run, 0};
-const sb_op_def sb_op_AveragePool = {"AveragePool", avg_pool_load, avg_pool_infer, avg_pool_run, 0};
+const sb_op_def sb_op_MaxPool = {
+    .name = "MaxPool", .load = max_pool_load, .infer = max_pool_infer, .run = max_pool_run};
+const sb_op_def sb_op_AveragePool = {
+    .name = "AveragePool", .load = avg_pool_load, .infer = avg_pool_infer, .run = avg_pool_run};

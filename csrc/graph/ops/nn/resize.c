@@ -318,5 +318,7 @@ static int resize_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "interpolate failed (status %d)", status) : SB_OK;
 }
 
-const sb_op_def sb_op_Resize = {"Resize", resize_load, resize_infer, resize_run, 0};
-const sb_op_def sb_op_Upsample = {"Upsample", upsample_load, resize_infer, resize_run, 0};
+const sb_op_def sb_op_Resize = {
+    .name = "Resize", .load = resize_load, .infer = resize_infer, .run = resize_run};
+const sb_op_def sb_op_Upsample = {
+    .name = "Upsample", .load = upsample_load, .infer = resize_infer, .run = resize_run};

@@ -78,5 +78,7 @@ static int arg_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_ArgMax = {"ArgMax", arg_load, arg_infer, arg_run, 0};
-const sb_op_def sb_op_ArgMin = {"ArgMin", arg_load, arg_infer, arg_run, 0};
+const sb_op_def sb_op_ArgMax = {
+    .name = "ArgMax", .load = arg_load, .infer = arg_infer, .run = arg_run};
+const sb_op_def sb_op_ArgMin = {
+    .name = "ArgMin", .load = arg_load, .infer = arg_infer, .run = arg_run};

@@ -192,6 +192,9 @@ static int instance_norm_run(sb_run_ctx *R)
     return k_norm(R, 1, x, x->info.dims[1], NULL, NULL, R->in[1]->data, R->in[2]->data, s->eps);
 }
 
-const sb_op_def sb_op_BatchNormalization = {"BatchNormalization", batch_norm_load, batch_norm_infer, batch_norm_run, 0};
-const sb_op_def sb_op_GroupNormalization = {"GroupNormalization", group_norm_load, group_norm_infer, group_norm_run, 0};
-const sb_op_def sb_op_InstanceNormalization = {"InstanceNormalization", instance_norm_load, instance_norm_infer, instance_norm_run, 0};
+const sb_op_def sb_op_BatchNormalization = {
+    .name = "BatchNormalization", .load = batch_norm_load, .infer = batch_norm_infer, .run = batch_norm_run};
+const sb_op_def sb_op_GroupNormalization = {
+    .name = "GroupNormalization", .load = group_norm_load, .infer = group_norm_infer, .run = group_norm_run};
+const sb_op_def sb_op_InstanceNormalization = {
+    .name = "InstanceNormalization", .load = instance_norm_load, .infer = instance_norm_infer, .run = instance_norm_run};

@@ -129,4 +129,5 @@ static int cumsum_run(sb_run_ctx *R)
     return kfail(R, sb_k_copy(R->threads, 3, cshape, 4, T, xs, y->data, ys), "copy");
 }
 
-const sb_op_def sb_op_CumSum = {"CumSum", cumsum_load, cumsum_infer, cumsum_run, 0};
+const sb_op_def sb_op_CumSum = {
+    .name = "CumSum", .load = cumsum_load, .infer = cumsum_infer, .run = cumsum_run};

@@ -56,4 +56,5 @@ static int hardmax_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Hardmax = {"Hardmax", hardmax_load, hardmax_infer, hardmax_run, 0};
+const sb_op_def sb_op_Hardmax = {
+    .name = "Hardmax", .load = hardmax_load, .infer = hardmax_infer, .run = hardmax_run};

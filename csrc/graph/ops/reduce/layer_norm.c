@@ -87,4 +87,5 @@ static int layer_norm_run(sb_run_ctx *R)
                     bias ? bias->data : NULL, s->eps);
 }
 
-const sb_op_def sb_op_LayerNormalization = {"LayerNormalization", layer_norm_load, layer_norm_infer, layer_norm_run, 0};
+const sb_op_def sb_op_LayerNormalization = {
+    .name = "LayerNormalization", .load = layer_norm_load, .infer = layer_norm_infer, .run = layer_norm_run};

@@ -82,4 +82,4 @@ static int lrn_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_LRN = {"LRN", lrn_load, lrn_infer, lrn_run, 0};
+const sb_op_def sb_op_LRN = {.name = "LRN", .load = lrn_load, .infer = lrn_infer, .run = lrn_run};

@@ -85,4 +85,5 @@ static int rms_norm_run(sb_run_ctx *R)
     return kfail(R, sb_k_binary(R, SB_BIN_MUL, &q, R->in[1], R->out[0]), "sb_binary");
 }
 
-const sb_op_def sb_op_RMSNormalization = {"RMSNormalization", rms_norm_load, rms_norm_infer, rms_norm_run, 0};
+const sb_op_def sb_op_RMSNormalization = {
+    .name = "RMSNormalization", .load = rms_norm_load, .infer = rms_norm_infer, .run = rms_norm_run};

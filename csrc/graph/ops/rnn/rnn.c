@@ -559,5 +559,7 @@ static int rnn_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_LSTM = {"LSTM", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST};
-const sb_op_def sb_op_GRU = {"GRU", rnn_load, rnn_infer, rnn_run, SB_OP_OPTIONAL_FIRST};
+const sb_op_def sb_op_LSTM = {
+    .name = "LSTM", .load = rnn_load, .infer = rnn_infer, .run = rnn_run, .flags = SB_OP_OPTIONAL_FIRST};
+const sb_op_def sb_op_GRU = {
+    .name = "GRU", .load = rnn_load, .infer = rnn_infer, .run = rnn_run, .flags = SB_OP_OPTIONAL_FIRST};

@@ -144,5 +144,7 @@ static int cast_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Cast = {"Cast", cast_load, cast_infer, cast_run, 0};
-const sb_op_def sb_op_CastLike = {"CastLike", cast_like_load, cast_like_infer, cast_run, 0};
+const sb_op_def sb_op_Cast = {
+    .name = "Cast", .load = cast_load, .infer = cast_infer, .run = cast_run};
+const sb_op_def sb_op_CastLike = {
+    .name = "CastLike", .load = cast_like_load, .infer = cast_like_infer, .run = cast_run};

@@ -93,4 +93,5 @@ static int concat_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Concat = {"Concat", concat_load, concat_infer, concat_run, 0};
+const sb_op_def sb_op_Concat = {
+    .name = "Concat", .load = concat_load, .infer = concat_infer, .run = concat_run};

@@ -122,5 +122,7 @@ static int constant_of_shape_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Constant = {"Constant", constant_load, constant_infer, constant_run, 0};
-const sb_op_def sb_op_ConstantOfShape = {"ConstantOfShape", constant_of_shape_load, constant_of_shape_infer, constant_of_shape_run, 0};
+const sb_op_def sb_op_Constant = {
+    .name = "Constant", .load = constant_load, .infer = constant_infer, .run = constant_run};
+const sb_op_def sb_op_ConstantOfShape = {
+    .name = "ConstantOfShape", .load = constant_of_shape_load, .infer = constant_of_shape_infer, .run = constant_of_shape_run};

@@ -114,5 +114,7 @@ static int depth_to_space_run(sb_run_ctx *R) { return block_run(R, 1); }
 static int space_to_depth_infer(sb_infer_ctx *I) { return block_infer(I, 0); }
 static int space_to_depth_run(sb_run_ctx *R) { return block_run(R, 0); }
 
-const sb_op_def sb_op_DepthToSpace = {"DepthToSpace", depth_to_space_load, depth_to_space_infer, depth_to_space_run, 0};
-const sb_op_def sb_op_SpaceToDepth = {"SpaceToDepth", space_to_depth_load, space_to_depth_infer, space_to_depth_run, 0};
+const sb_op_def sb_op_DepthToSpace = {
+    .name = "DepthToSpace", .load = depth_to_space_load, .infer = depth_to_space_infer, .run = depth_to_space_run};
+const sb_op_def sb_op_SpaceToDepth = {
+    .name = "SpaceToDepth", .load = space_to_depth_load, .infer = space_to_depth_infer, .run = space_to_depth_run};

@@ -92,5 +92,5 @@ static int tile_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the copy failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Expand = {"Expand", NULL, expand_infer, expand_run, 0};
-const sb_op_def sb_op_Tile = {"Tile", NULL, tile_infer, tile_run, 0};
+const sb_op_def sb_op_Expand = {.name = "Expand", .infer = expand_infer, .run = expand_run};
+const sb_op_def sb_op_Tile = {.name = "Tile", .infer = tile_infer, .run = tile_run};

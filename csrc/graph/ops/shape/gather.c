@@ -75,4 +75,5 @@ static int gather_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Gather = {"Gather", gather_load, gather_infer, gather_run, 0};
+const sb_op_def sb_op_Gather = {
+    .name = "Gather", .load = gather_load, .infer = gather_infer, .run = gather_run};

@@ -275,4 +275,4 @@ static int pad_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the copy failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Pad = {"Pad", pad_load, pad_infer, pad_run, 0};
+const sb_op_def sb_op_Pad = {.name = "Pad", .load = pad_load, .infer = pad_infer, .run = pad_run};

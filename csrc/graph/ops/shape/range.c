@@ -129,4 +129,4 @@ static int range_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the float32 kernels failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Range = {"Range", NULL, range_infer, range_run, 0};
+const sb_op_def sb_op_Range = {.name = "Range", .infer = range_infer, .run = range_run};

@@ -67,5 +67,7 @@ static int size_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Shape = {"Shape", shape_load, shape_infer, shape_run, SB_OP_SHAPE_ONLY};
-const sb_op_def sb_op_Size = {"Size", NULL, size_infer, size_run, SB_OP_SHAPE_ONLY};
+const sb_op_def sb_op_Shape = {
+    .name = "Shape", .load = shape_load, .infer = shape_infer, .run = shape_run, .flags = SB_OP_SHAPE_ONLY};
+const sb_op_def sb_op_Size = {
+    .name = "Size", .infer = size_infer, .run = size_run, .flags = SB_OP_SHAPE_ONLY};

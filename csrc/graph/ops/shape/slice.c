@@ -124,4 +124,5 @@ static int slice_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the copy failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Slice = {"Slice", slice_load, slice_infer, slice_run, 0};
+const sb_op_def sb_op_Slice = {
+    .name = "Slice", .load = slice_load, .infer = slice_infer, .run = slice_run};

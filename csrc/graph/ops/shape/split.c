@@ -122,4 +122,5 @@ static int split_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Split = {"Split", split_load, split_infer, split_run, 0};
+const sb_op_def sb_op_Split = {
+    .name = "Split", .load = split_load, .infer = split_infer, .run = split_run};

@@ -66,4 +66,5 @@ static int transpose_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the copy failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Transpose = {"Transpose", transpose_load, transpose_infer, transpose_run, 0};
+const sb_op_def sb_op_Transpose = {
+    .name = "Transpose", .load = transpose_load, .infer = transpose_infer, .run = transpose_run};

@@ -230,10 +230,15 @@ static int dropout_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Identity = {"Identity", NULL, identity_infer, NULL, SB_OP_VIEW};
-const sb_op_def sb_op_Reshape = {"Reshape", reshape_load, reshape_infer, NULL, SB_OP_VIEW};
-const sb_op_def sb_op_Flatten = {"Flatten", flatten_load, flatten_infer, NULL, SB_OP_VIEW};
-const sb_op_def sb_op_Squeeze = {"Squeeze", squeeze_load, squeeze_infer, NULL, SB_OP_VIEW};
-const sb_op_def sb_op_Unsqueeze = {"Unsqueeze", squeeze_load, unsqueeze_infer, NULL, SB_OP_VIEW};
+const sb_op_def sb_op_Identity = {.name = "Identity", .infer = identity_infer, .flags = SB_OP_VIEW};
+const sb_op_def sb_op_Reshape = {
+    .name = "Reshape", .load = reshape_load, .infer = reshape_infer, .flags = SB_OP_VIEW};
+const sb_op_def sb_op_Flatten = {
+    .name = "Flatten", .load = flatten_load, .infer = flatten_infer, .flags = SB_OP_VIEW};
+const sb_op_def sb_op_Squeeze = {
+    .name = "Squeeze", .load = squeeze_load, .infer = squeeze_infer, .flags = SB_OP_VIEW};
+const sb_op_def sb_op_Unsqueeze = {
+    .name = "Unsqueeze", .load = squeeze_load, .infer = unsqueeze_infer, .flags = SB_OP_VIEW};
 /* (never folded at load, as Python's runner: its refusals come at run) */
-const sb_op_def sb_op_Dropout = {"Dropout", dropout_load, dropout_infer, NULL, SB_OP_VIEW | SB_OP_NO_FOLD};
+const sb_op_def sb_op_Dropout = {
+    .name = "Dropout", .load = dropout_load, .infer = dropout_infer, .flags = SB_OP_VIEW | SB_OP_NO_FOLD};

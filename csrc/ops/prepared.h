@@ -1,0 +1,42 @@
+/* The elementwise operations' calls checked and planned once and run many
+ * times (the graph runtime's steps, prepared when a plan is made): prepare
+ * checks every argument but the pointers and plans the chunks, which never
+ * depend on the thread count; run_prepared only runs the chunks. sb_binary
+ * and sb_unary are prepare, a check of the pointers, then run_prepared, so
+ * both forms give the same bits. */
+#ifndef SB_OPS_PREPARED_H
+#define SB_OPS_PREPARED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "samebits.h"
+#include "isa/isa.h"
+#include "framework/step.h"
+
+typedef struct sb_binary_call {
+    int op, ndim;
+    int64_t shape[SB_MAX_BATCH_DIMS];
+    int64_t a_stride[SB_MAX_BATCH_DIMS], b_stride[SB_MAX_BATCH_DIMS];
+    size_t total, cols;
+    sb_step_plan plan;            /* units: output rows */
+} sb_binary_call;
+
+/* SB_OK, or the status sb_binary would return for these arguments (the
+ * pointers are not read). */
+int sb_binary_prepare(const sb_binary_args *args, sb_binary_call *call);
+void sb_binary_run_prepared(const sb_binary_call *call, const float *a, const float *b, float *y,
+                            int max_threads);
+
+typedef struct sb_unary_call {
+    sb_unary_kernel_fn kernel;    /* the path's, in the mode's form */
+    int op;
+    float param;
+    size_t count;
+    sb_step_plan plan;            /* units: elements */
+} sb_unary_call;
+
+int sb_unary_prepare(const sb_unary_args *args, sb_unary_call *call);
+/* x and y the same array or apart (never a partial overlap). */
+void sb_unary_run_prepared(const sb_unary_call *call, const float *x, float *y, int max_threads);
+
+#endif
