@@ -23,6 +23,7 @@
  * layer (one input channel per group) runs the direct kernel of depthwise.c. */
 #include <string.h>
 #include "ops/conv_internal.h"
+#include "ops/prepared.h"
 #include "framework/checked.h"
 #include "framework/driver.h"
 #include "framework/memory.h"
@@ -211,9 +212,9 @@ static size_t stored_rows(const sb_conv_desc *d, sb_padded_rows *rows)
     return count;
 }
 
-/* The call's plan and run (no memory is touched). */
-static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *plan,
-                       sb_product_run *run, const sb_tile *tile)
+/* The call's shape-dependent part and its product plan (no pointer is read:
+ * the call is prepared once and run many times). */
+static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *plan, const sb_tile *tile)
 {
     memset(call, 0, sizeof *call);
     call->d = d;
@@ -235,19 +236,23 @@ static int plan_groups(const sb_conv_desc *d, conv_call *call, sb_product_plan *
     desc.a_packed = 1;
     desc.count = d->n * d->groups;
     desc.tile = tile;
-    int status = sb_plan_product(d->isa->gemm, d->mode, &desc, plan);
-    if (status != SB_OK) return status;
+    return sb_plan_product(d->isa->gemm, d->mode, &desc, plan);
+}
+
+/* The products' run over a planned call. */
+static void bind_run(const sb_conv_desc *d, const conv_call *call, const sb_product_plan *plan,
+                     sb_product_run *run)
+{
     memset(run, 0, sizeof *run);
     run->plan = plan;
     run->activation = d->activation;
     run->max_threads = d->max_threads;
-    if (!pointwise) {
+    if (!sb_conv_is_pointwise(d)) {
         run->gather = call->stored_rows ? gather_patch_strips : gather_patch_elements;
         run->gather_ctx = call;
     }
     run->operands = conv_operands;
     run->operands_ctx = call;
-    return SB_OK;
 }
 
 /* Where B is read from (conv_call.planes): the input itself, or every plane
@@ -289,36 +294,52 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     return SB_OK;
 }
 
+/* Weights packed for the tile: the prepacked ones, or packed now into
+ * *own (for the caller to release). */
+static int packed_weights(const sb_conv_desc *d, const sb_tile *tile, const float **packed, float **own)
+{
+    const size_t cout_g = d->cout / d->groups, k = d->c / d->groups * d->kh * d->kw;
+    *own = NULL;
+    *packed = d->packed;
+    if (d->packed || k == 0) return SB_OK;
+    size_t bytes;   /* every route reads the weights packed: pack them once */
+    if (!sb_mul3_ok(d->groups, packed_group_floats(tile, cout_g, k), sizeof(float), &bytes))
+        return SB_ERR_NO_MEMORY;
+    if (!(*own = sb_workspace_get(bytes))) return SB_ERR_NO_MEMORY;
+    for (size_t g = 0; g < d->groups; ++g)
+        sb_pack_a_whole(tile, cout_g, k, d->weights + g * cout_g * k, (ptrdiff_t)k, 1,
+                        *own + g * packed_group_floats(tile, cout_g, k));
+    *packed = *own;
+    return SB_OK;
+}
+
+/* The products of a planned call (call->d is d). */
+static int run_call(const sb_conv_desc *d, conv_call *call, const sb_product_plan *plan,
+                    const float *packed)
+{
+    sb_product_run run;
+    void *own_planes = NULL;
+    bind_run(d, call, plan, &run);
+    call->packed = packed;
+    int status = store_planes(d, call, &own_planes);
+    if (status == SB_OK) status = sb_run_products(&run);
+    sb_workspace_release(own_planes);
+    return status;
+}
+
 static int run_groups(const sb_conv_desc *d)
 {
-    const size_t cin_g = d->c / d->groups, cout_g = d->cout / d->groups;
-    const size_t k = cin_g * d->kh * d->kw;
-    const sb_tile *tile = sb_conv_tile(d->isa->gemm, cout_g);
-    float *own_packed = NULL;
-    if (!d->packed && k > 0) {   /* every route reads the weights packed: pack them once */
-        size_t bytes;
-        if (!sb_mul3_ok(d->groups, packed_group_floats(tile, cout_g, k), sizeof(float), &bytes))
-            return SB_ERR_NO_MEMORY;
-        own_packed = sb_workspace_get(bytes);
-        if (!own_packed) return SB_ERR_NO_MEMORY;
-        for (size_t g = 0; g < d->groups; ++g)
-            sb_pack_a_whole(tile, cout_g, k, d->weights + g * cout_g * k, (ptrdiff_t)k, 1,
-                            own_packed + g * packed_group_floats(tile, cout_g, k));
-    }
-    const float *packed = d->packed ? d->packed : own_packed;
-    int status = SB_OK;
-    if (sb_few_columns_applies(d)) {
+    const sb_tile *tile = sb_conv_tile(d->isa->gemm, d->cout / d->groups);
+    const float *packed;
+    float *own_packed;
+    int status = packed_weights(d, tile, &packed, &own_packed);
+    if (status == SB_OK && sb_few_columns_applies(d)) {
         status = sb_few_columns_run(d, tile, packed);
-    } else {
+    } else if (status == SB_OK) {
         conv_call call;
         sb_product_plan plan;
-        sb_product_run run;
-        void *own_planes = NULL;
-        status = plan_groups(d, &call, &plan, &run, tile);
-        call.packed = packed;
-        if (status == SB_OK) status = store_planes(d, &call, &own_planes);
-        if (status == SB_OK) status = sb_run_products(&run);
-        sb_workspace_release(own_planes);
+        status = plan_call(d, &call, &plan, tile);
+        if (status == SB_OK) status = run_call(d, &call, &plan, packed);
     }
     sb_workspace_release(own_packed);
     return status;
@@ -346,6 +367,70 @@ int sb_conv2d(const sb_conv2d_args *args)
     return run_groups(&d);
 }
 
+/* ---- a call prepared once, run many times (ops/prepared.h) ---------------- */
+
+enum { ROUTE_EMPTY, ROUTE_DEPTHWISE, ROUTE_FEW_COLUMNS, ROUTE_GROUPS };
+
+struct sb_conv2d_call {
+    sb_conv_desc d;               /* parsed; its pointers given per run */
+    int route, packed;            /* packed: the weights come in sb_conv2d_pack's layout */
+    const sb_tile *tile;
+    conv_call call;               /* ROUTE_GROUPS: planned, its pointers set per run */
+    sb_product_plan plan;
+};
+
+size_t sb_conv2d_call_bytes(void) { return sizeof(sb_conv2d_call); }
+
+int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *c)
+{
+    memset(c, 0, sizeof *c);
+    int status = sb_conv_parse_call(args, &c->d);
+    if (status != SB_OK) return status;
+    c->d.isa = sb_isa_supported(c->d.path);
+    if (!c->d.isa) return SB_ERR_PATH;
+    c->packed = args->packed != 0;
+    c->d.x = NULL, c->d.y = NULL, c->d.weights = NULL, c->d.packed = NULL, c->d.bias = NULL;
+    if (c->d.n == 0 || c->d.cout == 0) {
+        c->route = ROUTE_EMPTY;
+    } else if (sb_conv_is_depthwise(c->d.c / c->d.groups, c->d.groups)) {
+        c->route = ROUTE_DEPTHWISE;
+    } else {
+        c->tile = sb_conv_tile(c->d.isa->gemm, c->d.cout / c->d.groups);
+        c->route = sb_few_columns_applies(&c->d) ? ROUTE_FEW_COLUMNS : ROUTE_GROUPS;
+        if (c->route == ROUTE_GROUPS) status = plan_call(&c->d, &c->call, &c->plan, c->tile);
+    }
+    return status;
+}
+
+int sb_conv2d_run_prepared(const sb_conv2d_call *c, const float *x, const float *weights,
+                           const float *bias, float *y, int max_threads)
+{
+    sb_conv_desc d = c->d;
+    d.x = x, d.y = y, d.bias = bias, d.max_threads = sb_thread_cap(max_threads);
+    if (c->packed) d.packed = weights;
+    else d.weights = weights;
+    if (!sb_conv_pointers_ok(&d)) return SB_ERR_ARGUMENT;
+    switch (c->route) {
+    case ROUTE_EMPTY: return SB_OK;
+    case ROUTE_DEPTHWISE:
+        if (d.packed) d.weights = d.packed, d.packed = NULL;
+        return sb_depthwise_run(&d);
+    default: break;
+    }
+    const float *packed;
+    float *own_packed;
+    int status = packed_weights(&d, c->tile, &packed, &own_packed);
+    if (status == SB_OK && c->route == ROUTE_FEW_COLUMNS) {
+        status = sb_few_columns_run(&d, c->tile, packed);
+    } else if (status == SB_OK) {
+        conv_call call = c->call;   /* this run's copy, pointing at this run's d */
+        call.d = &d, call.rows.d = &d;
+        status = run_call(&d, &call, &c->plan, packed);
+    }
+    sb_workspace_release(own_packed);
+    return status;
+}
+
 int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
 {
     if (!info) return SB_ERR_ARGUMENT;
@@ -364,7 +449,8 @@ int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
     conv_call call;
     sb_product_plan plan;
     sb_product_run run;
-    status = plan_groups(&d, &call, &plan, &run, tile);
+    status = plan_call(&d, &call, &plan, tile);
+    bind_run(&d, &call, &plan, &run);
     if (status == SB_OK) sb_describe_products(&run, d.path, info);
     return status;
 }

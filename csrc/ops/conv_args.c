@@ -13,7 +13,7 @@ static int size_arg(int64_t v, size_t *out)
     return 1;
 }
 
-int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
+int sb_conv_parse_call(const sb_conv2d_args *args, sb_conv_desc *d)
 {
     if (!args) return SB_ERR_ARGUMENT;
     const int64_t sizes[] = {args->n, args->c, args->h, args->w, args->cout, args->kh, args->kw,
@@ -59,11 +59,23 @@ int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
     if (!sb_activation_valid(args->activation)) return SB_ERR_ARGUMENT;
     d->x = (const float *)(intptr_t)args->x;
     d->y = (float *)(intptr_t)args->y;
+    return SB_OK;
+}
+
+int sb_conv_pointers_ok(const sb_conv_desc *d)
+{
     size_t cin_g = d->c / d->groups;
     int empty_out = d->n == 0 || d->cout == 0;
     int empty_in = d->c == 0 || d->h == 0 || d->w == 0;
-    if (!empty_out && !d->y) return SB_ERR_ARGUMENT;
-    if (!empty_out && cin_g && !weights) return SB_ERR_ARGUMENT;
-    if (!empty_out && !empty_in && !d->x) return SB_ERR_ARGUMENT;
-    return SB_OK;
+    if (!empty_out && !d->y) return 0;
+    if (!empty_out && cin_g && !d->weights && !d->packed) return 0;
+    if (!empty_out && !empty_in && !d->x) return 0;
+    return 1;
+}
+
+int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
+{
+    int status = sb_conv_parse_call(args, d);
+    if (status != SB_OK) return status;
+    return sb_conv_pointers_ok(d) ? SB_OK : SB_ERR_ARGUMENT;
 }

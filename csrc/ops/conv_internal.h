@@ -30,6 +30,11 @@ typedef struct {
  * sb_window_output_size, and every element count of x, w and y must be
  * addressable. The path is not checked (the naive reference has none). */
 int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d);
+/* sb_conv_parse without its pointer checks (a call prepared before its
+ * operands exist); sb_conv_pointers_ok makes them (1: every operand the
+ * call reads or writes is there). */
+int sb_conv_parse_call(const sb_conv2d_args *args, sb_conv_desc *d);
+int sb_conv_pointers_ok(const sb_conv_desc *d);
 
 /* A convolution is depthwise when every group has one input channel and
  * there is more than one group; it then runs the direct kernel of

@@ -39,4 +39,15 @@ int sb_unary_prepare(const sb_unary_args *args, sb_unary_call *call);
 /* x and y the same array or apart (never a partial overlap). */
 void sb_unary_run_prepared(const sb_unary_call *call, const float *x, float *y, int max_threads);
 
+/* A convolution (sb_conv2d's arguments, whatever its pointers), parsed,
+ * checked and with its product planned: ROUTE and plan as sb_conv2d would
+ * take them. Opaque; sb_conv2d_call_bytes() bytes, 8-byte aligned. */
+typedef struct sb_conv2d_call sb_conv2d_call;
+size_t sb_conv2d_call_bytes(void);
+int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *call);
+/* The call on these operands (weights in the layout the arguments said:
+ * plain or sb_conv2d_pack's; bias null for none); sb_conv2d's status. */
+int sb_conv2d_run_prepared(const sb_conv2d_call *call, const float *x, const float *weights,
+                           const float *bias, float *y, int max_threads);
+
 #endif

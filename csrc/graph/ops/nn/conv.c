@@ -155,9 +155,34 @@ static int conv_infer(sb_infer_ctx *I)
     return conv_geometry(I->node, s, I->in, I->n_in, NULL, &I->out[0]);
 }
 
+/* The sb_conv2d call for these infos, parsed and planned once: a run only
+ * gives it its operands. */
+static int conv_prepare(sb_prepare_ctx *P)
+{
+    const conv_state *s = P->state;
+    sb_conv2d_args a;
+    sb_vinfo out;
+    int status = conv_geometry(P->node, s, P->in, P->n_in, &a, &out);
+    if (status) return status;
+    if (sb_conv2d_call_bytes() > SB_PREPARED_BYTES) return SB_OK;   /* (then each run prepares) */
+    a.path = P->path, a.mode = P->mode, a.max_threads = 1;
+    status = sb_conv2d_prepare(&a, P->prepared);
+    if (status) return sb_fail(status, "node %d (%s): conv2d failed (status %d)", P->node->index,
+                               P->node->op_type, status);
+    P->bytes = sb_conv2d_call_bytes();
+    return SB_OK;
+}
+
 static int conv_run(sb_run_ctx *R)
 {
     const conv_state *s = R->state;
+    if (R->prepared) {
+        const sb_tval *b = R->n_in > 2 ? R->in[2] : NULL;
+        int status = sb_conv2d_run_prepared(R->prepared, R->in[0]->data,
+                                            s->packed ? s->weights : R->in[1]->data,
+                                            b ? b->data : NULL, R->out[0]->data, R->threads);
+        return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
+    }
     sb_conv2d_args a;
     sb_vinfo out;
     int status = conv_geometry(R->node, s, R->in, R->n_in, &a, &out);
@@ -169,4 +194,4 @@ static int conv_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_Conv = {
-    .name = "Conv", .load = conv_load, .infer = conv_infer, .run = conv_run};
+    .name = "Conv", .load = conv_load, .infer = conv_infer, .run = conv_run, .prepare = conv_prepare};
