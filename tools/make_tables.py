@@ -1,16 +1,24 @@
-"""The operation-code tables, written once here and turned into C, Python and
-JavaScript: the activations of the fused epilogue, the elementwise functions,
-the arithmetic and the reductions. Each code is part of the ABI between the C
-library and its hosts (never renumber: append).
+"""The tables the C library shares with its hosts, written once here and
+turned into C, Python and JavaScript: the operation codes (the activations of
+the fused epilogue, the elementwise functions, the arithmetic and the
+reductions), the status codes, and the element types of the graph runtime
+(ONNX's TensorProto.DataType numbers). Each code is part of the ABI between the
+C library and its hosts (never renumber: append).
 
-    python tools/make_tables.py           # writes the three outputs
+    python tools/make_tables.py           # writes the outputs
     python tools/make_tables.py --check   # fails if any is stale (a test runs it)
 
 Outputs:
-  csrc/samebits.h                  the enums, between the GENERATED markers
-  py/samebits/_binding/codes.py    {Python name: code} per table
-  js/src/codes.mjs                 {JavaScript name: code} per table, for the
-                                   entries the npm package's API offers
+  csrc/samebits.h                  the operation enums and enum sb_status, between
+                                   GENERATED markers
+  csrc/graph/tensor.h              enum sb_dtype and SB_DTYPE_TABLE (an X-macro of
+                                   each type's name and size), between markers
+  py/samebits/_binding/codes.py    {Python name: code} per table, the status
+                                   constants, the element types' names, sizes,
+                                   struct formats and numpy dtypes
+  js/src/codes.mjs                 {JavaScript name: code} per table (the entries
+                                   the npm package's API offers), STATUS, DTYPES
+  docs/c-api.md                    the status table, between GENERATED comments
 """
 from __future__ import annotations
 
@@ -71,9 +79,88 @@ TABLES = (
            Entry("log_softmax", "logSoftmax"), Entry("layer_norm", "layerNorm"))),
 )
 
+
+@dataclass(frozen=True)
+class Status:
+    name: str                 # SB_ERR_<NAME> (SB_OK for "ok"), STATUS_<NAME>, STATUS.<name>
+    code: int
+    python: str               # what the Python host raises for it in the graph runtime
+    js: str                   # what the npm package raises (its own class, or a built-in)
+    note: str                 # the C comment
+    doc: str                  # docs/c-api.md's "meaning"
+
+
+STATUSES = (
+    Status("ok", 0, "", "", "",
+           "done"),
+    Status("argument", -1, "ValueError", "RangeError",
+           "a null pointer with a nonzero size, bad mode, size or thread count",
+           "a null pointer, a bad mode or thread count"),
+    Status("path", -2, "ValueError", "RangeError",
+           "path not built into this library or not runnable on this CPU",
+           "the path cannot run on this CPU"),
+    Status("no_memory", -3, "MemoryError", "RangeError",
+           "a scratch or packing buffer could not be allocated",
+           "an allocation failed (the message says what for)"),
+    Status("decode", -4, "DecodeError", "DecodeError",
+           "the bytes are not a well-formed ONNX file (the graph runtime's, from here on, "
+           "each with a message: sb_last_error)",
+           "the bytes are not a well-formed ONNX file"),
+    Status("unsupported", -5, "UnsupportedModelError", "UnsupportedModelError",
+           "an operator, attribute, opset or type the runtime lacks",
+           "an operator, attribute, opset, domain or type the runtime lacks"),
+    Status("value", -6, "ValueError", "RangeError",
+           "an input or attribute value that does not fit (ValueError)",
+           "an input or attribute value that does not fit"),
+    Status("type", -7, "TypeError", "TypeError", "an input of the wrong element type (TypeError)",
+           "an input of the wrong element type"),
+    Status("index", -8, "IndexError", "RangeError", "an index out of range (IndexError)",
+           "an index out of range"),
+)
+
+
+@dataclass(frozen=True)
+class DType:
+    code: int                 # TensorProto.DataType
+    c: str                    # SB_DT_<C>
+    name: str                 # numpy's name (ONNX's for the types numpy lacks)
+    size: int                 # bytes per element; 0: graphs never compute with it
+    fmt: str = ""             # struct format
+    numpy: str = ""           # numpy dtype string
+    js: str = ""              # the typed array that holds it
+
+
+DTYPES = (
+    DType(0, "UNDEFINED", "undefined", 0),
+    DType(1, "FLOAT", "float32", 4, "f", "<f4", "Float32Array"),
+    DType(2, "UINT8", "uint8", 1, "B", "u1", "Uint8Array"),
+    DType(3, "INT8", "int8", 1, "b", "i1", "Int8Array"),
+    DType(4, "UINT16", "uint16", 2, "H", "<u2", "Uint16Array"),
+    DType(5, "INT16", "int16", 2, "h", "<i2", "Int16Array"),
+    DType(6, "INT32", "int32", 4, "i", "<i4", "Int32Array"),
+    DType(7, "INT64", "int64", 8, "q", "<i8", "BigInt64Array"),
+    DType(8, "STRING", "string", 0),
+    DType(9, "BOOL", "bool", 1, "?", "?", "Uint8Array"),
+    DType(10, "FLOAT16", "float16", 0),
+    DType(11, "DOUBLE", "float64", 0),
+    DType(12, "UINT32", "uint32", 4, "I", "<u4", "Uint32Array"),
+    DType(13, "UINT64", "uint64", 8, "Q", "<u8", "BigUint64Array"),
+    DType(14, "COMPLEX64", "complex64", 0),
+    DType(15, "COMPLEX128", "complex128", 0),
+    DType(16, "BFLOAT16", "bfloat16", 0),
+)
+
 C_FILE = ROOT / "csrc" / "samebits.h"
+DTYPE_C_FILE = ROOT / "csrc" / "graph" / "tensor.h"
 C_BEGIN = "/* GENERATED by tools/make_tables.py from its TABLES: do not edit by hand. */\n"
 C_END = "/* END GENERATED (tools/make_tables.py) */\n"
+STATUS_BEGIN = "/* GENERATED by tools/make_tables.py from its STATUSES: do not edit by hand. */\n"
+STATUS_END = "/* END GENERATED (tools/make_tables.py, STATUSES) */\n"
+DOC_FILE = ROOT / "docs" / "c-api.md"
+DOC_BEGIN = "<!-- GENERATED by tools/make_tables.py from its STATUSES: do not edit by hand. -->\n"
+DOC_END = "<!-- END GENERATED (tools/make_tables.py, STATUSES) -->\n"
+DTYPE_BEGIN = "/* GENERATED by tools/make_tables.py from its DTYPES: do not edit by hand. */\n"
+DTYPE_END = "/* END GENERATED (tools/make_tables.py, DTYPES) */\n"
 PY_FILE = ROOT / "py" / "samebits" / "_binding" / "codes.py"
 JS_FILE = ROOT / "js" / "src" / "codes.mjs"
 HEADER = "GENERATED by tools/make_tables.py from its TABLES: do not edit by hand."
@@ -92,6 +179,46 @@ def c_block() -> str:
     return "".join(out)
 
 
+def status_c_name(st: Status) -> str:
+    return "SB_OK" if st.code == 0 else f"SB_ERR_{st.name.upper()}"
+
+
+def status_block() -> str:
+    out = [STATUS_BEGIN, "/* What every function returns: 0, or a negative status. Part of the ABI:\n"
+           " * never renumber. */\n", "enum sb_status {\n"]
+    for st in STATUSES:
+        note = f"   /* {st.note} */" if st.note else ""
+        out.append(f"    {status_c_name(st)} = {st.code},{note}\n")
+    out.append("};\n")
+    out.append(STATUS_END)
+    return "".join(out)
+
+
+def status_doc() -> str:
+    def js(st: Status) -> str:
+        return f"`{st.js}`" if st.js in ("RangeError", "TypeError") else f"`Error` named `{st.js}`"
+    out = [DOC_BEGIN, "| status | meaning | Python | JavaScript |\n", "| --- | --- | --- | --- |\n"]
+    for st in STATUSES:
+        py = f"`{st.python}`" if st.python else ""
+        out.append(f"| `{status_c_name(st)}` ({st.code}) | {st.doc} | {py} | {js(st) if st.js else ''} |\n")
+    out.append(DOC_END)
+    return "".join(out)
+
+
+def dtype_block() -> str:
+    out = [DTYPE_BEGIN, "/* TensorProto.DataType: the element types a graph computes with (a size)\n"
+           " * and those it only reads as stored constants (float16, bfloat16 and float64,\n"
+           " * converted to float32 when the model is loaded) or refuses. */\n", "enum sb_dtype {\n"]
+    for t in DTYPES:
+        out.append(f"    SB_DT_{t.c} = {t.code},\n")
+    out.append("};\n\n/* X(code, name, bytes per element: 0 when graphs never compute with it) */\n"
+               "#define SB_DTYPE_TABLE(X) \\\n")
+    rows = [f'    X({t.code}, "{t.name}", {t.size})' for t in DTYPES]
+    out.append(" \\\n".join(rows) + "\n")
+    out.append(DTYPE_END)
+    return "".join(out)
+
+
 def python_text() -> str:
     out = [f'"""The operation codes of csrc/samebits.h, by Python name. {HEADER}"""\n']
     for t in TABLES:
@@ -99,6 +226,33 @@ def python_text() -> str:
         for code, e in enumerate(t.entries):
             out.append(f'    "{e.name}": {code},\n')
         out.append("}\n")
+    out.append("\n# enum sb_status: what every C function returns\n")
+    for st in STATUSES:
+        out.append(f"STATUS_{st.name.upper()} = {st.code}\n")
+    out.append("# the exception the graph runtime's status becomes (a builtin, or samebits.onnx's)\n"
+               "STATUS_EXCEPTIONS: dict[int, str] = {\n")
+    for st in STATUSES:
+        if st.python:
+            out.append(f'    {st.code}: "{st.python}",\n')
+    out.append("}\n")
+    out.append("\n# enum sb_dtype: TensorProto.DataType numbers, their names (numpy's, else ONNX's)\n"
+               "DTYPE_NAMES: dict[int, str] = {\n")
+    for t in DTYPES[1:]:
+        out.append(f'    {t.code}: "{t.name}",\n')
+    out.append("}\n# the types a graph computes with: bytes per element, struct format, numpy dtype\n"
+               "DTYPE_SIZES: dict[int, int] = {\n")
+    for t in DTYPES:
+        if t.size:
+            out.append(f"    {t.code}: {t.size},\n")
+    out.append("}\nDTYPE_FORMATS: dict[int, str] = {\n")
+    for t in DTYPES:
+        if t.size:
+            out.append(f'    {t.code}: "{t.fmt}",\n')
+    out.append("}\nDTYPE_NUMPY: dict[int, str] = {\n")
+    for t in DTYPES:
+        if t.size:
+            out.append(f'    {t.code}: "{t.numpy}",\n')
+    out.append("}\n")
     return "".join(out)
 
 
@@ -110,16 +264,34 @@ def js_text() -> str:
             if e.js is not None:
                 out.append(f"    {e.js}: {code},\n")
         out.append("});\n")
+    out.append("\n// enum sb_status: what every C function returns\nexport const STATUS = Object.freeze({\n")
+    for st in STATUSES:
+        out.append(f"    {st.name}: {st.code},\n")
+    out.append("});\n// the error the graph runtime's status becomes (a built-in, or the package's own)\n"
+               "export const STATUS_ERRORS = Object.freeze({\n")
+    for st in STATUSES:
+        if st.js:
+            out.append(f'    [{st.code}]: "{st.js}",\n')
+    out.append("});\n")
+    out.append("\n// enum sb_dtype: TensorProto.DataType numbers. For the types a graph computes\n"
+               "// with: [name, typed array, bytes per element]\nexport const DTYPES = Object.freeze({\n")
+    for t in DTYPES:
+        if t.size:
+            out.append(f'    {t.code}: Object.freeze(["{t.name}", {t.js}, {t.size}]),\n')
+    out.append("});\n// every type's name (numpy's, else ONNX's)\nexport const DTYPE_NAMES = Object.freeze({\n")
+    for t in DTYPES[1:]:
+        out.append(f'    {t.code}: "{t.name}",\n')
+    out.append("});\n")
     return "".join(out)
 
 
-def with_c_block(header: str) -> str:
-    """samebits.h with its generated block replaced (the markers must be there)."""
-    if header.count(C_BEGIN) != 1 or header.count(C_END) != 1:
-        raise SystemExit(f"{C_FILE}: expected one pair of GENERATED markers")
-    start = header.index(C_BEGIN)
-    end = header.index(C_END) + len(C_END)
-    return header[:start] + c_block() + header[end:]
+def with_block(path: Path, text: str, begin: str, end_marker: str, block: str) -> str:
+    """text (path's) with its generated block replaced (the markers must be there)."""
+    if text.count(begin) != 1 or text.count(end_marker) != 1:
+        raise SystemExit(f"{_shown(path)}: expected one pair of GENERATED markers ({begin.strip()})")
+    start = text.index(begin)
+    end = text.index(end_marker) + len(end_marker)
+    return text[:start] + block + text[end:]
 
 
 def _shown(p: Path) -> Path:
@@ -133,7 +305,12 @@ def main() -> int:
     for t in TABLES:
         names = [e.name for e in t.entries]
         assert len(set(names)) == len(names), t.enum
-    wanted = {C_FILE: with_c_block(C_FILE.read_text()), PY_FILE: python_text(), JS_FILE: js_text()}
+    header = with_block(C_FILE, C_FILE.read_text(), C_BEGIN, C_END, c_block())
+    header = with_block(C_FILE, header, STATUS_BEGIN, STATUS_END, status_block())
+    tensor = with_block(DTYPE_C_FILE, DTYPE_C_FILE.read_text(), DTYPE_BEGIN, DTYPE_END, dtype_block())
+    doc = with_block(DOC_FILE, DOC_FILE.read_text(), DOC_BEGIN, DOC_END, status_doc())
+    wanted = {C_FILE: header, DTYPE_C_FILE: tensor, PY_FILE: python_text(), JS_FILE: js_text(),
+              DOC_FILE: doc}
     stale = [p for p, text in wanted.items() if not p.is_file() or p.read_text() != text]
     if args.check:
         for p in stale:

@@ -6,20 +6,20 @@
 
 int sb_dtype_size(int dtype)
 {
-    switch (dtype) {
-    case SB_DT_FLOAT: case SB_DT_INT32: case SB_DT_UINT32: return 4;
-    case SB_DT_INT64: case SB_DT_UINT64: return 8;
-    case SB_DT_INT16: case SB_DT_UINT16: return 2;
-    case SB_DT_INT8: case SB_DT_UINT8: case SB_DT_BOOL: return 1;
-    default: return 0;
-    }
+    static const int sizes[] = {
+#define SIZE_OF(code, name, size) size,
+        SB_DTYPE_TABLE(SIZE_OF)
+#undef SIZE_OF
+    };
+    return dtype >= 0 && dtype < (int)(sizeof sizes / sizeof sizes[0]) ? sizes[dtype] : 0;
 }
 
 const char *sb_dtype_name(int dtype)
 {
     static const char *const names[] = {
-        "undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string",
-        "bool", "float16", "float64", "uint32", "uint64", "complex64", "complex128", "bfloat16",
+#define NAME_OF(code, name, size) name,
+        SB_DTYPE_TABLE(NAME_OF)
+#undef NAME_OF
     };
     if (dtype >= 0 && dtype < (int)(sizeof names / sizeof names[0])) return names[dtype];
     return "unknown";

@@ -58,3 +58,61 @@ export const REDUCE = Object.freeze({
     logSoftmax: 3,
     layerNorm: 4,
 });
+
+// enum sb_status: what every C function returns
+export const STATUS = Object.freeze({
+    ok: 0,
+    argument: -1,
+    path: -2,
+    no_memory: -3,
+    decode: -4,
+    unsupported: -5,
+    value: -6,
+    type: -7,
+    index: -8,
+});
+// the error the graph runtime's status becomes (a built-in, or the package's own)
+export const STATUS_ERRORS = Object.freeze({
+    [-1]: "RangeError",
+    [-2]: "RangeError",
+    [-3]: "RangeError",
+    [-4]: "DecodeError",
+    [-5]: "UnsupportedModelError",
+    [-6]: "RangeError",
+    [-7]: "TypeError",
+    [-8]: "RangeError",
+});
+
+// enum sb_dtype: TensorProto.DataType numbers. For the types a graph computes
+// with: [name, typed array, bytes per element]
+export const DTYPES = Object.freeze({
+    1: Object.freeze(["float32", Float32Array, 4]),
+    2: Object.freeze(["uint8", Uint8Array, 1]),
+    3: Object.freeze(["int8", Int8Array, 1]),
+    4: Object.freeze(["uint16", Uint16Array, 2]),
+    5: Object.freeze(["int16", Int16Array, 2]),
+    6: Object.freeze(["int32", Int32Array, 4]),
+    7: Object.freeze(["int64", BigInt64Array, 8]),
+    9: Object.freeze(["bool", Uint8Array, 1]),
+    12: Object.freeze(["uint32", Uint32Array, 4]),
+    13: Object.freeze(["uint64", BigUint64Array, 8]),
+});
+// every type's name (numpy's, else ONNX's)
+export const DTYPE_NAMES = Object.freeze({
+    1: "float32",
+    2: "uint8",
+    3: "int8",
+    4: "uint16",
+    5: "int16",
+    6: "int32",
+    7: "int64",
+    8: "string",
+    9: "bool",
+    10: "float16",
+    11: "float64",
+    12: "uint32",
+    13: "uint64",
+    14: "complex64",
+    15: "complex128",
+    16: "bfloat16",
+});

@@ -4,36 +4,29 @@
 // the method and the argument); the C runtime's own errors come back with its
 // message.
 import * as check from "./checks.mjs";
+import { DTYPES, DTYPE_NAMES, STATUS_ERRORS } from "./codes.mjs";
 
-// TensorProto.DataType numbers and the typed arrays that hold them.
-const DTYPES = {
-    1: ["float32", Float32Array, 4], 2: ["uint8", Uint8Array, 1], 3: ["int8", Int8Array, 1],
-    4: ["uint16", Uint16Array, 2], 5: ["int16", Int16Array, 2], 6: ["int32", Int32Array, 4],
-    7: ["int64", BigInt64Array, 8], 9: ["bool", Uint8Array, 1], 12: ["uint32", Uint32Array, 4],
-    13: ["uint64", BigUint64Array, 8],
-};
-const NAMES = { 8: "string", 10: "float16", 11: "float64", 14: "complex64", 15: "complex128",
-    16: "bfloat16" };
-const ERRORS = { [-4]: "DecodeError", [-5]: "UnsupportedModelError", [-6]: RangeError,
-    [-7]: TypeError, [-8]: RangeError };
+// The built-in errors a status may become (the others are Errors named as
+// the status table says: DecodeError, UnsupportedModelError).
+const BUILTIN_ERRORS = { RangeError, TypeError };
 const MAX_DIMS = 16;
 const TENSOR_FIELDS = 3 + MAX_DIMS;      // sb_tensor_arg: dtype, rank, dims[16], data
 const IO_FIELDS = 3 + 2 * MAX_DIMS;      // sb_io_info: name, dtype, rank, dims[16], dim_names[16]
 
 function dtypeName(code) {
-    return DTYPES[code]?.[0] ?? NAMES[code] ?? (code ? `type ${code}` : "unknown");
+    return DTYPE_NAMES[code] ?? (code ? `type ${code}` : "unknown");
 }
 
 /** An error of the C runtime as a JavaScript exception with its message. */
 function runtimeError(module, status, what) {
     const message = module.UTF8ToString(module._sb_last_error()) || `${what}: status ${status}`;
-    const kind = ERRORS[status];
-    if (typeof kind == "string") {
+    const kind = STATUS_ERRORS[status];
+    if (kind && !BUILTIN_ERRORS[kind]) {
         const error = new Error(message);
         error.name = kind;
         return error;
     }
-    return new (kind ?? RangeError)(message);
+    return new (BUILTIN_ERRORS[kind] ?? RangeError)(message);
 }
 
 function typedArrayCode(data, want) {

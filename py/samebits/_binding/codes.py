@@ -61,3 +61,82 @@ REDUCE_CODES: dict[str, int] = {
     "log_softmax": 3,
     "layer_norm": 4,
 }
+
+# enum sb_status: what every C function returns
+STATUS_OK = 0
+STATUS_ARGUMENT = -1
+STATUS_PATH = -2
+STATUS_NO_MEMORY = -3
+STATUS_DECODE = -4
+STATUS_UNSUPPORTED = -5
+STATUS_VALUE = -6
+STATUS_TYPE = -7
+STATUS_INDEX = -8
+# the exception the graph runtime's status becomes (a builtin, or samebits.onnx's)
+STATUS_EXCEPTIONS: dict[int, str] = {
+    -1: "ValueError",
+    -2: "ValueError",
+    -3: "MemoryError",
+    -4: "DecodeError",
+    -5: "UnsupportedModelError",
+    -6: "ValueError",
+    -7: "TypeError",
+    -8: "IndexError",
+}
+
+# enum sb_dtype: TensorProto.DataType numbers, their names (numpy's, else ONNX's)
+DTYPE_NAMES: dict[int, str] = {
+    1: "float32",
+    2: "uint8",
+    3: "int8",
+    4: "uint16",
+    5: "int16",
+    6: "int32",
+    7: "int64",
+    8: "string",
+    9: "bool",
+    10: "float16",
+    11: "float64",
+    12: "uint32",
+    13: "uint64",
+    14: "complex64",
+    15: "complex128",
+    16: "bfloat16",
+}
+# the types a graph computes with: bytes per element, struct format, numpy dtype
+DTYPE_SIZES: dict[int, int] = {
+    1: 4,
+    2: 1,
+    3: 1,
+    4: 2,
+    5: 2,
+    6: 4,
+    7: 8,
+    9: 1,
+    12: 4,
+    13: 8,
+}
+DTYPE_FORMATS: dict[int, str] = {
+    1: "f",
+    2: "B",
+    3: "b",
+    4: "H",
+    5: "h",
+    6: "i",
+    7: "q",
+    9: "?",
+    12: "I",
+    13: "Q",
+}
+DTYPE_NUMPY: dict[int, str] = {
+    1: "<f4",
+    2: "u1",
+    3: "i1",
+    4: "<u2",
+    5: "<i2",
+    6: "<i4",
+    7: "<i8",
+    9: "?",
+    12: "<u4",
+    13: "<u8",
+}

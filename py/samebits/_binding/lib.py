@@ -204,14 +204,12 @@ _check_version()
 
 MODE_FAST = 0
 MODE_EXACT = 1
-STATUS_ARGUMENT = -1
-STATUS_PATH = -2
-STATUS_NO_MEMORY = -3
-STATUS_DECODE = -4
-STATUS_UNSUPPORTED = -5
-STATUS_VALUE = -6
-STATUS_TYPE = -7
-STATUS_INDEX = -8
+# enum sb_status (tools/make_tables.py writes codes.py)
+from .codes import (  # noqa: E402  (after the library is loaded and checked)
+    STATUS_ARGUMENT as STATUS_ARGUMENT, STATUS_DECODE as STATUS_DECODE,
+    STATUS_INDEX as STATUS_INDEX, STATUS_NO_MEMORY as STATUS_NO_MEMORY, STATUS_PATH as STATUS_PATH,
+    STATUS_TYPE as STATUS_TYPE, STATUS_UNSUPPORTED as STATUS_UNSUPPORTED,
+    STATUS_VALUE as STATUS_VALUE)
 
 
 def check_status(status: int, what: str) -> None:

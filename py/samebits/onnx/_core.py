@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, MutableMapping, Optional, Union, cast
 
 from .._binding import (
-    abi as _abi, args as _args, lib as _lib, operands as _operands, paths as _paths)
+    abi as _abi, args as _args, codes as _codes, lib as _lib, operands as _operands, paths as _paths)
 from .._typing import Mode
 from ._errors import DecodeError, UnsupportedModelError
 
@@ -34,19 +34,14 @@ else:
 MODES = {"fast": _lib.MODE_FAST, "exact": _lib.MODE_EXACT}
 
 # TensorProto.DataType numbers of the element types a graph computes with,
-# their names, struct formats and numpy dtype strings.
+# their names, struct formats and numpy dtype strings (tools/make_tables.py's
+# DTYPES, through _binding/codes.py).
 FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, BOOL, UINT32, UINT64 = 1, 2, 3, 4, 5, 6, 7, 9, 12, 13
-DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
-               7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32",
-               13: "uint64", 14: "complex64", 15: "complex128", 16: "bfloat16"}
-_FORMATS = {FLOAT: "f", UINT8: "B", INT8: "b", UINT16: "H", INT16: "h", INT32: "i", INT64: "q",
-            BOOL: "?", UINT32: "I", UINT64: "Q"}
-_SIZES = {FLOAT: 4, UINT8: 1, INT8: 1, UINT16: 2, INT16: 2, INT32: 4, INT64: 8, BOOL: 1,
-          UINT32: 4, UINT64: 8}
-_NUMPY = {FLOAT: "<f4", UINT8: "u1", INT8: "i1", UINT16: "<u2", INT16: "<i2", INT32: "<i4",
-          INT64: "<i8", BOOL: "?", UINT32: "<u4", UINT64: "<u8"}
-_FROM_NUMPY = {"f4": FLOAT, "u1": UINT8, "i1": INT8, "u2": UINT16, "i2": INT16, "i4": INT32,
-               "i8": INT64, "b1": BOOL, "u4": UINT32, "u8": UINT64}
+DTYPE_NAMES = _codes.DTYPE_NAMES
+_FORMATS = _codes.DTYPE_FORMATS
+_SIZES = _codes.DTYPE_SIZES
+_NUMPY = _codes.DTYPE_NUMPY
+_FROM_NUMPY = {numpy.lstrip("<").replace("?", "b1"): code for code, numpy in _NUMPY.items()}
 _FROM_FORMAT = {"f": FLOAT, "B": UINT8, "b": INT8, "H": UINT16, "h": INT16, "i": INT32,
                 "l": INT64 if struct.calcsize("l") == 8 else INT32, "q": INT64, "?": BOOL,
                 "I": UINT32, "L": UINT64 if struct.calcsize("L") == 8 else UINT32, "Q": UINT64}
@@ -71,11 +66,15 @@ def raise_status(library: Any, status: int, what: str) -> None:
         return
     message = (library.sb_last_error() or b"").decode("utf-8", "replace") or \
         f"{what}: status {status}"
-    kinds: dict[int, type[Exception]] = {
-        _lib.STATUS_DECODE: DecodeError, _lib.STATUS_UNSUPPORTED: UnsupportedModelError,
-        _lib.STATUS_VALUE: ValueError, _lib.STATUS_TYPE: TypeError,
-        _lib.STATUS_INDEX: IndexError, _lib.STATUS_NO_MEMORY: MemoryError}
-    raise kinds.get(status, ValueError)(message)
+    kind = _EXCEPTIONS.get(_codes.STATUS_EXCEPTIONS.get(status, "ValueError"), ValueError)
+    raise kind(message)
+
+
+# the exceptions the status table (tools/make_tables.py) names
+_EXCEPTIONS: dict[str, type[Exception]] = {
+    "DecodeError": DecodeError, "UnsupportedModelError": UnsupportedModelError,
+    "ValueError": ValueError, "TypeError": TypeError, "IndexError": IndexError,
+    "MemoryError": MemoryError}
 
 
 def _dtype_name(code: int) -> str:
