@@ -51,3 +51,45 @@ def test_a_stale_output_is_found(tmp_path, monkeypatch):
     monkeypatch.setattr(tool, "PY_FILE", stale)
     monkeypatch.setattr(sys, "argv", ["make_tables.py", "--check"])
     assert tool.main() == 1
+
+
+def test_status_codes_and_element_types_read_the_same_everywhere():
+    """STATUSES and DTYPES: samebits.h / graph/tensor.h, codes.py, codes.mjs
+    and what the library itself says (sb_dtype_name through the runtime's
+    messages is covered by the onnx tests; here the numbers)."""
+    from samebits._binding import codes, lib
+    tool = _tool()
+    header = (ROOT / "csrc" / "samebits.h").read_text()
+    tensor = (ROOT / "csrc" / "graph" / "tensor.h").read_text()
+    js = (ROOT / "js" / "src" / "codes.mjs").read_text()
+    body = re.search(r"enum sb_status \{(.*?)\};", header, re.S).group(1)
+    assert re.findall(r"(SB_\w+) = (-?\d+)", body) == \
+        [(tool.status_c_name(st), str(st.code)) for st in tool.STATUSES]
+    for st in tool.STATUSES:
+        assert getattr(codes, f"STATUS_{st.name.upper()}") == st.code
+        if st.code:
+            assert getattr(lib, f"STATUS_{st.name.upper()}") == st.code
+    assert re.findall(r"(\w+): (-?\d+)", re.search(r"STATUS = Object.freeze\(\{(.*?)\}\)", js,
+                                                    re.S).group(1)) == \
+        [(st.name, str(st.code)) for st in tool.STATUSES]
+    body = re.search(r"enum sb_dtype \{(.*?)\};", tensor, re.S).group(1)
+    assert re.findall(r"SB_DT_(\w+) = (\d+)", body) == [(t.c, str(t.code)) for t in tool.DTYPES]
+    assert codes.DTYPE_NAMES == {t.code: t.name for t in tool.DTYPES[1:]}
+    assert codes.DTYPE_SIZES == {t.code: t.size for t in tool.DTYPES if t.size}
+
+
+def test_js_argument_layouts_are_the_headers():
+    """js/src/abi.mjs lists every int64 argument record of samebits.h with
+    the fields the header has, in its order (as tests/test_abi.py holds
+    abi.py to the header)."""
+    tool = _tool()
+    header = (ROOT / "csrc" / "samebits.h").read_text()
+    structs = tool.header_structs(header)
+    js = (ROOT / "js" / "src" / "abi.mjs").read_text()
+    found = dict(re.findall(r"(sb_\w+): Object.freeze\(\[(.*?)\]\),", js, re.S))
+    assert set(found) == set(structs)
+    for name, fields in structs.items():
+        assert re.findall(r'\["(\w+)", (\d+)\]', found[name]) == [(f, str(n)) for f, n in fields]
+    # and the parse finds what test_abi's does for the argument structures
+    assert [f for f, _ in structs["sb_matmul_args"]][:4] == ["path", "mode", "max_threads", "m"]
+    assert dict(structs["sb_binary_args"])["shape"] == 16

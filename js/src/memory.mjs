@@ -1,6 +1,7 @@
 // Moving arrays in and out of the module's memory, and writing the int64
 // argument records of the C API (csrc/samebits.h: every sb_*_args struct is
-// a run of int64_t fields).
+// a run of int64_t fields; abi.mjs has their layouts, read from the header).
+import { LAYOUTS } from "./abi.mjs";
 
 export class Heap {
     constructor(module) {
@@ -54,6 +55,33 @@ export class Heap {
         const view = new BigInt64Array(this.buffer(), ptr, fields.length);
         for (let i = 0; i < fields.length; i++) view[i] = BigInt(fields[i]);
         return ptr;
+    }
+
+    /**
+     * Writes the record of struct `name` (abi.mjs's LAYOUTS, in the header's
+     * field order) from `values`, an object of its fields by name: an array
+     * field takes an array (the rest zeros), an absent field is 0. A name the
+     * struct lacks is a TypeError, so that no value lands in the wrong field.
+     * Returns its address.
+     */
+    args(name, values) {
+        const layout = LAYOUTS[name];
+        if (!layout) throw new TypeError(`no argument record ${name} in samebits.h`);
+        const known = new Set(layout.map(([field]) => field));
+        for (const key of Object.keys(values)) {
+            if (!known.has(key)) throw new TypeError(`${name} has no field ${key}`);
+        }
+        const fields = [];
+        for (const [field, length] of layout) {
+            if (length === 1) {
+                fields.push(values[field] ?? 0);
+                continue;
+            }
+            const v = values[field] ?? [];
+            if (v.length > length) throw new RangeError(`${name}.${field}: at most ${length} values`);
+            for (let i = 0; i < length; i++) fields.push(v[i] ?? 0);
+        }
+        return this.record(fields);
     }
 
     /** Frees every block of this call. */

@@ -4,14 +4,21 @@
 // the method and the argument); the C runtime's own errors come back with its
 // message.
 import * as check from "./checks.mjs";
+import { LAYOUTS } from "./abi.mjs";
 import { DTYPES, DTYPE_NAMES, STATUS_ERRORS } from "./codes.mjs";
 
 // The built-in errors a status may become (the others are Errors named as
 // the status table says: DecodeError, UnsupportedModelError).
 const BUILTIN_ERRORS = { RangeError, TypeError };
 const MAX_DIMS = 16;
-const TENSOR_FIELDS = 3 + MAX_DIMS;      // sb_tensor_arg: dtype, rank, dims[16], data
-const IO_FIELDS = 3 + 2 * MAX_DIMS;      // sb_io_info: name, dtype, rank, dims[16], dim_names[16]
+// The int64 fields of a record (abi.mjs, read from samebits.h): the
+// tensors' and the infos' arrays are read and written field by field below.
+const fieldCount = name => LAYOUTS[name].reduce((n, [, length]) => n + length, 0);
+const TENSOR_FIELDS = fieldCount("sb_tensor_arg");   // dtype, rank, dims[16], data
+const IO_FIELDS = fieldCount("sb_io_info");          // name, dtype, rank, dims[16], dim_names[16]
+if (TENSOR_FIELDS !== 3 + MAX_DIMS || IO_FIELDS !== 3 + 2 * MAX_DIMS) {
+    throw new Error("samebits: abi.mjs's sb_tensor_arg / sb_io_info are not the layouts this file reads");
+}
 
 function dtypeName(code) {
     return DTYPE_NAMES[code] ?? (code ? `type ${code}` : "unknown");
@@ -65,9 +72,10 @@ export class Model {
                 records.push(namePtr, contentPtr, content.length);
             }
             const external = files.length ? heap.record(records) : 0;
-            // sb_load_args; the last field (file) is 0: the bytes are given
-            const args = heap.record([data, bytes.length, opts.modeCode, owner.path, opts.threads,
-                0, files.length, external, out, 0]);
+            // the bytes are given: no file, no base_dir
+            const args = heap.args("sb_load_args", { data, size: bytes.length, mode: opts.modeCode,
+                path: owner.path, max_threads: opts.threads, external_count: files.length, external,
+                session: out });
             const status = m._sb_session_load(args);
             if (status !== 0) throw runtimeError(m, status, what);
             this.session = Number(new BigInt64Array(heap.buffer(), out, 1)[0]);
@@ -169,7 +177,9 @@ export class Model {
             const count = this._labels.length;
             const ns = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
             const calls = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
-            const args = heap.record([tensors, indices.length, idx, outs, ns, calls, threads]);
+            const args = heap.args("sb_run_args", { inputs: tensors, output_count: indices.length,
+                output_indices: idx, outputs: outs, profile_ns: ns, profile_calls: calls,
+                max_threads: threads });
             const status = m._sb_session_run(this.session, args);
             if (status !== 0) {
                 outs = 0;

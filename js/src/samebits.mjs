@@ -179,9 +179,10 @@ export class Samebits {
             const h = this.heap;
             const pa = h.floatsIn(a), pbias = bias ? h.floatsIn(bias) : 0;
             const pb = packed ? b.address(what) : h.floatsIn(b);
-            const args = h.record([this.path, mode, threads, m, n, k,
-                pa, ta ? 1 : k, ta ? m : 1, pb, packed ? 0 : tb ? 1 : n, packed ? 0 : tb ? k : 1,
-                packed ? 1 : 0, c, n, pbias, activation, 0]);
+            const args = h.args("sb_matmul_args", { path: this.path, mode, max_threads: threads,
+                m, n, k, a: pa, a_row: ta ? 1 : k, a_col: ta ? m : 1,
+                b: pb, b_row: packed ? 0 : tb ? 1 : n, b_col: packed ? 0 : tb ? k : 1,
+                b_packed: packed ? 1 : 0, c, c_row: n, bias: pbias, activation });
             return this.module._sb_matmul(args);
         });
     }
@@ -298,9 +299,12 @@ export class Samebits {
             const hp = this.heap;
             const px = hp.floatsIn(x), pbias = bias ? hp.floatsIn(bias) : 0;
             const pw = packed ? weight.address(what) : hp.floatsIn(weight);
-            return this.module._sb_conv2d(hp.record([this.path, mode, threads, n, c, h, w, cout,
-                kh, kw, groups, stride[0], stride[1], dilation[0], dilation[1], ...pads,
-                px, pw, packed ? 1 : 0, pbias, activation, y]));
+            const [pad_top, pad_bottom, pad_left, pad_right] = pads;
+            return this.module._sb_conv2d(hp.args("sb_conv2d_args", { path: this.path, mode,
+                max_threads: threads, n, c, h, w, cout, kh, kw, groups,
+                stride_h: stride[0], stride_w: stride[1], dil_h: dilation[0], dil_w: dilation[1],
+                pad_top, pad_bottom, pad_left, pad_right, x: px, weights: pw, packed: packed ? 1 : 0,
+                bias: pbias, activation, y }));
         });
         return { data, shape };
     }
@@ -319,9 +323,10 @@ export class Samebits {
         const end = [0, 1].map(i => padding[i] + (ceil ? Math.max(0,
             (out[i] - 1) * stride[i] + extent[i] - (size[i] + 2 * padding[i])) : 0));
         return this._windowed(what, x, xShape, out, opts, (px, y, threads) =>
-            this.module._sb_max_pool2d(this.heap.record([n, c, h, w, kernel[0], kernel[1],
-                stride[0], stride[1], dilation[0], dilation[1], padding[0], end[0], padding[1],
-                end[1], px, y, threads])));
+            this.module._sb_max_pool2d(this.heap.args("sb_max_pool2d_args", { n, c, h, w,
+                kh: kernel[0], kw: kernel[1], stride_h: stride[0], stride_w: stride[1],
+                dil_h: dilation[0], dil_w: dilation[1], pad_top: padding[0], pad_bottom: end[0],
+                pad_left: padding[1], pad_right: end[1], x: px, y, max_threads: threads })));
     }
 
     /** Average pooling of x (N, C, H, W), torch's avg_pool2d; returns { data, shape }. */
@@ -335,8 +340,10 @@ export class Samebits {
         const divisor = opts.divisorOverride === undefined || opts.divisorOverride === null ? 0
             : check.int(opts.divisorOverride, "divisorOverride", what, { min: 1, max: 2 ** 31 - 1 });
         const { kernel, stride, padding, out } = poolGeometry(what, opts, [h, w]);
-        return this._avgPool(what, x, xShape, out, [kernel[0], kernel[1], stride[0], stride[1],
-            padding[0], padding[0], padding[1], padding[1], include ? 1 : 0, divisor, 0], opts);
+        return this._avgPool(what, x, xShape, out, { kh: kernel[0], kw: kernel[1],
+            stride_h: stride[0], stride_w: stride[1], pad_top: padding[0], pad_bottom: padding[0],
+            pad_left: padding[1], pad_right: padding[1], count_include_pad: include ? 1 : 0,
+            divisor_override: divisor }, opts);
     }
 
     /** torch's adaptive_avg_pool2d to outputSize (an int or [OH, OW]); returns { data, shape }. */
@@ -345,14 +352,14 @@ export class Samebits {
         opts = check.options(opts, ["out", "threads"], what);
         check.shape(xShape, 4, "xShape", what);
         const out = check.pair(outputSize, "outputSize", what, { min: 1 });
-        return this._avgPool(what, x, xShape, out, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], opts);
+        return this._avgPool(what, x, xShape, out, { adaptive: 1 }, opts);
     }
 
-    _avgPool(what, x, xShape, out, fields, opts) {
+    _avgPool(what, x, xShape, out, windows, opts) {   // windows: sb_avg_pool2d_args' window fields
         const [n, c, h, w] = xShape;
         return this._windowed(what, x, xShape, out, opts, (px, y, threads) =>
-            this.module._sb_avg_pool2d(this.heap.record([n, c, h, w, out[0], out[1],
-                ...fields, px, y, threads])));
+            this.module._sb_avg_pool2d(this.heap.args("sb_avg_pool2d_args", { n, c, h, w,
+                oh: out[0], ow: out[1], ...windows, x: px, y, max_threads: threads })));
     }
 
     // The (N, C, OH, OW) result over x (N, C, H, W): checks x and `out`, then
@@ -388,8 +395,9 @@ export class Samebits {
         const scale = (size, outSize) => float32Bits(align ? (outSize > 1 ? (size - 1) / (outSize - 1) : 0)
             : size / outSize);
         return this._windowed(what, x, xShape, [oh, ow], opts, (px, y, threads) =>
-            this.module._sb_resize2d(this.heap.record([n, c, h, w, oh, ow,
-                kind === "bilinear" ? 1 : 0, align ? 1 : 0, scale(h, oh), scale(w, ow), px, y, threads])));
+            this.module._sb_resize2d(this.heap.args("sb_resize2d_args", { n, c, h, w, oh, ow,
+                mode: kind === "bilinear" ? 1 : 0, align_corners: align ? 1 : 0,
+                scale_h: scale(h, oh), scale_w: scale(w, ow), x: px, y, max_threads: threads })));
     }
 
     // ---- elementwise ---------------------------------------------------------
@@ -403,8 +411,8 @@ export class Samebits {
         const out = this._out(opts, x.length, what);
         return this._callFloats(what, x.length, out, y => {
             const px = this.heap.floatsIn(x);
-            return this.module._sb_unary(this.heap.record([this.path, mode, UNARY[what], threads,
-                x.length, px, y, param]));
+            return this.module._sb_unary(this.heap.args("sb_unary_args", { path: this.path, mode,
+                op: UNARY[what], max_threads: threads, count: x.length, x: px, y, param }));
         });
     }
 
@@ -463,12 +471,12 @@ export class Samebits {
         const mode = this._mode(opts, what);
         const threads = this._threads(opts, what);
         const out = this._out(opts, count, what, `[${shape}]`);
-        const pad = a => new Array(MAX_DIMS - a.length).fill(0);
         const sa = broadcastStrides(aShape, shape), sb = broadcastStrides(bShape, shape);
         return this._callFloats(what, count, out, y => {
             const pa = this.heap.floatsIn(a), pb = this.heap.floatsIn(b);
-            return this.module._sb_binary(this.heap.record([this.path, mode, BINARY[what], threads,
-                shape.length, ...shape, ...pad(shape), pa, ...sa, ...pad(sa), pb, ...sb, ...pad(sb), y]));
+            return this.module._sb_binary(this.heap.args("sb_binary_args", { path: this.path, mode,
+                op: BINARY[what], max_threads: threads, ndim: shape.length, shape,
+                a: pa, a_stride: sa, b: pb, b_stride: sb, y }));
         });
     }
 
@@ -498,8 +506,8 @@ export class Samebits {
         const out = this._out(opts, count, what);
         return this._callFloats(what, count, out, y => {
             const px = this.heap.floatsIn(x);
-            return this.module._sb_reduce(this.heap.record([this.path, mode, REDUCE[what], threads,
-                outer, n, inner, px, y, 0, 0, 0]));
+            return this.module._sb_reduce(this.heap.args("sb_reduce_args", { path: this.path, mode,
+                op: REDUCE[what], max_threads: threads, outer, n, inner, x: px, y }));
         });
     }
 
@@ -544,8 +552,9 @@ export class Samebits {
         return this._callFloats(what, x.length, out, y => {
             const h = this.heap;
             const px = h.floatsIn(x), pw = weight ? h.floatsIn(weight) : 0, pb = bias ? h.floatsIn(bias) : 0;
-            return this.module._sb_reduce(h.record([this.path, mode, REDUCE.layerNorm, threads,
-                outer, n, 1, px, y, pw, pb, eps]));
+            return this.module._sb_reduce(h.args("sb_reduce_args", { path: this.path, mode,
+                op: REDUCE.layerNorm, max_threads: threads, outer, n, inner: 1, x: px, y,
+                weight: pw, bias: pb, eps }));
         });
     }
 
@@ -589,8 +598,10 @@ export class Samebits {
         return this._callFloats(what, x.length, out, y => {
             const h = this.heap;
             const ptr = v => v ? h.floatsIn(v) : 0;
-            return this.module._sb_norm(h.record([this.path, mode, op, threads, ...dims,
-                h.floatsIn(x), y, ptr(mean), ptr(variance), ptr(weight), ptr(bias), eps]));
+            const [n, c, spatial, groups] = dims;
+            return this.module._sb_norm(h.args("sb_norm_args", { path: this.path, mode, op,
+                max_threads: threads, n, c, spatial, groups, x: h.floatsIn(x), y, mean: ptr(mean),
+                var: ptr(variance), weight: ptr(weight), bias: ptr(bias), eps }));
         });
     }
 
