@@ -61,7 +61,15 @@ echo "js/build.sh: $("$EMCC" --version 2>/dev/null | sed -n 1p)"
 sb_version=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$root/py/samebits/_version.py")
 [ -n "$sb_version" ] || die "no __version__ in py/samebits/_version.py"
 
-cflags=(-O3 -msimd128 -ffp-contract=off -fno-fast-math -fno-math-errno -std=gnu11 -Wall -Wextra
+# The library's flags (csrc/build.json, read by every build), and each
+# folder's own for clang (the scalar path stays scalar).
+PYTHON=${PYTHON:-python3}
+read -r -a common <<<"$("$PYTHON" "$root/tools/build_flags.py" common)"
+read -r -a warnings <<<"$("$PYTHON" "$root/tools/build_flags.py" warnings)"
+declare -A folder_flags=()
+while read -r folder flags; do folder_flags[$folder]=$flags; done \
+    < <("$PYTHON" "$root/tools/build_flags.py" folders clang)
+cflags=(-O3 -msimd128 "${common[@]}" "${warnings[@]}"
         -fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"" -I"$root/csrc")
 
 # The functions the JavaScript API calls (js/src/core.mjs), and malloc/free
@@ -101,9 +109,8 @@ build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags
     local objects=() pids=() src base fileflags pid
     for src in "${SOURCES[@]}"; do
         base=${src#"$root"/csrc/}; base=${base%.c}; base=${base//\//_}
-        fileflags=()
-        # the scalar path's folder stays scalar (CMakeLists.txt)
-        case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+        local rel=${src#"$root"/csrc/}
+        read -r -a fileflags <<<"${folder_flags[${rel%/*}]:-}"
         local compiler=("$EMCC")
         if [ "$relaxed" = 1 ] && [[ $RELAXED_SOURCES == *" $base "* ]]; then
             fileflags+=(-mrelaxed-simd -Wno-unused-command-line-argument)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -18,13 +19,12 @@ from typing import Callable, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.search(r'__version__ = "([^"]+)"',
                     (ROOT / "py" / "samebits" / "_version.py").read_text()).group(1)
-# The library's flags (CMakeLists.txt says why each is there); a file's folder
-# decides its own: csrc/isa/<path>/ holds that path's kernels.
-FLAGS = ["-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
-         "-fno-trapping-math", "-Werror=implicit-function-declaration", "-I", str(ROOT / "csrc"),
-         "-pthread", f'-DSB_VERSION="{VERSION}"']
-FOLDER_FLAGS = {"scalar": ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]}
-X86_FOLDER_FLAGS = {"avx2": ["-mavx2", "-mfma"], "avx512": ["-mavx512f", "-mfma"]}
+# The library's flags, from csrc/build.json (docs/design.md says why each is
+# there); a file's folder decides its own: csrc/isa/<path>/ holds that path's
+# kernels.
+MANIFEST = json.loads((ROOT / "csrc" / "build.json").read_text())
+FLAGS = [f"-std={MANIFEST['std']}", "-O2", *MANIFEST["exact"], *MANIFEST["errors"],
+         "-I", str(ROOT / "csrc"), "-pthread", f'-DSB_VERSION="{VERSION}"']
 
 
 def sources() -> list[str]:
@@ -41,8 +41,9 @@ def folder_flags(src: Path, x86: bool) -> list[str]:
     """The flags a source file gets from its folder (csrc/isa/<path>/)."""
     if not isa_kernel(src):
         return []
-    path = src.parent.name
-    return FOLDER_FLAGS.get(path, []) + (X86_FOLDER_FLAGS.get(path, []) if x86 else [])
+    kinds = MANIFEST["folders"].get(f"isa/{src.parent.name}", {})
+    flags: list[str] = kinds.get("gcc", []) + (kinds.get("x86", []) if x86 else [])
+    return flags
 
 
 # Compiled library objects, shared by every test program built with the same

@@ -82,10 +82,17 @@ sb_version=$(sed -n 's/^__version__ = "\([^"]*\)".*/\1/p' "$root/py/samebits/_ve
 # As natively (CMakeLists.txt): only the public API (SB_API in samebits.h) is
 # exported, the version is compiled in.
 apiflags=(-fvisibility=hidden -DSB_BUILDING_LIBRARY "-DSB_VERSION=\"$sb_version\"" -DSB_SIDE_MODULE)
-# The same floating-point rules as the native build (CMakeLists.txt): no
-# contraction into fused multiply-add, no fast-math, no errno.
-cflags=(-O3 -msimd128 -ffp-contract=off -fno-fast-math -fno-math-errno -std=gnu11
-        -Wall -Wextra -fPIC -sSIDE_MODULE=1 -I"$root/csrc" "${apiflags[@]}")
+# The same floating-point rules as the native build: no contraction into
+# fused multiply-add, no fast-math, no errno (csrc/build.json, read by every
+# build; tools/build_flags.py prints them).
+read -r -a common <<<"$("$PYTHON" "$root/tools/build_flags.py" common)"
+read -r -a warnings <<<"$("$PYTHON" "$root/tools/build_flags.py" warnings)"
+# each folder's own flags for clang (the scalar path stays scalar)
+declare -A folder_flags=()
+while read -r folder flags; do folder_flags[$folder]=$flags; done \
+    < <("$PYTHON" "$root/tools/build_flags.py" folders clang)
+cflags=(-O3 -msimd128 "${common[@]}" "${warnings[@]}" -fPIC -sSIDE_MODULE=1 -I"$root/csrc"
+        "${apiflags[@]}")
 # Pyodide's ABI passes 64-bit integers as BigInt: without WASM_BIGINT a call
 # with an int64 argument through ctypes aborts the runtime. --profiling-funcs
 # keeps the function names (the name section) for the tests' disassembly.
@@ -106,9 +113,8 @@ pids=()
 objname() { local n=${1#"$root"/csrc/}; n=${n%.c}; echo "${n//\//_}"; }
 for src in "${sources[@]}"; do
     name=$(objname "$src")
-    fileflags=()
-    # The scalar path's folder stays scalar, as in the native build (CMakeLists.txt).
-    case "$src" in "$root"/csrc/isa/scalar/*) fileflags=(-fno-vectorize -fno-slp-vectorize) ;; esac
+    rel=${src#"$root"/csrc/}
+    read -r -a fileflags <<<"${folder_flags[${rel%/*}]:-}"
     echo "  emcc $name.c"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     "$EMCC" "${cflags[@]}" "${fileflags[@]+"${fileflags[@]}"}" "${extra[@]+"${extra[@]}"}" \
@@ -131,8 +137,8 @@ if [ "$RELAXED" = 1 ]; then
     rm -rf "$robj"
     mkdir -p "$robj"
     rflags=(--target=wasm32-unknown-emscripten -ffreestanding -fPIC "${apiflags[@]}"
-            -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -fno-fast-math -fno-math-errno
-            -std=gnu11 -Wall -Wextra -isystem "$here/freestanding" -I"$root/csrc")
+            -O3 -msimd128 -mrelaxed-simd "${common[@]}" "${warnings[@]}"
+            -isystem "$here/freestanding" -I"$root/csrc")
     # The files clang compiles with relaxed SIMD: those that call vec4_fma
     # (today ukernel_vec4.c; found, not listed, so that a new one cannot be
     # missed; js/build.sh finds them the same way). Every other object is the

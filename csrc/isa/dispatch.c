@@ -52,9 +52,12 @@ int sb_cpu_has_avx2_fma(void) { return 0; }
 int sb_cpu_has_avx512f(void) { return 0; }
 #endif
 
-/* Index order is part of the ABI with the Python binding (it asks for names). */
+/* Index order is part of the ABI with the Python binding (it asks for names):
+ * SB_ISA_PATHS's (isa/paths.h, from csrc/build.json). */
 static const sb_isa *const all_isas[] = {
-    &sb_isa_scalar, &sb_isa_vec4, &sb_isa_avx2, &sb_isa_avx512, &sb_isa_neon,
+#define SB_ISA_ADDRESS(name) &sb_isa_##name,
+    SB_ISA_PATHS(SB_ISA_ADDRESS)
+#undef SB_ISA_ADDRESS
 };
 #define PATH_COUNT ((int)(sizeof all_isas / sizeof all_isas[0]))
 

@@ -12,6 +12,7 @@
 #define SB_ISA_H
 
 #include <stddef.h>
+#include "isa/paths.h"
 #include "isa/kernels.h"
 #include "isa/unary.h"
 #include "isa/pool.h"
@@ -103,13 +104,15 @@ typedef struct sb_isa {
     const sb_pool_config *pool;
 } sb_isa;
 
-extern const sb_isa sb_isa_scalar, sb_isa_vec4, sb_isa_avx2, sb_isa_avx512, sb_isa_neon;
-/* Each built path's elementwise config (its unary_<path>.c). */
-extern const sb_unary_config sb_unary_config_scalar, sb_unary_config_vec4, sb_unary_config_avx2,
-    sb_unary_config_avx512, sb_unary_config_neon;
-/* Each built path's max pooling kernels (its pool_<path>.c). */
-extern const sb_pool_config sb_pool_config_scalar, sb_pool_config_vec4, sb_pool_config_avx2,
-    sb_pool_config_avx512, sb_pool_config_neon;
+/* Each path's descriptor (its ukernel_<path>.c), elementwise config (its
+ * unary_<path>.c) and max pooling kernels (its pool_<path>.c), for every
+ * path of SB_ISA_PATHS (isa/paths.h, from csrc/build.json). */
+#define SB_ISA_DECLARE(name)                                                   \
+    extern const sb_isa sb_isa_##name;                                         \
+    extern const sb_unary_config sb_unary_config_##name;                       \
+    extern const sb_pool_config sb_pool_config_##name;
+SB_ISA_PATHS(SB_ISA_DECLARE)
+#undef SB_ISA_DECLARE
 
 /* The ISA of path index `path` (dispatch.c), or null for a bad index. */
 const sb_isa *sb_isa_get(int path);
