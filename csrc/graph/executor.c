@@ -6,6 +6,7 @@
 #include <time.h>
 #include "graph/error.h"
 #include "framework/memory.h"
+#include "graph/node_eval.h"
 #include "graph/plan_cache.h"
 
 #if defined(SB_SIDE_MODULE)
@@ -102,13 +103,9 @@ static int run_node(sb_run_state *st, const sb_node *n, const sb_tval **in, sb_t
                     void *workspace, const void *prepared)
 {
     const sb_graph *g = st->session->graph;
-    sb_run_ctx R = {0};
-    R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = st->threads;
-    R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
-    R.prepared = prepared;
-    if (!st->profile_ns) return n->op->run(&R);
+    if (!st->profile_ns) return sb_node_run(g, n, st->threads, prepared, in, out, workspace, 0);
     double t0 = now_ns();
-    int status = n->op->run(&R);
+    int status = sb_node_run(g, n, st->threads, prepared, in, out, workspace, 0);
     st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
     st->profile_calls[n->label] += 1;
     return status;
@@ -128,10 +125,8 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
     if (!tout || !out || !infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     int status;
     bind(n, st, tin, in, tout, out);
-    sb_infer_ctx I = {0};
-    I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
-    I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
-    status = n->op->infer(&I);
+    sb_node_needs I;
+    status = sb_node_infer(g, n, in, infos, &I);
     if (status == SB_NEEDS_VALUES) {
         char where[512];
         sb_node_where(n, where, sizeof where);

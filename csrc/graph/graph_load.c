@@ -8,6 +8,7 @@
 #include <string.h>
 #include "graph/error.h"
 #include "graph/graph.h"
+#include "graph/node_eval.h"
 #include "framework/memory.h"
 
 #define MIN_OPSET 7
@@ -245,16 +246,12 @@ static int fold(sb_graph *g, sb_node *n)
     /* as a run sees them: a consumed input is null (the op holds what it needs) */
     for (int i = 0; i < n->n_in; ++i)
         in[i] = n->in[i] >= 0 && !n->consumed[i] ? &g->values[n->in[i]].konst : NULL;
-    sb_infer_ctx I = {0};
-    I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
-    I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
-    memset(infos, 0, slots * sizeof *infos);
-    int status = n->op->infer(&I);
+    sb_node_needs needs;
+    int status = sb_node_infer(g, n, in, infos, &needs);
     if (status == SB_NEEDS_VALUES)
         status = sb_fail(SB_ERR_VALUE, "node %d (%s): its constant inputs lack values", n->index, n->op_type);
-    if (!status) status = sb_check_inferred_outputs(n, infos);
     void *workspace = NULL;
-    if (!status && I.workspace > 0 && !(workspace = sb_alloc_aligned((size_t)I.workspace)))
+    if (!status && needs.workspace > 0 && !(workspace = sb_alloc_aligned((size_t)needs.workspace)))
         status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     for (int j = 0; j < n->n_out && !status; ++j) {
         outs[j].info = infos[j];
@@ -273,17 +270,7 @@ static int fold(sb_graph *g, sb_node *n)
             status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
         }
     }
-    if (!status) {
-        if (n->op->flags & SB_OP_VIEW) {
-            int64_t bytes = sb_vinfo_bytes(&infos[0]);
-            if (outp[0] && bytes > 0) memcpy(outs[0].data, in[0]->data, (size_t)bytes);
-        } else {
-            sb_run_ctx R = {0};
-            R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = g->threads;
-            R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = outp, R.workspace = workspace;
-            status = n->op->run(&R);
-        }
-    }
+    if (!status) status = sb_node_run(g, n, g->threads, NULL, in, outp, workspace, 1);
     sb_free_aligned(workspace);
     for (int j = 0; !status && j < n->n_out; ++j) {
         if (n->out[j] < 0) continue;

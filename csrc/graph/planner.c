@@ -5,6 +5,7 @@
 #include <string.h>
 #include "graph/error.h"
 #include "framework/memory.h"
+#include "graph/node_eval.h"
 #include "graph/runtime.h"
 
 /* Outputs of nodes whose inputs are all known are computed while planning
@@ -149,21 +150,13 @@ static int compute_now(sb_session *s, sb_plan *p, const sb_node *n, const sb_tva
         }
         outp[j] = &outs[j];
     }
-    if (n->op->flags & SB_OP_VIEW) {
-        int64_t bytes = sb_vinfo_bytes(&infos[0]);
-        if (outp[0] && bytes > 0) memcpy(outs[0].data, in[0]->data, (size_t)bytes);
-    } else {
-        if (workspace_bytes > 0 && !(workspace = sb_alloc_aligned((size_t)workspace_bytes))) {
-            status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
-            goto done;
-        }
-        sb_run_ctx R = {0};
-        R.node = n, R.state = n->state, R.mode = s->graph->mode, R.path = s->graph->path;
-        R.threads = s->graph->threads, R.n_in = n->n_in, R.n_out = n->n_out;
-        R.in = in, R.out = outp, R.workspace = workspace;
-        status = n->op->run(&R);
-        sb_free_aligned(workspace);
+    if (!(n->op->flags & SB_OP_VIEW) && workspace_bytes > 0 &&
+        !(workspace = sb_alloc_aligned((size_t)workspace_bytes))) {
+        status = sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+        goto done;
     }
+    status = sb_node_run(s->graph, n, s->graph->threads, NULL, in, outp, workspace, 1);
+    sb_free_aligned(workspace);
     for (int j = 0; !status && j < n->n_out; ++j) {
         if (n->out[j] < 0) continue;
         sb_plan_value *pv = &p->values[n->out[j]];
@@ -175,28 +168,6 @@ done:
     if (outs != outs_small) free(outs);
     if (outp != outp_small) free(outp);
     return status;
-}
-
-/* The step's op->prepare, its bytes kept in the step (none when it wrote none). */
-static int prepare_step(const sb_graph *g, const sb_node *n, const sb_tval *const *in,
-                        const sb_vinfo *infos, sb_plan_step *st)
-{
-    void *buffer = sb_alloc_aligned(SB_PREPARED_BYTES);
-    if (!buffer) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
-    memset(buffer, 0, SB_PREPARED_BYTES);
-    sb_prepare_ctx P = {0};
-    P.node = n, P.state = n->state, P.mode = g->mode, P.path = g->path;
-    P.n_in = n->n_in, P.n_out = n->n_out, P.in = in, P.out = infos, P.prepared = buffer;
-    int status = n->op->prepare(&P);
-    if (status || P.bytes == 0 || P.bytes > SB_PREPARED_BYTES) {
-        sb_free_aligned(buffer);
-        if (!status && P.bytes > SB_PREPARED_BYTES)
-            status = sb_fail(SB_ERR_VALUE, "node %d (%s): prepared %zu bytes, more than %d",
-                             n->index, n->op_type, P.bytes, SB_PREPARED_BYTES);
-        return status;
-    }
-    st->prepared = buffer;
-    return SB_OK;
 }
 
 int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **out)
@@ -244,16 +215,13 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         }
         if (infos != infos_small) infos_big = infos;
         memset(infos, 0, (size_t)(n->n_out > 16 ? n->n_out : 16) * sizeof *infos);
-        sb_infer_ctx I = {0};
-        I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
-        I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = infos, I.inplace = -1;
-        status = n->op->infer(&I);
+        sb_node_needs I;
+        status = sb_node_infer(g, n, in, infos, &I);
         if (status == SB_NEEDS_VALUES) {   /* the run infers it, then plans the rest */
             status = SB_OK;
             p->dynamic = k;
             break;
         }
-        if (!status) status = sb_check_inferred_outputs(n, infos);
         if (status) goto fail;
         int64_t total = 0;
         for (int j = 0; j < n->n_out; ++j) {
@@ -274,7 +242,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         }
         sb_plan_step *st = &p->steps[p->n_steps++];
         st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0, st->prepared = NULL;
-        if (n->op->prepare && (status = prepare_step(g, n, in, infos, st))) goto fail;
+        if ((status = sb_node_prepare(g, n, in, infos, &st->prepared))) goto fail;
         for (int j = 0; j < n->n_out; ++j) {
             int v = n->out[j];
             if (v < 0) continue;

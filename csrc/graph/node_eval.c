@@ -1,0 +1,58 @@
+/* One node evaluated (node_eval.h). */
+#include <string.h>
+#include "graph/error.h"
+#include "framework/memory.h"
+#include "graph/node_eval.h"
+
+int sb_node_infer(const sb_graph *g, const sb_node *n, const sb_tval *const *in, sb_vinfo *out,
+                  sb_node_needs *needs)
+{
+    memset(out, 0, (size_t)n->n_out * sizeof *out);
+    sb_infer_ctx I = {0};
+    I.node = n, I.state = n->state, I.mode = g->mode, I.path = g->path;
+    I.n_in = n->n_in, I.n_out = n->n_out, I.in = in, I.out = out, I.inplace = -1;
+    int status = n->op->infer(&I);
+    needs->workspace = I.workspace;
+    needs->inplace = I.inplace;
+    if (status) return status;
+    return sb_check_inferred_outputs(n, out);
+}
+
+int sb_node_prepare(const sb_graph *g, const sb_node *n, const sb_tval *const *in,
+                    const sb_vinfo *out, void **prepared)
+{
+    *prepared = NULL;
+    if (!n->op->prepare) return SB_OK;
+    void *buffer = sb_alloc_aligned(SB_PREPARED_BYTES);
+    if (!buffer) return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+    memset(buffer, 0, SB_PREPARED_BYTES);
+    sb_prepare_ctx P = {0};
+    P.node = n, P.state = n->state, P.mode = g->mode, P.path = g->path;
+    P.n_in = n->n_in, P.n_out = n->n_out, P.in = in, P.out = out, P.prepared = buffer;
+    int status = n->op->prepare(&P);
+    if (status || P.bytes == 0 || P.bytes > SB_PREPARED_BYTES) {
+        sb_free_aligned(buffer);
+        if (!status && P.bytes > SB_PREPARED_BYTES)
+            status = sb_fail(SB_ERR_VALUE, "node %d (%s): prepared %zu bytes, more than %d",
+                             n->index, n->op_type, P.bytes, SB_PREPARED_BYTES);
+        return status;
+    }
+    *prepared = buffer;
+    return SB_OK;
+}
+
+int sb_node_run(const sb_graph *g, const sb_node *n, int threads, const void *prepared,
+                const sb_tval *const *in, sb_tval *const *out, void *workspace, int copy_view)
+{
+    if (n->op->flags & SB_OP_VIEW) {
+        int64_t bytes = out[0] ? sb_vinfo_bytes(&out[0]->info) : 0;
+        if (copy_view && bytes > 0 && out[0]->data != in[0]->data)
+            memcpy(out[0]->data, in[0]->data, (size_t)bytes);
+        return SB_OK;
+    }
+    sb_run_ctx R = {0};
+    R.node = n, R.state = n->state, R.mode = g->mode, R.path = g->path, R.threads = threads;
+    R.n_in = n->n_in, R.n_out = n->n_out, R.in = in, R.out = out, R.workspace = workspace;
+    R.prepared = prepared;
+    return n->op->run(&R);
+}
