@@ -1,4 +1,4 @@
-"""Calibration of the thread estimate (csrc/framework/plan.c, csrc/framework/threads.c).
+"""Calibration of the thread estimate (csrc/framework/tiling.c, csrc/framework/threads.c).
 
     python bench/calibrate_threads.py
 

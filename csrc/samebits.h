@@ -459,7 +459,7 @@ SB_API int sb_get_flush_to_zero(void);
  * threads: the wake-up cost the thread estimate is calibrated against. */
 SB_API double sb_threads_wake_ns(int nthreads, int repeats);
 
-/* The planner's unit check (plan.c): 0 when every tile of every built path
+/* The planner's unit check (tiling.c): 0 when every tile of every built path
  * satisfies the framework's assumptions, else the number of violations. */
 SB_API int sb_plan_selfcheck(void);
 

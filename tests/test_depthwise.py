@@ -1,5 +1,5 @@
 """Depthwise convolution (groups == C, one input channel per group, any channel
-multiplier): the direct kernel of csrc/ops/depthwise.c.
+multiplier): the direct kernel of csrc/kernels/depthwise.c.
 
 Exact mode is compared bit for bit, on every path and at 1 and 2 threads, with
 the C plain-loop reference (sb_conv2d_naive) and with an independent

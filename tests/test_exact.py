@@ -185,7 +185,7 @@ def test_exact_is_independent_of_threads_and_paths():
 
 
 # Few tile rows and a B over 256 KiB: A packed whole, B packed panel by panel
-# inside the chunks (exec.c, panel mode); 193 rows is past four avx2 tile rows.
+# inside the chunks (loops.c, panel mode); 193 rows is past four avx2 tile rows.
 # The last three have one tile row, k <= 128 and n >= 2048: B read in place
 # (streams_fit_l1), except 4096 columns (a 16 KiB row step: panel mode).
 PANEL_SHAPES = [(40, 300, 300), (64, 576, 700), (2, 500, 200), (193, 300, 400),

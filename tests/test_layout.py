@@ -19,8 +19,8 @@ ALLOWED = {
     "math": set(),
     "isa": {"math"},
     "framework": {"isa", "math"},
-    "ops": {"framework", "isa", "math"},
-    "graph": {"ops", "framework", "isa", "math"},
+    "kernels": {"framework", "isa", "math"},
+    "graph": {"kernels", "framework", "isa", "math"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

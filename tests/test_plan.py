@@ -1,4 +1,4 @@
-"""The planner (csrc/framework/plan.c) through sb_matmul_plan and sb_conv2d_plan: a pure
+"""The planner (csrc/framework/tiling.c) through sb_matmul_plan and sb_conv2d_plan: a pure
 function of the shape; the thread budget changes how many threads wake, never
 the chunks; routes as docs/design.md describes them."""
 from __future__ import annotations

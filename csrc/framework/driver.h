@@ -1,9 +1,9 @@
-/* Plan, then execute: the executor (exec.c) runs one chunk of a planned
+/* Plan, then execute: the executor (loops.c) runs one chunk of a planned
  * product; the driver (driver.c) runs the chunks of every product of a call
  * (the entries of a batch, a convolution's images and groups) in one parallel
  * run per phase, so that small products share the threads.
  *
- * A call is `count` products of one shape and one plan (plan.h). The driver
+ * A call is `count` products of one shape and one plan (tiling.h). The driver
  * cuts them into waves when the packed operands of all of them would not fit
  * its workspace bound; a wave's products are prepared (A and/or B packed
  * whole, when the plan says so) in one parallel run, then computed in
@@ -14,7 +14,7 @@
 #define SB_DRIVER_H
 
 #include <stddef.h>
-#include "framework/plan.h"
+#include "framework/tiling.h"
 #include "samebits.h"
 
 /* One product's memory. A is plain (a, a_row, a_col) or packed in the tile's
@@ -56,7 +56,7 @@ int sb_run_products(const sb_product_run *run);
 /* What sb_run_products would do, without doing it. */
 void sb_describe_products(const sb_product_run *run, int path, sb_plan_info *info);
 
-/* ---- the executor (exec.c) --------------------------------------------- */
+/* ---- the executor (loops.c) --------------------------------------------- */
 
 /* Product memory the prepare phase writes: packed A and/or packed B. */
 typedef struct {

@@ -1,5 +1,5 @@
 /* Plan, then execute, for the operations that are not products (products
- * have plan.h): an operation's plan turns its shape into an sb_step_plan,
+ * have tiling.h): an operation's plan turns its shape into an sb_step_plan,
  * with no thread count and no memory, and sb_run_step runs it.
  *
  * The work is `units` independent pieces, each computed whole by one call of
@@ -27,7 +27,7 @@
 #define SB_COST_GROUP_NORM 1.5     /* per element of a group or instance norm */
 #define SB_COST_POOL_TAP 0.5       /* per window tap of a pooling */
 #define SB_COST_RESIZE 2.0         /* per output of a resize */
-#define SB_COST_PACK 0.5           /* per element packed (plan.h's SB_NS_PER_PACKED) */
+#define SB_COST_PACK 0.5           /* per element packed (tiling.h's SB_NS_PER_PACKED) */
 
 /* Items per chunk the row-wise operations aim at: large enough that a chunk
  * outweighs its dispatch, small enough that two threads share a 100k-element
@@ -65,7 +65,7 @@ int sb_step_threads(const sb_step_plan *plan, int64_t max_threads);
 /* Runs fn(ctx, chunk, thread) for every chunk of the plan (threads.h). */
 void sb_run_step(const sb_step_plan *plan, int64_t max_threads, sb_chunk_fn fn, void *ctx);
 
-/* Violations of the plan's invariants over a range of shapes (plan.c's
+/* Violations of the plan's invariants over a range of shapes (tiling.c's
  * sb_plan_selfcheck adds them): every unit in exactly one chunk, in order. */
 int sb_step_selfcheck(void);
 

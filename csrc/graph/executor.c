@@ -201,7 +201,7 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
     sb_tval **out = max_out <= 16 ? out_small : malloc((size_t)max_out * sizeof *out);
     if (!tin || !in || !tout || !out) status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < p->n_steps && !status; ++i) {
-        const sb_plan_step *stp = &p->steps[i];
+        const sb_graph_step *stp = &p->steps[i];
         const sb_node *n = &g->nodes[stp->node];
         if (n->op->flags & SB_OP_VIEW) {   /* its output shares its input's bytes */
             if (st->profile_calls) st->profile_calls[n->label] += 1;

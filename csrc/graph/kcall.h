@@ -5,7 +5,7 @@
 #define SB_GRAPH_KCALL_H
 
 #include "graph/op.h"
-#include "ops/prepared.h"
+#include "kernels/prepared.h"
 
 /* numpy's (and ONNX's multidirectional) broadcast of n shapes into *out
  * (its dtype untouched); 0, or -1 when they do not broadcast. */

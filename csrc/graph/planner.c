@@ -113,7 +113,7 @@ static int assign_arena(sb_plan *p, int n_values)
         blocks[n++].result = &pv->offset;
     }
     for (int i = 0; i < p->n_steps; ++i) {
-        sb_plan_step *st = &p->steps[i];
+        sb_graph_step *st = &p->steps[i];
         if (st->workspace_bytes <= 0) continue;
         blocks[n].bytes = round_up(st->workspace_bytes);
         blocks[n].first = blocks[n].last = st->node;
@@ -240,7 +240,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             if ((status = compute_now(s, p, n, in, infos, I.workspace))) goto fail;
             continue;
         }
-        sb_plan_step *st = &p->steps[p->n_steps++];
+        sb_graph_step *st = &p->steps[p->n_steps++];
         st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0, st->prepared = NULL;
         if ((status = sb_node_prepare(g, n, in, infos, &st->prepared))) goto fail;
         for (int j = 0; j < n->n_out; ++j) {

@@ -33,18 +33,18 @@ typedef struct sb_plan_value {
     int first, last;             /* PV_ARENA: nodes (run order) that write and last read it */
 } sb_plan_value;
 
-typedef struct sb_plan_step {
+typedef struct sb_graph_step {
     int node;                    /* index into the graph's nodes */
     int64_t workspace;           /* its scratch: offset in the arena, bytes */
     int64_t workspace_bytes;
     void *prepared;              /* its op's prepare (owned), or null */
-} sb_plan_step;
+} sb_graph_step;
 
 typedef struct sb_plan sb_plan;
 struct sb_plan {
     sb_plan *next;               /* in its cache list */
     int n_steps, max_inputs;
-    sb_plan_step *steps;
+    sb_graph_step *steps;
     sb_plan_value *values;       /* one per graph value */
     int dynamic;                 /* the node that ends the plan (infer at run), or -1 */
     int64_t arena_bytes;

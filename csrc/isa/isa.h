@@ -82,7 +82,7 @@ typedef struct sb_gemm_config {
     sb_epilogue_fn epilogue;
 } sb_gemm_config;
 
-/* Depthwise convolution (ops/depthwise.c). */
+/* Depthwise convolution (kernels/depthwise.c). */
 typedef struct sb_dwconv_config {
     sb_depthwise_kernel_fn exact, fast;
 } sb_dwconv_config;

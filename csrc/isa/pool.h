@@ -1,4 +1,4 @@
-/* Max pooling's row kernels (ops/maxpool.c), one set per path, compiled with
+/* Max pooling's row kernels (kernels/maxpool.c), one set per path, compiled with
  * that path's flags (pool_template.h; each path's pool_<path>.c).
  *
  * take(b, v) is v when v is greater than b or when b is NaN (no tap yet),

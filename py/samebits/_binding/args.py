@@ -2,7 +2,7 @@
 
 Every size and geometry argument (stride, padding, dilation, kernel size,
 groups, tensor dimensions) must lie in [minimum, LIMIT]: the C side
-(csrc/ops/conv_args.c, csrc/ops/maxpool.c) refuses anything above 2**40 with a bare
+(csrc/kernels/conv_args.c, csrc/kernels/maxpool.c) refuses anything above 2**40 with a bare
 status code, and the int64 argument arrays would silently wrap values beyond
 2**64, so Python checks first and names the argument. Quantities derived from
 them (a window's extent, a padded size, an output's byte size) are checked

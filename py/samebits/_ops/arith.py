@@ -1,5 +1,5 @@
 """Elementwise arithmetic with numpy's broadcasting: add, sub, mul, div,
-maximum, minimum, pow (csrc/ops/binary.c), and sqrt.
+maximum, minimum, pow (csrc/kernels/binary.c), and sqrt.
 
 Each output element is one documented operation of its two inputs
 (docs/exact-ops.md, "Arithmetic"): the same bits on every machine, path,

@@ -1,5 +1,5 @@
 """avg_pool2d and adaptive_avg_pool2d over float32 NCHW (or CHW) tensors
-(csrc/ops/avgpool.c), with torch's signatures and semantics."""
+(csrc/kernels/avgpool.c), with torch's signatures and semantics."""
 from __future__ import annotations
 
 import ctypes

@@ -1,6 +1,6 @@
 """Data movement a graph needs, in C so that Pyodide needs no numpy:
 permute, transpose, concatenate, split, slice, pad (constant), take (gather
-along an axis). Every one is strided copies through sb_copy (csrc/ops/copy.c):
+along an axis). Every one is strided copies through sb_copy (csrc/kernels/copy.c):
 values move untouched, NaN payloads included, in both modes.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """batch_norm (inference form) and group_norm of float32 (N, C, ...) tensors
-(csrc/ops/norm.c), with torch's signatures. Each step is a float32 operation in
+(csrc/kernels/norm.c), with torch's signatures. Each step is a float32 operation in
 the order docs/exact-ops.md states; the same bits everywhere, in both modes.
 """
 from __future__ import annotations

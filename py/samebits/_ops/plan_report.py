@@ -1,6 +1,6 @@
 """The plan of one call as samebits.explain reports it, and SAMEBITS_TRACE=plan.
 
-The C planner (csrc/framework/plan.c) decides, from the shapes alone, the route, the
+The C planner (csrc/framework/tiling.c) decides, from the shapes alone, the route, the
 register tile, how B reaches the kernels, the chunks of the two phases and how
 many threads wake. SAMEBITS_TRACE=plan (read at import) prints the plan of
 every matmul, linear and conv2d call to standard error before it runs. The

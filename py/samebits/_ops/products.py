@@ -1,5 +1,5 @@
 """Matrix products as the C library takes them: one sb_matmul call per user
-call, every 2-D product of a batch in it (csrc/ops/matmul.c runs them in one
+call, every 2-D product of a batch in it (csrc/kernels/matmul.c runs them in one
 parallel run). matmul and linear validate their arguments into a `Call`;
 `run` executes it and `plan` asks the C planner what it would do.
 

@@ -1,5 +1,5 @@
 """Reductions and normalizations over an axis: sum, mean, softmax,
-log_softmax, layer_norm (csrc/ops/reduce.c).
+log_softmax, layer_norm (csrc/kernels/reduce.c).
 
 Each is defined in a fixed order (docs/exact-ops.md, "Reductions"): sums
 run over the axis in increasing index from +0, one float32 add per term, so
@@ -29,7 +29,7 @@ def _run(what: str, op: int, x: Any, operand: Any, outer: int, n: int, inner: in
     code = mode_code(mode)
     nthreads = _args.threads(threads, what)
     # out may be x itself (softmax, log_softmax, layer_norm in place): each
-    # element is read before its own output is written (csrc/ops/reduce.c).
+    # element is read before its own output is written (csrc/kernels/reduce.c).
     in_place = out is x and operand.zero_copy and operand.c_contiguous
     inputs = ([] if in_place else [(x, operand)]) + \
         [(obj, t) for obj, t in (weight, bias) if t is not None]

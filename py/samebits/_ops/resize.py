@@ -1,5 +1,5 @@
 """samebits.interpolate: nearest and bilinear resizing of NCHW float32
-tensors with torch.nn.functional.interpolate's rules (csrc/ops/resize.c)."""
+tensors with torch.nn.functional.interpolate's rules (csrc/kernels/resize.c)."""
 from __future__ import annotations
 
 import ctypes

@@ -1,6 +1,6 @@
 /* Reading and checking the argument structure of sb_conv2d (and of the naive
  * reference and the plan, which take the same structure). */
-#include "ops/conv_internal.h"
+#include "kernels/conv_internal.h"
 #include "framework/checked.h"
 #include "framework/epilogue.h"
 #include "framework/geometry.h"

@@ -22,8 +22,8 @@
  * Bias and activation are the framework's per-tile epilogue. A depthwise
  * layer (one input channel per group) runs the direct kernel of depthwise.c. */
 #include <string.h>
-#include "ops/conv_internal.h"
-#include "ops/prepared.h"
+#include "kernels/conv_internal.h"
+#include "kernels/prepared.h"
 #include "framework/checked.h"
 #include "framework/driver.h"
 #include "framework/memory.h"
@@ -367,7 +367,7 @@ int sb_conv2d(const sb_conv2d_args *args)
     return run_groups(&d);
 }
 
-/* ---- a call prepared once, run many times (ops/prepared.h) ---------------- */
+/* ---- a call prepared once, run many times (kernels/prepared.h) ---------------- */
 
 enum { ROUTE_EMPTY, ROUTE_DEPTHWISE, ROUTE_FEW_COLUMNS, ROUTE_GROUPS };
 

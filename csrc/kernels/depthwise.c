@@ -9,7 +9,7 @@
  * ukernel_template.h) reads contiguous vectors whatever the stride and
  * dilation. This file knows no ISA. */
 #include <string.h>
-#include "ops/conv_internal.h"
+#include "kernels/conv_internal.h"
 #include "framework/checked.h"
 #include "framework/epilogue.h"
 #include "framework/memory.h"

@@ -7,7 +7,7 @@
 #include "samebits.h"
 #include "isa/isa.h"
 #include "framework/step.h"
-#include "ops/prepared.h"
+#include "kernels/prepared.h"
 
 typedef struct {
     const sb_unary_call *call;

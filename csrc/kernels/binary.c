@@ -10,8 +10,8 @@
 #include "math/arith.h"
 #include "framework/checked.h"
 #include "framework/step.h"
-#include "ops/strided_rows.h"
-#include "ops/prepared.h"
+#include "kernels/strided_rows.h"
+#include "kernels/prepared.h"
 
 typedef struct {
     const sb_binary_call *call;

@@ -19,7 +19,7 @@
 #include "framework/checked.h"
 
 /* Per-thread scratch: the A block of one tile, a packed edge group of B, an
- * edge tile of C, and a panel (or strip) of B. Sizes as plan.c's
+ * edge tile of C, and a panel (or strip) of B. Sizes as tiling.c's
  * scratch_floats. */
 typedef struct { float *packed_a, *edge_b, *edge_c, *panel; } scratch_layout;
 

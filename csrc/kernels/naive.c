@@ -3,7 +3,7 @@
  * compiled with -ffp-contract=off), every NaN stored as 0x7FC00000. */
 #include <string.h>
 #include "samebits.h"
-#include "ops/conv_internal.h"
+#include "kernels/conv_internal.h"
 #include "framework/epilogue.h"
 #include "framework/fpenv.h"
 

@@ -9,9 +9,9 @@
  * whatever the stride and dilation. The padding is real +0 values, so an
  * infinite or NaN weight meeting padding still gives NaN. */
 #include <string.h>
-#include "ops/conv_internal.h"
+#include "kernels/conv_internal.h"
 #include "framework/checked.h"
-#include "ops/strided_copy.h"
+#include "kernels/strided_copy.h"
 
 /* Stored rows of at most this many floats are built with one memset. */
 #define SHORT_ROW 32

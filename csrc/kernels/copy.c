@@ -9,7 +9,7 @@
 #include "samebits.h"
 #include "framework/checked.h"
 #include "framework/step.h"
-#include "ops/strided_rows.h"
+#include "kernels/strided_rows.h"
 
 typedef struct {
     const sb_copy_args *a;

@@ -15,7 +15,7 @@
  * stores them to the NCHW output and applies the epilogue (bias, activation,
  * canonical NaN) to its rows. */
 #include <string.h>
-#include "ops/conv_internal.h"
+#include "kernels/conv_internal.h"
 #include "framework/checked.h"
 #include "framework/epilogue.h"
 #include "framework/memory.h"

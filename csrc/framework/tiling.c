@@ -1,8 +1,8 @@
-/* The planner (plan.h): route, tile, chunks, workspace and work estimate of a
+/* The planner (tiling.h): route, tile, chunks, workspace and work estimate of a
  * product, from its shape alone. Every choice here is about speed; none can
  * change a bit, since every route sums each output's k products in
  * increasing order with the same operations (docs/design.md). */
-#include "framework/plan.h"
+#include "framework/tiling.h"
 #include "framework/step.h"
 #include "framework/checked.h"
 #include "framework/threads.h"
@@ -77,7 +77,7 @@ static size_t tile_width(const sb_tile *tile, size_t tile_rows, size_t n)
     return width < (size_t)tile->nc ? width : (size_t)tile->nc;
 }
 
-/* Per-thread scratch (see gemm_exec.c's scratch_layout): the A block of one
+/* Per-thread scratch (see loops.c's scratch_layout): the A block of one
  * tile, a packed edge group of B, an edge tile of C, and a panel or strip of
  * B when the route gathers one. */
 static size_t scratch_floats(const sb_gemm_config *gemm, const sb_tile *tile, size_t mc,
