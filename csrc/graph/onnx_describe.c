@@ -1,6 +1,6 @@
 /* sb_onnx_describe (samebits.h, test support): everything sb_onnx_parse
  * holds, written as JSON, so that a test can set it field by field beside
- * the onnx package's parse of the same bytes (tests/test_core_reader.py).
+ * the onnx package's parse of the same bytes (tests/graph/test_core_reader.py).
  *
  * Strings are JSON strings (the reader has checked they are UTF-8; control
  * characters, quotes and backslashes are escaped). Bytes (an attribute's s

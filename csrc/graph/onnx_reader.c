@@ -19,7 +19,7 @@
  * a string that is not UTF-8 or holds a NUL, and groups (wire types 3 and
  * 4) are refused. Looser: the messages the runtime does not read (sparse
  * tensors, type protos, function bodies, ...) are skipped unchecked.
- * tests/test_core_reader.py checks all of it against the onnx package. */
+ * tests/graph/test_core_reader.py checks all of it against the onnx package. */
 #include <string.h>
 #include "samebits.h"
 #include "graph/arena.h"

@@ -486,7 +486,7 @@ ukr_row_any(size_t nr, size_t kc, const float *restrict a, ptrdiff_t a_step,
  * each listed mr and column count (and fused or not) is its own function, so
  * that the register allocator sees one instance at a time (inlined into one
  * function, GCC 12 kept some accumulators in memory, at about half speed). */
-/* (named _exact and _fast: tests/test_codegen.py finds fused instructions in
+/* (named _exact and _fast: tests/builds/test_codegen.py finds fused instructions in
  * _fast functions only) */
 #define UKR_MV_ONE(MR, C, MODE, F)                                                           \
     static __attribute__((noinline)) void ukr_mv_##MR##_##C##_##MODE(                        \

@@ -6,7 +6,7 @@ instead (the nodes after it fall away), or bypass a node whose first input
 has its output's type and shape; nodes that no output needs are dropped.
 The result is saved under tests/differential/regressions/ as NAME.onnx
 (its tolerance families in the doc string) and NAME.npz (the feeds), which
-tests/test_differential.py replays against both oracles."""
+tests/graph/test_differential.py replays against both oracles."""
 from __future__ import annotations
 
 import copy

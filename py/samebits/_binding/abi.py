@@ -3,7 +3,7 @@
 Every field is an int64_t (pointers stored as integers), so the layout is the
 same on every target, wasm32 included. The numpy fast paths pack the same
 layout with `struct` (see `packer`), which costs less per call than filling a
-Structure; `tests/test_abi.py` checks that the two agree with the C header.
+Structure; `tests/builds/test_abi.py` checks that the two agree with the C header.
 """
 from __future__ import annotations
 

@@ -359,7 +359,7 @@ _BUILDERS: dict[str, Callable[[_Graph], _GraphIO]] = {
 #
 # Not part of NETWORKS (the models hash suite pins those): small graphs whose
 # run time is spent between the kernels as much as in them, for the
-# benchmark (bench/bench_models.py) and tests/test_reference_small.py.
+# benchmark (bench/bench_models.py) and tests/graph/test_reference_small.py.
 
 def _conv1d_relu(g: _Graph, x: str, prefix: str, cin: int, cout: int, k: int,
                  stride: int = 1) -> str:

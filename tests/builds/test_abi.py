@@ -17,7 +17,7 @@ import pytest
 from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 from samebits._version import __version__
 
-HEADER = (Path(__file__).resolve().parent.parent / "csrc" / "samebits.h").read_text()
+HEADER = (Path(__file__).resolve().parents[2] / "csrc" / "samebits.h").read_text()
 
 
 def _c_fields(struct_name: str) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 pytestmark = pytest.mark.slow   # a whole package build
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_dist_builds_a_manylinux_wheel_and_an_sdist(tmp_path):

@@ -25,7 +25,7 @@ from samebits import hashes
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FLIP_BIT = 7
 RELAXED_NAME = "libsamebits-relaxed.wasm"
 

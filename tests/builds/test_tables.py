@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool():
@@ -80,7 +80,7 @@ def test_status_codes_and_element_types_read_the_same_everywhere():
 
 def test_js_argument_layouts_are_the_headers():
     """js/src/abi.mjs lists every int64 argument record of samebits.h with
-    the fields the header has, in its order (as tests/test_abi.py holds
+    the fields the header has, in its order (as tests/builds/test_abi.py holds
     abi.py to the header)."""
     tool = _tool()
     header = (ROOT / "csrc" / "samebits.h").read_text()

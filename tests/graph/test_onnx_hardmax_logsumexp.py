@@ -18,8 +18,8 @@ from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
-import samebits  # noqa: E402
 import samebits.onnx as so  # noqa: E402
+from onnx_cases import run_everywhere  # noqa: E402
 
 F = TP.FLOAT
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -3e38, 3e38], np.float32)
@@ -42,12 +42,8 @@ def _model(op: str, opset: int, shape, place: str, **attrs) -> bytes:
     return m.SerializeToString()
 
 
-def _everywhere(model: bytes, x: np.ndarray, mode: str):
-    for path in samebits.paths():
-        for threads in (1, 2):
-            with samebits.use_path(path):
-                s = so.load(model, mode=mode, threads=threads)
-            yield f"{mode} {path} threads={threads}", s.run({"x": x})
+def _everywhere(data: bytes, x: np.ndarray, mode: str):
+    return run_everywhere(data, {"x": x}, modes=(mode,))
 
 
 def _feed(shape, seed: int, special: bool, scale: float = 4) -> np.ndarray:

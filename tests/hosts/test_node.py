@@ -30,7 +30,7 @@ from samebits import hashes
 
 pytestmark = pytest.mark.node
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WHEEL_JSON = ROOT / "wasm" / "out" / "wheel.json"
 PYODIDE_DIR = ROOT / "web" / "node_modules" / "pyodide"
 SCRIPT = ROOT / "wasm" / "node_hashes.mjs"

@@ -15,7 +15,7 @@ import samebits
 
 pytestmark = pytest.mark.slow   # a whole library build
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _clang() -> str:

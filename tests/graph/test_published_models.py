@@ -22,7 +22,7 @@ import samebits.onnx as so  # noqa: E402
 import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 from samebits.testing import portable_values  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WHEELS = ROOT / "build" / "published"
 MODELS = {   # file in its wheel -> what loading gives today
     "silero_vad-6.2.3-py3-none-any.whl": {

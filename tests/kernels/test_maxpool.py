@@ -465,7 +465,7 @@ def test_wasm_build_gives_the_same_bits(tmp_path):
     import subprocess
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     manifest = root / "wasm" / "out" / "wheel.json"
     pyodide_dir = root / "web" / "node_modules" / "pyodide"
     if shutil.which("node") is None or not manifest.is_file() or \

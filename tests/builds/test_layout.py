@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-CSRC = Path(__file__).resolve().parent.parent / "csrc"
+CSRC = Path(__file__).resolve().parents[2] / "csrc"
 # each folder, and the folders it may include from (besides itself and samebits.h)
 ALLOWED = {
     "math": set(),
@@ -69,7 +69,7 @@ def test_includes_point_down_the_layout(path: Path):
             f"{own}/ may include only from {sorted(ALLOWED[own]) or 'itself'}"
 
 
-PACKAGE = Path(__file__).resolve().parent.parent / "py" / "samebits"
+PACKAGE = Path(__file__).resolve().parents[2] / "py" / "samebits"
 # each group of the Python package, and the groups it may import from
 # (besides itself and the leaves samebits._version and samebits._typing)
 PY_ALLOWED = {

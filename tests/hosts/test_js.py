@@ -29,7 +29,7 @@ from samebits.testing import digest, portable_values
 
 pytestmark = pytest.mark.node
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "js"
 DIST = JS / "dist"
 RUN_CALLS = JS / "test" / "run_calls.mjs"

@@ -112,7 +112,7 @@ def test_x87_build_is_refused(tmp_path):
     """The default 32-bit x86 arithmetic (x87, FLT_EVAL_METHOD 2) would give
     other bits silently: csrc/framework/fpenv.c refuses to compile under it."""
     cc = require_tool("cc")
-    src = Path(__file__).resolve().parent.parent / "csrc" / "framework" / "fpenv.c"
+    src = Path(__file__).resolve().parents[2] / "csrc" / "framework" / "fpenv.c"
     proc = subprocess.run([cc, "-m32", "-mfpmath=387", "-std=gnu11", "-I", str(src.parent.parent), "-c",
                            str(src), "-o", str(tmp_path / "fpenv.o")], capture_output=True,
                           text=True)

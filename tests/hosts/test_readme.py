@@ -46,7 +46,7 @@ import pytest
 
 import samebits
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 NODE_HASHES = ROOT / "wasm" / "node_hashes.mjs"
 PYODIDE_DIR = ROOT / "web" / "node_modules" / "pyodide"
@@ -196,7 +196,7 @@ SPECS: tuple[Spec, ...] = (
                 "and run the whole test suite, this file included"),
     Spec("pip-install", 'pip install .', "sh", "not-run",
          reason="installs samebits into the environment the suite runs in; "
-                "tests/test_dist.py builds the wheel and the sdist from the same tree"),
+                "tests/builds/test_dist.py builds the wheel and the sdist from the same tree"),
     Spec("api", 'samebits.use_path("scalar")', "python", "native"),
     Spec("operators", 'samebits.layer_norm(', "python", "native",
          prelude=_NUMPY_SAMEBITS +
@@ -344,13 +344,13 @@ def test_every_block_is_accounted_for() -> None:
     assert not CLAIM_PROBLEMS, "\n".join(CLAIM_PROBLEMS)
     for block in BLOCKS:
         assert block.lang in LANGUAGES, (
-            f"README.md line {block.line}: a ```{block.lang} block; tests/test_readme.py runs "
+            f"README.md line {block.line}: a ```{block.lang} block; tests/hosts/test_readme.py runs "
             f"python, js and sh blocks: add a way to run it")
         spec = spec_of(block)
         if block.lang in ("js", "sh"):
             assert spec is not None, (
                 f"README.md line {block.line} ({block.id}): a new {block.lang} block; add a Spec "
-                f"in tests/test_readme.py that runs it, or says why it is not run")
+                f"in tests/hosts/test_readme.py that runs it, or says why it is not run")
         if spec is None:
             continue
         assert spec.runner != "not-run" or spec.reason, spec

@@ -24,7 +24,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]   # tests/
 sys.path.insert(0, str(HERE / "differential"))
 
 import samebits  # noqa: E402

@@ -24,7 +24,7 @@ from samebits.testing import portable_values  # noqa: E402
 from conftest import require_tool  # noqa: E402
 from native_build import build_check, isa_kernel  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(99)
 
 

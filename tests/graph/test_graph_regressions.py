@@ -22,15 +22,9 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 import samebits  # noqa: E402
 import samebits.onnx as so  # noqa: E402
+from onnx_cases import model as _model, run_everywhere  # noqa: E402
 
 F = TP.FLOAT
-
-
-def _model(nodes, inputs, outputs, inits=(), opset=17) -> bytes:
-    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m.SerializeToString()
 
 
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -39,14 +33,11 @@ def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return (x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))).astype(np.float32)
 
 
-def _run_everywhere(model: bytes, feeds: dict):
-    """(mode, path, threads, outputs) for both modes, every path, 1 and 2 threads."""
-    for mode in ("exact", "fast"):
-        for path in samebits.paths():
-            for threads in (1, 2):
-                with samebits.use_path(path):
-                    s = so.load(model, mode=mode, threads=threads)
-                yield mode, path, threads, s.run(feeds)
+def _run_everywhere(data: bytes, feeds: dict):
+    """(mode, path, threads, outputs): onnx_cases.run_everywhere's runs."""
+    for what, out in run_everywhere(data, feeds):
+        mode, path, threads = what.split()
+        yield mode, path, int(threads.split("=")[1]), out
 
 
 W = np.random.default_rng(7).standard_normal((6, 5)).astype(np.float32)
