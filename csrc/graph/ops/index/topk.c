@@ -1,23 +1,16 @@
-/* ONNX TopK (docs/onnx.md). */
+/* ONNX TopK (docs/onnx.md): K from the attribute (before opset 10) or the
+ * input, the axis, the errors; the sort is the kernel's (kernels/topk.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "framework/fpenv.h"
+#include "kernels/topk.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/py_text.h"
 #include "graph/ops/index/index_util.h"
 
 typedef struct { int64_t axis, largest, k; int has_k; } topk_state;
-
-/* An element as TopK sorts it: a key in the element's order (NaN above
- * every float, -0 equal to +0, as ONNX Runtime and numpy order them), and
- * its index, which breaks ties (the lower first). */
-typedef struct {
-    uint64_t key;
-    int64_t j;
-} tk_entry;
 
 static int topk_load(sb_load_ctx *L)
 {
@@ -74,40 +67,10 @@ static int topk_infer(sb_infer_ctx *I)
         I->out[1] = I->out[0];
         I->out[1].dtype = SB_DT_INT64;
     }
-    I->workspace = (size ? size : 1) * (int64_t)sizeof(tk_entry) + 64;
+    I->workspace = (size ? size : 1) * (int64_t)sizeof(sb_topk_entry) + 64;
     return SB_OK;
 }
 
-
-/* Largest first, or smallest first; equal keys by index. */
-static int tk_descending(const void *pa, const void *pb)
-{
-    const tk_entry *a = pa, *b = pb;
-    if (a->key != b->key) return a->key > b->key ? -1 : 1;
-    return a->j < b->j ? -1 : a->j > b->j;
-}
-static int tk_ascending(const void *pa, const void *pb)
-{
-    const tk_entry *a = pa, *b = pb;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return a->j < b->j ? -1 : a->j > b->j;
-}
-
-/* Element `at` of x as an unsigned key in its order (tk_entry). */
-static uint64_t tk_key(const sb_tval *x, int64_t at)
-{
-    if (x->info.dtype == SB_DT_FLOAT) {
-        float v = ((const float *)x->data)[at];
-        if (v != v) return UINT64_MAX;
-        if (v == 0.0f) v = 0.0f;              /* -0 sorts as +0 */
-        uint32_t b;
-        memcpy(&b, &v, sizeof b);
-        return b >> 31 ? (uint64_t)(uint32_t)~b : (uint64_t)(b | 0x80000000u);
-    }
-    int64_t s = sb_int_at(x, at);
-    /* (every unsigned type but uint64 reads back through int64 in its order) */
-    return x->info.dtype == SB_DT_UINT64 ? (uint64_t)s : (uint64_t)s ^ ((uint64_t)1 << 63);
-}
 
 static int topk_run(sb_run_ctx *R)
 {
@@ -122,27 +85,10 @@ static int topk_run(sb_run_ctx *R)
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < a; ++d) outer *= x->info.dims[d];
     for (int d = a + 1; d < rank; ++d) inner *= x->info.dims[d];
-    if (k == 0 || outer == 0 || inner == 0) return SB_OK;
-    int esz = sb_dtype_size(x->info.dtype);
-    int (*cmp)(const void *, const void *) = s->largest ? tk_descending : tk_ascending;
-    tk_entry *e = R->workspace;
-    sb_fpenv env;   /* comparisons of subnormals as IEEE has them, whatever the caller's mode */
-    sb_fpenv_enter(&env);
-    for (int64_t o = 0; o < outer; ++o)
-        for (int64_t i = 0; i < inner; ++i) {
-            int64_t base = o * size * inner + i;
-            for (int64_t j = 0; j < size; ++j) {
-                e[j].j = j;
-                e[j].key = tk_key(x, base + j * inner);
-            }
-            qsort(e, (size_t)size, sizeof *e, cmp);
-            for (int64_t slot = 0; slot < k; ++slot) {
-                int64_t out_at = (o * k + slot) * inner + i;
-                if (vals) copy_elem(vals->data, out_at, x->data, base + e[slot].j * inner, esz);
-                if (inds) ((int64_t *)inds->data)[out_at] = e[slot].j;
-            }
-        }
-    sb_fpenv_leave(&env);
+    int kind = x->info.dtype == SB_DT_FLOAT ? SB_TOPK_FLOAT32
+               : sb_dtype_is_signed(x->info.dtype) ? SB_TOPK_SIGNED : SB_TOPK_UNSIGNED;
+    sb_topk(x->data, kind, sb_dtype_size(x->info.dtype), outer, size, inner, k, s->largest != 0,
+            vals ? vals->data : NULL, inds ? inds->data : NULL, R->workspace);
     return SB_OK;
 }
 
