@@ -37,7 +37,15 @@ int sb_node_prepare(const sb_graph *g, const sb_node *n, const sb_tval *const *i
                              n->index, n->op_type, P.bytes, SB_PREPARED_BYTES);
         return status;
     }
-    *prepared = buffer;
+    /* keep just the bytes written */
+    void *kept = sb_alloc_aligned(P.bytes);
+    if (!kept) {
+        sb_free_aligned(buffer);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning");
+    }
+    memcpy(kept, buffer, P.bytes);
+    sb_free_aligned(buffer);
+    *prepared = kept;
     return SB_OK;
 }
 

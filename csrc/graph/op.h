@@ -102,7 +102,10 @@ typedef struct sb_run_ctx {
     const void *prepared;        /* prepare's bytes, or null (see the top) */
 } sb_run_ctx;
 
-#define SB_PREPARED_BYTES 1024   /* the most a prepare may write */
+/* The most a prepare may write. The plan keeps a copy of just the bytes
+ * written, so prepared bytes must not point into themselves where run reads
+ * (run makes its own copy of what it must point at its operands). */
+#define SB_PREPARED_BYTES 4096
 
 typedef struct sb_prepare_ctx {
     const sb_node *node;

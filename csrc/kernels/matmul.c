@@ -8,6 +8,7 @@
 #include "framework/epilogue.h"
 #include "framework/driver.h"
 #include "framework/step.h"
+#include "kernels/prepared.h"
 
 /* A batch after its dimensions of extent 1 are dropped and those that stack
  * whole products along the rows of A and C are folded into m. */
@@ -110,12 +111,16 @@ static int read_call(const sb_matmul_args *args, matmul_call *call)
     call->a_row = (ptrdiff_t)args->a_row, call->a_col = (ptrdiff_t)args->a_col;
     call->b_row = (ptrdiff_t)args->b_row, call->b_col = (ptrdiff_t)args->b_col;
     call->c_row = (ptrdiff_t)args->c_row;
-    int status = read_batch((const sb_batch *)(intptr_t)args->batch, call);
-    if (status != SB_OK) return status;
+    return read_batch((const sb_batch *)(intptr_t)args->batch, call);
+}
+
+/* Every operand the call reads or writes is there. */
+static int pointers_ok(const matmul_call *call)
+{
     int outputs = call->m && call->n && call->batch.count;
-    if (outputs && !call->c) return SB_ERR_ARGUMENT;
-    if (outputs && call->k && (!call->a || !call->b)) return SB_ERR_ARGUMENT;
-    return SB_OK;
+    if (outputs && !call->c) return 0;
+    if (outputs && call->k && (!call->a || !call->b)) return 0;
+    return 1;
 }
 
 /* Product i's memory: its batch index in C order gives the offsets. */
@@ -144,6 +149,17 @@ static void product_operands(const void *ctx, size_t i, sb_operands *ops)
     ops->col_bias = call->bias;
 }
 
+/* The products' run over a planned call. */
+static void bind_run(const matmul_call *call, const sb_product_plan *plan, sb_product_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->plan = plan;
+    run->activation = call->activation;
+    run->max_threads = call->max_threads;
+    run->operands = product_operands;
+    run->operands_ctx = call;
+}
+
 static int plan_call(const matmul_call *call, sb_product_plan *plan, sb_product_run *run)
 {
     sb_product_desc desc = {0};
@@ -155,12 +171,7 @@ static int plan_call(const matmul_call *call, sb_product_plan *plan, sb_product_
     int status = sb_plan_product(call->isa->gemm, call->mode, &desc, plan);
     if (status != SB_OK) return status;
     if (call->batch.count == 0) plan->route = SB_ROUTE_EMPTY;
-    memset(run, 0, sizeof *run);
-    run->plan = plan;
-    run->activation = call->activation;
-    run->max_threads = call->max_threads;
-    run->operands = product_operands;
-    run->operands_ctx = call;
+    bind_run(call, plan, run);
     return SB_OK;
 }
 
@@ -169,10 +180,42 @@ int sb_matmul(const sb_matmul_args *args)
     matmul_call call;
     int status = read_call(args, &call);
     if (status != SB_OK) return status;
+    if (!pointers_ok(&call)) return SB_ERR_ARGUMENT;
     sb_product_plan plan;
     sb_product_run run;
     status = plan_call(&call, &plan, &run);
     return status == SB_OK ? sb_run_products(&run) : status;
+}
+
+/* ---- a call prepared once, run many times (kernels/prepared.h) -------------- */
+
+struct sb_matmul_call {
+    matmul_call call;             /* read and checked; its pointers given per run */
+    sb_product_plan plan;
+};
+
+size_t sb_matmul_call_bytes(void) { return sizeof(sb_matmul_call); }
+
+int sb_matmul_prepare(const sb_matmul_args *args, sb_matmul_call *p)
+{
+    memset(p, 0, sizeof *p);
+    int status = read_call(args, &p->call);
+    if (status != SB_OK) return status;
+    p->call.a = p->call.b = p->call.bias = NULL, p->call.c = NULL;
+    sb_product_run unused;
+    return plan_call(&p->call, &p->plan, &unused);
+}
+
+int sb_matmul_run_prepared(const sb_matmul_call *p, const float *a, const float *b,
+                           const float *bias, float *c, int max_threads)
+{
+    matmul_call call = p->call;   /* this run's operands */
+    call.a = a, call.b = b, call.bias = bias, call.c = c;
+    call.max_threads = sb_thread_cap(max_threads);
+    if (!pointers_ok(&call)) return SB_ERR_ARGUMENT;
+    sb_product_run run;
+    bind_run(&call, &p->plan, &run);
+    return sb_run_products(&run);
 }
 
 int sb_matmul_plan(const sb_matmul_args *args, sb_plan_info *info)
@@ -181,6 +224,7 @@ int sb_matmul_plan(const sb_matmul_args *args, sb_plan_info *info)
     matmul_call call;
     int status = read_call(args, &call);
     if (status != SB_OK) return status;
+    if (!pointers_ok(&call)) return SB_ERR_ARGUMENT;
     sb_product_plan plan;
     sb_product_run run;
     status = plan_call(&call, &plan, &run);

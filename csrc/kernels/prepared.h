@@ -1,5 +1,5 @@
-/* The elementwise operations' calls checked and planned once and run many
- * times (the graph runtime's steps, prepared when a plan is made): prepare
+/* The operations' calls (elementwise, convolution, matrix product) checked
+ * and planned once and run many times (the graph runtime's steps, prepared when a plan is made): prepare
  * checks every argument but the pointers and plans the chunks, which never
  * depend on the thread count; run_prepared only runs the chunks. sb_binary
  * and sb_unary are prepare, a check of the pointers, then run_prepared, so
@@ -49,5 +49,14 @@ int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *call);
  * plain or sb_conv2d_pack's; bias null for none); sb_conv2d's status. */
 int sb_conv2d_run_prepared(const sb_conv2d_call *call, const float *x, const float *weights,
                            const float *bias, float *y, int max_threads);
+
+/* A matrix product (sb_matmul's arguments, its batch read now, whatever its
+ * pointers), checked and planned. Opaque; sb_matmul_call_bytes() bytes.
+ * b is packed when the arguments said b_packed; bias null for none. */
+typedef struct sb_matmul_call sb_matmul_call;
+size_t sb_matmul_call_bytes(void);
+int sb_matmul_prepare(const sb_matmul_args *args, sb_matmul_call *call);
+int sb_matmul_run_prepared(const sb_matmul_call *call, const float *a, const float *b,
+                           const float *bias, float *c, int max_threads);
 
 #endif

@@ -255,9 +255,52 @@ static int matmul_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
+/* The product's geometry, then the kernel's call after it (its batch read
+ * from the geometry's when prepared). */
+typedef struct {
+    product_call call;
+    _Alignas(64) unsigned char kernel[];   /* sb_matmul_call_bytes() */
+} matmul_prepared;
+
+/* Whether the node runs a product for these operands (matmul_run's cases). */
+static int runs_product(const matmul_state *s, const sb_vinfo *a, const product_call *call)
+{
+    if (sb_vinfo_numel(&call->out) == 0) return 0;
+    if (s->packed && a->rank >= 1) return sb_vinfo_numel(a) != 0;
+    return call->args.k != 0;
+}
+
+static int matmul_prepare(sb_prepare_ctx *P)
+{
+    const matmul_state *s = P->state;
+    matmul_prepared *mp = P->prepared;
+    size_t bytes = sizeof *mp + sb_matmul_call_bytes();
+    if (bytes > SB_PREPARED_BYTES) return SB_OK;   /* (then each run prepares) */
+    int status = matmul_geometry(P->node, s, P->in, P->n_in, &mp->call);
+    if (status || !runs_product(s, &P->in[0]->info, &mp->call)) return status;
+    int packed = s->packed && P->in[0]->info.rank >= 1;
+    sb_matmul_args g = mp->call.args;
+    g.path = P->path, g.mode = P->mode, g.max_threads = 1;
+    g.activation = packed ? s->activation : 0;
+    g.batch = mp->call.has_batch ? (int64_t)(intptr_t)&mp->call.batch : 0;
+    status = sb_matmul_prepare(&g, (sb_matmul_call *)mp->kernel);
+    if (status) return sb_fail(status, "node %d (%s): matmul failed (status %d)", P->node->index,
+                               P->node->op_type, status);
+    P->bytes = bytes;
+    return SB_OK;
+}
+
 static int matmul_run(sb_run_ctx *R)
 {
     const matmul_state *s = R->state;
+    if (R->prepared) {
+        const matmul_prepared *mp = R->prepared;
+        int packed = s->packed && R->in[0]->info.rank >= 1;
+        int status = sb_matmul_run_prepared((const sb_matmul_call *)mp->kernel, R->in[0]->data,
+                                            packed ? s->b : R->in[1]->data, packed ? s->bias : NULL,
+                                            R->out[0]->data, R->threads);
+        return status ? sb_run_fail(R, status, "matmul failed (status %d)", status) : SB_OK;
+    }
     product_call call;
     int status = matmul_geometry(R->node, s, R->in, R->n_in, &call);
     if (status) return status;
@@ -449,4 +492,5 @@ static int gemm_run(sb_run_ctx *R)
 const sb_op_def sb_op_Gemm = {
     .name = "Gemm", .load = gemm_load, .infer = gemm_infer, .run = gemm_run};
 const sb_op_def sb_op_MatMul = {
-    .name = "MatMul", .load = matmul_load, .infer = matmul_infer, .run = matmul_run};
+    .name = "MatMul", .load = matmul_load, .infer = matmul_infer, .run = matmul_run,
+    .prepare = matmul_prepare};
