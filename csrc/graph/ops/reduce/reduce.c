@@ -10,6 +10,7 @@
 #include "framework/step.h"
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
+#include "kernels/int_reduce.h"
 
 enum { RK_SUM, RK_MEAN, RK_MAX, RK_MIN, RK_PROD, RK_SUMSQ, RK_L1, RK_L2, RK_GAP, RK_GMP, RK_LOGSUM,
        RK_LOGSUMEXP };
@@ -196,63 +197,19 @@ static int reduce_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
-/* Integer reductions: exact, wrapping like the type (the mean: Python's
- * exact sum, then its truncating division). */
+/* Integer reductions: the kernel's (kernels/int_reduce.c), exact, wrapping
+ * like the type (the mean: Python's exact sum, then its truncating division). */
 static void int_reduce(int base, const sb_tval *x, const reduce_geom *g, sb_tval *y)
 {
-    int r = g->rank;
-    int64_t xs[SB_MAX_RANK];
-    sb_c_strides(&x->info, xs);
-    int kd[SB_MAX_RANK], rd[SB_MAX_RANK], nk = 0, nr = 0;
-    for (int d = 0; d < r; ++d) {
-        if (g->red[d]) rd[nr++] = d;
-        else kd[nk++] = d;
-    }
-    int is_signed = sb_dtype_is_signed(x->info.dtype);
-    int64_t kidx[SB_MAX_RANK] = {0}, base_off = 0;
-    for (int64_t o = 0; o < g->outer; ++o) {
-        uint64_t acc = base == RK_PROD ? 1 : 0;
-        u128 wide = {0, 0};
-        int64_t best = 0;
-        int64_t ridx[SB_MAX_RANK] = {0}, off = base_off;
-        for (int64_t j = 0; j < g->n; ++j) {
-            int64_t v = sb_int_at(x, off);
-            uint64_t u = (uint64_t)v;
-            switch (base) {
-            case RK_SUM: acc += u; break;
-            case RK_SUMSQ: acc += u * u; break;
-            case RK_L1: acc += is_signed && v < 0 ? (uint64_t)0 - u : u; break;
-            case RK_PROD: acc *= u; break;
-            case RK_MEAN: add128(&wide, v, !is_signed); break;
-            case RK_MAX:
-                if (j == 0 || (is_signed ? v > best : u > (uint64_t)best)) best = v;
-                break;
-            case RK_MIN:
-                if (j == 0 || (is_signed ? v < best : u < (uint64_t)best)) best = v;
-                break;
-            default: break;
-            }
-            for (int k = nr - 1; k >= 0; --k) {
-                int d = rd[k];
-                off += xs[d];
-                if (++ridx[k] < x->info.dims[d]) break;
-                off -= xs[d] * x->info.dims[d];
-                ridx[k] = 0;
-            }
-        }
-        int64_t result;
-        if (base == RK_MAX || base == RK_MIN) result = best;
-        else if (base == RK_MEAN) result = g->n ? div128(wide, (uint64_t)g->n) : 0;
-        else result = (int64_t)acc;
-        sb_int_store(y->data, y->info.dtype, o, result);
-        for (int k = nk - 1; k >= 0; --k) {
-            int d = kd[k];
-            base_off += xs[d];
-            if (++kidx[k] < x->info.dims[d]) break;
-            base_off -= xs[d] * x->info.dims[d];
-            kidx[k] = 0;
-        }
-    }
+    static const int ops[] = {
+        [RK_SUM] = SB_IRED_SUM, [RK_MEAN] = SB_IRED_MEAN, [RK_MAX] = SB_IRED_MAX,
+        [RK_MIN] = SB_IRED_MIN, [RK_PROD] = SB_IRED_PROD, [RK_SUMSQ] = SB_IRED_SUMSQ,
+        [RK_L1] = SB_IRED_L1,
+    };
+    if (g->outer == 0) return;   /* (infer refuses the others on integers when there is an output) */
+    int dtype = x->info.dtype;
+    sb_int_type type = {sb_dtype_size(dtype), sb_dtype_is_signed(dtype), dtype == SB_DT_BOOL};
+    sb_int_reduce(ops[base], type, g->rank, x->info.dims, g->red, x->data, y->data);
 }
 
 /* ReduceLogSumExp over rows of n (docs/onnx.md), in float32: m = the

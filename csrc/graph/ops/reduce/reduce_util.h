@@ -215,38 +215,6 @@ static inline void fold_chunk(void *ctx, size_t chunk, int thread_index)
 }
 
 typedef struct { int64_t axis; float eps; } axis_eps_state;
-/* ---- 128-bit sums for the integer ReduceMean (Python's exact sum) ----------------- */
-
-typedef struct { uint64_t lo, hi; } u128;   /* two's complement */
-
-static inline void add128(u128 *s, int64_t v, int is_unsigned)
-{
-    uint64_t u = (uint64_t)v;
-    uint64_t lo = s->lo + u;
-    s->hi += (lo < s->lo) + (!is_unsigned && v < 0 ? UINT64_MAX : 0);
-    s->lo = lo;
-}
-
-/* Python's truncating s / n (n > 0), the quotient's low 64 bits. */
-static inline int64_t div128(u128 s, uint64_t n)
-{
-    int neg = (int64_t)s.hi < 0;
-    if (neg) {   /* magnitude */
-        s.lo = ~s.lo + 1;
-        s.hi = ~s.hi + (s.lo == 0);
-    }
-    uint64_t r = s.hi % n, q = 0;
-    for (int i = 63; i >= 0; --i) {
-        int top = (int)(r >> 63);
-        r = (r << 1) | ((s.lo >> i) & 1);
-        if (top || r >= n) {
-            r -= n;
-            q |= (uint64_t)1 << i;
-        }
-    }
-    return (int64_t)(neg ? ~q + 1 : q);
-}
-
 static inline void trailing_shape(const sb_vinfo *x, int a, sb_vinfo *norm)
 {
     memset(norm, 0, sizeof *norm);
