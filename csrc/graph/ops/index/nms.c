@@ -1,9 +1,12 @@
-/* ONNX NonMaxSuppression (docs/onnx.md): float32 overlaps in the documented order. */
+/* ONNX NonMaxSuppression (docs/onnx.md): the inputs, thresholds and errors;
+ * the selection is the kernel's (kernels/nms.c), float32 overlaps in the
+ * documented order. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "framework/fpenv.h"
+#include "kernels/nms.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/py_text.h"
@@ -22,112 +25,6 @@ static int nms_load(sb_load_ctx *L)
     return SB_OK;
 }
 
-typedef struct {
-    int64_t batches, n, classes, limit;
-    float iou;
-    int has_score, score_is_int;
-    float score;
-    int64_t score_int;
-    int center;
-    const float *boxes, *scores;
-} nms_params;
-
-typedef struct { float x0, x1, y0, y1; } nms_box;
-typedef struct { float s; int64_t i; } nms_cand;
-
-static float py_min(float a, float b) { return b < a ? b : a; }
-static float py_max(float a, float b) { return b > a ? b : a; }
-
-static nms_box box_extent(const float *box, int center)
-{
-    nms_box e;
-    if (center) {
-        float half_w = box[2] / 2.0f, half_h = box[3] / 2.0f;
-        e.x0 = box[0] - half_w, e.x1 = box[0] + half_w;
-        e.y0 = box[1] - half_h, e.y1 = box[1] + half_h;
-    } else {
-        e.x0 = py_min(box[1], box[3]), e.x1 = py_max(box[1], box[3]);
-        e.y0 = py_min(box[0], box[2]), e.y1 = py_max(box[0], box[2]);
-    }
-    return e;
-}
-
-/* Whether box b's overlap with box a exceeds the threshold (float32 operations). */
-static int suppresses(const nms_box *a, const nms_box *b, float iou)
-{
-    float ix_min = py_max(a->x0, b->x0), ix_max = py_min(a->x1, b->x1);
-    if (ix_max <= ix_min) return 0;
-    float iy_min = py_max(a->y0, b->y0), iy_max = py_min(a->y1, b->y1);
-    if (iy_max <= iy_min) return 0;
-    float w = ix_max - ix_min, h = iy_max - iy_min;
-    float inter = w * h;
-    if (inter <= 0.0f) return 0;
-    float aw = a->x1 - a->x0, ah = a->y1 - a->y0, bw = b->x1 - b->x0, bh = b->y1 - b->y0;
-    float area_a = aw * ah, area_b = bw * bh;
-    float sum = area_a + area_b;
-    float uni = sum - inter;
-    if (area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f) return 0;
-    float q = inter / uni;
-    return q > iou;
-}
-
-/* Python's s > t for a float32 s and an integer t, exactly. */
-static int above_int(float s, int64_t t)
-{
-    if (s != s) return 0;
-    if (s >= 9223372036854775808.0f) return 1;
-    if (s < -9223372036854775808.0f) return 0;
-    double f = floor((double)s);
-    int64_t fi = (int64_t)f;
-    return fi > t || (fi == t && (double)s > f);
-}
-
-static int by_score(const void *pa, const void *pb)
-{
-    const nms_cand *a = pa, *b = pb;
-    if (a->s != b->s) return a->s > b->s ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* The selection: its count, and the triples into out when not null.
- * scratch: n boxes, n candidates, n kept indices. */
-static int64_t nms_pass(const nms_params *p, void *scratch, int64_t *out)
-{
-    int64_t n = p->n, count = 0;
-    nms_box *ext = scratch;
-    nms_cand *cand = (nms_cand *)(ext + n);
-    int64_t *kept = (int64_t *)(cand + n);
-    if (!p->limit) return 0;
-    for (int64_t b = 0; b < p->batches; ++b) {
-        for (int64_t i = 0; i < n; ++i) ext[i] = box_extent(p->boxes + (b * n + i) * 4, p->center);
-        for (int64_t c = 0; c < p->classes; ++c) {
-            const float *row = p->scores + (b * p->classes + c) * n;
-            int64_t nc = 0;
-            for (int64_t i = 0; i < n; ++i) {
-                float s = row[i];
-                if (s != s) continue;
-                if (p->has_score && !(p->score_is_int ? above_int(s, p->score_int) : s > p->score)) continue;
-                cand[nc].s = s, cand[nc].i = i;
-                ++nc;
-            }
-            qsort(cand, (size_t)nc, sizeof *cand, by_score);
-            int64_t nk = 0;
-            for (int64_t q = 0; q < nc && nk < p->limit; ++q) {
-                int64_t i = cand[q].i;
-                int hit = 0;
-                for (int64_t j = 0; j < nk && !hit; ++j) hit = suppresses(&ext[kept[j]], &ext[i], p->iou);
-                if (!hit) kept[nk++] = i;
-            }
-            for (int64_t j = 0; j < nk; ++j) {
-                if (out) {
-                    out[count * 3] = b, out[count * 3 + 1] = c, out[count * 3 + 2] = kept[j];
-                }
-                ++count;
-            }
-        }
-    }
-    return count;
-}
 
 /* A one-value input of NMS: absent (0), its size checked, SB_NEEDS_VALUES
  * while unknown; 1 when present. */
@@ -146,7 +43,7 @@ static int nms_scalar(sb_infer_ctx *I, int i, const char *what, const sb_tval **
     return 1;
 }
 
-static int nms_setup(sb_infer_ctx *I, nms_params *p)
+static int nms_setup(sb_infer_ctx *I, sb_nms_params *p)
 {
     const nms_state *s = I->state;
     memset(p, 0, sizeof *p);
@@ -213,24 +110,19 @@ static int nms_setup(sb_infer_ctx *I, nms_params *p)
     return SB_OK;
 }
 
-static int64_t nms_scratch_bytes(const nms_params *p)
-{
-    return p->n * (int64_t)(sizeof(nms_box) + sizeof(nms_cand) + sizeof(int64_t)) + 64;
-}
-
 static int nms_infer(sb_infer_ctx *I)
 {
-    nms_params p;
+    sb_nms_params p;
     sb_fpenv env;   /* IEEE float32 arithmetic, whatever the caller's rounding and flushing */
     sb_fpenv_enter(&env);
     int status = nms_setup(I, &p);
     sb_fpenv_leave(&env);
     if (status) return status;
-    int64_t bytes = nms_scratch_bytes(&p);
+    int64_t bytes = (int64_t)sb_nms_scratch_bytes(p.n);
     void *scratch = malloc((size_t)bytes);
     if (!scratch) return sb_infer_fail(I, SB_ERR_NO_MEMORY, "out of memory");
     sb_fpenv_enter(&env);
-    int64_t count = nms_pass(&p, scratch, NULL);
+    int64_t count = sb_nms(&p, scratch, NULL);
     sb_fpenv_leave(&env);
     free(scratch);
     I->out[0].dtype = SB_DT_INT64;
@@ -248,11 +140,11 @@ static int nms_run(sb_run_ctx *R)
     sb_vinfo unused[1];
     I.node = R->node, I.state = R->state, I.mode = R->mode, I.path = R->path;
     I.n_in = R->n_in, I.n_out = R->n_out, I.in = R->in, I.out = unused, I.inplace = -1;
-    nms_params p;
+    sb_nms_params p;
     sb_fpenv env;
     sb_fpenv_enter(&env);
     int status = nms_setup(&I, &p);
-    if (!status) nms_pass(&p, R->workspace, R->out[0]->data);
+    if (!status) sb_nms(&p, R->workspace, R->out[0]->data);
     sb_fpenv_leave(&env);
     return status == SB_NEEDS_VALUES ? SB_ERR_VALUE : status;
 }
