@@ -15,6 +15,17 @@ from samebits._binding import lib as _lib, paths as _paths
 
 lib = _lib.lib
 
+# Test modules share data across the layer folders (the hosts' tests read
+# the graph tests' pinned digests, test_onnx_models.PINNED): every folder on
+# the import path, whichever files a run collects.
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+for _layer in ("kernels", "graph", "hosts", "builds"):
+    _folder = str(Path(__file__).resolve().parent / _layer)
+    if _folder not in sys.path:
+        sys.path.append(_folder)
+
 
 def require_tool(tool: str) -> str:
     """The path of a program the test needs; a skip where it is missing, a
