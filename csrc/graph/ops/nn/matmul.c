@@ -445,44 +445,82 @@ static int gemm_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
+/* The geometry, then the product's kernel call after it when there is a
+ * product to run (relocatable: the batch is read at prepare). */
+typedef struct {
+    gemm_plan p;
+    int has_kernel;
+    _Alignas(64) unsigned char kernel[];   /* sb_matmul_call_bytes() */
+} gemm_prepared;
+
+static int gemm_prepare(sb_prepare_ctx *P)
+{
+    const gemm_state *s = P->state;
+    gemm_prepared *gp = P->prepared;
+    if (sizeof *gp + sb_matmul_call_bytes() > SB_PREPARED_BYTES) return SB_OK;   /* (each run prepares) */
+    int status = gemm_geometry(P->node, s, P->in, P->n_in, &gp->p);
+    if (status) return status;
+    P->bytes = sizeof *gp;
+    if (!sb_vinfo_numel(&gp->p.call.out) || (!s->packed && gp->p.call.args.k == 0)) return SB_OK;
+    sb_matmul_args g = gp->p.call.args;
+    g.path = P->path, g.mode = P->mode, g.max_threads = 1;
+    g.activation = s->packed ? s->activation : 0;
+    g.batch = gp->p.call.has_batch ? (int64_t)(intptr_t)&gp->p.call.batch : 0;
+    status = sb_matmul_prepare(&g, (sb_matmul_call *)gp->kernel);
+    if (status) return sb_fail(status, "node %d (%s): matmul failed (status %d)", P->node->index,
+                               P->node->op_type, status);
+    gp->has_kernel = 1;
+    P->bytes = sizeof *gp + sb_matmul_call_bytes();
+    return SB_OK;
+}
+
 static int gemm_run(sb_run_ctx *R)
 {
     const gemm_state *s = R->state;
-    gemm_plan p;
-    int status = gemm_geometry(R->node, s, R->in, R->n_in, &p);
-    if (status) return status;
+    const gemm_prepared *gp = R->prepared;
+    gemm_plan local;
+    int status = SB_OK;
+    if (!gp && (status = gemm_geometry(R->node, s, R->in, R->n_in, &local))) return status;
+    const gemm_plan *p = gp ? &gp->p : &local;
     uint8_t *ws = R->workspace;
     const sb_tval *c = R->n_in > 2 ? R->in[2] : NULL;
     const void *a = R->in[0]->data;
     if (s->trans_a && sb_vinfo_numel(&R->in[0]->info)) {   /* A.T as a new C-ordered matrix */
-        sb_tval at = {.info = p.a, .data = ws};
+        sb_tval at = {.info = p->a, .data = ws};
         static const int perm[2] = {1, 0};
         if ((status = sb_k_permute(R->threads, R->in[0], perm, &at)))
             return sb_run_fail(R, status, "permute failed (status %d)", status);
         a = ws;
     }
-    sb_tval prod = {.info = p.call.out, .data = p.p_bytes ? ws + p.at_bytes + p.cc_bytes
-                                                          : R->out[0]->data};
+    sb_tval prod = {.info = p->call.out, .data = p->p_bytes ? ws + p->at_bytes + p->cc_bytes
+                                                             : R->out[0]->data};
     int64_t count = sb_vinfo_numel(&prod.info);
     if (count) {
-        if (s->packed)
-            status = product_run(R, &p.call, a, s->b, prod.data, p.fuse ? c->data : NULL, s->activation);
-        else if (p.call.args.k == 0)
+        const float *bias = s->packed && p->fuse ? c->data : NULL;
+        if (gp && gp->has_kernel) {
+            status = sb_matmul_run_prepared((const sb_matmul_call *)gp->kernel, a,
+                                            s->packed ? s->b : R->in[1]->data, bias, prod.data,
+                                            R->threads);
+            if (status) return sb_run_fail(R, status, "matmul failed (status %d)", status);
+        } else if (s->packed) {
+            status = product_run(R, &local.call, a, s->b, prod.data, bias, s->activation);
+        } else if (p->call.args.k == 0) {
             memset(prod.data, 0, (size_t)count * 4), status = SB_OK;
-        else
-            status = product_run(R, &p.call, a, R->in[1]->data, prod.data, NULL, 0);
+        } else {
+            status = product_run(R, &local.call, a, R->in[1]->data, prod.data, NULL, 0);
+        }
         if (status) return status;
     }
     if (s->alpha != 1.0f && (status = sb_k_binary_scalar(R, SB_BIN_MUL, &prod, s->alpha, &prod)))
         return sb_run_fail(R, status, "mul failed (status %d)", status);
-    if (p.add) {
+    if (p->add) {
         sb_tval cc = *c;
         if (s->beta != 1.0f) {
-            cc.data = ws + p.at_bytes;
+            cc.data = ws + p->at_bytes;
             if ((status = sb_k_binary_scalar(R, SB_BIN_MUL, c, s->beta, &cc)))
                 return sb_run_fail(R, status, "mul failed (status %d)", status);
         }
-        sb_tval y = {.info = p.y, .data = R->out[0]->data};
+        sb_tval y = {.info = p->y, .data = R->out[0]->data};
         if ((status = sb_k_binary(R, SB_BIN_ADD, &prod, &cc, &y)))
             return sb_run_fail(R, status, "add failed (status %d)", status);
     }
@@ -490,7 +528,8 @@ static int gemm_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_Gemm = {
-    .name = "Gemm", .load = gemm_load, .infer = gemm_infer, .run = gemm_run};
+    .name = "Gemm", .load = gemm_load, .infer = gemm_infer, .run = gemm_run,
+    .prepare = gemm_prepare};
 const sb_op_def sb_op_MatMul = {
     .name = "MatMul", .load = matmul_load, .infer = matmul_infer, .run = matmul_run,
     .prepare = matmul_prepare};
