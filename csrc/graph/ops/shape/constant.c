@@ -104,7 +104,7 @@ static int constant_of_shape_infer(sb_infer_ctx *I)
         if (dims[k] < 0) {
             char b[600];
             return sb_infer_fail(I, SB_ERR_VALUE, "negative dimension in %s",
-                                 py_tuple(b, sizeof b, dims, n));
+                                 sb_py_tuple_text(dims, (int)(n), b, sizeof b));
         }
     if (n > SB_MAX_RANK)
         return sb_infer_fail(I, SB_ERR_VALUE, "the output's rank %zu is above %d", n, SB_MAX_RANK);

@@ -62,7 +62,7 @@ static int tile_infer(sb_infer_ctx *I)
     if (bad) {
         char b[600];
         return sb_infer_fail(I, SB_ERR_VALUE, "repeats %s do not match rank %d",
-                             py_list(b, sizeof b, reps, n), r);
+                             sb_py_list_text(reps, n, b, sizeof b), r);
     }
     I->out[0] = x->info;
     for (int d = 0; d < r; ++d)

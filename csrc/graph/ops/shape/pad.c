@@ -64,7 +64,7 @@ static int pad_amounts(sb_infer_ctx *I, const sb_tval *x, int64_t *before, int64
     if (np != 2 * na) {
         char b[600];
         return sb_infer_fail(I, SB_ERR_VALUE, "pads %s do not match %zu axes",
-                             py_list(b, sizeof b, pads, np), na);
+                             sb_py_list_text(pads, np, b, sizeof b), na);
     }
     for (int d = 0; d < r; ++d) before[d] = after[d] = 0;
     for (size_t k = 0; k < na; ++k) {
@@ -76,7 +76,7 @@ static int pad_amounts(sb_infer_ctx *I, const sb_tval *x, int64_t *before, int64
         if (before[d] < -limit || before[d] > limit || after[d] < -limit || after[d] > limit) {
             char b[600];
             return sb_infer_fail(I, SB_ERR_VALUE, "pads %s are too large",
-                                 py_list(b, sizeof b, pads, np));
+                                 sb_py_list_text(pads, np, b, sizeof b));
         }
     /* the messages Python's runner gives, in its order */
     char sh[256], b[600];
@@ -97,7 +97,7 @@ static int pad_amounts(sb_infer_ctx *I, const sb_tval *x, int64_t *before, int64
                                      "supported");
     } else if (crop) {
         return sb_infer_fail(I, SB_ERR_VALUE, "pads %s crop %s below zero",
-                             py_list(b, sizeof b, pads, np), shape_str(&x->info, sh, sizeof sh));
+                             sb_py_list_text(pads, np, b, sizeof b), shape_str(&x->info, sh, sizeof sh));
     }
     return SB_OK;
 }

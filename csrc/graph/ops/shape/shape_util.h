@@ -17,31 +17,12 @@
 #include "math/arith.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
+#include "graph/py_text.h"
 
 /* ---- helpers of the ops below ------------------------------------------------------ */
 
 #define LIST_CAP 64              /* values of an int-list input read at plan time */
 #define WALK_RANK (2 * SB_MAX_RANK + 1)
-
-/* Python's text of a list of ints: "[1, -2]". */
-static inline const char *py_list(char *buf, size_t size, const int64_t *v, size_t n)
-{
-    size_t at = (size_t)snprintf(buf, size, "[");
-    for (size_t k = 0; k < n && at < size; ++k)
-        at += (size_t)snprintf(buf + at, size - at, k ? ", %lld" : "%lld", (long long)v[k]);
-    if (at < size) snprintf(buf + at, size - at, "]");
-    return buf;
-}
-
-/* Python's text of a tuple of ints: "(2, 3)", "(2,)", "()". */
-static inline const char *py_tuple(char *buf, size_t size, const int64_t *v, size_t n)
-{
-    size_t at = (size_t)snprintf(buf, size, "(");
-    for (size_t k = 0; k < n && at < size; ++k)
-        at += (size_t)snprintf(buf + at, size - at, k ? ", %lld" : "%lld", (long long)v[k]);
-    if (at < size) snprintf(buf + at, size - at, n == 1 ? ",)" : ")");
-    return buf;
-}
 
 static inline const char *shape_str(const sb_vinfo *v, char *buf, size_t size)
 {
@@ -106,7 +87,7 @@ static inline int norm_axes(sb_infer_ctx *I, const int64_t *axes, size_t n, int 
             if (out[j] == out[k]) {
                 char b[600];
                 return sb_infer_fail(I, SB_ERR_VALUE, "%s %s repeats an axis", what,
-                                     py_list(b, sizeof b, axes, n));
+                                     sb_py_list_text(axes, n, b, sizeof b));
             }
     return SB_OK;
 }

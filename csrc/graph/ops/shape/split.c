@@ -71,7 +71,7 @@ static int split_sizes(sb_infer_ctx *I, const sb_tval *x, int *axis, int64_t *sp
     if (bad || (int64_t)sum != size) {
         char b[600], sh[256];
         return sb_infer_fail(I, SB_ERR_VALUE, "split %s does not cut dimension %d of %s into %d "
-                             "outputs", py_list(b, sizeof b, split, listed), a,
+                             "outputs", sb_py_list_text(split, listed, b, sizeof b), a,
                              shape_str(&x->info, sh, sizeof sh), I->n_out);
     }
     *axis = a;

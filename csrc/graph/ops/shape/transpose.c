@@ -34,7 +34,7 @@ static int transpose_perm(sb_infer_ctx *I, int rank, int *perm)
     if (!ok) {
         char b[600];
         return sb_infer_fail(I, SB_ERR_VALUE, "perm %s is not a permutation of %d axes",
-                             py_list(b, sizeof b, s->perm.v, s->perm.n), rank);
+                             sb_py_list_text(s->perm.v, s->perm.n, b, sizeof b), rank);
     }
     return SB_OK;
 }
