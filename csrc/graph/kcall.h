@@ -6,6 +6,7 @@
 
 #include "graph/op.h"
 #include "kernels/prepared.h"
+#include "framework/walk.h"
 
 /* numpy's (and ONNX's multidirectional) broadcast of n shapes into *out
  * (its dtype untouched); 0, or -1 when they do not broadcast. */
@@ -14,11 +15,6 @@ int sb_broadcast(const sb_vinfo *const *shapes, int n, sb_vinfo *out);
 void sb_broadcast_error_text(const sb_vinfo *const *shapes, int n, char *buf, size_t size);
 /* x's element strides over the broadcast shape `out` (0 where x repeats). */
 void sb_broadcast_strides(const sb_vinfo *x, const sb_vinfo *out, int64_t *strides);
-
-/* Merges a walk over `rank` dims for `count` operands (strides[o][d]):
- * extent-1 dims dropped, neighbours every operand steps through as one
- * merged. Returns the new rank (at least 1). */
-int sb_merge_walk(int rank, int64_t *shape, int count, int64_t *const *strides);
 
 /* The call of sb_k_binary for these infos (a and b broadcast to y), ready to
  * run with sb_binary_run_prepared; a samebits.h status. */

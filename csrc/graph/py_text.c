@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "graph/py_text.h"
 
 void sb_py_float_repr(double v, char *buf, size_t size)
@@ -68,5 +69,32 @@ const char *sb_py_list_text(const int64_t *v, size_t n, char *buf, size_t size)
     for (size_t i = 0; i < n && at < size; ++i)
         at += (size_t)snprintf(buf + at, size - at, i ? ", %lld" : "%lld", (long long)v[i]);
     if (at < size) snprintf(buf + at, size - at, "]");
+    return buf;
+}
+
+size_t sb_py_str_repr(const uint8_t *s, size_t len, char *buf, size_t size)
+{
+    int sq = memchr(s, '\'', len) != NULL, dq = memchr(s, '"', len) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    size_t at = 0;
+    if (size < 8) { if (size) buf[0] = 0; return 0; }
+    buf[at++] = q;
+    for (size_t i = 0; i < len && at + 6 < size; ++i) {
+        unsigned char c = s[i];
+        if (c == '\\' || c == (unsigned char)q) buf[at++] = '\\', buf[at++] = (char)c;
+        else if (c == '\n') buf[at++] = '\\', buf[at++] = 'n';
+        else if (c == '\t') buf[at++] = '\\', buf[at++] = 't';
+        else if (c == '\r') buf[at++] = '\\', buf[at++] = 'r';
+        else if (c < 0x20 || c == 0x7F) at += (size_t)snprintf(buf + at, size - at, "\\x%02x", c);
+        else buf[at++] = (char)c;
+    }
+    buf[at++] = q;
+    buf[at] = 0;
+    return at;
+}
+
+const char *sb_py_cstr_repr(const char *s, char *buf, size_t size)
+{
+    sb_py_str_repr((const uint8_t *)s, strlen(s), buf, size);
     return buf;
 }

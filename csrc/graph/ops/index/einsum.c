@@ -1,5 +1,7 @@
-/* ONNX Einsum (docs/onnx.md): operands permuted (copies) and multiplied with
- * sb_matmul, as samebits.matmul does. */
+/* ONNX Einsum (docs/onnx.md): the equation parsed at load, the letters
+ * sorted into batch, row, contracted and column groups when a plan is made
+ * (prepare), the contraction computed by kernels/einsum.c; one operand: a
+ * permutation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "graph/op.h"
 #include "graph/py_text.h"
 #include "graph/ops/index/index_util.h"
+#include "kernels/einsum.h"
 
 /* A letter: an ASCII letter's code, or 256 + i for the i-th ellipsis letter
  * (Python's chr(0x391 + i), never in a subscript). */
@@ -61,7 +64,7 @@ static int ein_term_parse(sb_load_ctx *L, const char *eq_repr, const char *s, si
     size_t shown = len < sizeof raw - 1 ? len : sizeof raw - 1;
     memcpy(raw, s, shown);
     raw[shown] = 0;
-    py_repr(raw, rr, sizeof rr);
+    sb_py_cstr_repr(raw, rr, sizeof rr);
     int seen[128] = {0}, ell = 0, bad = 0, repeat = 0;
     size_t hn = 0, tn = 0;
     for (size_t i = 0; i < len;) {
@@ -102,7 +105,7 @@ static int einsum_load(sb_load_ctx *L)
     if (L->status) return L->status;
     s->equation = equation;
     char er[1024];
-    py_repr(equation, er, sizeof er);
+    sb_py_cstr_repr(equation, er, sizeof er);
     size_t n = strlen(equation);
     char *eq = malloc(n + 1);
     if (!eq) return sb_load_fail(L, SB_ERR_NO_MEMORY, "out of memory");
@@ -143,7 +146,7 @@ static int ein_letters(sb_infer_ctx *I, const ein_term *t, int rank, int *out)
     int hn = (int)strlen(t->head), tn = (int)strlen(t->tail);
     char tr[200];
     if (!t->ellipsis ? hn != rank : rank - hn - tn < 0) {
-        py_repr(t->text, tr, sizeof tr);
+        sb_py_cstr_repr(t->text, tr, sizeof tr);
         return sb_infer_fail(I, SB_ERR_VALUE, "subscript %s does not fit an operand of rank %d", tr, rank);
     }
     int extra = rank - hn - tn, n = 0;
@@ -194,7 +197,7 @@ static int ein_make(sb_infer_ctx *I, const einsum_state *s, const sb_tval *const
     }
     if (n_in != s->n_terms) {
         char er[1024];
-        py_repr(s->equation, er, sizeof er);
+        sb_py_cstr_repr(s->equation, er, sizeof er);
         return sb_infer_fail(I, SB_ERR_VALUE, "equation %s needs %d inputs, got %d", er, s->n_terms, n_in);
     }
     p->n_ops = n_in;
@@ -295,17 +298,48 @@ static int ein_make(sb_infer_ctx *I, const einsum_state *s, const sb_tval *const
     return SB_OK;
 }
 
-static int64_t round64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
-
-static int ein_identity(const ein_plan *p)
+/* The kernel's call for a two-operand plan on these operands: each read in
+ * its groups' letter order (a broadcast dimension of 1 repeated to the
+ * letter's size), the product read back in the output's order. */
+static void operand_walk(const ein_plan *p, const sb_vinfo *x, const int *lx, int rx,
+                         const int *const *groups, const int *counts, int *rank, int64_t *shape,
+                         int64_t *strides)
 {
+    int64_t own[SB_MAX_RANK];
+    sb_c_strides(x, own);
+    int r = 0;
+    for (int g = 0; g < 3; ++g)
+        for (int i = 0; i < counts[g]; ++i) {
+            int c = groups[g][i], d = find_letter(lx, rx, c);
+            shape[r] = p->size[c];
+            strides[r] = x->dims[d] == 1 && shape[r] != 1 ? 0 : own[d];
+            ++r;
+        }
+    *rank = r;
+}
+
+static void ein_call(const ein_plan *p, const sb_vinfo *a, const sb_vinfo *b, sb_einsum_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->nb = p->nb, c->m = p->m, c->k = p->k, c->n = p->n;
+    const int *ga[3] = {p->batch, p->rows, p->con}, *gb[3] = {p->batch, p->con, p->cols};
+    int ca[3] = {p->nb_l, p->nr_l, p->nk_l}, cb[3] = {p->nb_l, p->nk_l, p->nc_l};
+    operand_walk(p, a, p->letters[0], p->rank[0], ga, ca, &c->a_rank, c->a_shape, c->a_strides);
+    operand_walk(p, b, p->letters[1], p->rank[1], gb, cb, &c->b_rank, c->b_shape, c->b_strides);
+    /* the (batch, rows, cols) product's letters and C strides */
     int order[3 * SB_MAX_RANK], n = 0;
     for (int i = 0; i < p->nb_l; ++i) order[n++] = p->batch[i];
     for (int i = 0; i < p->nr_l; ++i) order[n++] = p->rows[i];
     for (int i = 0; i < p->nc_l; ++i) order[n++] = p->cols[i];
-    if (n != p->n_out) return 0;
-    for (int i = 0; i < n; ++i) if (order[i] != p->out[i]) return 0;
-    return 1;
+    int64_t own[3 * SB_MAX_RANK], step = 1;
+    for (int i = n - 1; i >= 0; --i) own[i] = step, step *= p->size[order[i]];
+    c->product_is_y = n == p->n_out;
+    for (int j = 0; j < p->n_out; ++j) {
+        int d = find_letter(order, n, p->out[j]);
+        c->y_shape[j] = p->size[p->out[j]], c->y_strides[j] = own[d];
+        if (d != j) c->product_is_y = 0;
+    }
+    c->y_rank = p->n_out;
 }
 
 static int einsum_infer(sb_infer_ctx *I)
@@ -325,89 +359,56 @@ static int einsum_infer(sb_infer_ctx *I)
         int64_t a = p.nb * p.m * p.k, b = p.nb * p.k * p.n, c = p.nb * p.m * p.n;
         if (a > SB_MAX_ELEMENTS || b > SB_MAX_ELEMENTS || c > SB_MAX_ELEMENTS)
             return sb_infer_fail(I, SB_ERR_VALUE, "the operands are too large");
-        I->workspace = round64(a * 4) + round64(b * 4) + (ein_identity(&p) ? 0 : round64(c * 4));
+        sb_einsum_call call;
+        ein_call(&p, &I->in[0]->info, &I->in[1]->info, &call);
+        I->workspace = sb_einsum_scratch_bytes(&call);
     }
     return SB_OK;
 }
 
-/* The operand's elements in the given letter order (a broadcast dimension of
- * 1 repeated to the letter's size), dense: a copy. */
-static int ein_gather(sb_run_ctx *R, const ein_plan *p, const sb_tval *x, const int *lx, int rx,
-                      const int *const *groups, const int *counts, float *dst)
+/* The plan and, for two operands, the kernel's call, from the inputs. */
+static int ein_prepare_call(const sb_node *node, const void *state, const sb_tval *const *in, int n_in,
+                            ein_plan *p, sb_einsum_call *call)
 {
-    int64_t own[SB_MAX_RANK], shape[SB_MAX_RANK], xs[SB_MAX_RANK], ys[SB_MAX_RANK];
-    sb_c_strides(&x->info, own);
-    int r = 0;
-    for (int g = 0; g < 3; ++g)
-        for (int i = 0; i < counts[g]; ++i) {
-            int c = groups[g][i], d = find_letter(lx, rx, c);
-            shape[r] = p->size[c];
-            xs[r] = x->info.dims[d] == 1 && shape[r] != 1 ? 0 : own[d];
-            ++r;
-        }
-    int64_t step = 1;
-    for (int d = r - 1; d >= 0; --d) ys[d] = step, step *= shape[d];
-    return sb_k_copy(R->threads, r, shape, 4, x->data, xs, dst, ys);
+    sb_infer_ctx I = {0};
+    sb_vinfo unused[1];
+    I.node = node, I.state = state, I.n_in = n_in, I.in = in, I.out = unused;
+    int status = ein_make(&I, state, in, n_in, p);
+    if (status || p->n_ops != 2) return status;
+    ein_call(p, &in[0]->info, &in[1]->info, call);
+    return SB_OK;
+}
+
+static int einsum_prepare(sb_prepare_ctx *P)
+{
+    ein_plan p;
+    sb_einsum_call *call = P->prepared;
+    _Static_assert(sizeof(sb_einsum_call) <= SB_PREPARED_BYTES, "the call fits the prepared bytes");
+    int status = ein_prepare_call(P->node, P->state, P->in, P->n_in, &p, call);
+    if (status) return status;
+    if (p.n_ops == 2) P->bytes = sizeof *call;
+    return SB_OK;
 }
 
 static int einsum_run(sb_run_ctx *R)
 {
-    const einsum_state *s = R->state;
-    ein_plan p;
-    sb_infer_ctx I = {0};
-    sb_vinfo unused[1];
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = unused;
-    int status = ein_make(&I, s, R->in, R->n_in, &p);
-    if (status) return status;
-    sb_tval *y = R->out[0];
-    if (p.n_ops == 1) {
-        int perm[SB_MAX_RANK];
-        for (int j = 0; j < p.n_out; ++j) perm[j] = find_letter(p.letters[0], p.rank[0], p.out[j]);
-        return sb_k_permute(R->threads, R->in[0], perm, y);
+    sb_einsum_call own;
+    const sb_einsum_call *call = R->prepared;
+    if (!call) {
+        ein_plan p;
+        int status = ein_prepare_call(R->node, R->state, R->in, R->n_in, &p, &own);
+        if (status) return status;
+        if (p.n_ops == 1) {   /* a permutation */
+            int perm[SB_MAX_RANK];
+            for (int j = 0; j < p.n_out; ++j) perm[j] = find_letter(p.letters[0], p.rank[0], p.out[j]);
+            return sb_k_permute(R->threads, R->in[0], perm, R->out[0]);
+        }
+        call = &own;
     }
-    if (p.nb * p.m * p.n == 0) return SB_OK;
-    if (p.k == 0) {
-        memset(y->data, 0, (size_t)(p.nb * p.m * p.n * 4));
-        return SB_OK;
-    }
-    float *a3 = R->workspace;
-    float *b3 = (float *)((uint8_t *)a3 + round64(p.nb * p.m * p.k * 4));
-    int identity = ein_identity(&p);
-    float *c3 = identity ? y->data : (float *)((uint8_t *)b3 + round64(p.nb * p.k * p.n * 4));
-    const int *ga[3] = {p.batch, p.rows, p.con}, *gb[3] = {p.batch, p.con, p.cols};
-    int ca[3] = {p.nb_l, p.nr_l, p.nk_l}, cb[3] = {p.nb_l, p.nk_l, p.nc_l};
-    if ((status = ein_gather(R, &p, R->in[0], p.letters[0], p.rank[0], ga, ca, a3))) return status;
-    if ((status = ein_gather(R, &p, R->in[1], p.letters[1], p.rank[1], gb, cb, b3))) return status;
-    /* samebits.matmul of the (nb, m, k) and (nb, k, n) arrays */
-    sb_matmul_args args;
-    memset(&args, 0, sizeof args);
-    sb_batch batch;
-    memset(&batch, 0, sizeof batch);
-    args.path = R->path, args.mode = R->mode, args.max_threads = R->threads;
-    args.m = p.m, args.n = p.n, args.k = p.k;
-    args.a = (int64_t)(intptr_t)a3, args.a_row = p.k, args.a_col = 1;
-    args.b = (int64_t)(intptr_t)b3, args.b_row = p.n, args.b_col = 1, args.b_packed = 0;
-    args.c = (int64_t)(intptr_t)c3, args.c_row = p.n;
-    if (p.nb > 1) {
-        batch.ndim = 1;
-        batch.shape[0] = p.nb;
-        batch.a_stride[0] = p.m * p.k, batch.b_stride[0] = p.k * p.n, batch.c_stride[0] = p.m * p.n;
-        args.batch = (int64_t)(intptr_t)&batch;
-    }
-    if ((status = sb_matmul(&args)))
-        return sb_run_fail(R, status, "the matrix product failed (status %d)", status);
-    if (identity) return SB_OK;
-    /* the (batch, rows, cols) result permuted to the output's order */
-    int order[3 * SB_MAX_RANK], n = 0, perm[SB_MAX_RANK];
-    for (int i = 0; i < p.nb_l; ++i) order[n++] = p.batch[i];
-    for (int i = 0; i < p.nr_l; ++i) order[n++] = p.rows[i];
-    for (int i = 0; i < p.nc_l; ++i) order[n++] = p.cols[i];
-    sb_tval c;
-    c.info.dtype = SB_DT_FLOAT, c.info.rank = n, c.data = c3;
-    for (int i = 0; i < n; ++i) c.info.dims[i] = p.size[order[i]];
-    for (int j = 0; j < p.n_out; ++j) perm[j] = find_letter(order, n, p.out[j]);
-    return sb_k_permute(R->threads, &c, perm, y);
+    int status = sb_einsum_run(call, R->path, R->mode, R->threads, R->in[0]->data, R->in[1]->data,
+                               R->out[0]->data, R->workspace);
+    return status ? sb_run_fail(R, status, "the matrix product failed (status %d)", status) : SB_OK;
 }
 
 const sb_op_def sb_op_Einsum = {
-    .name = "Einsum", .load = einsum_load, .infer = einsum_infer, .run = einsum_run};
+    .name = "Einsum", .load = einsum_load, .infer = einsum_infer, .run = einsum_run, .prepare = einsum_prepare};

@@ -84,26 +84,6 @@ static inline void odometer(int rank, const int64_t *dims, int64_t *coord, const
     }
 }
 
-/* Python's repr of a str (ASCII escapes; other bytes as they are). */
-static inline void py_repr(const char *s, char *buf, size_t size)
-{
-    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-    size_t at = 0;
-    if (size < 8) { if (size) buf[0] = 0; return; }
-    buf[at++] = q;
-    for (; *s && at + 6 < size; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '\\' || c == (unsigned char)q) buf[at++] = '\\', buf[at++] = (char)c;
-        else if (c == '\n') buf[at++] = '\\', buf[at++] = 'n';
-        else if (c == '\t') buf[at++] = '\\', buf[at++] = 't';
-        else if (c == '\r') buf[at++] = '\\', buf[at++] = 'r';
-        else if (c < 0x20 || c == 0x7F) at += (size_t)snprintf(buf + at, size - at, "\\x%02x", c);
-        else buf[at++] = (char)c;
-    }
-    buf[at++] = q;
-    buf[at] = 0;
-}
-
 /* The value of a one-element integer input (K, k, depth); its size checked. */
 static inline int one_value_shape(sb_infer_ctx *I, const sb_tval *t, const char *what)
 {
@@ -121,7 +101,7 @@ static inline int no_reduction(sb_load_ctx *L)
     if (L->status) return L->status;
     if (strcmp(reduction, "none") != 0) {
         char r[256];
-        py_repr(reduction, r, sizeof r);
+        sb_py_cstr_repr(reduction, r, sizeof r);
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "reduction %s is not supported ('none' is)", r);
     }
     return SB_OK;

@@ -114,15 +114,28 @@ static int max_pool_infer(sb_infer_ctx *I)
     return status ? status : max_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
 }
 
+/* The geometry once per step: the kernel's arguments without the pointers. */
+static int max_pool_prepare(sb_prepare_ctx *P)
+{
+    sb_vinfo out;
+    int status = max_pool_geometry(P->node, P->state, &P->in[0]->info, P->prepared, &out);
+    if (!status) P->bytes = sizeof(sb_max_pool2d_args);
+    return status;
+}
+
 static int max_pool_run(sb_run_ctx *R)
 {
     sb_max_pool2d_args a;
-    sb_vinfo out;
-    int status = max_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
-    if (status) return status;
+    if (R->prepared) {
+        memcpy(&a, R->prepared, sizeof a);
+    } else {
+        sb_vinfo out;
+        int status = max_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
+        if (status) return status;
+    }
     a.x = (int64_t)(intptr_t)R->in[0]->data, a.y = (int64_t)(intptr_t)R->out[0]->data;
     a.max_threads = R->threads;
-    status = sb_max_pool2d(&a);
+    int status = sb_max_pool2d(&a);
     return status ? sb_run_fail(R, status, "max_pool2d failed (status %d)", status) : SB_OK;
 }
 
@@ -174,19 +187,33 @@ static int avg_pool_infer(sb_infer_ctx *I)
     return status ? status : avg_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
 }
 
+static int avg_pool_prepare(sb_prepare_ctx *P)
+{
+    sb_vinfo out;
+    int status = avg_pool_geometry(P->node, P->state, &P->in[0]->info, P->prepared, &out);
+    if (!status) P->bytes = sizeof(sb_avg_pool2d_args);
+    return status;
+}
+
 static int avg_pool_run(sb_run_ctx *R)
 {
     sb_avg_pool2d_args a;
-    sb_vinfo out;
-    int status = avg_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
-    if (status) return status;
+    if (R->prepared) {
+        memcpy(&a, R->prepared, sizeof a);
+    } else {
+        sb_vinfo out;
+        int status = avg_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
+        if (status) return status;
+    }
     a.x = (int64_t)(intptr_t)R->in[0]->data, a.y = (int64_t)(intptr_t)R->out[0]->data;
     a.max_threads = R->threads;
-    status = sb_avg_pool2d(&a);
+    int status = sb_avg_pool2d(&a);
     return status ? sb_run_fail(R, status, "avg_pool2d failed (status %d)", status) : SB_OK;
 }
 
 const sb_op_def sb_op_MaxPool = {
-    .name = "MaxPool", .load = max_pool_load, .infer = max_pool_infer, .run = max_pool_run};
+    .name = "MaxPool", .load = max_pool_load, .infer = max_pool_infer, .run = max_pool_run,
+    .prepare = max_pool_prepare};
 const sb_op_def sb_op_AveragePool = {
-    .name = "AveragePool", .load = avg_pool_load, .infer = avg_pool_infer, .run = avg_pool_run};
+    .name = "AveragePool", .load = avg_pool_load, .infer = avg_pool_infer, .run = avg_pool_run,
+    .prepare = avg_pool_prepare};

@@ -1,21 +1,18 @@
 /* ONNX operators: the recurrent layers LSTM and GRU with ONNX's default
  * activations, as docs/onnx.md defines them (it writes the order down).
  *
- * Per direction, the input projection of every step is one sb_matmul of X
- * with the packed W and the input bias; each step then runs one sb_matmul of
- * the previous hidden state with the packed R and its bias, and float32
- * elementwise kernels (sb_binary, sb_unary) in the documented order, in
- * the session's mode.
- * Weights are packed at load (W and R per direction; for GRU without
- * linear_before_reset R's z and r rows apart from its h rows) and the
- * constants consumed. */
+ * This file is the ONNX definition: attributes, shape checks, weights
+ * packed at load (W and R per direction; for GRU without
+ * linear_before_reset R's z and r rows apart from its h rows, the constants
+ * consumed), layout 1's transposes and the outputs. The recurrence itself,
+ * one direction at a time, is kernels/rnn.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "math/arith.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
-#include "isa/unary.h"
+#include "graph/py_text.h"
+#include "kernels/rnn.h"
 
 enum { RNN_LSTM = 0, RNN_GRU = 1 };
 enum { DIR_FORWARD = 0, DIR_REVERSE = 1, DIR_BIDIRECTIONAL = 2 };
@@ -31,28 +28,6 @@ typedef struct {
     sb_vinfo w_info;                     /* W's shape, for messages */
     rnn_dir d[2];
 } rnn_state;
-
-/* Python's repr of a str (ASCII escapes; other bytes as they are). */
-static size_t py_repr(const uint8_t *s, size_t len, char *buf, size_t size)
-{
-    int sq = memchr(s, '\'', len) != NULL, dq = memchr(s, '"', len) != NULL;
-    char q = sq && !dq ? '"' : '\'';
-    size_t at = 0;
-    if (size < 8) { if (size) buf[0] = 0; return 0; }
-    buf[at++] = q;
-    for (size_t i = 0; i < len && at + 6 < size; ++i) {
-        unsigned char c = s[i];
-        if (c == '\\' || c == (unsigned char)q) buf[at++] = '\\', buf[at++] = (char)c;
-        else if (c == '\n') buf[at++] = '\\', buf[at++] = 'n';
-        else if (c == '\t') buf[at++] = '\\', buf[at++] = 't';
-        else if (c == '\r') buf[at++] = '\\', buf[at++] = 'r';
-        else if (c < 0x20 || c == 0x7F) at += (size_t)snprintf(buf + at, size - at, "\\x%02x", c);
-        else buf[at++] = (char)c;
-    }
-    buf[at++] = q;
-    buf[at] = 0;
-    return at;
-}
 
 /* ---- load ---------------------------------------------------------------------- */
 
@@ -104,7 +79,7 @@ static int rnn_load(sb_load_ctx *L)
     else if (!strcmp(direction, "bidirectional")) s->direction = DIR_BIDIRECTIONAL;
     else {
         char dr[512];
-        py_repr((const uint8_t *)direction, strlen(direction), dr, sizeof dr);
+        sb_py_str_repr((const uint8_t *)direction, strlen(direction), dr, sizeof dr);
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "direction %s is not forward, reverse or bidirectional", dr);
     }
     s->dirs = s->direction == DIR_BIDIRECTIONAL ? 2 : 1;
@@ -127,7 +102,7 @@ static int rnn_load(sb_load_ctx *L)
             text[at++] = '[';
             for (size_t i = 0; i < n_acts && at + 80 < sizeof text; ++i) {
                 if (i) text[at++] = ',', text[at++] = ' ';
-                at += py_repr(acts[i].data, acts[i].size, text + at, sizeof text - at - 2);
+                at += sb_py_str_repr(acts[i].data, acts[i].size, text + at, sizeof text - at - 2);
             }
             text[at++] = ']';
             text[at] = 0;
@@ -217,27 +192,23 @@ static int rnn_load(sb_load_ctx *L)
 
 typedef struct { int64_t seq, batch, size; } rnn_dims;
 
-/* The scratch of a run, in floats per region (each rounded to 64 bytes). */
-enum { WS_X, WS_GX, WS_Y, WS_H0, WS_C0, WS_C, WS_L, WS_P, WS_T, WS_T2, WS_YH, WS_YC, WS_COUNT };
+/* The scratch of a run, in floats per region (each rounded to 64 bytes):
+ * the layout-1 copies, the outputs' staging and the kernel's scratch. */
+enum { WS_X, WS_Y, WS_H0, WS_C0, WS_YH, WS_YC, WS_KERNEL, WS_COUNT };
 
 static int64_t round16(int64_t floats) { return (floats + 15) / 16 * 16; }
 
 static void rnn_layout(const rnn_state *s, const rnn_dims *g, int have_y, int64_t *at, int64_t *total)
 {
-    int64_t H = s->hidden, B = g->batch, gh = s->gates * H, dirs = s->dirs;
+    int64_t H = s->hidden, B = g->batch, dirs = s->dirs;
     int64_t size[WS_COUNT] = {0};
     size[WS_X] = s->layout ? g->seq * B * g->size : 0;
-    size[WS_GX] = g->seq * B * gh;
     size[WS_Y] = s->layout || !have_y ? g->seq * dirs * B * H : 0;
     size[WS_H0] = dirs * B * H;
     size[WS_C0] = s->kind == RNN_LSTM ? dirs * B * H : 0;
-    size[WS_C] = s->kind == RNN_LSTM ? dirs * B * H : 0;
-    size[WS_L] = B * gh;
-    size[WS_P] = s->gates * B * H;
-    size[WS_T] = B * H;
-    size[WS_T2] = B * H;
     size[WS_YH] = dirs * B * H;
     size[WS_YC] = dirs * B * H;
+    size[WS_KERNEL] = sb_rnn_scratch_floats(s->kind == RNN_LSTM ? SB_RNN_LSTM : SB_RNN_GRU, g->seq, B, H);
     int64_t off = 0;
     for (int i = 0; i < WS_COUNT; ++i) {
         at[i] = off;
@@ -353,54 +324,6 @@ static int rnn_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
-/* ---- the kernels the steps call --------------------------------------------------- */
-
-/* A (rows, cols) float32 view: element (i, j) at p[i * row + j] (row 0 and
- * col 0: one value). */
-typedef struct { const float *p; int64_t row, col; } view;
-
-static view dense(const float *p, int64_t cols) { return (view){p, cols, 1}; }
-static view cols_of(const float *p, int64_t row, int64_t first) { return (view){p + first, row, 1}; }
-
-/* y = op(a, b) elementwise over (rows, cols), y dense (samebits' add, sub, mul). */
-static int binary2(const sb_run_ctx *R, int op, view a, view b, float *y, int64_t rows, int64_t cols)
-{
-    sb_binary_args args;
-    memset(&args, 0, sizeof args);
-    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
-    args.ndim = 2;
-    args.shape[0] = rows, args.shape[1] = cols;
-    args.a = (int64_t)(intptr_t)a.p, args.a_stride[0] = a.row, args.a_stride[1] = a.col;
-    args.b = (int64_t)(intptr_t)b.p, args.b_stride[0] = b.row, args.b_stride[1] = b.col;
-    args.y = (int64_t)(intptr_t)y;
-    return sb_binary(&args);
-}
-
-/* y = op(x) over count elements (samebits' sigmoid, tanh), in the node's mode. */
-static int unary(const sb_run_ctx *R, int op, const float *x, float *y, int64_t count)
-{
-    sb_unary_args args;
-    memset(&args, 0, sizeof args);
-    args.path = R->path, args.mode = R->mode, args.op = op, args.max_threads = R->threads;
-    args.count = count, args.x = (int64_t)(intptr_t)x, args.y = (int64_t)(intptr_t)y;
-    return sb_unary(&args);
-}
-
-/* y (m x n) = x (m x k, dense) W^T + bias, as samebits.linear with a packed weight. */
-static int linear(const sb_run_ctx *R, const float *x, int64_t m, int64_t k, const void *packed, int64_t n,
-                  const float *bias, float *y)
-{
-    sb_matmul_args args;
-    memset(&args, 0, sizeof args);
-    args.path = R->path, args.mode = R->mode, args.max_threads = R->threads;
-    args.m = m, args.n = n, args.k = k;
-    args.a = (int64_t)(intptr_t)x, args.a_row = k, args.a_col = 1;
-    args.b = (int64_t)(intptr_t)packed, args.b_row = 0, args.b_col = 0, args.b_packed = 1;
-    args.c = (int64_t)(intptr_t)y, args.c_row = n;
-    args.bias = (int64_t)(intptr_t)bias;
-    return sb_matmul(&args);
-}
-
 /* (a x b x c) -> (b x a x c), dense: a copy. */
 static int swap01(const sb_run_ctx *R, const float *x, float *y, int64_t a, int64_t b, int64_t c)
 {
@@ -408,83 +331,7 @@ static int swap01(const sb_run_ctx *R, const float *x, float *y, int64_t a, int6
     return sb_k_copy(R->threads, 3, shape, 4, x, xs, y, ys);
 }
 
-typedef struct {
-    const sb_run_ctx *R;
-    const rnn_state *s;
-    int64_t B, H;
-    float *L, *P, *T, *T2;
-} step_ctx;
-
 #define CHECK(call) do { int status_ = (call); if (status_) return status_; } while (0)
-
-/* One LSTM step: h_out and c from gx_t, hp and cp. */
-static int step_lstm(const step_ctx *c, const rnn_dir *p, const float *gx, const float *hp, const float *cp,
-                     float *c_out, float *h_out)
-{
-    const sb_run_ctx *R = c->R;
-    int64_t B = c->B, H = c->H, bh = B * H;
-    float *L = c->L, *P = c->P;
-    /* g = gx_t + linear(hp, R, Rb) */
-    CHECK(linear(R, hp, B, H, p->r, 4 * H, p->rb, L));
-    CHECK(binary2(R, SB_BIN_ADD, dense(gx, 4 * H), dense(L, 4 * H), L, B, 4 * H));
-    /* the pieces i, o, f, c, each (B, H) dense */
-    int64_t shape[3] = {4, B, H}, xs[3] = {H, 4 * H, 1}, ys[3] = {bh, H, 1};
-    CHECK(sb_k_copy(R->threads, 3, shape, 4, L, xs, P, ys));
-    float *pi = P, *po = P + bh, *pf = P + 2 * bh, *pc = P + 3 * bh;
-    CHECK(unary(R, SB_OP_SIGMOID, pi, pi, 3 * bh));   /* i, o, f: one call, the same bits */
-    CHECK(unary(R, SB_OP_TANH, pc, pc, bh));
-    /* c = sigmoid(f) * cp + sigmoid(i) * tanh(c) */
-    CHECK(binary2(R, SB_BIN_MUL, dense(pf, H), dense(cp, H), pf, B, H));
-    CHECK(binary2(R, SB_BIN_MUL, dense(pi, H), dense(pc, H), pi, B, H));
-    CHECK(binary2(R, SB_BIN_ADD, dense(pf, H), dense(pi, H), c_out, B, H));
-    /* h = sigmoid(o) * tanh(c) */
-    CHECK(unary(R, SB_OP_TANH, c_out, c->T, bh));
-    CHECK(binary2(R, SB_BIN_MUL, dense(po, H), dense(c->T, H), h_out, B, H));
-    return SB_OK;
-}
-
-/* One GRU step: h_out from gx_t and hp. */
-static int step_gru(const step_ctx *c, const rnn_dir *p, const float *gx, const float *hp, float *h_out)
-{
-    const sb_run_ctx *R = c->R;
-    int64_t B = c->B, H = c->H, bh = B * H;
-    float *L = c->L, *ZR = c->P, *T = c->T, *T2 = c->T2;
-    static const float one = 1.0f;
-    const view ones = {&one, 0, 0};
-    view z, rg;
-    if (c->s->reset_first) {
-        /* zh, rh, nh = pieces(linear(hp, R, Rb)); z, r = sigmoid(x + h); n = tanh(nx + r * nh) */
-        CHECK(linear(R, hp, B, H, p->r, 3 * H, p->rb, L));
-        CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 0), cols_of(L, 3 * H, 0), ZR, B, 2 * H));
-        CHECK(unary(R, SB_OP_SIGMOID, ZR, ZR, 2 * bh));
-        z = cols_of(ZR, 2 * H, 0), rg = cols_of(ZR, 2 * H, H);
-        CHECK(binary2(R, SB_BIN_MUL, rg, cols_of(L, 3 * H, 2 * H), T, B, H));
-        CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T, H), T, B, H));
-        CHECK(unary(R, SB_OP_TANH, T, T, bh));
-        /* h = (1 - z) * n + z * hp */
-        CHECK(binary2(R, SB_BIN_SUB, ones, z, T2, B, H));
-        CHECK(binary2(R, SB_BIN_MUL, dense(T2, H), dense(T, H), T2, B, H));
-        CHECK(binary2(R, SB_BIN_MUL, z, dense(hp, H), T, B, H));
-        CHECK(binary2(R, SB_BIN_ADD, dense(T2, H), dense(T, H), h_out, B, H));
-        return SB_OK;
-    }
-    /* zh, rh = pieces(linear(hp, Rzr, Rzr_b)); z, r = sigmoid(x + h);
-     * n = tanh(nx + linear(r * hp, Rh, Rh_b)) */
-    CHECK(linear(R, hp, B, H, p->rzr, 2 * H, p->rzr_b, L));
-    CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 0), dense(L, 2 * H), ZR, B, 2 * H));
-    CHECK(unary(R, SB_OP_SIGMOID, ZR, ZR, 2 * bh));
-    z = cols_of(ZR, 2 * H, 0), rg = cols_of(ZR, 2 * H, H);
-    CHECK(binary2(R, SB_BIN_MUL, rg, dense(hp, H), T, B, H));
-    CHECK(linear(R, T, B, H, p->rh, H, p->rh_b, T2));
-    CHECK(binary2(R, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T2, H), T2, B, H));
-    CHECK(unary(R, SB_OP_TANH, T2, T2, bh));
-    /* h = (1 - z) * n + z * hp */
-    CHECK(binary2(R, SB_BIN_SUB, ones, z, T, B, H));
-    CHECK(binary2(R, SB_BIN_MUL, dense(T, H), dense(T2, H), T, B, H));
-    CHECK(binary2(R, SB_BIN_MUL, z, dense(hp, H), T2, B, H));
-    CHECK(binary2(R, SB_BIN_ADD, dense(T, H), dense(T2, H), h_out, B, H));
-    return SB_OK;
-}
 
 /* ---- run -------------------------------------------------------------------------- */
 
@@ -498,7 +345,7 @@ static int rnn_run(sb_run_ctx *R)
     rnn_dims g;
     int status = rnn_check(&I, s, &g);
     if (status) return status;
-    int64_t H = s->hidden, B = g.batch, seq = g.seq, gh = s->gates * H, dirs = s->dirs, bh = B * H;
+    int64_t H = s->hidden, B = g.batch, seq = g.seq, dirs = s->dirs, bh = B * H;
     sb_tval *y = R->n_out > 0 ? R->out[0] : NULL, *yh = R->n_out > 1 ? R->out[1] : NULL;
     sb_tval *yc = s->kind == RNN_LSTM && R->n_out > 2 ? R->out[2] : NULL;
     int64_t at[WS_COUNT], total;
@@ -521,28 +368,18 @@ static int rnn_run(sb_run_ctx *R)
         else if (ic) c0 = ic->data;
         else memset(ws + at[WS_C0], 0, (size_t)(dirs * bh) * sizeof(float));
     }
-    step_ctx c = {R, s, B, H, ws + at[WS_L], ws + at[WS_P], ws + at[WS_T], ws + at[WS_T2]};
-    float *gx = ws + at[WS_GX], *yh0 = ws + at[WS_YH], *yc0 = ws + at[WS_YC];
+    float *yh0 = ws + at[WS_YH], *yc0 = ws + at[WS_YC];
     for (int d = 0; d < dirs; ++d) {
         const rnn_dir *p = &s->d[d];
-        CHECK(linear(R, x, seq * B, g.size, p->w, gh, p->wb, gx));
-        int backwards = s->direction == DIR_REVERSE || d == 1;
-        const float *hp = h0 + d * bh, *cp = c0 + d * bh;
-        float *cbuf = ws + at[WS_C] + d * bh;
-        for (int64_t k = 0; k < seq; ++k) {
-            int64_t t = backwards ? seq - 1 - k : k;
-            float *h_out = y0 + (t * dirs + d) * bh;
-            const float *gx_t = gx + t * B * gh;
-            if (s->kind == RNN_LSTM) {
-                CHECK(step_lstm(&c, p, gx_t, hp, cp, cbuf, h_out));
-                cp = cbuf;
-            } else {
-                CHECK(step_gru(&c, p, gx_t, hp, h_out));
-            }
-            hp = h_out;
-        }
-        memcpy(yh0 + d * bh, hp, (size_t)bh * sizeof(float));
-        if (s->kind == RNN_LSTM) memcpy(yc0 + d * bh, cp, (size_t)bh * sizeof(float));
+        sb_rnn_weights w = {p->w, p->r, p->rzr, p->rh, p->wb, p->rb, p->rzr_b, p->rh_b};
+        sb_rnn_direction run = {
+            .kind = s->kind == RNN_LSTM ? SB_RNN_LSTM : SB_RNN_GRU, .linear_before_reset = s->reset_first,
+            .backwards = s->direction == DIR_REVERSE || d == 1,
+            .path = R->path, .mode = R->mode, .threads = R->threads,
+            .seq = seq, .batch = B, .hidden = H, .input_size = g.size,
+            .x = x, .h0 = h0 + d * bh, .c0 = c0 + d * bh, .y = y0 + d * bh, .y_step = dirs * bh,
+            .h_last = yh0 + d * bh, .c_last = yc0 + d * bh, .scratch = ws + at[WS_KERNEL]};
+        CHECK(sb_rnn_run_direction(&run, &w));
     }
     if (y && s->layout) {   /* (seq, dirs, batch, H) -> (batch, seq, dirs, H) */
         int64_t shape[4] = {B, seq, dirs, H}, xs[4] = {H, dirs * bh, bh, 1};
