@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import samebits
 import samebits.onnx as so
@@ -15,10 +15,10 @@ FLOAT = TensorProto.FLOAT
 
 
 def model(nodes: Sequence, inputs: Sequence, outputs: Sequence, inits: Iterable = (),
-          opset: int = 17, ir_version: int = 8) -> bytes:
+          opset: int = 17, ir_version: int = 8, name: str = "g") -> bytes:
     """The serialized model of one graph of `nodes` (helper.make_node's), its
     inputs and outputs (value infos) and initializers, at `opset`."""
-    g = helper.make_graph(list(nodes), "g", list(inputs), list(outputs), list(inits))
+    g = helper.make_graph(list(nodes), name, list(inputs), list(outputs), list(inits))
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = ir_version
     data: bytes = m.SerializeToString()
@@ -45,3 +45,20 @@ def run_everywhere(data: bytes, feeds: dict, modes: Sequence[str] = ("exact", "f
 def bits(x) -> np.ndarray:
     """float32 values as their bit patterns (for bit-for-bit comparisons)."""
     return np.ascontiguousarray(x, np.float32).view(np.uint32)
+
+
+def graph_model(nodes: Sequence, inputs: dict, outputs: dict, inits: dict | None = None,
+                opset: int = 17) -> bytes:
+    """model() from dicts: inputs and outputs name -> (element type, shape or
+    None), inits name -> array; IR version 8, or 10 from opset 21. (The
+    graph's name, "t", is part of the bytes the Python runner's record keys.)"""
+    return model(nodes, [value(n, t, s) for n, (t, s) in inputs.items()],
+                 [value(n, t, s) for n, (t, s) in outputs.items()],
+                 [numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()],
+                 opset=opset, ir_version=8 if opset < 21 else 10, name="t")
+
+
+def normal_floats(rng: np.random.Generator, shape: Sequence[int], scale: float = 1.0) -> np.ndarray:
+    """float32 draws of a standard normal times scale (a test's own rng, so
+    that its inputs are its own whatever else runs)."""
+    return (rng.standard_normal(tuple(shape)) * scale).astype(np.float32)

@@ -19,6 +19,8 @@ from samebits.onnx import UnsupportedModelError, _core  # noqa: E402
 import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
 
 from conftest import bits  # noqa: E402
+from onnx_cases import normal_floats  # noqa: E402
+from onnx_cases import graph_model as model  # noqa: E402
 
 try:
     import onnxruntime as ort
@@ -32,18 +34,7 @@ I64 = TP.INT64
 
 
 def rand(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float32)
-
-
-def model(nodes, inputs: dict, outputs: dict, inits: dict | None = None, opset: int = 17):
-    g = helper.make_graph(
-        nodes, "t",
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in outputs.items()],
-        [numpy_helper.from_array(v, n) for n, v in (inits or {}).items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m.SerializeToString()
+    return normal_floats(RNG, shape, scale)
 
 
 def check(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6, use_ort=True, nodes=None):

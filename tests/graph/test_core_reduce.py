@@ -19,18 +19,16 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 import samebits.onnx as so  # noqa: E402
 import python_runner_record  # noqa: E402  (the Python runner's outcomes: the reference)
+from onnx_cases import bits, normal_floats  # noqa: E402
+from onnx_cases import graph_model as make  # noqa: E402
 
 F, I64 = TP.FLOAT, TP.INT64
 RNG = np.random.default_rng(2024)
 RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
 
 
-def bits(x) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
-
-
 def rand(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+    return normal_floats(RNG, shape, scale)
 
 
 def f32_bits(*values):
@@ -50,18 +48,6 @@ def special(*shape):
     idx = RNG.choice(x.size, size=min(x.size, SPECIAL.size), replace=False)
     x[idx] = SPECIAL[:idx.size]
     return x.reshape(shape)
-
-
-def make(nodes, inputs: dict, outputs: dict, inits: dict | None = None, opset: int = 17) -> bytes:
-    """inputs/outputs: name -> (elem type, shape or None); inits: name -> array."""
-    g = helper.make_graph(
-        nodes, "t",
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in outputs.items()],
-        [numpy_helper.from_array(v, n) for n, v in (inits or {}).items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8 if opset < 21 else 10
-    return m.SerializeToString()
 
 
 def tensor_type(a: np.ndarray) -> int:

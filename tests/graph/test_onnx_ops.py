@@ -18,6 +18,8 @@ import samebits.onnx as so  # noqa: E402
 
 import python_runner_record  # noqa: E402
 from conftest import bits  # noqa: E402
+from onnx_cases import normal_floats  # noqa: E402
+from onnx_cases import graph_model as model  # noqa: E402
 
 RNG = np.random.default_rng(1234)
 RESEED_RNG_PER_TEST = True   # conftest: per-test inputs, for python_runner_record
@@ -26,19 +28,7 @@ I64 = TP.INT64
 
 
 def rand(*shape, scale=1.0):
-    return (RNG.standard_normal(shape) * scale).astype(np.float32)
-
-
-def model(nodes, inputs: dict, outputs: dict, inits: dict | None = None, opset: int = 17):
-    """inputs/outputs: name -> (elem type, shape or None); inits: name -> array."""
-    g = helper.make_graph(
-        nodes, "t",
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in outputs.items()],
-        [numpy_helper.from_array(v, n) for n, v in (inits or {}).items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m.SerializeToString()
+    return normal_floats(RNG, shape, scale)
 
 
 def compare(data: bytes, feeds: dict, rtol=2e-5, atol=2e-6):
