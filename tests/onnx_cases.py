@@ -48,14 +48,16 @@ def bits(x) -> np.ndarray:
 
 
 def graph_model(nodes: Sequence, inputs: dict, outputs: dict, inits: dict | None = None,
-                opset: int = 17) -> bytes:
+                opset: int = 17, ir_version: int | None = None) -> bytes:
     """model() from dicts: inputs and outputs name -> (element type, shape or
-    None), inits name -> array; IR version 8, or 10 from opset 21. (The
+    None), inits name -> array; IR version ir_version, else 8 (10 from
+    opset 21). (The
     graph's name, "t", is part of the bytes the Python runner's record keys.)"""
     return model(nodes, [value(n, t, s) for n, (t, s) in inputs.items()],
                  [value(n, t, s) for n, (t, s) in outputs.items()],
                  [numpy_helper.from_array(np.asarray(v), n) for n, v in (inits or {}).items()],
-                 opset=opset, ir_version=8 if opset < 21 else 10, name="t")
+                 opset=opset, name="t",
+                 ir_version=ir_version or (8 if opset < 21 else 10))
 
 
 def normal_floats(rng: np.random.Generator, shape: Sequence[int], scale: float = 1.0) -> np.ndarray:
