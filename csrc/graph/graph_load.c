@@ -154,7 +154,20 @@ static int find_op(const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
     return SB_OK;
 }
 
-/* Runs op->load on one node and refuses attributes it never read. */
+/* The load of an op that declares int_attrs: each attribute (or its
+ * default) into one int64_t of the state, in order. */
+static int load_int_attrs(sb_load_ctx *L, const sb_int_attr *attrs)
+{
+    size_t count = 0;
+    while (count < SB_MAX_INT_ATTRS && attrs[count].name) ++count;
+    int64_t *values = sb_load_state(L, count * sizeof *values);
+    if (!values) return L->status;
+    for (size_t i = 0; i < count; ++i) values[i] = sb_attr_int(L, attrs[i].name, attrs[i].fallback);
+    return L->status;
+}
+
+/* Runs op->load (or reads op->int_attrs) on one node and refuses attributes
+ * it never read. */
 static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
 {
     sb_load_ctx L = {0};
@@ -164,7 +177,8 @@ static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
     L.used = p->attr_count <= sizeof used_small ? used_small : calloc(p->attr_count, 1);
     if (!L.used) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     memset(L.used, 0, p->attr_count <= sizeof used_small ? sizeof used_small : 0);
-    int status = n->op->load ? n->op->load(&L) : SB_OK;
+    int status = n->op->load ? n->op->load(&L)
+               : n->op->int_attrs[0].name ? load_int_attrs(&L, n->op->int_attrs) : SB_OK;
     if (!status && L.status) status = L.status;
     for (size_t i = 0; !status && i < p->attr_count; ++i)
         if (!L.used[i])

@@ -125,13 +125,21 @@ enum sb_op_flags {
     SB_OP_OPTIONAL_FIRST = 8,    /* output 0 may be left out (""): run checks each output */
 };
 
+/* An integer attribute and its default, read by the loader itself for an op
+ * whose attributes are all such (no load of its own). */
+typedef struct { const char *name; int64_t fallback; } sb_int_attr;
+#define SB_MAX_INT_ATTRS 4
+
 typedef struct sb_op_def {
     const char *name;
-    int (*load)(sb_load_ctx *L);     /* null: no attributes */
+    int (*load)(sb_load_ctx *L);     /* null: no attributes, or int_attrs */
     int (*infer)(sb_infer_ctx *I);
     int (*run)(sb_run_ctx *R);       /* null only for SB_OP_VIEW */
     unsigned flags;
     int (*prepare)(sb_prepare_ctx *P);   /* null: nothing to prepare */
+    /* with no load: the integer attributes, read in this order into a state
+     * of int64_t values (a struct of int64_t fields in the same order) */
+    sb_int_attr int_attrs[SB_MAX_INT_ATTRS];
 } sb_op_def;
 
 /* The registry (graph/ops/registry.c, one row per type in graph/ops/op_list.h):

@@ -9,15 +9,7 @@
 #include "graph/py_text.h"
 #include "graph/ops/index/index_util.h"
 
-typedef struct { int64_t upper; } trilu_state;
-
-static int trilu_load(sb_load_ctx *L)
-{
-    trilu_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->upper = sb_attr_int(L, "upper", 1);
-    return L->status;
-}
+typedef struct { int64_t upper; } trilu_state;   /* .int_attrs, in order */
 
 static int trilu_infer(sb_infer_ctx *I)
 {
@@ -67,4 +59,4 @@ static int trilu_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_Trilu = {
-    .name = "Trilu", .load = trilu_load, .infer = trilu_infer, .run = trilu_run};
+    .name = "Trilu", .int_attrs = {{"upper", 1}}, .infer = trilu_infer, .run = trilu_run};

@@ -7,15 +7,7 @@
 #include "isa/unary.h"
 #include "graph/ops/math/math_util.h"
 
-typedef struct { int64_t fmod; } mod_state;
-
-static int mod_load(sb_load_ctx *L)
-{
-    mod_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->fmod = sb_attr_int(L, "fmod", 0);
-    return L->status;
-}
+typedef struct { int64_t fmod; } mod_state;   /* .int_attrs, in order */
 
 static int mod_infer(sb_infer_ctx *I)
 {
@@ -65,4 +57,5 @@ static int mod_run(sb_run_ctx *R)
     return SB_OK;
 }
 
-const sb_op_def sb_op_Mod = {.name = "Mod", .load = mod_load, .infer = mod_infer, .run = mod_run};
+const sb_op_def sb_op_Mod = {
+    .name = "Mod", .int_attrs = {{"fmod", 0}}, .infer = mod_infer, .run = mod_run};

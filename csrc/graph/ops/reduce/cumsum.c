@@ -9,16 +9,7 @@
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
 
-typedef struct { int64_t exclusive, reverse; } cumsum_state;
-
-static int cumsum_load(sb_load_ctx *L)
-{
-    cumsum_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->exclusive = sb_attr_int(L, "exclusive", 0);
-    s->reverse = sb_attr_int(L, "reverse", 0);
-    return L->status;
-}
+typedef struct { int64_t exclusive, reverse; } cumsum_state;   /* .int_attrs, in order */
 
 /* The axis from input 1's value; an error status with its text otherwise. */
 static int cumsum_axis(const sb_tval *x, const sb_tval *axis, int *out, char *msg, size_t msize)
@@ -130,4 +121,5 @@ static int cumsum_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_CumSum = {
-    .name = "CumSum", .load = cumsum_load, .infer = cumsum_infer, .run = cumsum_run};
+    .name = "CumSum", .int_attrs = {{"exclusive", 0}, {"reverse", 0}}, .infer = cumsum_infer,
+    .run = cumsum_run};

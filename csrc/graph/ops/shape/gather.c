@@ -7,14 +7,6 @@
 #include "graph/op.h"
 #include "graph/ops/shape/shape_util.h"
 
-static int gather_load(sb_load_ctx *L)
-{
-    axis_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->axis = sb_attr_int(L, "axis", 0);
-    return L->status;
-}
-
 static int gather_infer(sb_infer_ctx *I)
 {
     const axis_state *s = I->state;
@@ -76,4 +68,4 @@ static int gather_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_Gather = {
-    .name = "Gather", .load = gather_load, .infer = gather_infer, .run = gather_run};
+    .name = "Gather", .int_attrs = {{"axis", 0}}, .infer = gather_infer, .run = gather_run};

@@ -179,6 +179,6 @@ static inline int read_ints_attr(sb_load_ctx *L, const char *name, int required,
     return SB_OK;
 }
 
-typedef struct { int64_t axis; } axis_state;
+typedef struct { int64_t axis; } axis_state;   /* one axis attribute (Gather and Flatten read it through .int_attrs) */
 
 #endif

@@ -20,15 +20,7 @@ static int identity_infer(sb_infer_ctx *I)
 
 /* ---- Reshape ------------------------------------------------------------------ */
 
-typedef struct { int64_t allowzero; } reshape_state;
-
-static int reshape_load(sb_load_ctx *L)
-{
-    reshape_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->allowzero = sb_attr_int(L, "allowzero", 0);
-    return L->status;
-}
+typedef struct { int64_t allowzero; } reshape_state;   /* .int_attrs, in order */
 
 static int reshape_infer(sb_infer_ctx *I)
 {
@@ -79,14 +71,6 @@ static int reshape_infer(sb_infer_ctx *I)
 
 /* ---- Flatten --------------------------------------------------------------------- */
 
-
-static int flatten_load(sb_load_ctx *L)
-{
-    axis_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    s->axis = sb_attr_int(L, "axis", 1);
-    return L->status;
-}
 
 static int flatten_infer(sb_infer_ctx *I)
 {
@@ -232,9 +216,9 @@ static int dropout_infer(sb_infer_ctx *I)
 
 const sb_op_def sb_op_Identity = {.name = "Identity", .infer = identity_infer, .flags = SB_OP_VIEW};
 const sb_op_def sb_op_Reshape = {
-    .name = "Reshape", .load = reshape_load, .infer = reshape_infer, .flags = SB_OP_VIEW};
+    .name = "Reshape", .int_attrs = {{"allowzero", 0}}, .infer = reshape_infer, .flags = SB_OP_VIEW};
 const sb_op_def sb_op_Flatten = {
-    .name = "Flatten", .load = flatten_load, .infer = flatten_infer, .flags = SB_OP_VIEW};
+    .name = "Flatten", .int_attrs = {{"axis", 1}}, .infer = flatten_infer, .flags = SB_OP_VIEW};
 const sb_op_def sb_op_Squeeze = {
     .name = "Squeeze", .load = squeeze_load, .infer = squeeze_infer, .flags = SB_OP_VIEW};
 const sb_op_def sb_op_Unsqueeze = {
