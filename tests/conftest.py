@@ -16,7 +16,7 @@ from samebits._binding import lib as _lib, paths as _paths
 lib = _lib.lib
 
 # Test modules share data across the layer folders (the hosts' tests read
-# the graph tests' pinned digests, test_onnx_models.PINNED): every folder on
+# helpers of the graph tests, such as test_core_runtime.add_chain): every folder on
 # the import path, whichever files a run collects.
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402

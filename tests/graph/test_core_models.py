@@ -19,7 +19,7 @@ from samebits.onnx import suite  # noqa: E402
 
 from conftest import require_tool  # noqa: E402
 from native_build import build_check  # noqa: E402
-from test_onnx_models import LARGE, PINNED, SMALL  # noqa: E402
+from model_digests import LARGE, PINNED, SMALL  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

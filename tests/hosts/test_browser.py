@@ -200,7 +200,7 @@ def test_browser_models_suite_matches_native(runner):
     served from 127.0.0.1): every exact digest equals the native and pinned
     one."""
     import json
-    from test_onnx_models import PINNED
+    from model_digests import PINNED
     from samebits.onnx import suite
     manifest_path = ROOT / "web" / "out" / "models" / "models.json"
     if not manifest_path.is_file():
@@ -351,7 +351,7 @@ def test_js_package_models_suite_at_1_2_4_workers(runner, tmp_path):
     isolated, at 1, 2 and 4 threads: every exact digest is the pinned one. The
     page also times a chain of 1,000 Adds on 16 floats at one thread: the
     runtime's cost per node in this engine, recorded, not asserted."""
-    from test_onnx_models import PINNED
+    from model_digests import PINNED
     from samebits.onnx import suite
     _js_package_or_skip()
     manifest = ROOT / "web" / "out" / "models" / "models.json"

@@ -130,7 +130,7 @@ def test_models_suite_through_load_model(built: None, threads: int) -> None:
     """The five reference networks through the npm package's loadModel (the
     C graph runtime in the module, no Pyodide) at 1, 2 and 4 threads: every
     exact digest equals the pinned one."""
-    from test_onnx_models import PINNED
+    from model_digests import PINNED
     from samebits.onnx import suite
     manifest = MODELS_DIR / "models.json"
     if not manifest.is_file():

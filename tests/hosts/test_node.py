@@ -499,7 +499,7 @@ def test_node_models_suite_matches_native(prerequisites):
     """The five reference networks run by samebits.onnx in Pyodide under Node
     (wasm vec4, exact, one thread): every digest equals the native one and the
     pinned one."""
-    from test_onnx_models import PINNED
+    from model_digests import PINNED
     from samebits.onnx import suite
     manifest = _models_or_skip()
     proc = _node("--models", str(MODELS_DIR), "--modes", "exact", timeout=900)

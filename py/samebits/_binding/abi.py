@@ -1,7 +1,9 @@
 """The argument structures of samebits.h, field for field, as ctypes Structures.
 
 Every field is an int64_t (pointers stored as integers), so the layout is the
-same on every target, wasm32 included. The numpy fast paths pack the same
+same on every target, wasm32 included. The fields come from abi_layouts.py,
+which tools/make_tables.py reads from the header (as it writes the npm
+package's js/src/abi.mjs). The numpy fast paths pack the same
 layout with `struct` (see `packer`), which costs less per call than filling a
 Structure; `tests/builds/test_abi.py` checks that the two agree with the C header.
 """
@@ -9,125 +11,105 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from typing import Callable
+from typing import Any, Callable
+
+from .abi_layouts import LAYOUTS
 
 _I64 = ctypes.c_int64
 MAX_BATCH_DIMS = 16          # SB_MAX_BATCH_DIMS
 MAX_SIZE = 1 << 40           # SB_MAX_SIZE: the bound on every size argument
 
 
-def _fields(*names: str) -> list[tuple[str, type]]:
-    return [(name, _I64) for name in names]
+def _fields(c_name: str) -> list[tuple[str, Any]]:
+    """The ctypes fields of samebits.h's struct c_name: int64, or an array of
+    SB_MAX_BATCH_DIMS of them."""
+    return [(name, _I64 if count == 1 else _I64 * count) for name, count in LAYOUTS[c_name]]
 
 
 class MatmulArgs(ctypes.Structure):
     """struct sb_matmul_args: one product or a batch (batch = address of a Batch)."""
-    _fields_ = _fields("path", "mode", "max_threads", "m", "n", "k",
-                       "a", "a_row", "a_col", "b", "b_row", "b_col", "b_packed",
-                       "c", "c_row", "bias", "activation", "batch")
+    _fields_ = _fields("sb_matmul_args")
 
 
 class Batch(ctypes.Structure):
     """struct sb_batch: batch dimensions in C order, element strides (0 broadcasts)."""
-    _fields_ = [("ndim", _I64), ("shape", _I64 * MAX_BATCH_DIMS),
-                ("a_stride", _I64 * MAX_BATCH_DIMS), ("b_stride", _I64 * MAX_BATCH_DIMS),
-                ("c_stride", _I64 * MAX_BATCH_DIMS)]
+    _fields_ = _fields("sb_batch")
 
 
 class Conv2dArgs(ctypes.Structure):
     """struct sb_conv2d_args."""
-    _fields_ = _fields("path", "mode", "max_threads", "n", "c", "h", "w",
-                       "cout", "kh", "kw", "groups", "stride_h", "stride_w", "dil_h", "dil_w",
-                       "pad_top", "pad_bottom", "pad_left", "pad_right",
-                       "x", "weights", "packed", "bias", "activation", "y")
+    _fields_ = _fields("sb_conv2d_args")
 
 
 class MaxPool2dArgs(ctypes.Structure):
     """struct sb_max_pool2d_args."""
-    _fields_ = _fields("n", "c", "h", "w", "kh", "kw", "stride_h", "stride_w", "dil_h",
-                       "dil_w", "pad_top", "pad_bottom", "pad_left", "pad_right",
-                       "x", "y", "max_threads")
+    _fields_ = _fields("sb_max_pool2d_args")
 
 
 class UnaryArgs(ctypes.Structure):
     """struct sb_unary_args: an elementwise function (op: enum sb_unary_op)."""
-    _fields_ = _fields("path", "mode", "op", "max_threads", "count", "x", "y", "param")
+    _fields_ = _fields("sb_unary_args")
 
-
-_DIMS = _I64 * MAX_BATCH_DIMS
 
 
 class BinaryArgs(ctypes.Structure):
     """struct sb_binary_args: elementwise arithmetic with broadcasting."""
-    _fields_ = [*_fields("path", "mode", "op", "max_threads", "ndim"), ("shape", _DIMS),
-                ("a", _I64), ("a_stride", _DIMS), ("b", _I64), ("b_stride", _DIMS),
-                ("y", _I64)]
+    _fields_ = _fields("sb_binary_args")
 
 
 class ReduceArgs(ctypes.Structure):
     """struct sb_reduce_args: a reduction or normalization over one axis."""
-    _fields_ = _fields("path", "mode", "op", "max_threads", "outer", "n", "inner",
-                       "x", "y", "weight", "bias", "eps")
+    _fields_ = _fields("sb_reduce_args")
 
 
 class NormArgs(ctypes.Structure):
     """struct sb_norm_args: batch_norm (op 0) or group_norm (op 1)."""
-    _fields_ = _fields("path", "mode", "op", "max_threads", "n", "c", "spatial", "groups",
-                       "x", "y", "mean", "var", "weight", "bias", "eps")
+    _fields_ = _fields("sb_norm_args")
 
 
 class AvgPool2dArgs(ctypes.Structure):
     """struct sb_avg_pool2d_args."""
-    _fields_ = _fields("n", "c", "h", "w", "oh", "ow", "kh", "kw", "stride_h", "stride_w",
-                       "pad_top", "pad_bottom", "pad_left", "pad_right", "count_include_pad",
-                       "divisor_override", "adaptive", "x", "y", "max_threads")
+    _fields_ = _fields("sb_avg_pool2d_args")
 
 
 class CopyArgs(ctypes.Structure):
     """struct sb_copy_args: one strided copy (data movement)."""
-    _fields_ = [("ndim", _I64), ("shape", _DIMS), ("x", _I64), ("x_stride", _DIMS),
-                ("y", _I64), ("y_stride", _DIMS), ("max_threads", _I64)]
+    _fields_ = _fields("sb_copy_args")
 
 
 class Resize2dArgs(ctypes.Structure):
     """struct sb_resize2d_args."""
-    _fields_ = _fields("n", "c", "h", "w", "oh", "ow", "mode", "align_corners", "scale_h",
-                       "scale_w", "x", "y", "max_threads")
+    _fields_ = _fields("sb_resize2d_args")
 
 
 class PlanInfo(ctypes.Structure):
     """struct sb_plan_info: what a call would run (samebits.explain)."""
-    _fields_ = _fields("route", "b_source", "isa_path", "mr", "nr", "mc", "nc", "products",
-                       "m", "n", "k", "prepare_chunks", "compute_chunks", "threads", "waves",
-                       "workspace_bytes", "estimated_ns", "pack_a", "a_in_place")
+    _fields_ = _fields("sb_plan_info")
 
 
 class ExternalData(ctypes.Structure):
     """struct sb_external_data: an external data file the host supplies."""
-    _fields_ = _fields("location", "data", "size")
+    _fields_ = _fields("sb_external_data")
 
 
 class LoadArgs(ctypes.Structure):
     """struct sb_load_args: sb_session_load's arguments (session: sb_session **)."""
-    _fields_ = _fields("data", "size", "mode", "path", "max_threads", "base_dir",
-                       "external_count", "external", "session", "file")
+    _fields_ = _fields("sb_load_args")
 
 
 class IoInfo(ctypes.Structure):
     """struct sb_io_info: a graph input or output as the model declares it."""
-    _fields_ = [("name", _I64), ("dtype", _I64), ("rank", _I64), ("dims", _DIMS),
-                ("dim_names", _DIMS)]
+    _fields_ = _fields("sb_io_info")
 
 
 class TensorArg(ctypes.Structure):
     """struct sb_tensor_arg: element type, shape and elements of a tensor."""
-    _fields_ = [("dtype", _I64), ("rank", _I64), ("dims", _DIMS), ("data", _I64)]
+    _fields_ = _fields("sb_tensor_arg")
 
 
 class RunArgs(ctypes.Structure):
     """struct sb_run_args: sb_session_run's arguments."""
-    _fields_ = _fields("inputs", "output_count", "output_indices", "outputs", "profile_ns",
-                       "profile_calls", "max_threads")
+    _fields_ = _fields("sb_run_args")
 
 
 def packer(structure: type[ctypes.Structure]) -> Callable[..., bytes]:

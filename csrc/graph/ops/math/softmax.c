@@ -51,28 +51,51 @@ static int softmax_infer(sb_infer_ctx *I)
     return softmax_dims(I, &x->info, &outer, &n, &inner);
 }
 
-static int softmax_run(sb_run_ctx *R)
+/* The kernel's arguments for x, without the pointers. */
+static int softmax_args(const sb_node *node, const void *state, int path, int mode, const sb_vinfo *x,
+                        sb_reduce_args *args)
 {
-    const softmax_state *s = R->state;
-    const sb_tval *x = R->in[0];
-    if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
-    /* the dimensions as infer found them (an infer context over the run's input) */
+    const softmax_state *s = state;
     sb_infer_ctx I;
     memset(&I, 0, sizeof I);
-    I.node = R->node, I.state = R->state;
+    I.node = node, I.state = state;
     int64_t outer, n, inner;
-    int status = softmax_dims(&I, &x->info, &outer, &n, &inner);
+    int status = softmax_dims(&I, x, &outer, &n, &inner);
     if (status) return status;
+    memset(args, 0, sizeof *args);
+    args->path = path, args->mode = mode;
+    args->op = s->log_form ? SB_RED_LOG_SOFTMAX : SB_RED_SOFTMAX;
+    args->outer = outer, args->n = n, args->inner = inner;
+    return SB_OK;
+}
+
+static int softmax_prepare(sb_prepare_ctx *P)
+{
+    if (sb_vinfo_numel(&P->in[0]->info) == 0) return SB_OK;
+    int status = softmax_args(P->node, P->state, P->path, P->mode, &P->in[0]->info, P->prepared);
+    if (!status) P->bytes = sizeof(sb_reduce_args);
+    return status;
+}
+
+static int softmax_run(sb_run_ctx *R)
+{
+    const sb_tval *x = R->in[0];
+    if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
     sb_reduce_args args;
-    memset(&args, 0, sizeof args);
-    args.path = R->path, args.mode = R->mode, args.max_threads = R->threads;
-    args.op = s->log_form ? 3 : 2;   /* SB_RED_LOG_SOFTMAX, SB_RED_SOFTMAX (reduce.c) */
-    args.outer = outer, args.n = n, args.inner = inner;
+    if (R->prepared) {
+        memcpy(&args, R->prepared, sizeof args);
+    } else {
+        int status = softmax_args(R->node, R->state, R->path, R->mode, &x->info, &args);
+        if (status) return status;
+    }
+    args.max_threads = R->threads;
     args.x = (int64_t)(intptr_t)x->data, args.y = (int64_t)(intptr_t)R->out[0]->data;
     return sb_reduce(&args);
 }
 
 const sb_op_def sb_op_Softmax = {
-    .name = "Softmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run};
+    .name = "Softmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run,
+    .prepare = softmax_prepare};
 const sb_op_def sb_op_LogSoftmax = {
-    .name = "LogSoftmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run};
+    .name = "LogSoftmax", .load = softmax_load, .infer = softmax_infer, .run = softmax_run,
+    .prepare = softmax_prepare};
