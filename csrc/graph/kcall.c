@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "graph/kcall.h"
+#include "kernels/copy.h"
 
 int sb_broadcast(const sb_vinfo *const *shapes, int n, sb_vinfo *out)
 {
@@ -37,6 +38,14 @@ void sb_broadcast_error_text(const sb_vinfo *const *shapes, int n, char *buf, si
         at += (size_t)snprintf(buf + at, size - at, "%s%s", k ? " and " : "", s);
     }
     if (at < size) snprintf(buf + at, size - at, " do not broadcast");
+}
+
+int sb_infer_broadcast(sb_infer_ctx *I, const sb_vinfo *const *shapes, int n, sb_vinfo *out)
+{
+    if (!sb_broadcast(shapes, n, out)) return SB_OK;
+    char text[600];
+    sb_broadcast_error_text(shapes, n, text, sizeof text);
+    return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
 }
 
 void sb_broadcast_strides(const sb_vinfo *x, const sb_vinfo *out, int64_t *strides)
@@ -158,15 +167,7 @@ int sb_k_copy(int threads, int rank, const int64_t *shape_in, int size, const vo
         shape[rank] = 2, xs[rank] = 1, ys[rank] = 1;
         ++rank;
     }
-    if (rank > SB_MAX_BATCH_DIMS) return SB_ERR_ARGUMENT;
-    sb_copy_args args;
-    memset(&args, 0, sizeof args);
-    args.ndim = rank;
-    for (int d = 0; d < rank; ++d)
-        args.shape[d] = shape[d], args.x_stride[d] = xs[d], args.y_stride[d] = ys[d];
-    args.x = (int64_t)(intptr_t)x, args.y = (int64_t)(intptr_t)y;
-    args.max_threads = threads;
-    return sb_copy(&args);
+    return sb_copy_words(threads, rank, shape, x, xs, y, ys);
 }
 
 int sb_k_expand(int threads, const sb_tval *x, sb_tval *y)

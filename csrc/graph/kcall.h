@@ -13,6 +13,8 @@
 int sb_broadcast(const sb_vinfo *const *shapes, int n, sb_vinfo *out);
 /* "shapes (2, 3) and (4,) do not broadcast" for an error message. */
 void sb_broadcast_error_text(const sb_vinfo *const *shapes, int n, char *buf, size_t size);
+/* sb_broadcast for an infer: SB_OK, or the node's failure with that text. */
+int sb_infer_broadcast(sb_infer_ctx *I, const sb_vinfo *const *shapes, int n, sb_vinfo *out);
 /* x's element strides over the broadcast shape `out` (0 where x repeats). */
 void sb_broadcast_strides(const sb_vinfo *x, const sb_vinfo *out, int64_t *strides);
 

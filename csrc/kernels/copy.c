@@ -10,6 +10,7 @@
 #include "framework/checked.h"
 #include "framework/step.h"
 #include "kernels/strided_rows.h"
+#include "kernels/copy.h"
 
 typedef struct {
     const sb_copy_args *a;
@@ -59,4 +60,18 @@ int sb_copy(const sb_copy_args *a)
                             (double)total * SB_COST_MOVE);
     sb_run_step(&job.plan, a->max_threads, copy_chunk, &job);
     return SB_OK;
+}
+
+int sb_copy_words(int threads, int rank, const int64_t *shape, const void *x, const int64_t *x_strides,
+                  void *y, const int64_t *y_strides)
+{
+    if (rank < 1 || rank > SB_MAX_BATCH_DIMS) return SB_ERR_ARGUMENT;
+    sb_copy_args args;
+    memset(&args, 0, sizeof args);
+    args.ndim = rank;
+    for (int d = 0; d < rank; ++d)
+        args.shape[d] = shape[d], args.x_stride[d] = x_strides[d], args.y_stride[d] = y_strides[d];
+    args.x = (int64_t)(intptr_t)x, args.y = (int64_t)(intptr_t)y;
+    args.max_threads = threads;
+    return sb_copy(&args);
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "kernels/einsum.h"
 #include "framework/walk.h"
+#include "kernels/copy.h"
 
 static int64_t round64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
@@ -24,14 +25,7 @@ static int gather(int threads, int rank, const int64_t *shape_in, const int64_t 
     if (step == 0) return SB_OK;
     int64_t *walk[2] = {xs, ys};
     rank = sb_merge_walk(rank, shape, 2, walk);
-    sb_copy_args args;
-    memset(&args, 0, sizeof args);
-    args.ndim = rank;
-    for (int d = 0; d < rank; ++d)
-        args.shape[d] = shape[d], args.x_stride[d] = xs[d], args.y_stride[d] = ys[d];
-    args.x = (int64_t)(intptr_t)x, args.y = (int64_t)(intptr_t)y;
-    args.max_threads = threads;
-    return sb_copy(&args);
+    return sb_copy_words(threads, rank, shape, x, xs, y, ys);
 }
 
 int sb_einsum_run(const sb_einsum_call *c, int path, int mode, int threads, const float *a,

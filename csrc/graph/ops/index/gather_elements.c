@@ -38,10 +38,9 @@ static int element_shapes(sb_infer_ctx *I, const sb_vinfo *data, const sb_vinfo 
 static int gather_elements_infer(sb_infer_ctx *I)
 {
     const axis_state *s = I->state;
-    const sb_tval *x = sb_infer_input(I, 0, "data");
-    if (!x) return SB_ERR_VALUE;
-    const sb_tval *idx = sb_infer_int(I, 1, "indices");
-    if (!idx) return I->n_in > 1 && I->in[1] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    const sb_tval *x, *idx;
+    int read = data_and_indices(I, &x, &idx);
+    if (read) return read;
     int a, status = sb_infer_axis(I, s->axis, x->info.rank, "axis", &a);
     if (status) return status;
     if ((status = element_shapes(I, &x->info, &idx->info, a))) return status;
@@ -97,10 +96,9 @@ static int gather_elements_run(sb_run_ctx *R)
 static int scatter_elements_infer(sb_infer_ctx *I)
 {
     const axis_state *s = I->state;
-    const sb_tval *data = sb_infer_input(I, 0, "data");
-    if (!data) return SB_ERR_VALUE;
-    const sb_tval *idx = sb_infer_int(I, 1, "indices");
-    if (!idx) return I->n_in > 1 && I->in[1] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    const sb_tval *data, *idx;
+    int read = data_and_indices(I, &data, &idx);
+    if (read) return read;
     const sb_tval *upd = sb_infer_input(I, 2, "updates");
     if (!upd) return SB_ERR_VALUE;
     if (!sb_vinfo_same_shape(&upd->info, &idx->info)) {

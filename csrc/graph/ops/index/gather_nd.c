@@ -73,10 +73,9 @@ static int nd_walk(sb_run_ctx *R, const sb_vinfo *data, const sb_tval *idx, int 
 static int gather_nd_infer(sb_infer_ctx *I)
 {
     const gather_nd_state *s = I->state;
-    const sb_tval *x = sb_infer_input(I, 0, "data");
-    if (!x) return SB_ERR_VALUE;
-    const sb_tval *idx = sb_infer_int(I, 1, "indices");
-    if (!idx) return I->n_in > 1 && I->in[1] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    const sb_tval *x, *idx;
+    int read = data_and_indices(I, &x, &idx);
+    if (read) return read;
     int low = x->info.rank < idx->info.rank ? x->info.rank : idx->info.rank;
     if (s->batch_dims >= low) {
         char xs[256], is[256];
@@ -143,10 +142,9 @@ static int scatter_nd_load(sb_load_ctx *L) { return no_reduction(L); }
 
 static int scatter_nd_infer(sb_infer_ctx *I)
 {
-    const sb_tval *data = sb_infer_input(I, 0, "data");
-    if (!data) return SB_ERR_VALUE;
-    const sb_tval *idx = sb_infer_int(I, 1, "indices");
-    if (!idx) return I->n_in > 1 && I->in[1] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    const sb_tval *data, *idx;
+    int read = data_and_indices(I, &data, &idx);
+    if (read) return read;
     const sb_tval *upd = sb_infer_input(I, 2, "updates");
     if (!upd) return SB_ERR_VALUE;
     int status = nd_shapes(I, &data->info, &idx->info, 0);

@@ -109,6 +109,15 @@ static inline int no_reduction(sb_load_ctx *L)
 
 typedef struct { int64_t axis; } axis_state;
 
+/* Input 0 "data" (any type) and input 1 "indices" (an integer tensor), as
+ * the gathers and scatters read them: SB_OK, or the failure infer gives. */
+static inline int data_and_indices(sb_infer_ctx *I, const sb_tval **data, const sb_tval **idx)
+{
+    if (!(*data = sb_infer_input(I, 0, "data"))) return SB_ERR_VALUE;
+    if (!(*idx = sb_infer_int(I, 1, "indices"))) return I->n_in > 1 && I->in[1] ? SB_ERR_TYPE : SB_ERR_VALUE;
+    return SB_OK;
+}
+
 static inline int axis_load(sb_load_ctx *L, int64_t dflt)
 {
     axis_state *s = sb_load_state(L, sizeof *s);

@@ -64,11 +64,8 @@ static int binary_infer(sb_infer_ctx *I)
     }
     if (I->n_in == 1 && !strcmp(I->node->op_type, "Mean") && dtype != SB_DT_FLOAT)
         return sb_infer_fail(I, SB_ERR_TYPE, "input data_0 must be float32");
-    if (sb_broadcast(shapes, I->n_in, &I->out[0])) {
-        char text[512];
-        sb_broadcast_error_text(shapes, I->n_in, text, sizeof text);
-        return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
-    }
+    int status = sb_infer_broadcast(I, shapes, I->n_in, &I->out[0]);
+    if (status) return status;
     I->out[0].dtype = dtype;
     if (!strcmp(I->node->op_type, "Mean") && dtype != SB_DT_FLOAT)
         return sb_infer_fail(I, SB_ERR_TYPE, "input data_0 must be float32");

@@ -46,7 +46,7 @@ static int cmp_infer(sb_infer_ctx *I)
             return sb_infer_fail(I, SB_ERR_TYPE, "inputs must have the same type");
     }
     const sb_vinfo *shapes[2] = {&a->info, &b->info};
-    int status = broadcast_or_fail(I, shapes, 2, &I->out[0]);
+    int status = sb_infer_broadcast(I, shapes, 2, &I->out[0]);
     if (status) return status;
     I->out[0].dtype = SB_DT_BOOL;
     for (int i = 0; i < 2; ++i)

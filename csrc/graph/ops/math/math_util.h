@@ -93,15 +93,6 @@ static inline sb_tval scalar_tval(float *v)
     return t;
 }
 
-/* The broadcast of n shapes into out (dtype untouched), or the error naming them. */
-static inline int broadcast_or_fail(sb_infer_ctx *I, const sb_vinfo *const *shapes, int n, sb_vinfo *out)
-{
-    if (!sb_broadcast(shapes, n, out)) return SB_OK;
-    char text[512];
-    sb_broadcast_error_text(shapes, n, text, sizeof text);
-    return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
-}
-
 /* A walk over a broadcast output in C order with the element offsets of up
  * to three operands (0 strides where they repeat). */
 typedef struct {

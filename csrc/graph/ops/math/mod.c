@@ -16,7 +16,7 @@ static int mod_infer(sb_infer_ctx *I)
     const sb_tval *b = sb_infer_int(I, 1, "B");
     if (!b) return SB_ERR_TYPE;
     const sb_vinfo *shapes[2] = {&a->info, &b->info};
-    int status = broadcast_or_fail(I, shapes, 2, &I->out[0]);
+    int status = sb_infer_broadcast(I, shapes, 2, &I->out[0]);
     if (status) return status;
     I->out[0].dtype = a->info.dtype;
     if (sb_vinfo_same_shape(&a->info, &I->out[0])) I->inplace = 0;

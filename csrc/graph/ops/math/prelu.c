@@ -17,7 +17,7 @@ static int prelu_infer(sb_infer_ctx *I)
     if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
     const sb_vinfo *shapes[2] = {&x->info, &slope->info};
     sb_vinfo shape;
-    int status = broadcast_or_fail(I, shapes, 2, &shape);
+    int status = sb_infer_broadcast(I, shapes, 2, &shape);
     if (status) return status;
     if (!sb_vinfo_same_shape(&shape, &x->info)) {
         char ss[256], xs[256];

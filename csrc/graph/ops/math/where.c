@@ -18,7 +18,7 @@ static int where_infer(sb_infer_ctx *I)
     if ((x->info.dtype == SB_DT_FLOAT) != (y->info.dtype == SB_DT_FLOAT))
         return sb_infer_fail(I, SB_ERR_TYPE, "X and Y must have the same type");
     const sb_vinfo *shapes[3] = {&c->info, &x->info, &y->info};
-    int status = broadcast_or_fail(I, shapes, 3, &I->out[0]);
+    int status = sb_infer_broadcast(I, shapes, 3, &I->out[0]);
     if (status) return status;
     I->out[0].dtype = x->info.dtype;
     if (sb_vinfo_same_shape(&x->info, &I->out[0])) I->inplace = 1;

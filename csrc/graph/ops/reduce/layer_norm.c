@@ -32,11 +32,8 @@ static int fit_norm(sb_infer_ctx *I, const sb_tval *t, const sb_vinfo *norm, con
     if (sb_vinfo_numel(&t->info) == sb_vinfo_numel(norm)) {
         const sb_vinfo *pair[2] = {&t->info, norm};
         sb_vinfo b;
-        if (sb_broadcast(pair, 2, &b)) {
-            char text[512];
-            sb_broadcast_error_text(pair, 2, text, sizeof text);
-            return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
-        }
+        int status = sb_infer_broadcast(I, pair, 2, &b);
+        if (status) return status;
         if (sb_vinfo_same_shape(&b, norm)) return SB_OK;
     }
     char ts[256], ns[256];

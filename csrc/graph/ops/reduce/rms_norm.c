@@ -36,11 +36,7 @@ static int rms_norm_infer(sb_infer_ctx *I)
     if (!scale) return SB_ERR_TYPE;
     const sb_vinfo *pair[2] = {&scale->info, &norm};
     sb_vinfo b;
-    if (sb_broadcast(pair, 2, &b)) {
-        char text[512];
-        sb_broadcast_error_text(pair, 2, text, sizeof text);
-        return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
-    }
+    if ((status = sb_infer_broadcast(I, pair, 2, &b))) return status;
     if (!sb_vinfo_same_shape(&b, &norm)) {
         char ts[256], ns[256];
         sb_shape_text(&scale->info, ts, sizeof ts);

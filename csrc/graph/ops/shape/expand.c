@@ -24,11 +24,8 @@ static int expand_infer(sb_infer_ctx *I)
     for (size_t k = 0; k < n; ++k) t.dims[k] = target[k];
     const sb_vinfo *shapes[2] = {&x->info, &t};
     sb_vinfo *y = &I->out[0];
-    if (sb_broadcast(shapes, 2, y)) {
-        char text[600];
-        sb_broadcast_error_text(shapes, 2, text, sizeof text);
-        return sb_infer_fail(I, SB_ERR_VALUE, "%s", text);
-    }
+    status = sb_infer_broadcast(I, shapes, 2, y);
+    if (status) return status;
     for (int d = 0; d < y->rank; ++d)
         if (y->dims[d] < 0)
             return sb_infer_fail(I, SB_ERR_VALUE, "negative dimensions are not allowed");

@@ -106,11 +106,13 @@ static int squeeze_load(sb_load_ctx *L)
     return L->status;
 }
 
-/* The axes (attribute before opset 13, input 1 after): 1 in *have when given. */
-static int squeeze_axes(sb_infer_ctx *I, int64_t *axes, size_t *n, int *have)
+/* The data and the axes (attribute before opset 13, input 1 after): 1 in
+ * *have when the axes are given. */
+static int squeeze_inputs(sb_infer_ctx *I, const sb_tval **x, int64_t *axes, size_t *n, int *have)
 {
     const axes_state *s = I->state;
     *have = 0, *n = 0;
+    if (!(*x = sb_infer_input(I, 0, "data"))) return SB_ERR_VALUE;
     if (s->opset < 13) {
         if (s->axes.has) {
             *have = 1, *n = s->axes.n;
@@ -127,12 +129,11 @@ static int squeeze_axes(sb_infer_ctx *I, int64_t *axes, size_t *n, int *have)
 
 static int squeeze_infer(sb_infer_ctx *I)
 {
-    const sb_tval *x = sb_infer_input(I, 0, "data");
-    if (!x) return SB_ERR_VALUE;
+    const sb_tval *x;
     int64_t axes[LIST_CAP];
     size_t n;
     int have;
-    int status = squeeze_axes(I, axes, &n, &have);
+    int status = squeeze_inputs(I, &x, axes, &n, &have);
     if (status) return status;
     int r = x->info.rank;
     unsigned char drop[SB_MAX_RANK] = {0};
@@ -161,12 +162,11 @@ static int squeeze_infer(sb_infer_ctx *I)
 
 static int unsqueeze_infer(sb_infer_ctx *I)
 {
-    const sb_tval *x = sb_infer_input(I, 0, "data");
-    if (!x) return SB_ERR_VALUE;
+    const sb_tval *x;
     int64_t axes[LIST_CAP];
     size_t n;
     int have;
-    int status = squeeze_axes(I, axes, &n, &have);
+    int status = squeeze_inputs(I, &x, axes, &n, &have);
     if (status) return status;
     if (!have) return sb_infer_fail(I, SB_ERR_VALUE, "axes are required");
     int r = x->info.rank + (int)n;
