@@ -34,6 +34,7 @@ typedef struct sb_io {
 struct sb_graph {
     sb_arena_block *arena;       /* names, nodes, states */
     int mode, path, threads, opset;
+    int declared_opset;                  /* the model's; opset is at least 7 (early_opsets.h) */
     int n_values, n_nodes, n_inputs, n_outputs, n_labels;
     sb_value *values;
     sb_node *nodes;              /* in run order */

@@ -8,11 +8,13 @@
 #include <string.h>
 #include "graph/error.h"
 #include "graph/graph.h"
+#include "graph/early_opsets.h"
 #include "graph/node_eval.h"
 #include "framework/memory.h"
 
-#define MIN_OPSET 7
-#define MAX_OPSET 23
+#define MIN_OPSET 1
+#define FULL_OPSET 7   /* from here on every operator runs; below, the unchanged ones */
+#define MAX_OPSET 28
 
 /* Frees one kept buffer early (a constant nothing reads any more). */
 static void drop_buffer(sb_graph *g, void *buffer)
@@ -131,9 +133,31 @@ static int topological(sb_graph *g, const sb_onnx_node *protos, sb_node *nodes, 
     return status;
 }
 
+/* Below opset 7: the operator as opset 7 defines it, when ONNX gave it no
+ * new version after the model's opset (early_opsets.h); else an error. */
+static int early_op_check(int opset, const char *op_type, const char *where)
+{
+    for (size_t i = 0; i < sizeof SB_EARLY_OPS / sizeof *SB_EARLY_OPS; ++i) {
+        const sb_early_op *e = &SB_EARLY_OPS[i];
+        if (strcmp(e->op, op_type) != 0) continue;
+        if (e->first > opset)
+            return sb_fail(SB_ERR_UNSUPPORTED, "%s: operator '%s' is not defined at opset %d", where,
+                           op_type, opset);
+        for (int v = opset + 1; v <= FULL_OPSET; ++v)
+            if (e->changed & (1u << v))
+                return sb_fail(SB_ERR_UNSUPPORTED, "%s: the model's opset %d has an older '%s' (ONNX "
+                               "changed it at opset %d); below opset %d only operators unchanged "
+                               "since then run", where, opset, op_type, v, FULL_OPSET);
+        return SB_OK;
+    }
+    return sb_fail(SB_ERR_UNSUPPORTED, "%s: operator '%s' is not defined at opset %d", where, op_type,
+                   opset);
+}
+
 /* The node's op, or an error: another domain, a model-local function, an
- * operator the runtime lacks. */
-static int find_op(const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
+ * operator the runtime lacks, an operator older than the runtime's below
+ * opset 7. */
+static int find_op(const sb_graph *g, const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
 {
     char where[512];
     sb_node_where(n, where, sizeof where);
@@ -145,6 +169,10 @@ static int find_op(const sb_onnx_model *m, const sb_onnx_node *p, sb_node *n)
             return sb_fail(SB_ERR_UNSUPPORTED, "%s: model-local functions are not supported", where);
     n->op = sb_op_find(p->op_type);
     if (!n->op) return sb_fail(SB_ERR_UNSUPPORTED, "%s: operator '%s' is not supported", where, p->op_type);
+    if (g->declared_opset < FULL_OPSET) {
+        int status = early_op_check(g->declared_opset, p->op_type, where);
+        if (status) return status;
+    }
     /* Every operator's run writes output 0 (LSTM and GRU check each) */
     if (n->n_out == 0)
         return sb_fail(SB_ERR_VALUE, "%s: the node has no outputs", where);
@@ -341,11 +369,13 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
     if (!g) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
     g->mode = o->mode, g->path = o->path, g->threads = o->threads;
     int64_t opset = sb_onnx_opset_of(m, "");
-    g->opset = (int)(opset < 0 ? 0 : opset > 1000 ? 1000 : opset);
+    g->declared_opset = (int)(opset < 0 ? 0 : opset > 1000 ? 1000 : opset);
+    g->opset = g->declared_opset < FULL_OPSET ? FULL_OPSET : g->declared_opset;
     if (opset < MIN_OPSET || opset > MAX_OPSET) {
         status = sb_fail(SB_ERR_UNSUPPORTED, "the model imports opset %lld of the default domain; "
-                         "opsets %d to %d are supported", (long long)(opset < 0 ? 0 : opset),
-                         MIN_OPSET, MAX_OPSET);
+                         "opsets %d to %d are supported (below %d, the operators ONNX has not "
+                         "changed since)", (long long)(opset < 0 ? 0 : opset), MIN_OPSET, MAX_OPSET,
+                         FULL_OPSET);
         goto done;
     }
     const sb_onnx_graph *pg = m->graph;
@@ -427,7 +457,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
         int all_const = 1;
         for (int i = 0; i < n->n_in && all_const; ++i)
             all_const = n->in[i] < 0 || g->values[n->in[i]].kind == SB_V_CONST;
-        if ((status = find_op(m, p, n))) goto done;
+        if ((status = find_op(g, m, p, n))) goto done;
         if (all_const && !(n->op->flags & SB_OP_NO_FOLD)) {
             if ((status = load_op(g, p, n))) goto done;
             if ((status = fold(g, n))) goto done;

@@ -82,4 +82,46 @@ static inline float sb_bin_pow(float x, float y)
     return r;
 }
 
+/* C's fmod of float32 values, exactly (the remainder x - trunc(x / y) * y
+ * is always representable): long division of the two significands, one
+ * exponent step at a time. The sign is x's; NaN (0x7FC00000) for y = +-0,
+ * x = +-inf or a NaN operand; x itself when |x| < |y| (so for y = +-inf). */
+static inline float sb_fmod32(float x, float y)
+{
+    uint32_t bx = sbt_bits32(x), by = sbt_bits32(y);
+    uint32_t sign = bx & 0x80000000u, ax = bx & 0x7fffffffu, ay = by & 0x7fffffffu;
+    if (ay == 0 || ay > 0x7f800000u || ax >= 0x7f800000u) return sbt_float(SB_CANONICAL_NAN_BITS);
+    if (ax < ay) return x;
+    if (ax == ay) return sbt_float(sign);
+    /* value = m * 2^(e - 150), m in [2^23, 2^24) once subnormals are normalized */
+    int ex = (int)(ax >> 23), ey = (int)(ay >> 23);
+    uint32_t mx = ax & 0x7fffffu, my = ay & 0x7fffffu;
+    if (ex) mx |= 0x800000u; else for (ex = 1; !(mx & 0x800000u); --ex) mx <<= 1;
+    if (ey) my |= 0x800000u; else for (ey = 1; !(my & 0x800000u); --ey) my <<= 1;
+    /* mx < 2 my throughout: subtract where it fits, then the next bit */
+    for (; ex > ey; --ex) {
+        if (mx >= my) mx -= my;
+        if (mx == 0) return sbt_float(sign);
+        mx <<= 1;
+    }
+    if (mx >= my) mx -= my;
+    if (mx == 0) return sbt_float(sign);
+    for (; !(mx & 0x800000u); --ex) mx <<= 1;
+    /* a subnormal result is a multiple of y's last place: the shift is exact */
+    uint32_t r = ex >= 1 ? ((uint32_t)ex << 23) | (mx & 0x7fffffu) : mx >> (1 - ex);
+    return sbt_float(r | sign);
+}
+
+/* Python's (and numpy's) float modulo, ONNX Mod with fmod=0 (opset 28): the
+ * exact fmod, then, when it is nonzero with a sign other than y's, plus y
+ * (one float32 rounding); a zero result takes y's sign. */
+static inline float sb_pymod32(float x, float y)
+{
+    float r = sb_fmod32(x, y);
+    if (r != r) return r;
+    if (r == 0.0f) return sbt_float(sbt_bits32(y) & 0x80000000u);
+    if ((r < 0.0f) != (y < 0.0f)) r = r + y;
+    return sbt_canonical(r);
+}
+
 #endif

@@ -511,10 +511,30 @@ def test_unsupported_second_output_names_it():
         so.load(data)
 
 
+def test_below_opset_7_the_unchanged_operators_run():
+    """Relu at opset 6 is Relu-6, the operator opset 7 runs: the same bits."""
+    x = rand(3, 4)
+    node = helper.make_node("Relu", ["X"], ["y0"])
+    for mode in ("exact", "fast"):
+        six, seven = (so.load(model([node], {"X": (F, [3, 4])}, {"y0": (F, None)}, opset=v),
+                              mode=mode).run({"X": x}) for v in (6, 7))
+        assert bits(six["y0"]).tobytes() == bits(seven["y0"]).tobytes()
+
+
 def test_unsupported_opset_domain_and_types():
     node = helper.make_node("Relu", ["X"], ["y0"])
-    with pytest.raises(so.UnsupportedModelError, match="opset 6"):
-        so.load(model([node], {"X": (F, [2])}, {"y0": (F, None)}, opset=6))
+    # Relu got a new version at opset 6 (consumed_inputs dropped): refused at 5
+    with pytest.raises(so.UnsupportedModelError,
+                       match=r"opset 5 has an older 'Relu' \(ONNX changed it at opset 6\)"):
+        so.load(model([node], {"X": (F, [2])}, {"y0": (F, None)}, opset=5))
+    with pytest.raises(so.UnsupportedModelError, match="imports opset 29 of the default domain"):
+        so.load(model([node], {"X": (F, [2])}, {"y0": (F, None)}, opset=29))
+    add = helper.make_node("Add", ["X", "X"], ["y0"])   # legacy broadcast until opset 7
+    with pytest.raises(so.UnsupportedModelError, match=r"older 'Add' \(ONNX changed it at opset 7\)"):
+        so.load(model([add], {"X": (F, [2])}, {"y0": (F, None)}, opset=6))
+    expand = helper.make_node("Expand", ["X", "X"], ["y0"])
+    with pytest.raises(so.UnsupportedModelError, match="'Expand' is not defined at opset 6"):
+        so.load(model([expand], {"X": (F, [2])}, {"y0": (F, None)}, opset=6))
     node = helper.make_node("FusedConv", ["X"], ["y0"], domain="com.microsoft")
     g = helper.make_graph([node], "t", [helper.make_tensor_value_info("X", F, [2])],
                           [helper.make_tensor_value_info("y0", F, None)])

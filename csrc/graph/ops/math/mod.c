@@ -1,4 +1,5 @@
-/* ONNX Mod (docs/onnx.md): Python's and C's remainders. */
+/* ONNX Mod (docs/onnx.md): Python's and C's remainders, of integers (exact)
+ * and of float32 values (math/arith.h: sb_fmod32, sb_pymod32). */
 #include <string.h>
 #include "math/arith.h"
 #include "framework/fpenv.h"
@@ -11,9 +12,12 @@ typedef struct { int64_t fmod; } mod_state;   /* .int_attrs, in order */
 
 static int mod_infer(sb_infer_ctx *I)
 {
-    const sb_tval *a = sb_infer_int(I, 0, "A");
+    const sb_tval *a0 = sb_infer_input(I, 0, "A");
+    if (!a0) return SB_ERR_VALUE;
+    int floats = a0->info.dtype == SB_DT_FLOAT;
+    const sb_tval *a = floats ? a0 : sb_infer_int(I, 0, "A");
     if (!a) return SB_ERR_TYPE;
-    const sb_tval *b = sb_infer_int(I, 1, "B");
+    const sb_tval *b = floats ? sb_infer_float(I, 1, "B") : sb_infer_int(I, 1, "B");
     if (!b) return SB_ERR_TYPE;
     const sb_vinfo *shapes[2] = {&a->info, &b->info};
     int status = sb_infer_broadcast(I, shapes, 2, &I->out[0]);
@@ -44,10 +48,19 @@ static int mod_run(sb_run_ctx *R)
     const sb_tval *a = R->in[0], *b = R->in[1];
     sb_tval *y = R->out[0];
     int64_t n = sb_vinfo_numel(&y->info);
-    int sa = sb_dtype_is_signed(a->info.dtype), sbs = sb_dtype_is_signed(b->info.dtype);
     const sb_tval *ops[2] = {a, b};
     bwalk w;
     bwalk_init(&w, &y->info, ops, 2);
+    if (a->info.dtype == SB_DT_FLOAT) {
+        const float *xa = a->data, *xb = b->data;
+        float *out = y->data;
+        for (int64_t i = 0; i < n; ++i, bwalk_next(&w)) {
+            float u = xa[w.off[0]], v = xb[w.off[1]];
+            out[i] = s->fmod ? sb_fmod32(u, v) : sb_pymod32(u, v);
+        }
+        return SB_OK;
+    }
+    int sa = sb_dtype_is_signed(a->info.dtype), sbs = sb_dtype_is_signed(b->info.dtype);
     for (int64_t i = 0; i < n; ++i, bwalk_next(&w)) {
         uint64_t r;
         if (!int_mod(sb_int_at(a, w.off[0]), sa, sb_int_at(b, w.off[1]), sbs, s->fmod != 0, &r))

@@ -20,6 +20,7 @@ static int cast_load(sb_load_ctx *L)
     if (!s) return L->status;
     int64_t to = sb_attr_int_req(L, "to");
     sb_attr_ignore(L, "saturate");   /* only for float8 targets, which are refused */
+    sb_attr_ignore(L, "round_mode"); /* only for float8e8m0 targets (opset 24), refused too */
     if (L->status) return L->status;
     if (!castable(to)) {
         char b[32];
@@ -35,6 +36,7 @@ static int cast_load(sb_load_ctx *L)
 static int cast_like_load(sb_load_ctx *L)
 {
     sb_attr_ignore(L, "saturate");
+    sb_attr_ignore(L, "round_mode");
     return L->status;
 }
 

@@ -23,14 +23,19 @@ static int depth_to_space_load(sb_load_ctx *L)
     return L->status;
 }
 
+/* SpaceToDepth gained DepthToSpace's mode at opset 28 (DCR before). */
 static int space_to_depth_load(sb_load_ctx *L)
 {
     block_state *s = sb_load_state(L, sizeof *s);
     if (!s) return L->status;
     s->b = sb_attr_int_req(L, "blocksize");
+    const char *mode = L->opset >= 28 ? sb_attr_str(L, "mode", "DCR") : "DCR";
     if (L->status) return L->status;
     if (s->b < 1)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "blocksize %lld is not supported", (long long)s->b);
+    if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode '%s' is not supported (DCR and CRD are)", mode);
+    s->crd = strcmp(mode, "CRD") == 0;
     return L->status;
 }
 
@@ -73,10 +78,10 @@ static int block_plan(sb_infer_ctx *I, const sb_tval *x, int to_space, int64_t *
             int p[6] = {0, 1, 4, 2, 5, 3};
             memcpy(view, v, sizeof v), memcpy(perm, p, sizeof p);
         }
-    } else {             /* (n, c, h', b, w', b) -> (n, b, b, c, h', w') */
+    } else {             /* (n, c, h', b, w', b) -> (n, b, b, c, h', w'), CRD (n, c, b, b, h', w') */
         int64_t v[6] = {n, c, h / b, b, w / b, b};
-        int p[6] = {0, 3, 5, 1, 2, 4};
-        memcpy(view, v, sizeof v), memcpy(perm, p, sizeof p);
+        int p_dcr[6] = {0, 3, 5, 1, 2, 4}, p_crd[6] = {0, 1, 3, 5, 2, 4};
+        memcpy(view, v, sizeof v), memcpy(perm, s->crd ? p_crd : p_dcr, sizeof p_dcr);
         if (!mul_size(b, b, &bb) || !mul_size(c, bb, &y->dims[1]))
             return sb_infer_fail(I, SB_ERR_VALUE, "the output is too large");
         y->dims[2] = h / b, y->dims[3] = w / b;

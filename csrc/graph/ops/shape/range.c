@@ -129,4 +129,12 @@ static int range_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "the float32 kernels failed") : SB_OK;
 }
 
-const sb_op_def sb_op_Range = {.name = "Range", .infer = range_infer, .run = range_run};
+/* stash_type (opset 27) sets the precision of float16 and bfloat16 ranges;
+ * it has no effect on the types Range runs here (float32 and integers). */
+static int range_load(sb_load_ctx *L)
+{
+    sb_attr_ignore(L, "stash_type");
+    return L->status;
+}
+
+const sb_op_def sb_op_Range = {.name = "Range", .load = range_load, .infer = range_infer, .run = range_run};
