@@ -208,6 +208,7 @@ static int load_op(sb_graph *g, const sb_onnx_node *p, sb_node *n)
     int status = n->op->load ? n->op->load(&L)
                : n->op->int_attrs[0].name ? load_int_attrs(&L, n->op->int_attrs) : SB_OK;
     if (!status && L.status) status = L.status;
+    if (!status && L.variant) n->op = L.variant;
     for (size_t i = 0; !status && i < p->attr_count; ++i)
         if (!L.used[i])
             status = sb_load_fail(&L, SB_ERR_UNSUPPORTED, "attribute '%s' is not supported",

@@ -72,6 +72,10 @@ typedef struct sb_load_ctx {
     int opset, mode, path, threads;
     unsigned char *used;         /* per attribute of proto: read by load */
     int status;                  /* the first error of an attribute reader */
+    /* load may set it: the node then runs as this op (its infer, run and
+     * flags), with the state load made (Dropout with its mask output is no
+     * longer a view) */
+    const struct sb_op_def *variant;
 } sb_load_ctx;
 
 typedef struct sb_infer_ctx {

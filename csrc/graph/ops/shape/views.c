@@ -185,6 +185,8 @@ static int unsqueeze_infer(sb_infer_ctx *I)
 
 /* ---- Dropout --------------------------------------------------------------------- */
 
+extern const sb_op_def sb_op_DropoutMask;
+
 static int dropout_load(sb_load_ctx *L)
 {
     /* inference: the input passes through; `seed` draws nothing without training */
@@ -192,7 +194,14 @@ static int dropout_load(sb_load_ctx *L)
     sb_attr_ignore(L, "is_test");
     if (L->opset < 12 && sb_has_attr(L, "ratio")) (void)sb_attr_float(L, "ratio", 0.0f);
     if (L->status) return L->status;
-    return sb_load_only_first_output(L, "mask");
+    /* the mask, when asked for: every element kept */
+    if (L->node->n_out > 1 && L->node->out[1] >= 0) {
+        int *opset = sb_load_state(L, sizeof *opset);
+        if (!opset) return L->status;
+        *opset = L->opset;
+        L->variant = &sb_op_DropoutMask;
+    }
+    return L->status;
 }
 
 static int dropout_infer(sb_infer_ctx *I)
@@ -214,6 +223,35 @@ static int dropout_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
+/* Dropout with its mask output: output 0 a copy of the input (or the input
+ * itself when the planner lets it share), the mask all true. */
+static int dropout_mask_infer(sb_infer_ctx *I)
+{
+    const int *opset = I->state;
+    int status = dropout_infer(I);
+    if (status) return status;
+    I->inplace = 0;
+    /* bool from opset 10; before, the input's type (ONNX's T), 1 kept */
+    I->out[1] = I->out[0];
+    if (*opset >= 10) I->out[1].dtype = SB_DT_BOOL;
+    return SB_OK;
+}
+
+static int dropout_mask_run(sb_run_ctx *R)
+{
+    const sb_tval *x = R->in[0];
+    sb_tval *mask = R->out[1];
+    int64_t bytes = sb_vinfo_bytes(&x->info), n = sb_vinfo_numel(&x->info);
+    if (R->out[0] && R->out[0]->data != x->data && bytes > 0) memcpy(R->out[0]->data, x->data, (size_t)bytes);
+    if (mask->info.dtype == SB_DT_FLOAT) {
+        float *m = mask->data;
+        for (int64_t i = 0; i < n; ++i) m[i] = 1.0f;
+    } else {
+        for (int64_t i = 0; i < n; ++i) sb_int_store(mask->data, mask->info.dtype, i, 1);
+    }
+    return SB_OK;
+}
+
 const sb_op_def sb_op_Identity = {.name = "Identity", .infer = identity_infer, .flags = SB_OP_VIEW};
 const sb_op_def sb_op_Reshape = {
     .name = "Reshape", .int_attrs = {{"allowzero", 0}}, .infer = reshape_infer, .flags = SB_OP_VIEW};
@@ -226,3 +264,6 @@ const sb_op_def sb_op_Unsqueeze = {
 /* (never folded at load, as Python's runner: its refusals come at run) */
 const sb_op_def sb_op_Dropout = {
     .name = "Dropout", .load = dropout_load, .infer = dropout_infer, .flags = SB_OP_VIEW | SB_OP_NO_FOLD};
+/* (not in the registry: Dropout's load picks it when the mask is used) */
+const sb_op_def sb_op_DropoutMask = {
+    .name = "Dropout", .infer = dropout_mask_infer, .run = dropout_mask_run, .flags = SB_OP_NO_FOLD};
