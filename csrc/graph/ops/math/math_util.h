@@ -118,6 +118,18 @@ static inline void bwalk_next(bwalk *w)
     }
 }
 
+/* The broadcast of a and b as output 0, of a's type, written over a when a
+ * has the output's shape (elementwise runs read each element first). */
+static inline int broadcast_as_first(sb_infer_ctx *I, const sb_tval *a, const sb_tval *b)
+{
+    const sb_vinfo *shapes[2] = {&a->info, &b->info};
+    int status = sb_infer_broadcast(I, shapes, 2, &I->out[0]);
+    if (status) return status;
+    I->out[0].dtype = a->info.dtype;
+    if (sb_vinfo_same_shape(&a->info, &I->out[0])) I->inplace = 0;
+    return SB_OK;
+}
+
 static inline float float_at(const sb_tval *t, int64_t i)
 {
     float f;

@@ -19,12 +19,7 @@ static int mod_infer(sb_infer_ctx *I)
     if (!a) return SB_ERR_TYPE;
     const sb_tval *b = floats ? sb_infer_float(I, 1, "B") : sb_infer_int(I, 1, "B");
     if (!b) return SB_ERR_TYPE;
-    const sb_vinfo *shapes[2] = {&a->info, &b->info};
-    int status = sb_infer_broadcast(I, shapes, 2, &I->out[0]);
-    if (status) return status;
-    I->out[0].dtype = a->info.dtype;
-    if (sb_vinfo_same_shape(&a->info, &I->out[0])) I->inplace = 0;
-    return SB_OK;
+    return broadcast_as_first(I, a, b);
 }
 
 /* The remainder of two integers (patterns of their types; sa / sb: signed),
