@@ -8,6 +8,7 @@
 #include "framework/step.h"
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
+#include "kernels/norm_stats.h"
 
 static int layer_norm_load(sb_load_ctx *L)
 {
@@ -20,7 +21,6 @@ static int layer_norm_load(sb_load_ctx *L)
     if (stash != 1)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "stash_type=%lld is not supported (1: float32)",
                             (long long)stash);
-    sb_load_only_first_output(L, "Mean/InvStdDev");
     return L->status;
 }
 
@@ -52,6 +52,11 @@ static int layer_norm_infer(sb_infer_ctx *I)
     const sb_tval *scale = need_float(I, 1, "Scale");
     if (!scale) return SB_ERR_TYPE;
     I->out[0] = x->info;
+    /* Mean and InvStdDev: x's shape with the normalized axes 1, float32 */
+    for (int j = 1; j < I->n_out && j < 3; ++j) {
+        I->out[j] = x->info;
+        for (int d = a; d < x->info.rank; ++d) I->out[j].dims[d] = 1;
+    }
     if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
     sb_vinfo norm;
     trailing_shape(&x->info, a, &norm);
@@ -80,6 +85,10 @@ static int layer_norm_run(sb_run_ctx *R)
     if (total == 0) return SB_OK;
     int64_t n = prod_dims(x->info.dims, a, r);
     const sb_tval *bias = R->n_in > 2 ? R->in[2] : NULL;
+    sb_tval *mean = R->n_out > 1 ? R->out[1] : NULL, *rstd = R->n_out > 2 ? R->out[2] : NULL;
+    if (mean || rstd)   /* exact mode's statistics, in both modes (docs/onnx.md) */
+        sb_layer_norm_stats(x->data, total / n, n, s->eps, mean ? mean->data : NULL,
+                            rstd ? rstd->data : NULL);
     return k_reduce(R, 4, total / n, n, 1, x->data, R->out[0]->data, R->in[1]->data,
                     bias ? bias->data : NULL, s->eps);
 }
