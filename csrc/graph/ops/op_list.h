@@ -88,6 +88,8 @@ SB_OP(Shrink)
 SB_OP(ThresholdedRelu)
 SB_OP(Celu)
 SB_OP(Swish)
+SB_OP(QuantizeLinear)
+SB_OP(DequantizeLinear)
 SB_OP(Softmax)
 SB_OP(LogSoftmax)
 
