@@ -191,7 +191,7 @@ def clip(g: Graph, op: str) -> bool:
 
 def reduce(g: Graph, op: str) -> bool:
     int_ok = op in ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd")   # not the logs: float only
-    float_ok = op != "ReduceProd"      # samebits refuses float32 ReduceProd (issue 22)
+    float_ok = True
     x = g.pick(lambda v: ((float_ok and _float(v)) or
                           (int_ok and v.dtype in ("int64", "int32") and v.bounded))
                and len(v.shape) >= 1)

@@ -187,12 +187,10 @@ static int reduce_infer(sb_infer_ctx *I)
     }
     if (out_n == 0) return SB_OK;
     if (x_n == 0) {
-        if (base == RK_MAX || base == RK_MIN || base == RK_PROD)
+        if (base == RK_MAX || base == RK_MIN)
             return sb_infer_fail(I, SB_ERR_VALUE, "%s over an empty axis", name);
         return SB_OK;
     }
-    if (base == RK_PROD)
-        return sb_infer_fail(I, SB_ERR_UNSUPPORTED, "%s is not supported on float32", name);
     I->workspace = reduce_workspace(base, &g, &x->info);
     return SB_OK;
 }
@@ -285,8 +283,8 @@ static int reduce_run(sb_run_ctx *R)
     }
     int64_t out_n = sb_vinfo_numel(&y->info), x_n = sb_vinfo_numel(&x->info);
     if (out_n == 0) return SB_OK;
-    if (x_n == 0) {   /* an empty axis: sums are +0, the mean NaN (0 / 0), log(+0) -inf */
-        uint32_t fill = base == RK_MEAN ? CANONICAL_NAN
+    if (x_n == 0) {   /* an empty axis: sums are +0, products 1, the mean NaN (0 / 0), log(+0) -inf */
+        uint32_t fill = base == RK_MEAN ? CANONICAL_NAN : base == RK_PROD ? 0x3F800000u
                         : base == RK_LOGSUM || base == RK_LOGSUMEXP ? 0xFF800000u : 0;
         sb_k_fill(y->data, out_n, 4, &fill);
         return SB_OK;
@@ -331,6 +329,15 @@ static int reduce_run(sb_run_ctx *R)
         return kfail(R, sb_k_unary(R, SB_OP_LOG, 0.0f, y, y), "sb_unary");
     case RK_LOGSUMEXP:
         return log_sum_exp(R, &g, src, ws, y);
+    case RK_PROD: {   /* per row: p = 1, then p = p * x_j in order, each product rounded */
+        float *out = y->data;
+        for (int64_t o = 0; o < g.outer; ++o) {
+            volatile float p = 1.0f;
+            for (int64_t j = 0; j < g.n; ++j) p = p * src[o * g.n + j];
+            out[o] = sbt_canonical(p);
+        }
+        return SB_OK;
+    }
     case RK_MAX: case RK_MIN: {
         /* acc = the first element (a copy), then acc = maximum(acc, x_j) for
          * each next j: maximum and minimum are order-free bit for bit, so
@@ -342,9 +349,8 @@ static int reduce_run(sb_run_ctx *R)
         sb_run_step(&job.plan, R->threads, fold_chunk, &job);
         return SB_OK;
     }
-    default:
-        return sb_run_fail(R, SB_ERR_UNSUPPORTED, "%s is not supported on float32",
-                           REDUCE_NAMES[base]);
+    default:   /* (every kind is handled above) */
+        return sb_run_fail(R, SB_ERR_UNSUPPORTED, "the reduction is not supported on float32");
     }
 }
 
