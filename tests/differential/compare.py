@@ -73,6 +73,9 @@ def _max_pool_sees_nan(case, feeds: dict) -> bool:
     return values is None or any(np.isnan(np.asarray(v, np.float64)).any() for v in values)
 
 
+# operators whose NaN ONNX Runtime skips (its bug: docs/differential.md)
+ORT_SKIPS_NAN = {"GlobalMaxPool", "ReduceMax", "ReduceMin"}
+
 # operators that turn the sign of a zero into +-inf
 ZERO_SIGN_EXPOSERS = {"Reciprocal", "Div", "Log", "Pow"}
 
@@ -93,6 +96,19 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float) -> 
     if NAN_IGNORING_OPS & set(case.ops) and _max_pool_sees_nan(case, feeds):
         return "MaxPool fed NaN: samebits ignores NaN taps (docs/maxpool.md), the oracles propagate it"
     if reference is None:
+        # no tie-breaker: excuse only NaN samebits propagates where ONNX
+        # Runtime's max/min family is known to skip it
+        if ORT_SKIPS_NAN & set(case.ops) and got.dtype.kind == "f" and ort_outs:
+            for o in ort_outs:
+                o = np.asarray(o, np.float64)
+                if o.shape != got.shape:
+                    continue
+                g64 = got.astype(np.float64)
+                differs = ~((g64 == o) | (np.isnan(g64) & np.isnan(o)) |
+                            (np.abs(g64 - o) <= rtol * (np.abs(o) + 1)))
+                if differs.any() and np.isnan(g64[differs]).all():
+                    return "NaN in the max/min family: samebits propagates it, ONNX Runtime skips it " \
+                           "(and the reference evaluator cannot run the graph)"
         return ""
     if ort_outs and not any(close(o, reference, rtol) for o in ort_outs):
         return "ONNX Runtime and the reference evaluator disagree too (no consensus)"
@@ -164,6 +180,22 @@ def _reference_run(model, feeds: dict) -> Optional[list]:
         return None
 
 
+def _reference_output(model, name: str, feeds: dict) -> Optional[np.ndarray]:
+    """The reference evaluator's value of one output from the part of the
+    graph it depends on: when the whole graph fails in the evaluator (one of
+    its own bugs in another branch), an output it can compute is still
+    judged by it."""
+    import onnx.utils
+    try:
+        inputs = [i.name for i in model.graph.input]
+        part = onnx.utils.Extractor(model).extract_model(inputs, [name])
+        needed = {i.name for i in part.graph.input}
+        out = _reference_run(part, {k: v for k, v in feeds.items() if k in needed})
+        return out[0] if out else None
+    except Exception:
+        return None
+
+
 def digest(outputs: dict) -> str:
     h = hashlib.sha256()
     for name in sorted(outputs):
@@ -225,7 +257,7 @@ def judge(case, paths=None) -> Verdict:
                             not _excused(case, feeds, got[name], reference[i], [], rtol):
                         with_ort.append(name)
                     continue
-                ref = reference[i] if reference else None
+                ref = reference[i] if reference else _reference_output(case.model, name, feeds)
                 if ref is not None and close(got[name], ref, rtol):
                     if agrees:      # (none: ONNX Runtime refuses the graph, not wrong)
                         ort_wrong.append(name)

@@ -11,9 +11,10 @@ from generate import Graph, Value, derived, is_float, merge, other_operand, rand
 # family -> relative error one operator of the family may add (compare.py):
 # "exact" operators are IEEE-exact or move bits only.
 TRANSCENDENTAL = ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "Sin", "Cos", "Softplus", "Mish",
-                  "Elu", "Selu", "Gelu", "HardSwish", "HardSigmoid", "Softsign", "LeakyRelu")
+                  "Elu", "Selu", "Gelu", "HardSwish", "HardSigmoid", "Softsign", "LeakyRelu", "Celu")
 EXACT_UNARY = ("Neg", "Abs", "Relu", "Identity")
-STEP_UNARY = ("Floor", "Ceil", "Round")        # jump on tiny differences: exact inputs only
+# jump on tiny differences: exact inputs only
+STEP_UNARY = ("Floor", "Ceil", "Round", "Sign", "Shrink", "ThresholdedRelu")
 CORRECTLY_ROUNDED = ("Sqrt", "Reciprocal")
 BOUNDED_OUTPUT = ("Tanh", "Sigmoid", "Erf", "Sin", "Cos", "HardSigmoid", "Softsign")
 
@@ -23,7 +24,7 @@ def _float(v: Value) -> bool:
 
 
 # operators newer than the oldest opset drawn (generate.OPSETS): their first version
-SINCE = {"HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "LessOrEqual": 12,
+SINCE = {"Celu": 12, "HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "LessOrEqual": 12,
          "Gelu": 20, "Mish": 18, "LayerNormalization": 17, "Trilu": 14, "GroupNormalization": 21, "Einsum": 12}
 
 
@@ -45,6 +46,14 @@ def unary(g: Graph, op: str) -> bool:
         attrs["alpha"] = float(g.rng.choice([1.0, 0.5]))
     if op == "HardSigmoid":
         attrs["alpha"], attrs["beta"] = float(g.rng.choice([0.2, 1 / 6])), 0.5
+    if op == "Shrink":
+        attrs["lambd"], attrs["bias"] = float(g.rng.choice([0.5, 1.5])), float(g.rng.choice([0.0, 0.25]))
+    if op == "ThresholdedRelu":
+        attrs["alpha"] = float(g.rng.choice([1.0, 0.0, -0.5]))
+    if op == "Celu":
+        if g.opset < 12:
+            return False
+        attrs["alpha"] = float(g.rng.choice([1.0, 0.5]))
     if op == "Gelu" and g.opset < 20:
         return False
     if op == "Mish" and g.opset < 18:
@@ -783,7 +792,7 @@ def instance_norm(g: Graph, op: str) -> bool:
 
 
 def mod(g: Graph, op: str) -> bool:
-    dtype = str(g.rng.choice(["int64", "int32"]))   # float Mod: refused (issue 22)
+    dtype = str(g.rng.choice(["int64", "int32", "float32"]))
     x = g.pick(lambda v: v.dtype == dtype and v.exact and v.bounded)
     if x is None:
         return False
