@@ -1,4 +1,4 @@
-/* ONNX CumSum (docs/onnx.md). */
+/* ONNX CumSum and CumProd (docs/onnx.md): running sums or products. */
 #include <stdio.h>
 #include <string.h>
 #include "math/arith.h"
@@ -9,7 +9,17 @@
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
 
-typedef struct { int64_t exclusive, reverse; } cumsum_state;   /* .int_attrs, in order */
+typedef struct { int64_t exclusive, reverse; int prod; } cumsum_state;
+
+static int cumsum_load(sb_load_ctx *L)
+{
+    cumsum_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    s->exclusive = sb_attr_int(L, "exclusive", 0);
+    s->reverse = sb_attr_int(L, "reverse", 0);
+    s->prod = !strcmp(L->node->op_type, "CumProd");
+    return L->status;
+}
 
 /* The axis from input 1's value; an error status with its text otherwise. */
 static int cumsum_axis(const sb_tval *x, const sb_tval *axis, int *out, char *msg, size_t msize)
@@ -69,16 +79,16 @@ static int cumsum_run(sb_run_ctx *R)
     if (status) return sb_run_fail(R, status, "%s", msg);
     int64_t n = x->info.dims[a];
     int64_t outer = prod_dims(x->info.dims, 0, a), inner = prod_dims(x->info.dims, a + 1, x->info.rank);
-    if (x->info.dtype != SB_DT_FLOAT) {
+    if (x->info.dtype != SB_DT_FLOAT) {   /* exact, wrapping like the type */
         int dt = x->info.dtype;
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i) {
-                uint64_t acc = 0;
+                uint64_t acc = s->prod ? 1 : 0;
                 for (int64_t step = 0; step < n; ++step) {
                     int64_t j = s->reverse ? n - 1 - step : step;
                     int64_t p = (o * n + j) * inner + i;
                     uint64_t v = (uint64_t)sb_int_at(x, p);
-                    uint64_t next = acc + v;
+                    uint64_t next = s->prod ? acc * v : acc + v;
                     if (dt == SB_DT_BOOL) next = next != 0;
                     sb_int_store(y->data, dt, p, (int64_t)(s->exclusive ? acc : next));
                     acc = next;
@@ -87,7 +97,8 @@ static int cumsum_run(sb_run_ctx *R)
         return SB_OK;
     }
     if (sb_vinfo_numel(&x->info) == 0) return SB_OK;
-    /* step j's sums: (outer, inner) slabs of T, T = y itself when outer is 1 */
+    /* step j's sums (products): (outer, inner) slabs of T, T = y itself when outer is 1 */
+    int op = s->prod ? SB_BIN_MUL : SB_BIN_ADD;
     float *T = outer == 1 ? (float *)y->data : (float *)R->workspace;
     const float *xv = x->data;
     int64_t slab = outer * inner;
@@ -98,17 +109,17 @@ static int cumsum_run(sb_run_ctx *R)
         float *Tj = T + j * slab;
         if (s->exclusive) {
             if (step == 0) {
-                uint32_t zero = 0;
-                sb_k_fill(Tj, slab, 4, &zero);
+                uint32_t first = s->prod ? 0x3F800000u : 0;   /* the empty sum 0, product 1 */
+                sb_k_fill(Tj, slab, 4, &first);
             } else {
-                status = bin_strided(R, SB_BIN_ADD, 2, shape, T + prev * slab, dense,
+                status = bin_strided(R, op, 2, shape, T + prev * slab, dense,
                                      xv + prev * inner, col, Tj);
             }
         } else if (step == 0) {   /* the first: x (NaN canonical, as every sum) */
             status = bin_strided(R, SB_BIN_MAXIMUM, 2, shape, xv + j * inner, col, xv + j * inner,
                                  col, Tj);
         } else {
-            status = bin_strided(R, SB_BIN_ADD, 2, shape, T + prev * slab, dense, xv + j * inner,
+            status = bin_strided(R, op, 2, shape, T + prev * slab, dense, xv + j * inner,
                                  col, Tj);
         }
         if (status) return kfail(R, status, "sb_binary");
@@ -121,5 +132,6 @@ static int cumsum_run(sb_run_ctx *R)
 }
 
 const sb_op_def sb_op_CumSum = {
-    .name = "CumSum", .int_attrs = {{"exclusive", 0}, {"reverse", 0}}, .infer = cumsum_infer,
-    .run = cumsum_run};
+    .name = "CumSum", .load = cumsum_load, .infer = cumsum_infer, .run = cumsum_run};
+const sb_op_def sb_op_CumProd = {
+    .name = "CumProd", .load = cumsum_load, .infer = cumsum_infer, .run = cumsum_run};
