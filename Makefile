@@ -154,7 +154,7 @@ sanitize:
 	    tests/graph/test_onnx_layer_norm_stats.py tests/graph/test_onnx_cumprod.py \
 	    tests/graph/test_onnx_eyelike_lpnorm.py tests/graph/test_onnx_reverse_sequence.py \
 	    tests/graph/test_onnx_dropout_mask.py tests/graph/test_onnx_compress.py \
-	    tests/graph/test_onnx_unique.py
+	    tests/graph/test_onnx_unique.py tests/graph/test_onnx_lp_pool.py
 	$(MARK)
 
 # The avx512 path on a CPU without AVX-512: its kernels built over pairs of

@@ -145,6 +145,8 @@ SB_OP(Gemm)
 SB_OP(MatMul)
 SB_OP(MaxPool)
 SB_OP(AveragePool)
+SB_OP(LpPool)
+SB_OP(GlobalLpPool)
 SB_OP(Resize)
 SB_OP(Upsample)
 

@@ -9,13 +9,14 @@
 #include "graph/py_text.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
+#include "kernels/lp_pool.h"
 #include "graph/ops/nn/nn_util.h"
 
 typedef struct {
     spatial sp;
     int dims;
     int64_t kernel[2];
-    int64_t ceil_mode, count_include_pad;
+    int64_t ceil_mode, count_include_pad, p;
 } pool_state;
 
 static int pool_load_common(sb_load_ctx *L, pool_state *s)
@@ -211,9 +212,77 @@ static int avg_pool_run(sb_run_ctx *R)
     return status ? sb_run_fail(R, status, "avg_pool2d failed (status %d)", status) : SB_OK;
 }
 
+/* ---- LpPool, GlobalLpPool ---------------------------------------------------------- */
+
+static int lp_pool_load(sb_load_ctx *L)
+{
+    pool_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    s->p = sb_attr_int(L, "p", 2);
+    if (L->status) return L->status;
+    if (s->p < 1 || s->p > 64)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "p=%lld is not supported (1 to 64 are)",
+                            (long long)s->p);
+    if (!strcmp(L->node->op_type, "GlobalLpPool")) return L->status;
+    pool_load_common(L, s);
+    return L->status;
+}
+
+/* The kernel's arguments and the output info: MaxPool's geometry (padding
+ * is never a value there, as it adds nothing here), or the whole plane. */
+static int lp_pool_geometry(const sb_node *node, const pool_state *s, const sb_vinfo *x,
+                            sb_lp_pool_args *a, sb_vinfo *out)
+{
+    memset(a, 0, sizeof *a);
+    a->p = s->p;
+    if (!strcmp(node->op_type, "GlobalLpPool")) {
+        if (x->rank < 3) {
+            char t[256];
+            sb_shape_text(x, t, sizeof t);
+            return nfail(node, SB_ERR_VALUE, "X must be (N, C, ...), got %s", t);
+        }
+        *out = *x;
+        a->n = x->dims[0], a->c = x->dims[1], a->h = 1, a->w = 1;
+        for (int d = 2; d < x->rank; ++d) a->w *= x->dims[d], out->dims[d] = 1;
+        a->oh = a->ow = 1, a->kh = 1, a->kw = a->w, a->stride_h = a->stride_w = 1;
+        a->dil_h = a->dil_w = 1;
+        return SB_OK;
+    }
+    sb_max_pool2d_args m;
+    int status = max_pool_geometry(node, s, x, &m, out);
+    if (status) return status;
+    a->n = m.n, a->c = m.c, a->h = m.h, a->w = m.w;
+    a->oh = s->dims == 2 ? out->dims[2] : 1, a->ow = out->dims[out->rank - 1];
+    a->kh = m.kh, a->kw = m.kw, a->stride_h = m.stride_h, a->stride_w = m.stride_w;
+    a->dil_h = m.dil_h, a->dil_w = m.dil_w, a->pad_top = m.pad_top, a->pad_left = m.pad_left;
+    return SB_OK;
+}
+
+static int lp_pool_infer(sb_infer_ctx *I)
+{
+    int status = need_floats(I, 0, "X");
+    if (status) return status;
+    sb_lp_pool_args a;
+    return lp_pool_geometry(I->node, I->state, &I->in[0]->info, &a, &I->out[0]);
+}
+
+static int lp_pool_run(sb_run_ctx *R)
+{
+    sb_lp_pool_args a;
+    sb_vinfo out;
+    int status = lp_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
+    if (status) return status;
+    if (sb_vinfo_numel(&out) > 0) sb_lp_pool2d(&a, R->in[0]->data, R->out[0]->data);
+    return SB_OK;
+}
+
 const sb_op_def sb_op_MaxPool = {
     .name = "MaxPool", .load = max_pool_load, .infer = max_pool_infer, .run = max_pool_run,
     .prepare = max_pool_prepare};
 const sb_op_def sb_op_AveragePool = {
     .name = "AveragePool", .load = avg_pool_load, .infer = avg_pool_infer, .run = avg_pool_run,
     .prepare = avg_pool_prepare};
+const sb_op_def sb_op_LpPool = {.name = "LpPool", .load = lp_pool_load, .infer = lp_pool_infer,
+                                .run = lp_pool_run};
+const sb_op_def sb_op_GlobalLpPool = {.name = "GlobalLpPool", .load = lp_pool_load,
+                                      .infer = lp_pool_infer, .run = lp_pool_run};
