@@ -94,6 +94,20 @@ static int step_lstm(const step_ctx *c, const sb_rnn_weights *w, const float *gx
     return SB_OK;
 }
 
+/* GRU's h = (1 - z) * n + z * hp (subtract, multiply, multiply, add), with n
+ * in n_buf and t as scratch (both overwritten). */
+static int blend(const sb_rnn_direction *d, view z, float *n_buf, float *t, const float *hp, float *h_out,
+                 int64_t B, int64_t H)
+{
+    static const float one = 1.0f;
+    const view ones = {&one, 0, 0};
+    CHECK(binary2(d, SB_BIN_SUB, ones, z, t, B, H));
+    CHECK(binary2(d, SB_BIN_MUL, dense(t, H), dense(n_buf, H), t, B, H));
+    CHECK(binary2(d, SB_BIN_MUL, z, dense(hp, H), n_buf, B, H));
+    CHECK(binary2(d, SB_BIN_ADD, dense(t, H), dense(n_buf, H), h_out, B, H));
+    return SB_OK;
+}
+
 /* One GRU step: h_out from gx_t and hp. */
 static int step_gru(const step_ctx *c, const sb_rnn_weights *w, const float *gx, const float *hp,
                     float *h_out)
@@ -101,8 +115,6 @@ static int step_gru(const step_ctx *c, const sb_rnn_weights *w, const float *gx,
     const sb_rnn_direction *d = c->d;
     int64_t B = c->B, H = c->H, bh = B * H;
     float *L = c->L, *ZR = c->P, *T = c->T, *T2 = c->T2;
-    static const float one = 1.0f;
-    const view ones = {&one, 0, 0};
     view z, rg;
     if (d->linear_before_reset) {
         /* zh, rh, nh = pieces(linear(hp, R, Rb)); z, r = sigmoid(x + h); n = tanh(nx + r * nh) */
@@ -113,12 +125,7 @@ static int step_gru(const step_ctx *c, const sb_rnn_weights *w, const float *gx,
         CHECK(binary2(d, SB_BIN_MUL, rg, cols_of(L, 3 * H, 2 * H), T, B, H));
         CHECK(binary2(d, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T, H), T, B, H));
         CHECK(unary(d, SB_OP_TANH, T, T, bh));
-        /* h = (1 - z) * n + z * hp */
-        CHECK(binary2(d, SB_BIN_SUB, ones, z, T2, B, H));
-        CHECK(binary2(d, SB_BIN_MUL, dense(T2, H), dense(T, H), T2, B, H));
-        CHECK(binary2(d, SB_BIN_MUL, z, dense(hp, H), T, B, H));
-        CHECK(binary2(d, SB_BIN_ADD, dense(T2, H), dense(T, H), h_out, B, H));
-        return SB_OK;
+        return blend(d, z, T, T2, hp, h_out, B, H);
     }
     /* zh, rh = pieces(linear(hp, Rzr, Rzr_b)); z, r = sigmoid(x + h);
      * n = tanh(nx + linear(r * hp, Rh, Rh_b)) */
@@ -130,12 +137,7 @@ static int step_gru(const step_ctx *c, const sb_rnn_weights *w, const float *gx,
     CHECK(linear(d, T, B, H, w->rh, H, w->rh_b, T2));
     CHECK(binary2(d, SB_BIN_ADD, cols_of(gx, 3 * H, 2 * H), dense(T2, H), T2, B, H));
     CHECK(unary(d, SB_OP_TANH, T2, T2, bh));
-    /* h = (1 - z) * n + z * hp */
-    CHECK(binary2(d, SB_BIN_SUB, ones, z, T, B, H));
-    CHECK(binary2(d, SB_BIN_MUL, dense(T, H), dense(T2, H), T, B, H));
-    CHECK(binary2(d, SB_BIN_MUL, z, dense(hp, H), T2, B, H));
-    CHECK(binary2(d, SB_BIN_ADD, dense(T, H), dense(T2, H), h_out, B, H));
-    return SB_OK;
+    return blend(d, z, T2, T, hp, h_out, B, H);
 }
 
 /* The scratch's regions, in floats, each rounded to 64 bytes. */
