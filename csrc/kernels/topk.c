@@ -19,8 +19,7 @@ static int ascending(const void *pa, const void *pb)
     return a->j < b->j ? -1 : a->j > b->j;
 }
 
-/* Element `at` as an unsigned key in its kind's order. */
-static uint64_t key_of(const void *x, int kind, int size, int64_t at)
+uint64_t sb_order_key(const void *x, int kind, int size, int64_t at)
 {
     const unsigned char *p = (const unsigned char *)x + at * size;
     if (kind == SB_TOPK_FLOAT32) {
@@ -56,7 +55,7 @@ void sb_topk(const void *x, int kind, int elem_size, int64_t outer, int64_t size
             int64_t base = o * size * inner + i;
             for (int64_t j = 0; j < size; ++j) {
                 scratch[j].j = j;
-                scratch[j].key = key_of(x, kind, elem_size, base + j * inner);
+                scratch[j].key = sb_order_key(x, kind, elem_size, base + j * inner);
             }
             qsort(scratch, (size_t)size, sizeof *scratch, cmp);
             for (int64_t slot = 0; slot < k; ++slot) {

@@ -10,6 +10,12 @@
 
 enum sb_topk_kind { SB_TOPK_FLOAT32, SB_TOPK_SIGNED, SB_TOPK_UNSIGNED };
 
+/* Element `at` of x (elements of `size` bytes of `kind`) as an unsigned key
+ * in that order: NaN the largest (all NaN equal), -0 equal to +0. Float
+ * comparisons in it follow the caller's floating-point mode: call it inside
+ * sb_fpenv_enter, as sb_topk and sb_unique do. */
+uint64_t sb_order_key(const void *x, int kind, int size, int64_t at);
+
 /* One element as the sort sees it: its key in the element's order and its
  * index along the line (ties: the lower first). */
 typedef struct { uint64_t key; int64_t j; } sb_topk_entry;

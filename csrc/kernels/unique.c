@@ -2,37 +2,12 @@
  * slice indices, then the runs of equal slices. */
 #include <string.h>
 #include "kernels/unique.h"
+#include "framework/fpenv.h"
 
 static int element_cmp(const sb_unique_args *a, int64_t i, int64_t j)
 {
-    const uint8_t *p = (const uint8_t *)a->x + i * a->size, *q = (const uint8_t *)a->x + j * a->size;
-    if (a->kind == SB_UNIQ_FLOAT32) {
-        float u, v;
-        memcpy(&u, p, 4), memcpy(&v, q, 4);
-        int nu = u != u, nv = v != v;
-        if (nu || nv) return nu - nv;   /* NaN above every number, equal to NaN */
-        return (u > v) - (u < v);       /* -0 == +0 */
-    }
-    int sign = a->kind == SB_UNIQ_SIGNED;
-    int64_t s, t;
-    if (a->size == 8 && !sign) {
-        uint64_t us, ut;
-        memcpy(&us, p, 8), memcpy(&ut, q, 8);
-        return (us > ut) - (us < ut);
-    }
-    if (a->size == 1) s = sign ? (int8_t)*p : *p, t = sign ? (int8_t)*q : *q;
-    else if (a->size == 2) {
-        uint16_t x, y;
-        memcpy(&x, p, 2), memcpy(&y, q, 2);
-        s = sign ? (int16_t)x : x, t = sign ? (int16_t)y : y;
-    } else if (a->size == 4) {
-        uint32_t x, y;
-        memcpy(&x, p, 4), memcpy(&y, q, 4);
-        s = sign ? (int32_t)x : (int64_t)x, t = sign ? (int32_t)y : (int64_t)y;
-    } else {
-        memcpy(&s, p, 8), memcpy(&t, q, 8);
-    }
-    return (s > t) - (s < t);
+    uint64_t u = sb_order_key(a->x, a->kind, a->size, i), v = sb_order_key(a->x, a->kind, a->size, j);
+    return (u > v) - (u < v);
 }
 
 /* Slices i and j, lexicographically over their elements in C order. */
@@ -68,6 +43,8 @@ int64_t sb_unique(const sb_unique_args *a, int64_t *first, int64_t *counts, int6
                   int64_t *scratch)
 {
     int64_t n = a->n, *order = scratch, *group = scratch + n;
+    sb_fpenv env;   /* subnormals compare as IEEE has them (sb_order_key) */
+    sb_fpenv_enter(&env);
     for (int64_t i = 0; i < n; ++i) order[i] = i;
     merge_sort(order, group, n, a);
     /* the runs of equal slices in ascending order: group[i] = slice i's run */
@@ -76,6 +53,7 @@ int64_t sb_unique(const sb_unique_args *a, int64_t *first, int64_t *counts, int6
         if (r == 0 || slice_cmp(a, order[r - 1], order[r]) != 0) ++groups;
         group[order[r]] = groups - 1;
     }
+    sb_fpenv_leave(&env);
     /* the output's order: ascending runs, or runs by first occurrence; either
      * way one pass in index order finds each group's first slice and count */
     int64_t *id = order, next = 0;   /* (order is free now) run -> output group */

@@ -1,19 +1,19 @@
 /* The unique slices of a tensor (ONNX Unique; docs/onnx.md), callable
  * without a graph. x is viewed as (outer, n, inner) elements of `size`
- * bytes; slice i is x[:, i, :], compared element by element in C order as
- * numbers (float32: -0 equals +0, NaN equals NaN and ranks above every
- * number; integers signed or not). */
+ * bytes; slice i is x[:, i, :], compared element by element in C order in
+ * TopK's element order (sb_order_key: float32 -0 equals +0, NaN equals NaN
+ * and ranks above every number; integers signed or not), whatever the
+ * caller's floating-point mode. */
 #ifndef SB_KERNELS_UNIQUE_H
 #define SB_KERNELS_UNIQUE_H
 
 #include <stdint.h>
-
-enum { SB_UNIQ_FLOAT32, SB_UNIQ_SIGNED, SB_UNIQ_UNSIGNED };
+#include "kernels/topk.h"
 
 typedef struct {
     const void *x;
     int64_t outer, n, inner;
-    int size, kind;                /* bytes per element, SB_UNIQ_* */
+    int size, kind;                /* bytes per element, enum sb_topk_kind */
     int sorted;                    /* groups in ascending order, else by first occurrence */
 } sb_unique_args;
 

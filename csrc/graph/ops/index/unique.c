@@ -28,8 +28,8 @@ static int unique_view(sb_infer_ctx *I, const sb_tval *x, sb_unique_args *u, int
     const unique_state *s = I->state;
     memset(u, 0, sizeof *u);
     u->x = x->data, u->size = sb_dtype_size(x->info.dtype), u->sorted = s->sorted != 0;
-    u->kind = x->info.dtype == SB_DT_FLOAT ? SB_UNIQ_FLOAT32
-            : sb_dtype_is_signed(x->info.dtype) ? SB_UNIQ_SIGNED : SB_UNIQ_UNSIGNED;
+    u->kind = x->info.dtype == SB_DT_FLOAT ? SB_TOPK_FLOAT32
+            : sb_dtype_is_signed(x->info.dtype) ? SB_TOPK_SIGNED : SB_TOPK_UNSIGNED;
     u->outer = 1, u->n = sb_vinfo_numel(&x->info), u->inner = 1, *a = -1;
     if (!s->has_axis) return SB_OK;
     int status = sb_infer_axis(I, s->axis, x->info.rank, "axis", a);
