@@ -217,6 +217,9 @@ int sb_check_inferred_outputs(const sb_node *node, const sb_vinfo *infos);
 
 /* An input that must be there: null and an error naming it otherwise. */
 const sb_tval *sb_infer_input(sb_infer_ctx *I, int i, const char *what);
+/* An infer context over a run's node and inputs (outs: n_out infos), for a
+ * run that repeats infer's checks or geometry on the values it now has. */
+void sb_infer_from_run(const sb_run_ctx *R, sb_infer_ctx *I, sb_vinfo *outs);
 /* The same input must be float32 (or an integer type): an error otherwise. */
 const sb_tval *sb_infer_float(sb_infer_ctx *I, int i, const char *what);
 const sb_tval *sb_infer_int(sb_infer_ctx *I, int i, const char *what);

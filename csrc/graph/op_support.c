@@ -233,6 +233,13 @@ int sb_load_only_first_output(sb_load_ctx *L, const char *what)
 
 /* ---- inputs at plan and run time --------------------------------------------------- */
 
+void sb_infer_from_run(const sb_run_ctx *R, sb_infer_ctx *I, sb_vinfo *outs)
+{
+    memset(I, 0, sizeof *I);
+    I->node = R->node, I->state = R->state, I->mode = R->mode, I->path = R->path;
+    I->n_in = R->n_in, I->n_out = R->n_out, I->in = R->in, I->out = outs, I->inplace = -1;
+}
+
 const sb_tval *sb_infer_input(sb_infer_ctx *I, int i, const char *what)
 {
     if (i >= I->n_in || !I->in[i]) {

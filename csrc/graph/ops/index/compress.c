@@ -63,8 +63,7 @@ static int compress_run(sb_run_ctx *R)
     const sb_tval *x = R->in[0], *c = R->in[1];
     sb_infer_ctx I;
     sb_vinfo outs[1];
-    memset(&I, 0, sizeof I);
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = outs;
+    sb_infer_from_run(R, &I, outs);
     int a;
     int64_t d[3];
     int status = compress_dims(&I, &x->info, &a, d);

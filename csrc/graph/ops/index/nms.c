@@ -136,10 +136,9 @@ static int nms_infer(sb_infer_ctx *I)
 static int nms_run(sb_run_ctx *R)
 {
     /* the same setup as infer over the run's inputs (every one known now) */
-    sb_infer_ctx I = {0};
+    sb_infer_ctx I;
     sb_vinfo unused[1];
-    I.node = R->node, I.state = R->state, I.mode = R->mode, I.path = R->path;
-    I.n_in = R->n_in, I.n_out = R->n_out, I.in = R->in, I.out = unused, I.inplace = -1;
+    sb_infer_from_run(R, &I, unused);
     sb_nms_params p;
     sb_fpenv env;
     sb_fpenv_enter(&env);

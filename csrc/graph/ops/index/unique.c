@@ -69,8 +69,7 @@ static int unique_run(sb_run_ctx *R)
     const sb_tval *x = R->in[0];
     sb_infer_ctx I;
     sb_vinfo outs[4];
-    memset(&I, 0, sizeof I);
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = outs;
+    sb_infer_from_run(R, &I, outs);
     sb_unique_args u;
     int a, status = unique_view(&I, x, &u, &a);
     if (status) return status;

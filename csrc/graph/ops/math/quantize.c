@@ -133,8 +133,7 @@ static int quant_run(sb_run_ctx *R)
     const sb_tval *x = R->in[0], *scale = R->in[1], *zp = R->n_in > 2 ? R->in[2] : NULL;
     sb_infer_ctx I;
     sb_vinfo outs[1];
-    memset(&I, 0, sizeof I);
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = outs;
+    sb_infer_from_run(R, &I, outs);
     sb_quant_view v;
     int status = quant_view(&I, &x->info, &scale->info, zp ? &zp->info : NULL,
                             s->quantize ? R->out[0]->info.dtype : x->info.dtype, &v);

@@ -304,8 +304,9 @@ static int resize_infer(sb_infer_ctx *I)
 
 static int resize_run(sb_run_ctx *R)
 {
-    sb_infer_ctx I = {0};
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in;
+    sb_infer_ctx I;
+    sb_vinfo outs[1];
+    sb_infer_from_run(R, &I, outs);
     sb_resize2d_args a;
     sb_vinfo out;
     int status = resize_geometry(&I, R->node, R->state, R->in, R->n_in, &a, &out);

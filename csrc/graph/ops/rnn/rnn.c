@@ -339,9 +339,9 @@ static int rnn_run(sb_run_ctx *R)
 {
     const rnn_state *s = R->state;
     /* the checks infer made (sequence_lens's values are known now) */
-    sb_infer_ctx I = {0};
-    sb_vinfo unused[1];
-    I.node = R->node, I.state = R->state, I.n_in = R->n_in, I.in = R->in, I.out = unused;
+    sb_infer_ctx I;
+    sb_vinfo unused[3];
+    sb_infer_from_run(R, &I, unused);
     rnn_dims g;
     int status = rnn_check(&I, s, &g);
     if (status) return status;

@@ -102,7 +102,7 @@ static int block_run(sb_run_ctx *R, int to_space)
 {
     sb_infer_ctx I;
     sb_vinfo outs[16];
-    infer_from_run(R, &I, outs);
+    sb_infer_from_run(R, &I, outs);
     const sb_tval *x = R->in[0];
     int64_t view[6];
     int perm[6];

@@ -209,7 +209,7 @@ static int pad_run(sb_run_ctx *R)
     sb_tval *y = R->out[0];
     sb_infer_ctx I;
     sb_vinfo outs[16];
-    infer_from_run(R, &I, outs);
+    sb_infer_from_run(R, &I, outs);
     int64_t before[SB_MAX_RANK], after[SB_MAX_RANK];
     int status = pad_amounts(&I, x, before, after);
     if (status) return status;

@@ -138,14 +138,6 @@ static inline int permute_view(int threads, int size, int rank, const int64_t *d
     return copy_any(threads, rank, shape, size, x, xs, y, ys);
 }
 
-/* An infer context over a run's inputs (the run recomputes what infer derived). */
-static inline void infer_from_run(const sb_run_ctx *R, sb_infer_ctx *I, sb_vinfo *outs)
-{
-    memset(I, 0, sizeof *I);
-    I->node = R->node, I->state = R->state, I->mode = R->mode, I->path = R->path;
-    I->n_in = R->n_in, I->n_out = R->n_out, I->in = R->in, I->out = outs, I->inplace = -1;
-}
-
 /* Fills the infos of outputs a node leaves out (the planner sizes every one). */
 static inline void fill_unused_outputs(sb_infer_ctx *I, int from)
 {

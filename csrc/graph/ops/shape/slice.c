@@ -104,7 +104,7 @@ static int slice_run(sb_run_ctx *R)
 {
     sb_infer_ctx I;
     sb_vinfo outs[16];
-    infer_from_run(R, &I, outs);
+    sb_infer_from_run(R, &I, outs);
     const sb_tval *x = R->in[0];
     sb_tval *y = R->out[0];
     if (sb_vinfo_numel(&y->info) == 0) return SB_OK;

@@ -98,7 +98,7 @@ static int split_run(sb_run_ctx *R)
 {
     sb_infer_ctx I;
     sb_vinfo outs[16];
-    infer_from_run(R, &I, outs);
+    sb_infer_from_run(R, &I, outs);
     const sb_tval *x = R->in[0];
     int64_t split[LIST_CAP];
     size_t n;

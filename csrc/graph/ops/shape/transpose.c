@@ -55,7 +55,7 @@ static int transpose_run(sb_run_ctx *R)
 {
     sb_infer_ctx I;
     sb_vinfo outs[16];
-    infer_from_run(R, &I, outs);
+    sb_infer_from_run(R, &I, outs);
     const sb_tval *x = R->in[0];
     int perm[SB_MAX_RANK];
     int status = transpose_perm(&I, x->info.rank, perm);
