@@ -56,9 +56,7 @@ _headers_digest: list[str] = []
 
 def _object_key(cc: str, args: Sequence[str], src: str) -> str:
     cc = os.path.realpath(shutil.which(cc) or cc)   # "cc" and "/usr/bin/cc" alike
-    if cc not in _compiler_ids:
-        done = subprocess.run([cc, "--version"], capture_output=True, text=True)
-        _compiler_ids[cc] = done.stdout
+    _compiler_id(cc)
     if not _headers_digest:
         h = hashlib.sha256()
         for header in sorted(glob.glob(str(ROOT / "csrc" / "**" / "*.h"), recursive=True)):
@@ -69,6 +67,21 @@ def _object_key(cc: str, args: Sequence[str], src: str) -> str:
         h.update(part.encode() + b"\0")
     h.update(Path(src).read_bytes())
     return h.hexdigest()[:32]
+
+
+def _compiler_id(cc: str) -> str:
+    """`cc --version`'s text, once per compiler."""
+    cc = os.path.realpath(shutil.which(cc) or cc)
+    if cc not in _compiler_ids:
+        done = subprocess.run([cc, "--version"], capture_output=True, text=True)
+        _compiler_ids[cc] = done.stdout
+    return _compiler_ids[cc]
+
+
+def _is_gcc(cc: str) -> bool:
+    """Whether `cc` is GCC (csrc/build.json's isa_gcc flags are GCC's)."""
+    text = _compiler_id(cc)
+    return "Free Software Foundation" in text and "clang" not in text.lower()
 
 
 def _object_name(src: str) -> str:
@@ -116,6 +129,8 @@ def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
         obj = out.parent / (_object_name(src) + f".{out.name}.o")
         extra = folder_flags(Path(src), x86) + list(source_flags(Path(src)) if source_flags else [])
         compiler = isa_cc if isa_cc and isa_kernel(Path(src)) else cc
+        if isa_kernel(Path(src)) and _is_gcc(compiler):
+            extra += MANIFEST["isa_gcc"]
         _compile_cached(compiler, [*target_flags, *FLAGS, *extra], src, obj)
         return str(obj)
     # one compiler per core (the files are independent)
