@@ -111,6 +111,29 @@ static int run_node(sb_run_state *st, const sb_node *n, const sb_tval **in, sb_t
     return status;
 }
 
+/* keep_heap as sb_eval_ctx.keep: the buffer freed now when it cannot be kept. */
+static int keep_heap_buffer(void *run, void *buffer)
+{
+    if (keep_heap(run, buffer)) {
+        sb_free_aligned(buffer);
+        return SB_ERR_NO_MEMORY;
+    }
+    return SB_OK;
+}
+
+/* The plan after the dynamic node, for the output infos it gave, run. */
+static int continue_after(sb_plan *p, sb_run_state *st, const sb_vinfo *infos)
+{
+    sb_session *s = st->session;
+    const sb_node *n = &s->graph->nodes[p->dynamic];
+    continuation_seed_ctx seed = {s->graph, p, n, infos};
+    sb_plan *next = NULL;
+    int status = sb_plan_cached(s, &p->continuations, infos, n->n_out, p->dynamic + 1,
+                                continuation_seed, &seed, &next);
+    if (status) return status;
+    return sb_plan_run(next, st);
+}
+
 /* The dynamic node: inferred with its inputs' data, outputs on the heap,
  * run; then the plan for the shapes it gave. */
 static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval *tin)
@@ -125,6 +148,16 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
     if (!tout || !out || !infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     int status;
     bind(n, st, tin, in, tout, out);
+    if (n->op->eval) {   /* outputs that exist only once it has run: a subgraph's */
+        if ((status = sb_node_eval(g, n, st->threads, in, tout, keep_heap_buffer, st))) return status;
+        for (int j = 0; j < n->n_out; ++j) {
+            if (n->out[j] < 0) continue;
+            infos[j] = tout[j].info;
+            st->infos[n->out[j]] = tout[j].info;
+            st->ptr[n->out[j]] = tout[j].data;
+        }
+        return continue_after(p, st, infos);
+    }
     sb_node_needs I;
     status = sb_node_infer(g, n, in, infos, &I);
     if (status == SB_NEEDS_VALUES) {
@@ -161,13 +194,7 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
         tout[j].data = st->ptr[v];
     }
     if (!(n->op->flags & SB_OP_VIEW) && (status = run_node(st, n, in, out, workspace, NULL))) return status;
-    /* the plan after it, for these output infos */
-    continuation_seed_ctx seed = {g, p, n, infos};
-    sb_plan *next = NULL;
-    status = sb_plan_cached(s, &p->continuations, infos, n->n_out, p->dynamic + 1,
-                            continuation_seed, &seed, &next);
-    if (status) return status;
-    return sb_plan_run(next, st);
+    return continue_after(p, st, infos);
 }
 
 int sb_plan_run(sb_plan *p, sb_run_state *st)

@@ -45,6 +45,14 @@ struct sb_graph {
     /* the name -> value id table */
     int *slots;
     size_t n_slots;
+    /* while loading only: the file's model and the load's options (a
+     * node's subgraphs load from them, graph/subgraph.c) */
+    const struct sb_onnx_model *model;
+    const struct sb_graph_options *options;
+    /* objects freed with the graph (the subgraphs' sessions) */
+    void **owned;
+    void (**owned_free)(void *);
+    size_t n_owned, cap_owned;
 };
 
 typedef struct sb_graph_options {
@@ -64,6 +72,15 @@ void sb_graph_free(sb_graph *g);
  * buffer the graph frees with itself (0, or SB_ERR_NO_MEMORY). */
 int sb_graph_value(sb_graph *g, const char *name, int create);
 int sb_graph_keep_buffer(sb_graph *g, void *buffer);
+/* An object freed (by free_fn) with the graph: SB_OK, or SB_ERR_NO_MEMORY
+ * (the object freed now). */
+int sb_graph_keep_object(sb_graph *g, void *object, void (*free_fn)(void *));
+/* A subgraph (an If branch, a Loop or Scan body) loaded as a graph of its
+ * own, in the parent's opset, mode and path: its declared inputs, then the
+ * `implicit` outer-scope names it reads: graph inputs of any type and
+ * shape, or constants where the parent's value is one (its bytes shared). */
+int sb_graph_load_subgraph(const sb_graph *parent, const sb_onnx_graph *pg,
+                           const char *const *implicit, int n_implicit, sb_graph **out);
 /* A TensorProto as a run-time constant (float16, bfloat16 and float64 as
  * float32, rounded to nearest once); `what` names it in errors. */
 int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_options *options,

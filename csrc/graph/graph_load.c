@@ -10,6 +10,7 @@
 #include "graph/graph.h"
 #include "graph/early_opsets.h"
 #include "graph/node_eval.h"
+#include "graph/scope.h"
 #include "framework/memory.h"
 
 #define MIN_OPSET 1
@@ -62,20 +63,39 @@ static int make_node(sb_graph *g, const sb_onnx_node *p, int index, sb_node *n)
     n->name = sb_arena_strdup(&g->arena, p->name, strlen(p->name));
     n->op_type = sb_arena_strdup(&g->arena, p->op_type, strlen(p->op_type));
     size_t nin = p->input_count;
-    while (nin > 0 && p->inputs[nin - 1][0] == 0) --nin;   /* trailing omitted ones */
-    if (nin > 100000 || p->output_count > 100000)
-        return sb_fail(SB_ERR_UNSUPPORTED, "node %d: too many inputs or outputs", index);
-    n->n_in = (int)nin, n->n_out = (int)p->output_count;
-    n->in = sb_arena_alloc(&g->arena, nin, sizeof(int));
-    n->out = sb_arena_alloc(&g->arena, p->output_count, sizeof(int));
-    n->consumed = sb_arena_alloc(&g->arena, nin, 1);
-    if (!n->name || !n->op_type || !n->in || !n->out || !n->consumed)
-        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
-    n->fused_bias = -1;
-    for (size_t i = 0; i < nin; ++i) {
-        n->in[i] = p->inputs[i][0] ? sb_graph_value(g, p->inputs[i], 1) : -1;
-        if (n->in[i] == -2) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    const char **implicit = NULL;
+    int n_implicit = 0;
+    if (sb_scope_has_subgraphs(p)) {
+        /* the inputs as written (an op reads them by position), then the
+         * outer-scope values its subgraphs read */
+        int status = sb_scope_free_names(p, &implicit, &n_implicit);
+        if (status) return status;
+    } else {
+        while (nin > 0 && p->inputs[nin - 1][0] == 0) --nin;   /* trailing omitted ones */
     }
+    if (nin > 100000 || p->output_count > 100000 || n_implicit > 100000) {
+        free(implicit);
+        return sb_fail(SB_ERR_UNSUPPORTED, "node %d: too many inputs or outputs", index);
+    }
+    size_t total = nin + (size_t)n_implicit;
+    n->n_in = (int)total, n->n_out = (int)p->output_count, n->n_implicit = n_implicit;
+    n->in = sb_arena_alloc(&g->arena, total, sizeof(int));
+    n->out = sb_arena_alloc(&g->arena, p->output_count, sizeof(int));
+    n->consumed = sb_arena_alloc(&g->arena, total, 1);
+    if (!n->name || !n->op_type || !n->in || !n->out || !n->consumed) {
+        free(implicit);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    n->fused_bias = -1;
+    for (size_t i = 0; i < total; ++i) {
+        const char *name = i < nin ? p->inputs[i] : implicit[i - nin];
+        n->in[i] = name[0] ? sb_graph_value(g, name, 1) : -1;
+        if (n->in[i] == -2) {
+            free(implicit);
+            return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    free(implicit);
     for (size_t j = 0; j < p->output_count; ++j) {
         n->out[j] = p->outputs[j][0] ? sb_graph_value(g, p->outputs[j], 1) : -1;
         if (n->out[j] == -2) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
@@ -358,28 +378,16 @@ static int make_labels(sb_graph *g)
     return SB_OK;
 }
 
-int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, sb_graph **out)
+/* The graph of pg (the file's main graph, or a subgraph with its implicit
+ * inputs) into g, whose mode, path, threads and opsets are set. */
+static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
+                 const sb_graph_options *o, const char *const *implicit,
+                 const sb_tval *outer_consts, int n_implicit, int is_sub)
 {
-    *out = NULL;
-    sb_onnx_model *m = NULL;
-    int status = sb_onnx_parse(data, size, &m);
-    if (status) return status;
-    sb_graph *g = calloc(1, sizeof *g);
+    int status = SB_OK;
     sb_node *all = NULL;
     int *order = NULL;
-    if (!g) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
-    g->mode = o->mode, g->path = o->path, g->threads = o->threads;
-    int64_t opset = sb_onnx_opset_of(m, "");
-    g->declared_opset = (int)(opset < 0 ? 0 : opset > 1000 ? 1000 : opset);
-    g->opset = g->declared_opset < FULL_OPSET ? FULL_OPSET : g->declared_opset;
-    if (opset < MIN_OPSET || opset > MAX_OPSET) {
-        status = sb_fail(SB_ERR_UNSUPPORTED, "the model imports opset %lld of the default domain; "
-                         "opsets %d to %d are supported (below %d, the operators ONNX has not "
-                         "changed since)", (long long)(opset < 0 ? 0 : opset), MIN_OPSET, MAX_OPSET,
-                         FULL_OPSET);
-        goto done;
-    }
-    const sb_onnx_graph *pg = m->graph;
+    g->model = m, g->options = o;
     if (pg->sparse_initializer_count) {
         status = sb_fail(SB_ERR_UNSUPPORTED, "sparse initializers are not supported");
         goto done;
@@ -396,7 +404,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
         g->values[v].kind = SB_V_CONST;
     }
     /* graph inputs (initializers excluded) and outputs */
-    g->inputs = sb_arena_alloc(&g->arena, pg->input_count, sizeof(sb_io));
+    g->inputs = sb_arena_alloc(&g->arena, pg->input_count + (size_t)n_implicit, sizeof(sb_io));
     g->outputs = sb_arena_alloc(&g->arena, pg->output_count, sizeof(sb_io));
     if (!g->inputs || !g->outputs) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
     for (size_t i = 0; i < pg->input_count; ++i) {
@@ -410,6 +418,26 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
             goto done;
         }
         io.value = v;
+        /* a Loop body's carried values may change shape between iterations */
+        if (is_sub) io.rank = -1;
+        g->values[v].kind = SB_V_INPUT;
+        g->inputs[g->n_inputs++] = io;
+    }
+    for (int i = 0; i < n_implicit; ++i) {   /* outer-scope values: any type and shape */
+        int v = sb_graph_value(g, implicit[i], 1);
+        if (v < 0) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+        if (g->values[v].kind != SB_V_COMPUTED) continue;   /* cannot be: defined inside */
+        if (outer_consts && outer_consts[i].data) {
+            /* an outer constant (weights, a folded value) is a constant here
+             * too, so that the subgraph's ops pack and fold it; its bytes
+             * stay the outer graph's, which outlives this one */
+            g->values[v].kind = SB_V_CONST;
+            g->values[v].konst = outer_consts[i];
+            continue;
+        }
+        sb_io io;
+        memset(&io, 0, sizeof io);
+        io.value = v, io.name = g->values[v].name, io.rank = -1;
         g->values[v].kind = SB_V_INPUT;
         g->inputs[g->n_inputs++] = io;
     }
@@ -459,7 +487,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
         for (int i = 0; i < n->n_in && all_const; ++i)
             all_const = n->in[i] < 0 || g->values[n->in[i]].kind == SB_V_CONST;
         if ((status = find_op(g, m, p, n))) goto done;
-        if (all_const && !(n->op->flags & SB_OP_NO_FOLD)) {
+        if (all_const && !(n->op->flags & SB_OP_NO_FOLD) && !n->op->eval) {
             if ((status = load_op(g, p, n))) goto done;
             if ((status = fold(g, n))) goto done;
             continue;
@@ -496,7 +524,59 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
 done:
     free(all);
     free(order);
+    g->model = NULL, g->options = NULL;
+    return status;
+}
+
+int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, sb_graph **out)
+{
+    *out = NULL;
+    sb_onnx_model *m = NULL;
+    int status = sb_onnx_parse(data, size, &m);
+    if (status) return status;
+    sb_graph *g = calloc(1, sizeof *g);
+    if (!g) {
+        sb_onnx_free(m);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    g->mode = o->mode, g->path = o->path, g->threads = o->threads;
+    int64_t opset = sb_onnx_opset_of(m, "");
+    g->declared_opset = (int)(opset < 0 ? 0 : opset > 1000 ? 1000 : opset);
+    g->opset = g->declared_opset < FULL_OPSET ? FULL_OPSET : g->declared_opset;
+    if (opset < MIN_OPSET || opset > MAX_OPSET) {
+        status = sb_fail(SB_ERR_UNSUPPORTED, "the model imports opset %lld of the default domain; "
+                         "opsets %d to %d are supported (below %d, the operators ONNX has not "
+                         "changed since)", (long long)(opset < 0 ? 0 : opset), MIN_OPSET, MAX_OPSET,
+                         FULL_OPSET);
+    } else {
+        status = build(g, m, m->graph, o, NULL, NULL, 0, 0);
+    }
     sb_onnx_free(m);
+    if (status) sb_graph_free(g);
+    else *out = g;
+    return status;
+}
+
+int sb_graph_load_subgraph(const sb_graph *parent, const sb_onnx_graph *pg,
+                           const char *const *implicit, int n_implicit, sb_graph **out)
+{
+    *out = NULL;
+    if (!parent->model) return sb_fail(SB_ERR_VALUE, "a subgraph loads only while its model loads");
+    sb_graph *g = calloc(1, sizeof *g);
+    if (!g) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    g->mode = parent->mode, g->path = parent->path, g->threads = parent->threads;
+    g->opset = parent->opset, g->declared_opset = parent->declared_opset;
+    sb_tval *consts = calloc((size_t)n_implicit + 1, sizeof *consts);
+    if (!consts) {
+        sb_graph_free(g);
+        return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < n_implicit; ++i) {
+        int v = sb_graph_value((sb_graph *)parent, implicit[i], 0);
+        if (v >= 0 && parent->values[v].kind == SB_V_CONST) consts[i] = parent->values[v].konst;
+    }
+    int status = build(g, parent->model, pg, parent->options, implicit, consts, n_implicit, 1);
+    free(consts);
     if (status) sb_graph_free(g);
     else *out = g;
     return status;

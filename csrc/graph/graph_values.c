@@ -75,9 +75,31 @@ int sb_graph_keep_buffer(sb_graph *g, void *buffer)
     return SB_OK;
 }
 
+int sb_graph_keep_object(sb_graph *g, void *object, void (*free_fn)(void *))
+{
+    if (g->n_owned == g->cap_owned) {
+        size_t cap = g->cap_owned ? g->cap_owned * 2 : 8;
+        void **objects = realloc(g->owned, cap * sizeof *objects);
+        if (objects) g->owned = objects;
+        void (**fns)(void *) = objects ? realloc(g->owned_free, cap * sizeof *fns) : NULL;
+        if (fns) g->owned_free = fns;
+        if (!objects || !fns) {
+            free_fn(object);
+            return SB_ERR_NO_MEMORY;
+        }
+        g->cap_owned = cap;
+    }
+    g->owned[g->n_owned] = object;
+    g->owned_free[g->n_owned++] = free_fn;
+    return SB_OK;
+}
+
 void sb_graph_free(sb_graph *g)
 {
     if (!g) return;
+    for (size_t i = g->n_owned; i-- > 0;) g->owned_free[i](g->owned[i]);
+    free(g->owned);
+    free(g->owned_free);
     for (size_t i = 0; i < g->n_buffers; ++i) sb_free_aligned(g->buffers[i]);
     free(g->buffers);
     free(g->values);

@@ -64,3 +64,19 @@ int sb_node_run(const sb_graph *g, const sb_node *n, int threads, const void *pr
     R.prepared = prepared;
     return n->op->run(&R);
 }
+
+int sb_node_eval(const sb_graph *g, const sb_node *n, int threads, const sb_tval *const *in,
+                 sb_tval *out, int (*keep)(void *run, void *buffer), void *run)
+{
+    memset(out, 0, (size_t)n->n_out * sizeof *out);
+    sb_eval_ctx E = {0};
+    E.node = n, E.state = n->state, E.mode = g->mode, E.path = g->path, E.threads = threads;
+    E.n_in = n->n_in, E.n_out = n->n_out, E.in = in, E.out = out, E.keep = keep, E.run = run;
+    int status = n->op->eval(&E);
+    if (status) return status;
+    for (int j = 0; j < n->n_out; ++j)
+        if (n->out[j] >= 0 && !out[j].info.dtype)
+            return sb_fail(SB_ERR_VALUE, "node %d (%s): output %d was not computed", n->index,
+                           n->op_type, j);
+    return SB_OK;
+}

@@ -31,4 +31,9 @@ int sb_node_prepare(const sb_graph *g, const sb_node *n, const sb_tval *const *i
 int sb_node_run(const sb_graph *g, const sb_node *n, int threads, const void *prepared,
                 const sb_tval *const *in, sb_tval *const *out, void *workspace, int copy_view);
 
+/* The node's eval (an op that runs subgraphs, op.h): its outputs' infos and
+ * data in out (n->n_out, zeroed first), each buffer handed to keep(run). */
+int sb_node_eval(const sb_graph *g, const sb_node *n, int threads, const sb_tval *const *in,
+                 sb_tval *out, int (*keep)(void *run, void *buffer), void *run);
+
 #endif

@@ -63,6 +63,10 @@ typedef struct sb_node {
     int fused_bias;
     int label;                   /* its profile label (sb_session_profile_label) */
     unsigned char *consumed;     /* per input: load keeps what it needs of it */
+    /* A node with subgraphs (If, Loop, Scan): its last n_implicit inputs are
+     * the outer-scope values its subgraphs read (graph/subgraph.h), after
+     * its n_in - n_implicit inputs as written (omitted trailing ones kept). */
+    int n_implicit;
 } sb_node;
 
 typedef struct sb_load_ctx {
@@ -106,6 +110,22 @@ typedef struct sb_run_ctx {
     const void *prepared;        /* prepare's bytes, or null (see the top) */
 } sb_run_ctx;
 
+/* An op whose outputs exist only once it has run (If, Loop, Scan run a
+ * subgraph): its infer returns SB_NEEDS_VALUES, so the node ends every plan,
+ * and when a run reaches it, eval computes the outputs instead of infer and
+ * run. eval sets each output's info and data; the data is a buffer of
+ * sb_alloc_aligned handed to keep (the run frees it), or a buffer from alloc. */
+typedef struct sb_eval_ctx {
+    const sb_node *node;
+    const void *state;
+    int mode, path, threads;
+    int n_in, n_out;
+    const sb_tval *const *in;    /* null where omitted */
+    sb_tval *out;                /* n_out: to fill (left zero where the node omits one) */
+    int (*keep)(void *run, void *buffer);   /* SB_OK, or SB_ERR_NO_MEMORY (buffer freed) */
+    void *run;
+} sb_eval_ctx;
+
 /* The most a prepare may write. The plan keeps a copy of just the bytes
  * written, so prepared bytes must not point into themselves where run reads
  * (run makes its own copy of what it must point at its operands). */
@@ -128,6 +148,7 @@ enum sb_op_flags {
     SB_OP_NO_FOLD = 4,           /* never computed at load */
     SB_OP_OPTIONAL_FIRST = 8,    /* output 0 may be left out (""): run checks each output */
 };
+/* (an op with eval is never folded at load: its infer always asks for a run) */
 
 /* An integer attribute and its default, read by the loader itself for an op
  * whose attributes are all such (no load of its own). */
@@ -144,6 +165,7 @@ typedef struct sb_op_def {
     /* with no load: the integer attributes, read in this order into a state
      * of int64_t values (a struct of int64_t fields in the same order) */
     sb_int_attr int_attrs[SB_MAX_INT_ATTRS];
+    int (*eval)(sb_eval_ctx *E);     /* null but for ops that run subgraphs (above) */
 } sb_op_def;
 
 /* The registry (graph/ops/registry.c, one row per type in graph/ops/op_list.h):
@@ -176,6 +198,9 @@ int sb_attr_strings(sb_load_ctx *L, const char *name, const sb_bytes **v, size_t
 /* A tensor attribute converted as an initializer is (into a constant the
  * session owns); 1 when present. */
 int sb_attr_tensor(sb_load_ctx *L, const char *name, sb_tval *out);
+/* A graph attribute (a subgraph, valid while loading); null and an error
+ * when absent or not a graph. */
+const sb_onnx_graph *sb_attr_graph(sb_load_ctx *L, const char *name);
 /* Marks an attribute read without reading it (documented as not changing
  * an inference result). */
 void sb_attr_ignore(sb_load_ctx *L, const char *name);
@@ -203,6 +228,11 @@ int sb_infer_fail(sb_infer_ctx *I, int status, const char *fmt, ...)
 #endif
     ;
 int sb_run_fail(sb_run_ctx *R, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int sb_eval_fail(sb_eval_ctx *E, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -73,6 +73,15 @@ int sb_run_fail(sb_run_ctx *R, int status, const char *fmt, ...)
     return status;
 }
 
+int sb_eval_fail(sb_eval_ctx *E, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    node_vfail(E->node, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
 /* ---- attributes ------------------------------------------------------------ */
 
 static const sb_onnx_attr *find(sb_load_ctx *L, const char *name)
@@ -96,6 +105,13 @@ static const sb_onnx_attr *typed(sb_load_ctx *L, const char *name, int kind)
         return NULL;
     }
     return a;
+}
+
+const sb_onnx_graph *sb_attr_graph(sb_load_ctx *L, const char *name)
+{
+    const sb_onnx_attr *a = typed(L, name, SB_A_GRAPH);
+    if (!a && !L->status) sb_load_fail(L, SB_ERR_UNSUPPORTED, "attribute '%s' is required", name);
+    return a ? a->g : NULL;
 }
 
 int sb_has_attr(sb_load_ctx *L, const char *name)

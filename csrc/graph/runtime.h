@@ -70,6 +70,10 @@ struct sb_session {
     sb_plan_cache cache;
 };
 
+/* A session over a loaded graph (a subgraph's, graph/subgraph.c); the
+ * graph is the session's, or freed on failure. */
+int sb_session_from_graph(sb_graph *g, sb_session **out);
+
 /* A plan from node `start` on, with values as `values` gives them (a copy
  * is made: n_values entries; the caller's infos for PV_EXTERNAL ones). */
 int sb_plan_make(sb_session *s, int start, const sb_plan_value *values, sb_plan **out);

@@ -51,6 +51,21 @@ static int load_file(const sb_load_args *a, sb_graph_options *o, sb_graph **grap
     return status;
 }
 
+/* Per value, the last node (run order) that reads it; n_nodes for an output. */
+static int find_last_readers(sb_session *s)
+{
+    sb_graph *g = s->graph;
+    s->last_reader = malloc((size_t)(g->n_values + 1) * sizeof(int));
+    if (!s->last_reader) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    for (int v = 0; v < g->n_values; ++v) s->last_reader[v] = g->values[v].is_output ? g->n_nodes : -1;
+    for (int k = 0; k < g->n_nodes; ++k)
+        for (int i = 0; i < g->nodes[k].n_in; ++i) {
+            int v = g->nodes[k].in[i];
+            if (v >= 0 && s->last_reader[v] < k) s->last_reader[v] = k;
+        }
+    return SB_OK;
+}
+
 int sb_session_load(const sb_load_args *a)
 {
     sb_error_clear();
@@ -88,18 +103,29 @@ int sb_session_load(const sb_load_args *a)
         sb_session_free(s);
         return status;
     }
-    sb_graph *g = s->graph;
-    s->last_reader = malloc((size_t)(g->n_values + 1) * sizeof(int));
-    if (!s->last_reader) {
+    if ((status = find_last_readers(s))) {
         sb_session_free(s);
+        return status;
+    }
+    *out = s;
+    return SB_OK;
+}
+
+int sb_session_from_graph(sb_graph *g, sb_session **out)
+{
+    *out = NULL;
+    sb_session *s = calloc(1, sizeof *s);
+    if (!s || sb_plan_cache_init(&s->cache)) {
+        free(s);
+        sb_graph_free(g);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
-    for (int v = 0; v < g->n_values; ++v) s->last_reader[v] = g->values[v].is_output ? g->n_nodes : -1;
-    for (int k = 0; k < g->n_nodes; ++k)
-        for (int i = 0; i < g->nodes[k].n_in; ++i) {
-            int v = g->nodes[k].in[i];
-            if (v >= 0 && s->last_reader[v] < k) s->last_reader[v] = k;
-        }
+    s->graph = g;
+    int status = find_last_readers(s);
+    if (status) {
+        sb_session_free(s);
+        return status;
+    }
     *out = s;
     return SB_OK;
 }

@@ -5,8 +5,9 @@ ship, run through samebits.onnx. `make deps` downloads the two wheels
 
 Each model that loads must give the exact bits of the Python runner the C
 graph runtime replaced (its recorded outcomes: python_runner_record), the same bits at 1 and 2 threads, and agree
-with ONNX Runtime; the ones that need control flow (If) are refused by
-name until the runtime has it."""
+with ONNX Runtime; the ones that ran only once the runtime had control
+flow (If), after the record was closed, are held to ONNX Runtime and to
+their own bits at 1 and 2 threads."""
 from __future__ import annotations
 
 import os
@@ -28,8 +29,9 @@ MODELS = {   # file in its wheel -> what loading gives today
     "silero_vad-6.2.3-py3-none-any.whl": {
         "silero_vad/data/silero_vad_16k_sequence.onnx": "runs",
         "silero_vad/data/silero_vad_openvino_16k.onnx": "runs",
-        "silero_vad/data/silero_vad.onnx": "If",
-        "silero_vad/data/silero_vad_op18_ifless.onnx": "If",
+        # If (nested, on the sample rate; LSTM weights read from outer scopes)
+        "silero_vad/data/silero_vad.onnx": "runs, against ONNX Runtime",
+        "silero_vad/data/silero_vad_op18_ifless.onnx": "runs, against ONNX Runtime",
     },
     "magika-1.0.3-*.whl": {"magika/models/standard_v3_3/model.onnx": "runs"},
 }
@@ -46,14 +48,21 @@ def _model(wheel_glob: str, member: str, tmp_path_factory) -> bytes:
         return z.read(member)
 
 
-def _feeds(data: bytes) -> dict:
+# Inputs whose symbolic shape needs a real size (silero's window: 512 samples at 16 kHz)
+SHAPES = {"silero_vad/data/silero_vad.onnx": {"input": (1, 512)},
+          "silero_vad/data/silero_vad_op18_ifless.onnx": {"input": (1, 512)}}
+
+
+def _feeds(data: bytes, shapes: dict | None = None) -> dict:
     """Portable test values (scaled to the range of audio or bytes) for
-    float inputs, the declared fixed dims and 1 for symbolic ones; the
-    sample rate 16000 where there is one; zeros for other integers."""
+    float inputs, the declared fixed dims and 1 for symbolic ones (or the
+    shape `shapes` gives); the sample rate 16000 where there is one; zeros
+    for other integers."""
     session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     feeds = {}
     for k, i in enumerate(session.get_inputs()):
         shape = tuple(d if isinstance(d, int) else 1 for d in i.shape)
+        shape = (shapes or {}).get(i.name, shape)
         if "float" in i.type:
             feeds[i.name] = (portable_values(shape, k) * np.float32(0.1)).astype(np.float32)
         elif i.name == "sr":
@@ -70,15 +79,16 @@ CASES = [(w, m, what) for w, ms in MODELS.items() for m, what in ms.items()]
 @pytest.mark.parametrize("wheel,member,what", CASES, ids=[c[1].split("/")[-1] for c in CASES])
 def test_published_model(wheel, member, what, tmp_path_factory):
     data = _model(wheel, member, tmp_path_factory)
-    if what != "runs":
+    if not what.startswith("runs"):
         with pytest.raises(so.UnsupportedModelError, match=f"operator '{what}' is not supported"):
             so.load(data, mode="exact")
         return
-    feeds = _feeds(data)
+    feeds = _feeds(data, SHAPES.get(member))
     want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
     for mode in ("exact", "fast"):
         got = list(so.load(data, mode=mode, threads=1).run(feeds).values())
-        python_runner_record.check(data, feeds, mode, got)
+        if what == "runs":   # the record cannot grow: newer ones are held to ONNX Runtime
+            python_runner_record.check(data, feeds, mode, got)
         for g, w in zip(got, want):
             assert g.shape == w.shape, (member, mode, g.shape, w.shape)
             scale = max(1.0, float(np.abs(w).max()))

@@ -153,3 +153,8 @@ SB_OP(Upsample)
 /* rnn/ */
 SB_OP(LSTM)
 SB_OP(GRU)
+
+/* control/ */
+SB_OP(If)
+SB_OP(Loop)
+SB_OP(Scan)
