@@ -224,9 +224,10 @@ def test_scatter_elements_errors():
     mixed = one("ScatterElements", {"d": data, "i": idx, "u": upd.astype(np.int64)}, {"axis": 1})
     errors(mixed, {"d": data, "i": idx, "u": upd.astype(np.int64)}, TypeError,
            "both be float32 or both integers")
-    red = one("ScatterElements", {"d": data, "i": idx, "u": upd}, {"axis": 1, "reduction": "mul"},
+    red = one("ScatterElements", {"d": data, "i": idx, "u": upd}, {"axis": 1, "reduction": "sum"},
               opset=16)
-    errors(red, {}, UnsupportedModelError, r"reduction 'mul' is not supported \('none' is\)", at_load=True)
+    errors(red, {}, UnsupportedModelError, r"reduction 'sum' is not none, add, mul, max or min",
+           at_load=True)
 
 
 # ---- GatherND, ScatterND ------------------------------------------------------------------

@@ -16,7 +16,11 @@ static int gather_elements_load(sb_load_ctx *L) { return axis_load(L, 0); }
 static int scatter_elements_load(sb_load_ctx *L)
 {
     int status = axis_load(L, 0);
-    return status ? status : no_reduction(L);
+    if (status) return status;
+    axis_state *s = L->node->state;
+    /* opset 9's Scatter has no reduction */
+    return strcmp(L->node->op_type, "Scatter") == 0 ? no_reduction(L)
+           : scatter_reduction_load(L, &s->reduction);
 }
 
 /* The shape checks of _element_positions. */
@@ -67,7 +71,7 @@ static int element_walk(sb_run_ctx *R, const sb_vinfo *data, const sb_tval *idx,
     return SB_OK;
 }
 
-typedef struct { const void *x; void *y; int size; const sb_tval *src; int dtype; } move_ctx;
+typedef struct { const void *x; void *y; int size; const sb_tval *src; int dtype, reduction; } move_ctx;
 
 static int take_one(void *c, int64_t pos, int64_t i)
 {
@@ -79,7 +83,8 @@ static int take_one(void *c, int64_t pos, int64_t i)
 static int put_one(void *c, int64_t pos, int64_t i)
 {
     move_ctx *m = c;
-    if (m->src->info.dtype == m->dtype) copy_elem(m->y, pos, m->src->data, i, m->size);
+    if (m->reduction) scatter_combine(m->y, m->dtype, pos, m->src, i, m->reduction);
+    else if (m->src->info.dtype == m->dtype) copy_elem(m->y, pos, m->src->data, i, m->size);
     else sb_int_store(m->y, m->dtype, pos, sb_int_at(m->src, i));
     return SB_OK;
 }
@@ -89,7 +94,7 @@ static int gather_elements_run(sb_run_ctx *R)
     const axis_state *s = R->state;
     const sb_tval *x = R->in[0];
     int a = (int)((s->axis + x->info.rank) % x->info.rank);
-    move_ctx m = {x->data, R->out[0]->data, sb_dtype_size(x->info.dtype), NULL, 0};
+    move_ctx m = {x->data, R->out[0]->data, sb_dtype_size(x->info.dtype), NULL, 0, 0};
     return element_walk(R, &x->info, R->in[1], a, take_one, &m);
 }
 
@@ -123,7 +128,8 @@ static int scatter_elements_run(sb_run_ctx *R)
     sb_tval *y = R->out[0];
     int a = (int)((s->axis + data->info.rank) % data->info.rank);
     copy_data(data, y);
-    move_ctx m = {NULL, y->data, sb_dtype_size(data->info.dtype), R->in[2], data->info.dtype};
+    move_ctx m = {NULL, y->data, sb_dtype_size(data->info.dtype), R->in[2], data->info.dtype,
+                  s->reduction};
     return element_walk(R, &data->info, R->in[1], a, put_one, &m);
 }
 

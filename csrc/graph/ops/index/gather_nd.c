@@ -98,7 +98,7 @@ static int gather_nd_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
-typedef struct { const sb_tval *x; void *y; int size; int64_t inner; int dtype; } block_ctx;
+typedef struct { const sb_tval *x; void *y; int size; int64_t inner; int dtype, reduction; } block_ctx;
 
 static int take_block(void *c, int64_t offset, int64_t t)
 {
@@ -111,7 +111,10 @@ static int take_block(void *c, int64_t offset, int64_t t)
 static int put_block(void *c, int64_t offset, int64_t t)
 {
     block_ctx *b = c;   /* x: the updates */
-    if (b->x->info.dtype == b->dtype) {
+    if (b->reduction) {
+        for (int64_t e = 0; e < b->inner; ++e)
+            scatter_combine(b->y, b->dtype, offset + e, b->x, t * b->inner + e, b->reduction);
+    } else if (b->x->info.dtype == b->dtype) {
         memmove((uint8_t *)b->y + offset * b->size, (const uint8_t *)b->x->data + t * b->inner * b->size,
                 (size_t)(b->inner * b->size));
     } else {
@@ -133,12 +136,18 @@ static int gather_nd_run(sb_run_ctx *R)
     const gather_nd_state *s = R->state;
     const sb_tval *x = R->in[0], *idx = R->in[1];
     int b = (int)s->batch_dims, m = (int)idx->info.dims[idx->info.rank - 1];
-    block_ctx c = {x, R->out[0]->data, sb_dtype_size(x->info.dtype), tail_size(&x->info, b + m), 0};
+    block_ctx c = {x, R->out[0]->data, sb_dtype_size(x->info.dtype), tail_size(&x->info, b + m), 0, 0};
     if (sb_vinfo_numel(&R->out[0]->info) == 0) c.inner = 0;
     return nd_walk(R, &x->info, idx, b, take_block, &c);
 }
 
-static int scatter_nd_load(sb_load_ctx *L) { return no_reduction(L); }
+typedef struct { int reduction; } scatter_nd_state;
+
+static int scatter_nd_load(sb_load_ctx *L)
+{
+    scatter_nd_state *s = sb_load_state(L, sizeof *s);
+    return s ? scatter_reduction_load(L, &s->reduction) : L->status;
+}
 
 static int scatter_nd_infer(sb_infer_ctx *I)
 {
@@ -176,8 +185,9 @@ static int scatter_nd_run(sb_run_ctx *R)
     sb_tval *y = R->out[0];
     copy_data(data, y);
     int m = (int)idx->info.dims[idx->info.rank - 1];
+    const scatter_nd_state *s = R->state;
     block_ctx c = {R->in[2], y->data, sb_dtype_size(data->info.dtype), tail_size(&data->info, m),
-                   data->info.dtype};
+                   data->info.dtype, s->reduction};
     if (sb_vinfo_numel(&data->info) == 0) c.inner = 0;
     return nd_walk(R, &data->info, idx, 0, put_block, &c);
 }

@@ -107,7 +107,65 @@ static inline int no_reduction(sb_load_ctx *L)
     return SB_OK;
 }
 
-typedef struct { int64_t axis; } axis_state;
+/* The scatters' `reduction` (opset 16: add, mul; opset 18: max, min). */
+enum scatter_reduction { SCATTER_NONE = 0, SCATTER_ADD, SCATTER_MUL, SCATTER_MAX, SCATTER_MIN };
+
+static inline int scatter_reduction_load(sb_load_ctx *L, int *out)
+{
+    static const char *const names[] = {"none", "add", "mul", "max", "min"};
+    const char *reduction = sb_attr_str(L, "reduction", "none");
+    if (L->status) return L->status;
+    for (int k = 0; k < 5; ++k)
+        if (strcmp(reduction, names[k]) == 0) {
+            *out = k;
+            return SB_OK;
+        }
+    char r[256];
+    sb_py_cstr_repr(reduction, r, sizeof r);
+    return sb_load_fail(L, SB_ERR_UNSUPPORTED, "reduction %s is not none, add, mul, max or min", r);
+}
+
+/* max or min of two float32 values: NaN if either is (the first NaN's
+ * bits), +0 above -0 (numpy's maximum and minimum). */
+static inline float scatter_extreme(float a, float b, int max)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return (signbit(a) != 0) == (max != 0) ? b : a;
+    return (a > b) == (max != 0) ? a : b;
+}
+
+/* y[at] = y[at] (reduction) u[i], once, in the order the updates come:
+ * float32 rounded once per update; integers wrap (add, mul) or compare
+ * with their type's sign (max, min). */
+static inline void scatter_combine(void *y, int dtype, int64_t at, const sb_tval *u, int64_t i,
+                                   int reduction)
+{
+    if (dtype == SB_DT_FLOAT) {
+        float *d = (float *)y + at, b = ((const float *)u->data)[i];
+        switch (reduction) {
+        case SCATTER_ADD: *d = *d + b; break;
+        case SCATTER_MUL: *d = *d * b; break;
+        case SCATTER_MAX: *d = scatter_extreme(*d, b, 1); break;
+        default: *d = scatter_extreme(*d, b, 0); break;
+        }
+        return;
+    }
+    sb_tval yt = {{0}, y};
+    yt.info.dtype = dtype;
+    if (reduction == SCATTER_ADD || reduction == SCATTER_MUL) {
+        uint64_t a = sb_int_at_u(&yt, at), b = sb_int_at_u(u, i);
+        sb_int_store(y, dtype, at, (int64_t)(reduction == SCATTER_ADD ? a + b : a * b));
+    } else if (dtype == SB_DT_UINT64) {
+        uint64_t a = sb_int_at_u(&yt, at), b = sb_int_at_u(u, i);
+        sb_int_store(y, dtype, at, (int64_t)((a > b) == (reduction == SCATTER_MAX) ? a : b));
+    } else {
+        int64_t a = sb_int_at(&yt, at), b = sb_int_at(u, i);
+        sb_int_store(y, dtype, at, (a > b) == (reduction == SCATTER_MAX) ? a : b);
+    }
+}
+
+typedef struct { int64_t axis; int reduction; } axis_state;
 
 /* Input 0 "data" (any type) and input 1 "indices" (an integer tensor), as
  * the gathers and scatters read them: SB_OK, or the failure infer gives. */
