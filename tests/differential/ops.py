@@ -25,7 +25,8 @@ def _float(v: Value) -> bool:
 
 # operators newer than the oldest opset drawn (generate.OPSETS): their first version
 SINCE = {"Celu": 12, "HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "LessOrEqual": 12,
-         "Gelu": 20, "Mish": 18, "LayerNormalization": 17, "Trilu": 14, "GroupNormalization": 21, "Einsum": 12}
+         "Gelu": 20, "Mish": 18, "LayerNormalization": 17, "Trilu": 14, "GroupNormalization": 21, "Einsum": 12,
+         "Attention": 23, "RotaryEmbedding": 23}
 
 
 def unary(g: Graph, op: str) -> bool:
@@ -890,6 +891,17 @@ BUILDERS += (
 )
 
 
+def _scatter_reduction(g: Graph, x: Value) -> str:
+    """none, or (opset 16: add, mul; 18: max, min) a reduction; integers
+    only where they cannot overflow (bounded values, add and max/min)."""
+    choices = ["none", "none"]
+    if g.opset >= 16 and x.dtype != "bool":
+        choices += ["add"] + (["mul"] if x.dtype == "float32" else [])
+    if g.opset >= 18 and x.dtype != "bool":
+        choices += ["max", "min"]
+    return str(g.rng.choice(choices))
+
+
 def indexing(g: Graph, op: str) -> bool:
     """GatherND, ScatterElements, ScatterND with constant indices; OneHot of
     constant indices; Range and Size; Constant; LRN. (Not NonZero: its
@@ -941,34 +953,103 @@ def indexing(g: Graph, op: str) -> bool:
         out = derived(x, g, shape=lead + x.shape[k:], sym=[False] * (1 + r - k))
         g.node("GatherND", [x.name, g.const(idx)], [out])
         return True
+    reduction = _scatter_reduction(g, x)
     if op == "ScatterElements":
         axis = int(rng.integers(0, r))
         shape = list(x.shape)
         n = x.shape[axis]
-        # distinct positions along the axis (duplicates have no defined order)
+        # distinct positions along the axis (duplicates have no defined order
+        # without a reduction; with one they accumulate)
         count = int(rng.integers(1, n + 1))
         pos = rng.permutation(n)[:count]
+        if reduction != "none" and rng.random() < 0.5:
+            pos = rng.integers(0, n, count)
         shape[axis] = count
         idx = np.broadcast_to(pos.reshape([-1 if d == axis else 1 for d in range(r)]), shape)
         upd = rand_floats(rng, shape) if x.dtype == "float32" else rng.integers(-5, 5, shape)
         out = derived(x, g)
+        attrs = {"reduction": reduction} if reduction != "none" else {}
         g.node("ScatterElements", [x.name, g.const(np.ascontiguousarray(idx).astype(np.int64)),
                                    g.const(np.asarray(upd).astype(x.dtype if x.dtype != "bool" else "bool"))],
-               [out], axis=axis)
+               [out], axis=axis, **attrs)
         return True
     if op == "ScatterND":
         if x.dtype == "bool":
             return False
         n = x.shape[0]
         count = int(rng.integers(1, n + 1))
-        idx = rng.permutation(n)[:count].reshape(count, 1).astype(np.int64)
+        rows = rng.permutation(n)[:count] if reduction == "none" or rng.random() < 0.5 else \
+            rng.integers(0, n, count)
+        idx = rows.reshape(count, 1).astype(np.int64)
         upd = rand_floats(rng, [count] + x.shape[1:]) if x.dtype == "float32" else \
             rng.integers(-5, 5, [count] + x.shape[1:])
         out = derived(x, g)
-        g.node("ScatterND", [x.name, g.const(idx), g.const(np.asarray(upd).astype(x.dtype))], [out])
+        attrs = {"reduction": reduction} if reduction != "none" else {}
+        g.node("ScatterND", [x.name, g.const(idx), g.const(np.asarray(upd).astype(x.dtype))], [out],
+               **attrs)
         return True
     return False
 
 
 BUILDERS += [(indexing, op, 0.6) for op in ("Range", "Constant", "Size", "LRN", "OneHot",
                                             "GatherND", "ScatterElements", "ScatterND")]
+
+
+def control_if(g: Graph, op: str) -> bool:
+    """If on a condition computed from a value's shape (its first dimension
+    above 1 to 3: the pattern of exported models, known only once the input
+    shapes are, and different between the feeds of a symbolic batch), whose
+    branches read that value from the outer scope: Neg in one, Relu or Abs
+    in the other (the same shape either way)."""
+    from onnx import TensorProto, helper
+    x = g.pick(lambda v: _float(v) and len(v.shape) >= 1)
+    if x is None:
+        return False
+    shape = g.add_value("int64", [len(x.shape)], [False])
+    g.node("Shape", [x.name], [shape])
+    first = g.add_value("int64", [], [])
+    g.node("Gather", [shape.name, g.const(np.array(0, np.int64))], [first], axis=0)
+    cond = g.add_value("bool", [], [])
+    g.node("Greater", [first.name, g.const(np.array(int(g.rng.integers(1, 4)), np.int64))], [cond])
+    out = derived(x, g)
+    other = str(g.rng.choice(["Relu", "Abs"]))
+    then_out, else_out = g.fresh("t"), g.fresh("e")
+    then_g = helper.make_graph([helper.make_node("Neg", [x.name], [then_out])], g.fresh("then"), [],
+                               [helper.make_tensor_value_info(then_out, TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node(other, [x.name], [else_out])], g.fresh("else"), [],
+                               [helper.make_tensor_value_info(else_out, TensorProto.FLOAT, None)])
+    x.readers += 1   # read from inside the branches
+    g.node("If", [cond.name], [out], then_branch=then_g, else_branch=else_g)
+    return True
+
+
+def attention(g: Graph, op: str) -> bool:
+    """Attention over a 4-D value as Q, K and V (batch, heads, length, head
+    size), causal or not; RotaryEmbedding of a 4-D value with constant
+    caches and position ids."""
+    x = g.pick(lambda v: _float(v) and len(v.shape) == 4 and not any(v.sym[1:]) and v.exact)
+    if x is None:
+        return False
+    if op == "Attention":
+        out = derived(x, g, exact=False, family="reduction")
+        g.node("Attention", [x.name, x.name, x.name], [out], is_causal=int(g.rng.random() < 0.5))
+        return True
+    d = x.shape[3]
+    if d % 2:
+        return False
+    half = d // 2
+    positions = int(g.rng.integers(x.shape[2], x.shape[2] + 4))
+    angles = g.rng.uniform(-3.0, 3.0, (positions, half))
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    batch = x.shape[0]
+    if x.sym[0]:
+        return False
+    pos = g.rng.integers(0, positions, (batch, x.shape[2])).astype(np.int64)
+    out = derived(x, g, exact=False, family="reduction")
+    g.node("RotaryEmbedding", [x.name, g.const(cos), g.const(sin), g.const(pos)], [out],
+           interleaved=int(g.rng.random() < 0.5))
+    return True
+
+
+# (Attention and RotaryEmbedding are drawn at opset 23 only: weighted up)
+BUILDERS += [(control_if, "If", 0.5), (attention, "Attention", 3.0), (attention, "RotaryEmbedding", 3.0)]

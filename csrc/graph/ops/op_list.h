@@ -140,6 +140,8 @@ SB_OP(LRN)
 
 /* nn/ */
 SB_OP(Conv)
+SB_OP(Attention)
+SB_OP(RotaryEmbedding)
 SB_OP(ConvTranspose)
 SB_OP(Gemm)
 SB_OP(MatMul)
