@@ -10,6 +10,7 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/ops/nn/nn_util.h"
+#include "kernels/resize_general.h"
 
 #define MAX_SCALES 64
 
@@ -17,23 +18,65 @@ typedef struct {
     int upsample;
     int nearest, align;          /* samebits' mode (nearest or bilinear) and align_corners */
     int pytorch_half_pixel;
+    /* the forms torch has no rule for: kernels/resize_general.c */
+    int general, kind, coord, nearest_mode, exclude_outside;
+    double cubic_a;
+    int policy;                  /* keep_aspect_ratio_policy: 0 stretch, 1 not_larger, 2 not_smaller */
+    int n_axes, axis_of[4];      /* the `axes` attribute: the axis of each scale or size given */
     int opset;
     int has_attr_scales;         /* Upsample before opset 9 */
     size_t n_attr_scales;
     double attr_scales[MAX_SCALES];
 } resize_state;
 
+static int find_name(const char *name, const char *const *names, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (!strcmp(name, names[i])) return i;
+    return -1;
+}
+
+/* The general kernel's form of mode, coord and nearest_mode (resize_general.h). */
+static int general_plan(sb_load_ctx *L, resize_state *s, const char *mode, const char *coord,
+                        const char *nearest_mode)
+{
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric"};
+    static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    s->general = 1;
+    s->kind = find_name(mode, modes, 3);
+    s->coord = find_name(coord, coords, 5);
+    s->nearest_mode = find_name(nearest_mode, nearests, 4);
+    if (s->kind < 0)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode '%s' is not supported (nearest, linear and "
+                            "cubic are)", mode);
+    if (s->coord < 0)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "coordinate_transformation_mode='%s' is not "
+                            "supported", coord);
+    if (s->kind == 0 && s->nearest_mode < 0)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "nearest_mode='%s' is not supported", nearest_mode);
+    return SB_OK;
+}
+
 static int resize_plan(sb_load_ctx *L, resize_state *s, const char *mode, const char *coord,
                        const char *nearest_mode)
 {
+    if (!strcmp(mode, "linear") && !strcmp(coord, "pytorch_half_pixel")) {
+        /* torch's rule, but for an output of length 1 (torch has none): general */
+        int status = general_plan(L, s, mode, coord, nearest_mode);
+        s->general = 0;
+        if (status) return status;
+    }
+    /* torch's forms keep torch's float32 rules (docs/exact-ops.md); every
+     * other form is ONNX's, in float64 (kernels/resize_general.h) */
+    if (s->exclude_outside || s->policy) return general_plan(L, s, mode, coord, nearest_mode);
     if (!strcmp(mode, "nearest")) {
         if (!strcmp(coord, "asymmetric") && !strcmp(nearest_mode, "floor")) {
             s->nearest = 1;
             return SB_OK;
         }
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode 'nearest' with coordinate_transformation_mode="
-                            "'%s' and nearest_mode='%s' is not supported (asymmetric with floor, as "
-                            "torch exports, is)", coord, nearest_mode);
+        return general_plan(L, s, mode, coord, nearest_mode);
     }
     if (!strcmp(mode, "linear")) {
         if (!strcmp(coord, "half_pixel") || !strcmp(coord, "pytorch_half_pixel")) {
@@ -44,12 +87,9 @@ static int resize_plan(sb_load_ctx *L, resize_state *s, const char *mode, const 
             s->align = 1;
             return SB_OK;
         }
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode 'linear' with coordinate_transformation_mode="
-                            "'%s' is not supported (half_pixel, pytorch_half_pixel and align_corners "
-                            "are)", coord);
+        return general_plan(L, s, mode, coord, nearest_mode);
     }
-    return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode '%s' is not supported (nearest and linear are)",
-                        mode);
+    return general_plan(L, s, mode, coord, nearest_mode);
 }
 
 static int resize_load(sb_load_ctx *L)
@@ -64,11 +104,10 @@ static int resize_load(sb_load_ctx *L)
      * upsampling (as Upsample does); downsampling with it is refused at run */
     const char *nearest_mode = sb_attr_str(L, "nearest_mode",
                                            L->opset < 11 ? "floor" : "round_prefer_floor");
-    sb_attr_ignore(L, "cubic_coeff_a");           /* cubic and crop-and-resize only */
-    sb_attr_ignore(L, "extrapolation_value");
+    s->cubic_a = (double)sb_attr_float(L, "cubic_coeff_a", -0.75f);
+    sb_attr_ignore(L, "extrapolation_value");     /* tf_crop_and_resize only (refused) */
     if (L->status) return L->status;
-    if (sb_attr_int(L, "exclude_outside", 0))
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "exclude_outside=1 is not supported");
+    s->exclude_outside = sb_attr_int(L, "exclude_outside", 0) != 0;
     if (L->status) return L->status;
     if (sb_attr_int(L, "antialias", 0))
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "antialias=1 is not supported");
@@ -87,10 +126,14 @@ static int resize_load(sb_load_ctx *L)
             return sb_load_fail(L, SB_ERR_UNSUPPORTED, "axes %s are not supported",
                                 sb_py_list_text(axes, n, t, sizeof t));
         }
+        s->n_axes = (int)n;
+        for (size_t i = 0; i < n; ++i) s->axis_of[i] = (int)(((axes[i] % 4) + 4) % 4);
     }
+    static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
     const char *policy = sb_attr_str(L, "keep_aspect_ratio_policy", "stretch");
     if (L->status) return L->status;
-    if (strcmp(policy, "stretch"))
+    s->policy = find_name(policy, policies, 3);
+    if (s->policy < 0)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "keep_aspect_ratio_policy='%s' is not supported",
                             policy);
     return resize_plan(L, s, mode, coord, nearest_mode);
@@ -158,8 +201,86 @@ static int64_t scale_bits(int64_t in, int64_t out, const double *factor, int ali
     return (int64_t)bits;
 }
 
+/* The output and the general kernel's arguments (kernels/resize_general.h):
+ * sizes give s = O / L (one s for both axes under a keep_aspect_ratio_policy,
+ * O = floor(s * L + 0.5)), scales give s and O = floor(s * L). */
+static int general_geometry(const sb_node *node, const resize_state *s, const sb_tval *x, int has_sizes,
+                            const int64_t *sizes, size_t nz, const double *scales, size_t ns,
+                            sb_resize_general_args *g, sb_vinfo *out)
+{
+    const int64_t *xd = x->info.dims;
+    char t1[512], t2[256];
+    if (xd[2] < 1 || xd[3] < 1)
+        return nfail(node, SB_ERR_VALUE, "the input height and width must be at least 1, got %lld x "
+                     "%lld", (long long)xd[2], (long long)xd[3]);
+    double sh, sw;
+    int64_t oh, ow;
+    if (has_sizes) {
+        if (nz != 4 || sizes[0] != xd[0] || sizes[1] != xd[1])
+            return nfail(node, SB_ERR_VALUE, "sizes %s must keep N and C of %s",
+                         sb_py_list_text(sizes, nz, t1, sizeof t1), shape_text(&x->info, t2, sizeof t2));
+        if (sizes[2] < 1 || sizes[3] < 1 || sizes[2] > LIMIT || sizes[3] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "sizes %s must be between 1 and 2**40",
+                         sb_py_list_text(sizes, nz, t1, sizeof t1));
+        sh = (double)sizes[2] / (double)xd[2], sw = (double)sizes[3] / (double)xd[3];
+        oh = sizes[2], ow = sizes[3];
+        if (s->policy) {
+            /* one scale over the policy's axes (`axes`, else all four): their
+             * smallest (not_larger) or largest (not_smaller) size ratio */
+            int on[4] = {s->n_axes == 0, s->n_axes == 0, s->n_axes == 0, s->n_axes == 0};
+            for (int i = 0; i < s->n_axes; ++i) on[s->axis_of[i]] = 1;
+            double one = 0;
+            int first = 1;
+            for (int d = 0; d < 4; ++d) {
+                if (!on[d]) continue;
+                double r = (double)sizes[d] / (double)xd[d];
+                if (first || (s->policy == 1 ? r < one : r > one)) one = r;
+                first = 0;
+            }
+            int64_t z[4];
+            for (int d = 0; d < 4; ++d) z[d] = on[d] ? (int64_t)(one * (double)xd[d] + 0.5) : xd[d];
+            if (z[0] != xd[0] || z[1] != xd[1])
+                return nfail(node, SB_ERR_UNSUPPORTED, "keep_aspect_ratio_policy would resize N or C "
+                             "(to %lld x %lld); only H and W are resized (give axes [2, 3])",
+                             (long long)z[0], (long long)z[1]);
+            sh = sw = one;
+            oh = z[2], ow = z[3];
+            if (oh < 1 || ow < 1)
+                return nfail(node, SB_ERR_VALUE, "keep_aspect_ratio_policy gives an empty output");
+        }
+    } else {
+        if (ns != 4 || scales[0] != 1.0 || scales[1] != 1.0)
+            return nfail(node, SB_ERR_VALUE, "scales %s must be 4 values starting 1, 1",
+                         floats_text(scales, ns, t1, sizeof t1));
+        sh = scales[2], sw = scales[3];
+        if (!(sh > 0 && sw > 0 && isfinite(sh) && isfinite(sw)))
+            return nfail(node, SB_ERR_VALUE, "scales %s must be positive and finite",
+                         floats_text(scales, ns, t1, sizeof t1));
+        double fh = floor((double)xd[2] * sh), fw = floor((double)xd[3] * sw);
+        if (fh < 1 || fw < 1 || fh > (double)LIMIT || fw > (double)LIMIT)
+            return nfail(node, SB_ERR_VALUE, "scales %s give an output of %.0f x %.0f (1 to 2**40 "
+                         "are supported)", floats_text(scales, ns, t1, sizeof t1), fh, fw);
+        oh = (int64_t)fh, ow = (int64_t)fw;
+    }
+    int64_t y4[4] = {xd[0], xd[1], oh, ow};
+    int status = check_elements(node, "Resize", y4, 4);
+    if (status) return status;
+    out->dtype = SB_DT_FLOAT;
+    out->rank = 4;
+    memcpy(out->dims, y4, sizeof y4);
+    if (g) {
+        memset(g, 0, sizeof *g);
+        g->planes = xd[0] * xd[1], g->h = xd[2], g->w = xd[3], g->oh = oh, g->ow = ow;
+        g->scale_h = sh, g->scale_w = sw;
+        g->kind = s->kind, g->coord = s->coord, g->nearest = s->nearest_mode < 0 ? 0 : s->nearest_mode;
+        g->exclude_outside = s->exclude_outside, g->cubic_a = s->cubic_a;
+    }
+    return SB_OK;
+}
+
 static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_state *s,
-                           const sb_tval *const *in, int n_in, sb_resize2d_args *a, sb_vinfo *out)
+                           const sb_tval *const *in, int n_in, sb_resize2d_args *a,
+                           sb_resize_general_args *g, sb_vinfo *out)
 {
     const sb_tval *x = in[0];
     double scales[MAX_SCALES + 2];
@@ -203,6 +324,19 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
         }
         if (has_scales == has_sizes)
             return nfail(node, SB_ERR_VALUE, "give exactly one of scales and sizes");
+        if (s->n_axes && ((has_sizes && (int)nz == s->n_axes) || (has_scales && (int)ns == s->n_axes)) &&
+            x->info.rank == 4) {
+            /* given per `axes` entry (axes [3, 2] give W first): to N, C, H, W */
+            int64_t fz[4];
+            double fs[4];
+            for (int d = 0; d < 4; ++d) fz[d] = x->info.dims[d], fs[d] = 1.0;
+            for (int i = 0; i < s->n_axes; ++i) {
+                if (has_sizes) fz[s->axis_of[i]] = sizes[i];
+                else fs[s->axis_of[i]] = scales[i];
+            }
+            if (has_sizes) memcpy(sizes, fz, sizeof fz), nz = 4;
+            else memcpy(scales, fs, sizeof fs), ns = 4;
+        }
         if (has_sizes && nz == 2) {
             int keep = x->info.rank < 2 ? x->info.rank : 2;
             memmove(sizes + keep, sizes, 2 * sizeof *sizes);
@@ -225,6 +359,12 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
         return nfail(node, SB_ERR_VALUE, "only 4-D (N, C, H, W) inputs are supported, got %s",
                      shape_text(&x->info, t1, sizeof t1));
     const int64_t *xd = x->info.dims;
+    int to_one = 0;   /* pytorch_half_pixel to an output of length 1: ONNX's -0.5 rule */
+    if (s->pytorch_half_pixel && has_sizes && nz == 4) to_one = sizes[2] == 1 || sizes[3] == 1;
+    if (s->pytorch_half_pixel && !has_sizes && ns == 4)
+        to_one = floor((double)xd[2] * scales[2]) == 1.0 || floor((double)xd[3] * scales[3]) == 1.0;
+    if (g) g->planes = -1;   /* the torch kernel, unless set below */
+    if (s->general || to_one) return general_geometry(node, s, x, has_sizes, sizes, nz, scales, ns, g, out);
     int64_t oh, ow;
     int64_t bh, bw;
     if (has_sizes) {
@@ -299,7 +439,10 @@ static int resize_infer(sb_infer_ctx *I)
 {
     int status = need_floats(I, 0, "X");
     if (status) return status;
-    return resize_geometry(I, I->node, I->state, I->in, I->n_in, NULL, &I->out[0]);
+    sb_resize_general_args g;
+    status = resize_geometry(I, I->node, I->state, I->in, I->n_in, NULL, &g, &I->out[0]);
+    if (!status && g.planes >= 0) I->workspace = (int64_t)sb_resize_general_scratch(&g);
+    return status;
 }
 
 static int resize_run(sb_run_ctx *R)
@@ -308,11 +451,17 @@ static int resize_run(sb_run_ctx *R)
     sb_vinfo outs[1];
     sb_infer_from_run(R, &I, outs);
     sb_resize2d_args a;
+    sb_resize_general_args g;
     sb_vinfo out;
-    int status = resize_geometry(&I, R->node, R->state, R->in, R->n_in, &a, &out);
+    int status = resize_geometry(&I, R->node, R->state, R->in, R->n_in, &a, &g, &out);
     if (status == SB_NEEDS_VALUES)
         return sb_run_fail(R, SB_ERR_VALUE, "the output shapes cannot be inferred");
     if (status) return status;
+    if (g.planes >= 0) {
+        g.x = R->in[0]->data, g.y = R->out[0]->data, g.max_threads = R->threads;
+        status = sb_resize_general(&g, R->workspace);
+        return status ? sb_run_fail(R, status, "resize failed (status %d)", status) : SB_OK;
+    }
     a.x = (int64_t)(intptr_t)R->in[0]->data, a.y = (int64_t)(intptr_t)R->out[0]->data;
     a.max_threads = R->threads;
     status = sb_resize2d(&a);

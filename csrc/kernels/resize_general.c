@@ -1,0 +1,147 @@
+/* ONNX Resize's general forms (resize_general.h). The taps of each output
+ * row and column are computed once (in float64, as the header states);
+ * threads take whole output rows. */
+#include <math.h>
+#include <string.h>
+#include "samebits.h"
+#include "math/activation.h"
+#include "framework/step.h"
+#include "kernels/resize_general.h"
+
+#define TAPS 4
+
+typedef struct {
+    int64_t idx[TAPS];
+    double c[TAPS];
+    int n;
+} taps;
+
+/* ONNX's cubic weights of the four taps at ratio r. */
+static void cubic(double r, double A, double *c)
+{
+    double r1 = r + 1, q = 1 - r, q1 = q + 1;
+    c[0] = ((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A;
+    c[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
+    c[2] = ((A + 2) * q - (A + 3)) * q * q + 1;
+    c[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
+}
+
+static double source(const sb_resize_general_args *a, int64_t o, int64_t L, int64_t O, double s)
+{
+    double od = (double)o, width = s * (double)L;
+    switch (a->coord) {
+    case SB_RC_HALF_PIXEL_SYMMETRIC: {
+        double adjustment = (double)O / width, center = (double)L / 2;
+        double offset = center * (1 - adjustment);
+        return offset + (od + 0.5) / s - 0.5;
+    }
+    case SB_RC_PYTORCH_HALF_PIXEL: return width == 1 ? -0.5 : (od + 0.5) / s - 0.5;
+    case SB_RC_ALIGN_CORNERS: return width == 1 ? 0.0 : od * (double)(L - 1) / (width - 1);
+    case SB_RC_ASYMMETRIC: return od / s;
+    default: return (od + 0.5) / s - 0.5;
+    }
+}
+
+static int64_t clamp(int64_t i, int64_t L) { return i < 0 ? 0 : i >= L ? L - 1 : i; }
+
+/* The taps of every output along one axis; 0 when the axis is left as it is. */
+static int axis_taps(const sb_resize_general_args *a, int64_t L, int64_t O, double s, taps *t)
+{
+    if (O == L && fabs(s - 1.0) <= 1e-9) return 0;
+    for (int64_t o = 0; o < O; ++o) {
+        double x = source(a, o, L, O, s);
+        if (!(x > -0x1p50 && x < 0x1p50)) x = x != x ? 0.0 : x < 0 ? -0x1p50 : 0x1p50;
+        double fl = floor(x);
+        int64_t k = (int64_t)fl;
+        double r = x - fl;
+        if (r == 0) k -= 1, r = 1;
+        taps *tp = &t[o];
+        memset(tp, 0, sizeof *tp);
+        if (a->kind == SB_RK_NEAREST) {
+            int up = a->nearest == SB_RN_CEIL ? 1 : a->nearest == SB_RN_FLOOR ? r == 1
+                   : a->nearest == SB_RN_ROUND_PREFER_CEIL ? r >= 0.5 : r > 0.5;
+            tp->n = 1, tp->idx[0] = clamp(k + up, L), tp->c[0] = 1;
+            continue;
+        }
+        int64_t first = a->kind == SB_RK_LINEAR ? k : k - 1;
+        tp->n = a->kind == SB_RK_LINEAR ? 2 : 4;
+        if (a->kind == SB_RK_LINEAR) tp->c[0] = 1 - r, tp->c[1] = r;
+        else cubic(r, a->cubic_a, tp->c);
+        double sum = 0;
+        for (int i = 0; i < tp->n; ++i) {
+            int64_t j = first + i;
+            if (a->exclude_outside && (j < 0 || j >= L)) tp->c[i] = 0;
+            sum = sum + tp->c[i];
+            tp->idx[i] = clamp(j, L);
+        }
+        if (a->exclude_outside)
+            for (int i = 0; i < tp->n; ++i) tp->c[i] = tp->c[i] / (sum == 0 ? 1.0 : sum);
+    }
+    return 1;
+}
+
+typedef struct {
+    const sb_resize_general_args *a;
+    const taps *th, *tw;         /* null: the axis is left as it is */
+} job;
+
+/* The H pass at (row taps, column ix) in float64. */
+static double h_pass(const job *j, const float *plane, const taps *th, int64_t oy, int64_t ix)
+{
+    const sb_resize_general_args *a = j->a;
+    if (!th) return (double)plane[oy * a->w + ix];
+    if (a->kind == SB_RK_NEAREST) return (double)plane[th->idx[0] * a->w + ix];
+    double v = th->c[0] * (double)plane[th->idx[0] * a->w + ix];
+    for (int i = 1; i < th->n; ++i) v = v + th->c[i] * (double)plane[th->idx[i] * a->w + ix];
+    return v;
+}
+
+static void resize_row(void *ctx, size_t row, int thread_index)
+{
+    (void)thread_index;
+    const job *j = ctx;
+    const sb_resize_general_args *a = j->a;
+    int64_t oy = (int64_t)(row % (size_t)a->oh);
+    size_t plane = row / (size_t)a->oh;
+    const float *in = a->x + plane * (size_t)a->h * (size_t)a->w;
+    float *out = a->y + row * (size_t)a->ow;
+    const taps *th = j->th ? &j->th[oy] : NULL;
+    for (int64_t ox = 0; ox < a->ow; ++ox) {
+        double v;
+        if (!j->tw) {
+            v = h_pass(j, in, th, oy, ox);
+        } else {
+            const taps *tw = &j->tw[ox];
+            if (a->kind == SB_RK_NEAREST) {
+                v = h_pass(j, in, th, oy, tw->idx[0]);
+            } else {
+                v = tw->c[0] * h_pass(j, in, th, oy, tw->idx[0]);
+                for (int i = 1; i < tw->n; ++i) v = v + tw->c[i] * h_pass(j, in, th, oy, tw->idx[i]);
+            }
+        }
+        out[ox] = sbt_canonical((float)v);
+    }
+}
+
+size_t sb_resize_general_scratch(const sb_resize_general_args *a)
+{
+    return (size_t)(a->oh + a->ow + 2) * sizeof(taps);
+}
+
+int sb_resize_general(const sb_resize_general_args *a, void *scratch)
+{
+    if (!a || a->max_threads < 1 || a->planes < 0 || a->h < 1 || a->w < 1 || a->oh < 0 || a->ow < 0 ||
+        a->kind < SB_RK_NEAREST || a->kind > SB_RK_CUBIC || !(a->scale_h > 0) || !(a->scale_w > 0))
+        return SB_ERR_ARGUMENT;
+    if (a->planes == 0 || a->oh == 0 || a->ow == 0) return SB_OK;
+    if (!a->x || !a->y || !scratch) return SB_ERR_ARGUMENT;
+    taps *th = scratch, *tw = th + a->oh;
+    job j = {a, NULL, NULL};
+    if (axis_taps(a, a->h, a->oh, a->scale_h, th)) j.th = th;
+    if (axis_taps(a, a->w, a->ow, a->scale_w, tw)) j.tw = tw;
+    size_t rows = (size_t)a->planes * (size_t)a->oh;
+    double per = a->kind == SB_RK_CUBIC ? 16.0 : 4.0;
+    sb_step_plan plan = sb_plan_step(rows, 1, (double)rows * (double)a->ow * SB_COST_RESIZE * per / 4);
+    sb_run_step(&plan, a->max_threads, resize_row, &j);
+    return SB_OK;
+}
