@@ -151,7 +151,7 @@ sanitize:
 	    tests/graph/test_core_math.py tests/graph/test_core_reduce.py \
 	    tests/graph/test_onnx_mod_float.py tests/graph/test_onnx_bitwise_and_values.py \
 	    tests/graph/test_onnx_losses.py tests/graph/test_onnx_quantize.py tests/graph/test_onnx_control_flow.py tests/graph/test_onnx_scatter_reduction.py \
-	    tests/graph/test_onnx_attention.py tests/graph/test_onnx_rotary_embedding.py tests/graph/test_onnx_resize_general.py \
+	    tests/graph/test_onnx_attention.py tests/graph/test_onnx_rotary_embedding.py tests/graph/test_onnx_resize_general.py tests/graph/test_onnx_float16.py \
 	    tests/graph/test_onnx_layer_norm_stats.py tests/graph/test_onnx_cumprod.py \
 	    tests/graph/test_onnx_eyelike_lpnorm.py tests/graph/test_onnx_reverse_sequence.py \
 	    tests/graph/test_onnx_dropout_mask.py tests/graph/test_onnx_compress.py \

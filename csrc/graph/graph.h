@@ -49,6 +49,9 @@ struct sb_graph {
      * node's subgraphs load from them, graph/subgraph.c) */
     const struct sb_onnx_model *model;
     const struct sb_graph_options *options;
+    /* per value: SB_DT_FLOAT16 / SB_DT_BFLOAT16 where ONNX types it so
+     * (graph/narrow.h), else 0 */
+    unsigned char *narrow;
     /* objects freed with the graph (the subgraphs' sessions) */
     void **owned;
     void (**owned_free)(void *);

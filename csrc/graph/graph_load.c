@@ -11,6 +11,7 @@
 #include "graph/early_opsets.h"
 #include "graph/node_eval.h"
 #include "graph/scope.h"
+#include "graph/narrow.h"
 #include "framework/memory.h"
 
 #define MIN_OPSET 1
@@ -382,11 +383,14 @@ static int make_labels(sb_graph *g)
  * inputs) into g, whose mode, path, threads and opsets are set. */
 static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
                  const sb_graph_options *o, const char *const *implicit,
-                 const sb_tval *outer_consts, int n_implicit, int is_sub)
+                 const sb_tval *outer_consts, const unsigned char *outer_narrow, int n_implicit,
+                 int is_sub)
 {
     int status = SB_OK;
     sb_node *all = NULL;
     int *order = NULL;
+    const sb_onnx_node **node_protos = NULL;
+    unsigned char *seed = NULL;
     g->model = m, g->options = o;
     if (pg->sparse_initializer_count) {
         status = sb_fail(SB_ERR_UNSUPPORTED, "sparse initializers are not supported");
@@ -454,9 +458,10 @@ static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
     int count = (int)pg->node_count;
     if (pg->node_count > 10000000) { status = sb_fail(SB_ERR_UNSUPPORTED, "too many nodes"); goto done; }
     all = calloc((size_t)count + 1, sizeof *all);
-    order = calloc((size_t)count + 1, sizeof *order);
-    if (!all || !order) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    node_protos = calloc((size_t)count + 1, sizeof *node_protos);
+    if (!all || !node_protos) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
     for (int i = 0; i < count; ++i) {
+        node_protos[i] = &pg->nodes[i];
         if ((status = make_node(g, &pg->nodes[i], i, &all[i]))) goto done;
         for (int j = 0; j < all[i].n_out; ++j) {
             int v = all[i].out[j];
@@ -474,6 +479,26 @@ static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
         }
     }
     for (int v = 0; v < g->n_values; ++v) g->values[v].readers = 0;
+    /* float16 / bfloat16 values: marked, with a rounding node after each
+     * node computing one (graph/narrow.h) */
+    seed = calloc((size_t)g->n_values + 1, 1);
+    if (!seed) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
+    for (size_t i = 0; i < pg->initializer_count; ++i) {
+        int64_t t = pg->initializers[i].data_type;
+        int v = sb_graph_value(g, pg->initializers[i].name, 0);
+        if (v >= 0 && (t == SB_DT_FLOAT16 || t == SB_DT_BFLOAT16)) seed[v] = (unsigned char)t;
+    }
+    for (int i = 0; i < g->n_inputs; ++i) {
+        int t = g->inputs[i].dtype;
+        if (t == SB_DT_FLOAT16 || t == SB_DT_BFLOAT16) seed[g->inputs[i].value] = (unsigned char)t;
+    }
+    for (int i = 0; outer_narrow && i < n_implicit; ++i) {
+        int v = sb_graph_value(g, implicit[i], 0);
+        if (v >= 0) seed[v] = outer_narrow[i];
+    }
+    if ((status = sb_narrow_insert(g, seed, &all, &node_protos, &count, &g->narrow))) goto done;
+    order = calloc((size_t)count + 1, sizeof *order);
+    if (!order) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
     if ((status = topological(g, pg->nodes, all, count, order))) goto done;
     /* constant folding, in run order */
     g->nodes = sb_arena_alloc(&g->arena, (size_t)count + 1, sizeof(sb_node));
@@ -482,11 +507,11 @@ static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
     if (!protos) { status = sb_fail(SB_ERR_NO_MEMORY, "out of memory"); goto done; }
     for (int k = 0; k < count; ++k) {
         sb_node *n = &all[order[k]];
-        const sb_onnx_node *p = &pg->nodes[n->index];
+        const sb_onnx_node *p = node_protos[order[k]];
         int all_const = 1;
         for (int i = 0; i < n->n_in && all_const; ++i)
             all_const = n->in[i] < 0 || g->values[n->in[i]].kind == SB_V_CONST;
-        if ((status = find_op(g, m, p, n))) goto done;
+        if (!n->op && (status = find_op(g, m, p, n))) goto done;   /* (a rounding node has its op) */
         if (all_const && !(n->op->flags & SB_OP_NO_FOLD) && !n->op->eval) {
             if ((status = load_op(g, p, n))) goto done;
             if ((status = fold(g, n))) goto done;
@@ -524,6 +549,8 @@ static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
 done:
     free(all);
     free(order);
+    free(node_protos);
+    free(seed);
     g->model = NULL, g->options = NULL;
     return status;
 }
@@ -549,7 +576,7 @@ int sb_graph_load(const uint8_t *data, size_t size, const sb_graph_options *o, s
                          "changed since)", (long long)(opset < 0 ? 0 : opset), MIN_OPSET, MAX_OPSET,
                          FULL_OPSET);
     } else {
-        status = build(g, m, m->graph, o, NULL, NULL, 0, 0);
+        status = build(g, m, m->graph, o, NULL, NULL, NULL, 0, 0);
     }
     sb_onnx_free(m);
     if (status) sb_graph_free(g);
@@ -567,16 +594,21 @@ int sb_graph_load_subgraph(const sb_graph *parent, const sb_onnx_graph *pg,
     g->mode = parent->mode, g->path = parent->path, g->threads = parent->threads;
     g->opset = parent->opset, g->declared_opset = parent->declared_opset;
     sb_tval *consts = calloc((size_t)n_implicit + 1, sizeof *consts);
-    if (!consts) {
+    unsigned char *narrow = calloc((size_t)n_implicit + 1, 1);
+    if (!consts || !narrow) {
+        free(consts);
+        free(narrow);
         sb_graph_free(g);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
     for (int i = 0; i < n_implicit; ++i) {
         int v = sb_graph_value((sb_graph *)parent, implicit[i], 0);
         if (v >= 0 && parent->values[v].kind == SB_V_CONST) consts[i] = parent->values[v].konst;
+        if (v >= 0 && parent->narrow) narrow[i] = parent->narrow[v];
     }
-    int status = build(g, parent->model, pg, parent->options, implicit, consts, n_implicit, 1);
+    int status = build(g, parent->model, pg, parent->options, implicit, consts, narrow, n_implicit, 1);
     free(consts);
+    free(narrow);
     if (status) sb_graph_free(g);
     else *out = g;
     return status;

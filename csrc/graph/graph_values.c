@@ -100,6 +100,7 @@ void sb_graph_free(sb_graph *g)
     for (size_t i = g->n_owned; i-- > 0;) g->owned_free[i](g->owned[i]);
     free(g->owned);
     free(g->owned_free);
+    free(g->narrow);
     for (size_t i = 0; i < g->n_buffers; ++i) sb_free_aligned(g->buffers[i]);
     free(g->buffers);
     free(g->values);

@@ -8,6 +8,7 @@
 #include "framework/memory.h"
 #include "graph/plan_cache.h"
 #include "graph/model_file.h"
+#include "math/narrow_float.h"
 
 void sb_session_free(sb_session *s)
 {
@@ -184,17 +185,27 @@ static int copy_outputs(sb_run_state *st)
     for (int64_t k = 0; k < f->args->output_count; ++k) {
         const sb_io *io = &g->outputs[f->indices[k]];
         const sb_vinfo *info = &st->infos[io->value];
-        int64_t bytes = sb_vinfo_bytes(info);
+        /* a float16 / bfloat16 output: the bits of its type */
+        int narrow = (io->dtype == SB_DT_FLOAT16 || io->dtype == SB_DT_BFLOAT16) &&
+                     info->dtype == SB_DT_FLOAT;
+        int64_t bytes = narrow ? sb_vinfo_numel(info) * 2 : sb_vinfo_bytes(info);
         void *copy = sb_alloc_aligned((size_t)(bytes > 0 ? bytes : 1));
         if (!copy) {
             for (int64_t j = 0; j < k; ++j) sb_free_aligned((void *)(intptr_t)f->outputs[j].data);
             return sb_fail(SB_ERR_NO_MEMORY, "out of memory for output '%s' (%lld bytes)", io->name,
                            (long long)bytes);
         }
-        if (bytes > 0) memcpy(copy, st->ptr[io->value], (size_t)bytes);
+        if (narrow) {
+            const float *x = st->ptr[io->value];
+            uint16_t *h = copy;
+            for (int64_t e = 0; e < bytes / 2; ++e)
+                h[e] = io->dtype == SB_DT_FLOAT16 ? sb_float16_bits(x[e]) : sb_bfloat16_bits(x[e]);
+        } else if (bytes > 0) {
+            memcpy(copy, st->ptr[io->value], (size_t)bytes);
+        }
         sb_tensor_arg *o = &f->outputs[k];
         memset(o, 0, sizeof *o);
-        o->dtype = info->dtype, o->rank = info->rank;
+        o->dtype = narrow ? io->dtype : info->dtype, o->rank = info->rank;
         for (int d = 0; d < info->rank; ++d) o->dims[d] = info->dims[d];
         o->data = (int64_t)(intptr_t)copy;
     }
@@ -209,17 +220,23 @@ static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *i
     for (int i = 0; i < g->n_inputs; ++i) {
         const sb_io *io = &g->inputs[i];
         const sb_tensor_arg *t = &in[i];
-        if (sb_dtype_size((int)t->dtype) == 0 || t->dtype != (int)t->dtype)
+        int narrow = io->dtype == SB_DT_FLOAT16 || io->dtype == SB_DT_BFLOAT16;
+        if (narrow && t->dtype != io->dtype && t->dtype != SB_DT_FLOAT)
+            return sb_fail(SB_ERR_TYPE, "input '%s': the model wants %s (or float32, rounded to it), "
+                           "got %s", io->name, sb_dtype_name(io->dtype), sb_dtype_name((int)t->dtype));
+        if (narrow) {
+            /* a float32 copy (narrow_inputs), holding values of the narrow type */
+        } else if (sb_dtype_size((int)t->dtype) == 0 || t->dtype != (int)t->dtype)
             return sb_fail(SB_ERR_TYPE, "input '%s': element type %s is not supported (float32, "
                            "integer and bool tensors are)", io->name, sb_dtype_name((int)t->dtype));
-        if (io->dtype && io->dtype != t->dtype)
+        if (!narrow && io->dtype && io->dtype != t->dtype)
             return sb_fail(SB_ERR_TYPE, "input '%s': the model wants %s, got %s", io->name,
                            sb_dtype_name(io->dtype), sb_dtype_name((int)t->dtype));
         if (t->rank < 0 || t->rank > SB_MAX_RANK)
             return sb_fail(SB_ERR_VALUE, "input '%s': rank %lld is not supported (at most %d)",
                            io->name, (long long)t->rank, SB_MAX_RANK);
         memset(&infos[i], 0, sizeof infos[i]);
-        infos[i].dtype = (int)t->dtype, infos[i].rank = (int)t->rank;
+        infos[i].dtype = narrow ? SB_DT_FLOAT : (int)t->dtype, infos[i].rank = (int)t->rank;
         for (int d = 0; d < t->rank; ++d) {
             if (t->dims[d] < 0 || t->dims[d] > SB_MAX_SIZE)
                 return sb_fail(SB_ERR_VALUE, "input '%s': dimension %lld is out of range", io->name,
@@ -249,6 +266,43 @@ static int read_inputs(const sb_session *s, const sb_tensor_arg *in, sb_vinfo *i
         }
     }
     return SB_OK;
+}
+
+/* The float16 / bfloat16 inputs as float32 buffers holding their values
+ * (from their bits, or a float32 input rounded to the type once): *bufs
+ * (one per input, null where not narrow) replace their data pointers. */
+static int narrow_inputs(const sb_graph *g, const sb_tensor_arg *in, const sb_vinfo *infos,
+                         void ***bufs)
+{
+    *bufs = NULL;
+    for (int i = 0; i < g->n_inputs; ++i) {
+        int dt = g->inputs[i].dtype;
+        if (dt != SB_DT_FLOAT16 && dt != SB_DT_BFLOAT16) continue;
+        if (!*bufs && !(*bufs = calloc((size_t)g->n_inputs, sizeof **bufs)))
+            return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+        int64_t n = sb_vinfo_numel(&infos[i]);
+        float *f = sb_alloc_aligned((size_t)(n > 0 ? n : 1) * 4);
+        if (!f) return sb_fail(SB_ERR_NO_MEMORY, "out of memory for input '%s'", g->inputs[i].name);
+        (*bufs)[i] = f;
+        const void *src = (const void *)(intptr_t)in[i].data;
+        for (int64_t k = 0; k < n; ++k) {
+            if (in[i].dtype == SB_DT_FLOAT) {
+                float x = ((const float *)src)[k];
+                f[k] = dt == SB_DT_FLOAT16 ? sb_round_to_float16(x) : sb_round_to_bfloat16(x);
+            } else {
+                uint16_t h = ((const uint16_t *)src)[k];
+                f[k] = dt == SB_DT_FLOAT16 ? sb_float16_value(h) : sb_bfloat16_value(h);
+            }
+        }
+    }
+    return SB_OK;
+}
+
+static void free_narrow(const sb_graph *g, void **bufs)
+{
+    if (!bufs) return;
+    for (int i = 0; i < g->n_inputs; ++i) sb_free_aligned(bufs[i]);
+    free(bufs);
 }
 
 /* A root plan starts from the graph's constants and inputs. */
@@ -290,13 +344,18 @@ int sb_session_run(sb_session *s, const sb_run_args *a)
     sb_vinfo *infos = g->n_inputs <= 8 ? small : malloc((size_t)g->n_inputs * sizeof *infos);
     if (!infos) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     int status = read_inputs(s, in, infos);
+    void **narrow = NULL;
+    if (!status) status = narrow_inputs(g, in, infos, &narrow);
     sb_plan *p = NULL;
     if (!status) {
         root_seed_ctx seed = {g, infos};
         status = sb_plan_cached(s, &s->cache.plans, infos, g->n_inputs, 0, root_seed, &seed, &p);
     }
     if (infos != small) free(infos);
-    if (status) return status;
+    if (status) {
+        free_narrow(g, narrow);
+        return status;
+    }
     sb_run_state st = {0};
     st.session = s;
     st.threads = a->max_threads > 0 ? (a->max_threads > 1024 ? 1024 : (int)a->max_threads) : g->threads;
@@ -305,9 +364,11 @@ int sb_session_run(sb_session *s, const sb_run_args *a)
     if (!st.ptr || !st.infos) {
         free(st.ptr);
         free(st.infos);
+        free_narrow(g, narrow);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
-    for (int i = 0; i < g->n_inputs; ++i) st.ptr[g->inputs[i].value] = (void *)(intptr_t)in[i].data;
+    for (int i = 0; i < g->n_inputs; ++i)
+        st.ptr[g->inputs[i].value] = narrow && narrow[i] ? narrow[i] : (void *)(intptr_t)in[i].data;
     st.profile_ns = (int64_t *)(intptr_t)a->profile_ns;
     st.profile_calls = (int64_t *)(intptr_t)a->profile_calls;
     if (!st.profile_calls) st.profile_ns = NULL;
@@ -315,6 +376,7 @@ int sb_session_run(sb_session *s, const sb_run_args *a)
     st.finish = copy_outputs;
     st.finish_ctx = &f;
     status = sb_plan_run(p, &st);
+    free_narrow(g, narrow);
     for (int i = 0; i < st.n_heap; ++i) sb_free_aligned(st.heap[i]);
     free(st.heap);
     free(st.ptr);

@@ -6,6 +6,7 @@
 #include "graph/runtime.h"
 #include "graph/subgraph.h"
 #include "framework/memory.h"
+#include "math/narrow_float.h"
 
 struct sb_subgraph {
     sb_session *session;
@@ -133,6 +134,23 @@ int sb_subgraph_run(sb_subgraph *s, const sb_eval_ctx *E, const sb_tval *const *
         out[j].info.dtype = (int)outs[j].dtype, out[j].info.rank = (int)outs[j].rank;
         for (int d = 0; d < out[j].info.rank; ++d) out[j].info.dims[d] = outs[j].dims[d];
         out[j].data = (void *)(intptr_t)outs[j].data;
+        if (outs[j].dtype == SB_DT_FLOAT16 || outs[j].dtype == SB_DT_BFLOAT16) {
+            /* a declared float16 / bfloat16 output: back to the float32 the graph holds */
+            int64_t n = sb_vinfo_numel(&out[j].info);
+            float *f = sb_alloc_aligned((size_t)(n > 0 ? n : 1) * 4);
+            const uint16_t *h = out[j].data;
+            for (int64_t e = 0; f && e < n; ++e)
+                f[e] = outs[j].dtype == SB_DT_FLOAT16 ? sb_float16_value(h[e]) : sb_bfloat16_value(h[e]);
+            sb_free_aligned(out[j].data);
+            out[j].data = f;
+            out[j].info.dtype = SB_DT_FLOAT;
+            if (!f) {
+                for (int i = 0; i < j; ++i) sb_free_aligned(out[i].data);
+                for (int i = j + 1; i < n_out; ++i) sb_free_aligned((void *)(intptr_t)outs[i].data);
+                status = sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+                goto done;
+            }
+        }
     }
 done:
     if (status) {

@@ -36,7 +36,32 @@ function runtimeError(module, status, what) {
     return new (BUILTIN_ERRORS[kind] ?? RangeError)(message);
 }
 
+// float16 and bfloat16 (docs/onnx.md): an input of either takes a
+// Float32Array (rounded to the type once by the runtime) or a Uint16Array of
+// the type's bits; their outputs come back as Float32Array holding the
+// values, with dtype "float16" / "bfloat16".
+const NARROW = { 10: "float16", 16: "bfloat16" };
+
+function narrowValues(code, bits) {
+    const out = new Float32Array(bits.length);
+    if (code === 16) {
+        const words = new Uint32Array(out.buffer);
+        for (let i = 0; i < bits.length; i++) words[i] = bits[i] << 16;
+        return out;
+    }
+    for (let i = 0; i < bits.length; i++) {
+        const h = bits[i], sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+        out[i] = e === 0x1f ? (f ? NaN : sign * Infinity)
+            : e ? sign * (1 + f / 1024) * 2 ** (e - 15) : sign * f * 2 ** -24;
+    }
+    return out;
+}
+
 function typedArrayCode(data, want) {
+    if (NARROW[want]) {
+        if (data instanceof Float32Array) return 1;
+        if (data instanceof Uint16Array) return want;
+    }
     for (const [code, [, Kind]] of Object.entries(DTYPES)) {
         if (data instanceof Kind && (Kind !== Uint8Array || Number(code) === (want === 9 ? 9 : 2))) {
             return Number(code);
@@ -189,8 +214,13 @@ export class Model {
                 const f = new BigInt64Array(heap.buffer(), outs + k * TENSOR_FIELDS * 8, TENSOR_FIELDS);
                 const code = Number(f[0]), rank = Number(f[1]);
                 const dims = Array.from({ length: rank }, (_, d) => Number(f[2 + d]));
-                const [dtype, Kind] = DTYPES[code];
                 const length = check.product(dims);
+                if (NARROW[code]) {
+                    const bits = new Uint16Array(heap.buffer(), Number(f[2 + MAX_DIMS]), length);
+                    result[name] = { data: narrowValues(code, bits), dims, dtype: NARROW[code] };
+                    return;
+                }
+                const [dtype, Kind] = DTYPES[code];
                 result[name] = { data: new Kind(heap.buffer(), Number(f[2 + MAX_DIMS]), length).slice(),
                     dims, dtype };
             });
@@ -233,7 +263,7 @@ export class Model {
             throw new TypeError(`${what}: ${name}.data is a ${value.data.constructor.name}, which ` +
                 `holds no element type the runtime computes with`);
         }
-        if (info.code && code !== info.code) {
+        if (info.code && code !== info.code && !(NARROW[info.code] && code === 1)) {
             throw new TypeError(`${what}: input '${info.name}': the model wants ${info.dtype}, got ` +
                 `${dtypeName(code)} (${value.data.constructor.name})`);
         }

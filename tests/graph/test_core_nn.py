@@ -462,13 +462,12 @@ def test_load_errors_name_the_node_and_attribute():
     same_error(m(helper.make_node("MaxPool", ["X"], ["y"], kernel_shape="ab")), None,
                UnsupportedModelError, "attribute 'kernel_shape' has type string, expected ints")
     s = {"s": np.array([1, 1, 2, 2], np.float32)}
-    same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="nearest"), s), None,
-               UnsupportedModelError, r"mode 'nearest' with coordinate_transformation_mode="
-                                      r"'half_pixel' and nearest_mode='round_prefer_floor'")
+    same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="area"), s), None,
+               UnsupportedModelError, r"mode 'area' is not supported \(nearest, linear and cubic are\)")
     same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear",
                                   coordinate_transformation_mode="tf_crop_and_resize"), s), None,
-               UnsupportedModelError, r"mode 'linear' with coordinate_transformation_mode="
-                                      r"'tf_crop_and_resize' is not supported")
+               UnsupportedModelError, r"coordinate_transformation_mode='tf_crop_and_resize' is not "
+                                      r"supported")
     same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear", antialias=1),
                  s, opset=18), None, UnsupportedModelError, "antialias=1 is not supported")
     same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear", axes=[1, 3]),
@@ -533,10 +532,6 @@ def test_run_errors():
     run_error([helper.make_node("Upsample", ["X", "s"], ["y"])], {"X": x}, ValueError,
               r"Upsample scales \[1\.0, 1\.0, 0\.30000001192092896, 2\.0\] below 1",
               {"s": np.array([1, 1, 0.3, 2], np.float32)}, opset=9)
-    run_error([helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear",
-                                coordinate_transformation_mode="pytorch_half_pixel")],
-              {"X": x}, ValueError, "pytorch_half_pixel to an output of size 1",
-              {"s": np.array([1, 1, 0.25, 1], np.float32)})
     run_error([helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear")], {"X": x},
               TypeError, "input scales must be float32, got int64",
               {"s": np.array([1, 1, 2, 2], np.int64)})

@@ -42,9 +42,15 @@ _FORMATS = _codes.DTYPE_FORMATS
 _SIZES = _codes.DTYPE_SIZES
 _NUMPY = _codes.DTYPE_NUMPY
 _FROM_NUMPY = {numpy.lstrip("<").replace("?", "b1"): code for code, numpy in _NUMPY.items()}
-_FROM_FORMAT = {"f": FLOAT, "B": UINT8, "b": INT8, "H": UINT16, "h": INT16, "i": INT32,
+_FROM_FORMAT = {"f": FLOAT, "e": 10, "B": UINT8, "b": INT8, "H": UINT16, "h": INT16, "i": INT32,
                 "l": INT64 if struct.calcsize("l") == 8 else INT32, "q": INT64, "?": BOOL,
                 "I": UINT32, "L": UINT64 if struct.calcsize("L") == 8 else UINT32, "Q": UINT64}
+# float16 and bfloat16 graph inputs and outputs (docs/onnx.md): float16 as
+# numpy float16 (or buffer format 'e'), bfloat16, which numpy lacks, as
+# float32 holding bfloat16 values; either also takes float32 inputs, which
+# the runtime rounds to the type once
+FLOAT16, BFLOAT16 = 10, 16
+_NARROW = (FLOAT16, BFLOAT16)
 _RANGES = {INT64: (-(1 << 63), (1 << 63) - 1), INT32: (-(1 << 31), (1 << 31) - 1),
            INT16: (-(1 << 15), (1 << 15) - 1), INT8: (-128, 127), UINT8: (0, 255),
            UINT16: (0, 65535), UINT32: (0, (1 << 32) - 1), UINT64: (0, (1 << 64) - 1),
@@ -106,11 +112,21 @@ def _buffer_feed(name: str, value: Any) -> _Feed:
 def _numpy_feed(name: str, value: Any, want: int) -> _Feed:
     key = value.dtype.str.lstrip("<>=|")
     dtype = _FROM_NUMPY.get(key)
+    if want == BFLOAT16 and value.dtype.name == "bfloat16" and value.dtype.itemsize == 2:
+        # a bfloat16 numpy dtype (ml_dtypes, onnx's own): its bits
+        a = np.ascontiguousarray(value).view(np.uint16)
+        return _Feed(BFLOAT16, a.shape, a.ctypes.data if a.size else 0, a)
+    if want in _NARROW and key in ("f2", "f4"):
+        # float16 bits for a float16 input; float32 for either (rounded in C)
+        dtype = FLOAT16 if key == "f2" and want == FLOAT16 else FLOAT if key == "f4" else None
+        if dtype is None:
+            raise TypeError(f"input {name!r}: the model wants {_dtype_name(want)}; give float32 "
+                            f"values (rounded to it), not {value.dtype}")
     if dtype is None:
         wants = f"; the model wants {_dtype_name(want)}" if want else ""
         hint = ": convert with .astype(np.float32)" if value.dtype.kind == "f" else ""
-        raise TypeError(f"input {name!r}: dtype {value.dtype} is not supported (float32 and "
-                        f"integer arrays are{wants}){hint}")
+        raise TypeError(f"input {name!r}: dtype {value.dtype} is not supported (float32, float16 "
+                        f"for float16 inputs, and integer arrays are{wants}){hint}")
     if want and want != dtype and dtype != FLOAT and want in _RANGES:
         # another integer type whose values fit the declared one: converted
         lo, hi = _RANGES[want]
@@ -158,17 +174,42 @@ class _OutputBuffer:
         self._free(self._address)
 
 
+def _bfloat16_as_float32(address: int, n: int) -> bytearray:
+    """n bfloat16 values (bits at address) as float32 bytes, exactly."""
+    bits = struct.unpack(f"<{n}H", ctypes.string_at(address, 2 * n)) if n else ()
+    return bytearray(struct.pack(f"<{n}I", *[b << 16 for b in bits])) if n else bytearray(0)
+
+
 def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
     """An output as a numpy array that takes over the C buffer, or (without
     numpy arrays in or out) as a memoryview over a copy; the caller frees the
-    buffer in the second case only."""
+    buffer in the second case only (and always for a bfloat16 output, which
+    becomes float32)."""
     dtype = int(arg.dtype)
     shape = tuple(arg.dims[:arg.rank])
-    if numpy_out:
-        return np.asarray(_OutputBuffer(int(arg.data), _NUMPY[dtype], shape))
     n = 1
     for s in shape:
         n *= s
+    if dtype == BFLOAT16:
+        raw = _bfloat16_as_float32(int(arg.data), n)
+        if numpy_out:
+            return np.frombuffer(raw, "<f4").reshape(shape).copy()
+        view = memoryview(raw).cast("B")
+        if n == 0:
+            return memoryview(bytearray(0)).cast("f")
+        return view.cast("f", shape) if shape else view.cast("f", ())  # type: ignore[call-overload]
+    if dtype == FLOAT16:
+        if numpy_out:
+            return np.asarray(_OutputBuffer(int(arg.data), "<f2", shape))
+        # without numpy: float32 values (a memoryview cannot be cast to 'e')
+        halves = struct.unpack(f"<{n}e", ctypes.string_at(arg.data, 2 * n)) if n else ()
+        raw = bytearray(struct.pack(f"<{n}f", *halves)) if n else bytearray(0)
+        if n == 0:
+            return memoryview(bytearray(0)).cast("f")
+        view = memoryview(raw).cast("B")
+        return view.cast("f", shape) if shape else view.cast("f", ())  # type: ignore[call-overload]
+    if numpy_out:
+        return np.asarray(_OutputBuffer(int(arg.data), _NUMPY[dtype], shape))
     nbytes = n * _SIZES[dtype]
     raw = bytearray(ctypes.string_at(arg.data, nbytes)) if nbytes else bytearray(0)
     fmt = "b" if dtype == BOOL else _FORMATS[dtype]   # bool as 0/1 bytes, as numpy stores it
@@ -289,6 +330,8 @@ class Session:
 
     def _feed(self, index: int, name: str, value: Any) -> tuple[_Feed, bool]:
         want = self._input_codes[index]
+        if np is not None and isinstance(value, np.generic):   # a numpy scalar: as a 0-d array
+            value = np.asarray(value)
         if np is not None and isinstance(value, np.ndarray):
             return _numpy_feed(name, value, want), True
         feed = _buffer_feed(name, value)
@@ -381,13 +424,15 @@ class Session:
         raise_status(self._lib, status, "run")
         out = {}
         taken = 0   # buffers now owned by numpy arrays (numpy_out): freed with them
+        owned = [numpy_out and int(results[k].dtype) != BFLOAT16 for k in range(len(wanted))]
         try:
             for k, name in enumerate(wanted):
                 out[name] = _export(results[k], numpy_out)
-                taken = k + 1 if numpy_out else 0
+                taken = k + 1
         finally:
-            for k in range(taken, len(wanted)):
-                self._lib.sb_buffer_free(ctypes.c_void_p(results[k].data))
+            for k in range(len(wanted)):
+                if k >= taken or not owned[k]:
+                    self._lib.sb_buffer_free(ctypes.c_void_p(results[k].data))
         if profile is not None:
             assert ns is not None and calls is not None
             with lock:

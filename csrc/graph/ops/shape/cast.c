@@ -3,15 +3,17 @@
 #include <stdio.h>
 #include <string.h>
 #include "math/arith.h"
+#include "math/narrow_float.h"
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/ops/shape/shape_util.h"
 
-typedef struct { int to; } cast_state;
+typedef struct { int to, narrow; } cast_state;   /* narrow: float16 or bfloat16 (as float32) */
 
 static int castable(int64_t to)
 {
-    return to == SB_DT_FLOAT || (to >= 0 && to < 64 && sb_dtype_is_int((int)to));
+    return to == SB_DT_FLOAT || to == SB_DT_FLOAT16 || to == SB_DT_BFLOAT16 ||
+           (to >= 0 && to < 64 && sb_dtype_is_int((int)to));
 }
 
 static int cast_load(sb_load_ctx *L)
@@ -26,10 +28,11 @@ static int cast_load(sb_load_ctx *L)
         char b[32];
         const char *name = to >= 0 && to < 64 ? dtype_text((int)to, b, sizeof b) : NULL;
         if (!name) snprintf(b, sizeof b, "%lld", (long long)to), name = b;
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "Cast to %s is not supported (float32, integer "
-                            "and bool tensors are)", name);
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "Cast to %s is not supported (float32, float16, "
+                            "bfloat16, integer and bool tensors are)", name);
     }
     s->to = (int)to;
+    if (to == SB_DT_FLOAT16 || to == SB_DT_BFLOAT16) s->to = SB_DT_FLOAT, s->narrow = (int)to;
     return L->status;
 }
 
@@ -143,10 +146,23 @@ static void cast_values(const sb_tval *x, sb_tval *y)
 static int cast_run(sb_run_ctx *R)
 {
     cast_values(R->in[0], R->out[0]);
+    const cast_state *s = R->state;
+    if (s && s->narrow) {   /* float32 (an integer rounded to it first), then the narrow type */
+        float *y = R->out[0]->data;
+        int64_t n = sb_vinfo_numel(&R->out[0]->info);
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = s->narrow == SB_DT_FLOAT16 ? sb_round_to_float16(y[i]) : sb_round_to_bfloat16(y[i]);
+    }
+    return SB_OK;
+}
+
+static int cast_like_run(sb_run_ctx *R)
+{
+    cast_values(R->in[0], R->out[0]);
     return SB_OK;
 }
 
 const sb_op_def sb_op_Cast = {
     .name = "Cast", .load = cast_load, .infer = cast_infer, .run = cast_run};
 const sb_op_def sb_op_CastLike = {
-    .name = "CastLike", .load = cast_like_load, .infer = cast_like_infer, .run = cast_run};
+    .name = "CastLike", .load = cast_like_load, .infer = cast_like_infer, .run = cast_like_run};
