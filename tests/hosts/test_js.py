@@ -612,3 +612,51 @@ def test_types_check_a_user_program_with_typescript(tarball: Path, tmp_path: Pat
         done = subprocess.run(["node", str(TSC), *options, "wrong.ts"], capture_output=True,
                               text=True, cwd=project)
         assert done.returncode != 0 and "error TS" in done.stdout, (name, done.stdout)
+
+
+def test_float16_and_bfloat16_models_through_load_model(built: None, tmp_path: Path) -> None:
+    """A float16 model and a bfloat16 one through loadModel: Float32Array
+    feeds (rounded once by the runtime) and Uint16Array bits give the bits
+    the Python host gives; outputs are Float32Arrays of the values with
+    dtype "float16" / "bfloat16" (docs/onnx.md, "float16 and bfloat16")."""
+    import samebits.onnx as so
+    from onnx import TensorProto, helper
+
+    def make(elem: int) -> bytes:
+        nodes = [helper.make_node("Mul", ["x", "x"], ["m"]), helper.make_node("Add", ["m", "x"], ["y"])]
+        g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info("x", elem, [6])],
+                              [helper.make_tensor_value_info("y", elem, None)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        return m.SerializeToString()
+
+    x = np.array([1.001, -300.7, 70000.0, 6e-8, 0.3333, np.inf], np.float32)
+    half, bf16 = make(TensorProto.FLOAT16), make(TensorProto.BFLOAT16)
+    want_half = so.load(half, mode="exact").run({"x": x})["y"].astype(np.float32)
+    want_bf16 = so.load(bf16, mode="exact").run({"x": x})["y"]
+    (tmp_path / "half.onnx").write_bytes(half)
+    (tmp_path / "bf16.onnx").write_bytes(bf16)
+    script = tmp_path / "narrow.mjs"
+    script.write_text(
+        "import { readFileSync } from 'node:fs';\n"
+        f'import * as samebits from {json.dumps((JS / "index.mjs").as_uri())};\n'
+        f"const x = new Float32Array({json.dumps([float(v) if np.isfinite(v) else 1e999 for v in x]).replace('1e+999', 'Infinity')});\n"
+        "const out = {};\n"
+        "for (const name of ['half', 'bf16']) {\n"
+        f"  const model = await samebits.loadModel(readFileSync({json.dumps(str(tmp_path))} + `/${{name}}.onnx`), {{ mode: 'exact' }});\n"
+        "  const a = model.run({ x: { data: x, dims: [6] } }).y;\n"
+        "  // the same values as bits: a Uint16Array feed\n"
+        "  const bits = new Uint16Array(6);\n"
+        "  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);\n"
+        "  for (let i = 0; i < 6; i++) { f32[0] = x[i]; bits[i] = name === 'bf16' ? (u32[0] + 0x7fff + ((u32[0] >>> 16) & 1)) >>> 16 : 0; }\n"
+        "  const b = name === 'bf16' ? model.run({ x: { data: bits, dims: [6] } }).y : a;\n"
+        "  out[name] = { dtype: a.dtype, kind: a.data.constructor.name, a: Array.from(new Uint32Array(a.data.buffer)),\n"
+        "                b: Array.from(new Uint32Array(b.data.buffer)) };\n"
+        "}\n"
+        "console.log(JSON.stringify(out));\n")
+    got = json.loads(_node(str(script), timeout=120).strip().splitlines()[-1])
+    assert got["half"]["dtype"] == "float16" and got["bf16"]["dtype"] == "bfloat16"
+    assert got["half"]["kind"] == "Float32Array"
+    assert got["half"]["a"] == want_half.view(np.uint32).tolist()
+    assert got["bf16"]["a"] == want_bf16.view(np.uint32).tolist()
+    assert got["bf16"]["b"] == want_bf16.view(np.uint32).tolist()
