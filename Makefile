@@ -133,6 +133,19 @@ fuzz: deps native
 	$(PYTHON) tests/fuzz/run.py --seconds $(FUZZ_SECONDS)
 	$(PYTHON) tests/differential/run_graphs.py --seconds $(FUZZ_SECONDS) --start $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 
+# The larger new operator files run under the sanitizers by a sample of
+# their cases (every form's code path once; the full files run in the main
+# pass), to keep make test within its CI budget.
+SANITIZE_SAMPLES = \
+	"tests/graph/test_onnx_attention.py::test_attention_where_users_put_it_agrees_with_onnx_runtime_and_reference" \
+	"tests/graph/test_onnx_attention.py::test_attention_refusals_and_errors" \
+	"tests/graph/test_onnx_resize_general.py::test_general_resize_forms[True-target0-nearest-align_corners-round_prefer_ceil]" \
+	"tests/graph/test_onnx_resize_general.py::test_general_resize_forms[False-target1-cubic-half_pixel_symmetric-None]" \
+	"tests/graph/test_onnx_resize_general.py::test_exclude_outside_and_aspect_policies" \
+	"tests/graph/test_onnx_grid_sample.py::test_grid_sample[linear-zeros-0]" \
+	"tests/graph/test_onnx_grid_sample.py::test_grid_sample[nearest-border-1]" \
+	"tests/graph/test_onnx_grid_sample.py::test_grid_sample[cubic-reflection-1]"
+
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the library, run
 # under the native tests (the slow sweep included).
 sanitize:
@@ -150,8 +163,10 @@ sanitize:
 	    tests/kernels/test_resize.py tests/graph/test_onnx_reader.py tests/graph/test_onnx_ops.py \
 	    tests/graph/test_core_math.py tests/graph/test_core_reduce.py \
 	    tests/graph/test_onnx_mod_float.py tests/graph/test_onnx_bitwise_and_values.py \
-	    tests/graph/test_onnx_losses.py tests/graph/test_onnx_quantize.py tests/graph/test_onnx_control_flow.py tests/graph/test_onnx_scatter_reduction.py \
-	    tests/graph/test_onnx_attention.py tests/graph/test_onnx_rotary_embedding.py tests/graph/test_onnx_resize_general.py tests/graph/test_onnx_float16.py \
+	    tests/graph/test_onnx_losses.py tests/graph/test_onnx_quantize.py \
+	    tests/graph/test_onnx_control_flow.py tests/graph/test_onnx_scatter_reduction.py \
+	    tests/graph/test_onnx_rotary_embedding.py tests/graph/test_onnx_float16.py \
+	    $(SANITIZE_SAMPLES) \
 	    tests/graph/test_onnx_layer_norm_stats.py tests/graph/test_onnx_cumprod.py \
 	    tests/graph/test_onnx_eyelike_lpnorm.py tests/graph/test_onnx_reverse_sequence.py \
 	    tests/graph/test_onnx_dropout_mask.py tests/graph/test_onnx_compress.py \

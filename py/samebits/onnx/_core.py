@@ -197,7 +197,7 @@ def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
         view = memoryview(raw).cast("B")
         if n == 0:
             return memoryview(bytearray(0)).cast("f")
-        return view.cast("f", shape) if shape else view.cast("f", ())  # type: ignore[call-overload]
+        return view.cast("f", shape) if shape else view.cast("f", ())
     if dtype == FLOAT16:
         if numpy_out:
             return np.asarray(_OutputBuffer(int(arg.data), "<f2", shape))
@@ -207,7 +207,7 @@ def _export(arg: _abi.TensorArg, numpy_out: bool) -> Any:
         if n == 0:
             return memoryview(bytearray(0)).cast("f")
         view = memoryview(raw).cast("B")
-        return view.cast("f", shape) if shape else view.cast("f", ())  # type: ignore[call-overload]
+        return view.cast("f", shape) if shape else view.cast("f", ())
     if numpy_out:
         return np.asarray(_OutputBuffer(int(arg.data), _NUMPY[dtype], shape))
     nbytes = n * _SIZES[dtype]
