@@ -216,7 +216,7 @@ static int grouped_matmul(const sb_run_ctx *R, const att_dims *d, const float *a
     return sb_matmul(&args);
 }
 
-static float mask_at(const sb_tval *mask, const att_dims *d, int64_t b, int64_t h, int64_t i, int64_t j)
+static float mask_at(const sb_tval *mask, int64_t b, int64_t h, int64_t i, int64_t j)
 {
     int r = mask->info.rank;
     int64_t last = mask->info.dims[r - 1];
@@ -228,7 +228,6 @@ static float mask_at(const sb_tval *mask, const att_dims *d, int64_t b, int64_t 
         at += (n == 1 ? 0 : c) * stride;
         stride *= n;
     }
-    (void)d;
     if (is_bool) return ((const uint8_t *)mask->data)[at] ? 0.0f : -INFINITY;
     return ((const float *)mask->data)[at];
 }
@@ -290,7 +289,7 @@ static int attention_run(sb_run_ctx *R)
                 float *row = sc + ((b * d.Hq + h) * d.S + i) * d.T;
                 int all_masked = 1, all_inf = 1;
                 for (int64_t j = 0; j < d.T; ++j) {
-                    float bias = mask ? mask_at(mask, &d, b, h, i, j) : 0.0f;
+                    float bias = mask ? mask_at(mask, b, h, i, j) : 0.0f;
                     if (s->causal) bias = bias + (j <= i + offset ? 0.0f : -INFINITY);
                     else if (mask) bias = 0.0f + bias;
                     if (window) {
