@@ -21,7 +21,8 @@
 # Each comes twice: as above, and "-relaxed", where the file of vec4's
 # fast-mode product kernels (RELAXED_SOURCES) is compiled with
 # -mrelaxed-simd, so that they use f32x4.relaxed_madd (fused multiply-add),
-# as the Pyodide wheel's relaxed module does (wasm/README.md). init() loads a
+# as the Pyodide wheel's relaxed module does (wasm/README.md); every other
+# object is the plain module's own, compiled once. init() loads a
 # relaxed module where the engine validates relaxed SIMD. emscripten 3.1.6's
 # clang 14 cannot emit the final relaxed opcodes, so that object comes from
 # clang 19 (through a directory that gives emcc clang-19 under the name it
@@ -102,13 +103,21 @@ RELAXED_SOURCES=" $(cd "$root"/csrc && grep -rl --include='*.c' vec4_fma . | sed
 mapfile -t SOURCES < <(find "$root/csrc" -name '*.c' | LC_ALL=C sort)
 relaxed=0   # build(): compile RELAXED_SOURCES with clang 19 and -mrelaxed-simd
 
-build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags + extra_ldflags
-    local name=$1
+# build NAME [FROM]: compiles with cflags + extra_cflags, links with ldflags +
+# extra_ldflags. With FROM (a relaxed module's plain twin, built with the same
+# cflags and extra_cflags), every object but RELAXED_SOURCES' is FROM's own:
+# only those files differ, so the relaxed build compiles one file, not all.
+build() {
+    local name=$1 from=${2:-}
     local obj="$out/obj-$name"
     rm -rf "$obj"; mkdir -p "$obj"
     local objects=() pids=() src base fileflags pid
     for src in "${SOURCES[@]}"; do
         base=${src#"$root"/csrc/}; base=${base%.c}; base=${base//\//_}
+        if [ -n "$from" ] && [[ $RELAXED_SOURCES != *" $base "* ]]; then
+            objects+=("$out/obj-$from/$base.o")
+            continue
+        fi
         local rel=${src#"$root"/csrc/}
         read -r -a fileflags <<<"${folder_flags[${rel%/*}]:-}"
         local compiler=("$EMCC")
@@ -129,7 +138,6 @@ build() {  # build NAME: compiles with cflags + extra_cflags, links with ldflags
     cat "$here/node-shim.mjs" "$obj/samebits-$name.mjs" >"$out/samebits-$name.mjs"
     mv "$obj/samebits-$name.wasm" "$out/"
     [ ! -f "$obj/samebits-$name.worker.js" ] || mv "$obj/samebits-$name.worker.js" "$out/"
-    rm -rf "$obj"
     echo "js/build.sh: $out/samebits-$name.wasm ($(wc -c <"$out/samebits-$name.wasm") bytes)"
 }
 
@@ -167,11 +175,12 @@ if [ "$RELAXED" = 1 ]; then
     relaxed=1
     ldflags=(-O1 -sWASM_BIGINT "${ldcommon[@]}")
     extra_cflags=() extra_ldflags=()
-    build single-relaxed
+    build single-relaxed single
     extra_cflags=(-pthread) extra_ldflags=("${pool[@]}")
-    build threads-relaxed
+    build threads-relaxed threads
     rm -rf "$shim"
 else
     rm -f "$out"/samebits-*-relaxed.*
     echo "js/build.sh: RELAXED=0: no relaxed-SIMD modules; fast mode stays unfused"
 fi
+rm -rf "$out"/obj-*

@@ -21,8 +21,13 @@ def make_dist(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp_name:
         raw = Path(tmp_name)
-        subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(raw),
-                        str(ROOT)], check=True, stdout=subprocess.DEVNULL)
+        # both from the source tree (not the wheel from the sdist), so that
+        # the wheel reuses build/{wheel_tag}, the build `make native` made
+        # (pyproject.toml's build-dir): no second compile of the library.
+        # tests/builds/test_dist.py checks that the sdist holds every file
+        # the build reads.
+        subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel",
+                        "--outdir", str(raw), str(ROOT)], check=True, stdout=subprocess.DEVNULL)
         wheels = list(raw.glob("*.whl"))
         sdists = list(raw.glob("*.tar.gz"))
         if len(wheels) != 1 or len(sdists) != 1:

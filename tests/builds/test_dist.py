@@ -44,3 +44,9 @@ def test_dist_builds_a_manylinux_wheel_and_an_sdist(tmp_path):
             "py/samebits/__init__.py"} <= members
     assert not any(m.startswith(("build/", "web/out/", "wasm/out/", "web/node_modules/"))
                    for m in members)
+    # the wheel is built from the source tree (tools/make_dist.py): the sdist
+    # must hold every file that build reads, to build the same wheel
+    tracked = subprocess.run(["git", "ls-files", "csrc", "py/samebits", "CMakeLists.txt",
+                              "pyproject.toml", "LICENSE", "README.md"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert tracked and not set(tracked) - members, sorted(set(tracked) - members)

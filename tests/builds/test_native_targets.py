@@ -91,8 +91,11 @@ def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, t
 
 
 def test_i386_sse2_build_matches_host(host_digest, tmp_path):
-    """32-bit x86 with SSE2 arithmetic (what CMakeLists.txt sets for it): every
-    path the CPU runs gives x86-64's exact digest."""
+    """32-bit x86 with SSE2 arithmetic (what CMakeLists.txt sets for it): the
+    SSE2 paths (scalar, vec4) give x86-64's exact digest. The avx2 and avx512
+    kernel files are built without their flags here, so as their "not built"
+    stubs: they are the same C as in the x86-64 build, which checks them, and
+    compiling them again for 32 bits cost a minute of make test's budget."""
     cc = require_tool("cc")
     probe = subprocess.run([cc, "-m32", "-x", "c", "-", "-o", str(tmp_path / "probe")],
                            input="int main(void){return 0;}", capture_output=True, text=True)
@@ -102,9 +105,9 @@ def test_i386_sse2_build_matches_host(host_digest, tmp_path):
             pytest.fail(message)
         pytest.skip(message)
     out = tmp_path / "check_i386"
-    build_check(cc, "check_paths.c", out, True, ("-m32", "-msse2", "-mfpmath=sse"))
+    build_check(cc, "check_paths.c", out, False, ("-m32", "-msse2", "-mfpmath=sse"))
     digest, paths = _run([str(out)])
-    assert {"scalar", "vec4"} <= paths
+    assert paths == {"scalar", "vec4"}
     assert digest == host_digest
 
 

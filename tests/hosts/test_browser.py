@@ -345,10 +345,12 @@ def test_js_package_suites_match_native_at_1_2_4_workers(runner):
     assert result["ok"] is True
 
 
-def test_js_package_models_suite_at_1_2_4_workers(runner, tmp_path):
+def test_js_package_models_suite_at_1_and_4_workers(runner, tmp_path):
     """The five reference networks through the npm package's loadModel (the
     C graph runtime in the module, no Pyodide) in Chromium, cross-origin
-    isolated, at 1, 2 and 4 threads: every exact digest is the pinned one. The
+    isolated, at 1 and 4 threads: every exact digest is the pinned one (2
+    threads run under Node, test_js.py; the hash suites run at 1, 2 and 4
+    here: three counts of five networks took 150 s of make test's budget). The
     page also times a chain of 1,000 Adds on 16 floats at one thread: the
     runtime's cost per node in this engine, recorded, not asserted."""
     from model_digests import PINNED
@@ -364,7 +366,7 @@ def test_js_package_models_suite_at_1_2_4_workers(runner, tmp_path):
     chain = ROOT / "web" / "out" / "chain-1000.onnx"
     chain.write_bytes(add_chain(1000))
     names = [n["name"] for n in json.loads(manifest.read_text())["networks"]]
-    result = runner.run_js_check_page({"threads": "1,2,4", "suites": "", "models": ",".join(names),
+    result = runner.run_js_check_page({"threads": "1,4", "suites": "", "models": ",".join(names),
                                        "chain": "out/chain-1000.onnx", "chainNodes": 1000},
                                       {"lines": []}, timeout_s=2400)
     _check_clean(result)
@@ -375,8 +377,8 @@ def test_js_package_models_suite_at_1_2_4_workers(runner, tmp_path):
         assert (mode, path, threads, row["threadsUsed"]) == ("exact", "vec4", row["threads"],
                                                              row["threads"]), row
         got[(name, threads)] = digest
-    assert got == {(n, t): PINNED[n] for n in names for t in (1, 2, 4)}
-    assert [c["threads"] for c in result["chain"]] == [1, 2, 4]
+    assert got == {(n, t): PINNED[n] for n in names for t in (1, 4)}
+    assert [c["threads"] for c in result["chain"]] == [1, 4]
     print("chain of Adds in Chromium, us per node:", [round(c["usPerNode"], 3) for c in result["chain"]])
     assert all(c["usPerNode"] > 0 for c in result["chain"])
 

@@ -125,11 +125,12 @@ MODELS_DIR = ROOT / "web" / "out" / "models"
 RUN_MODELS = JS / "test" / "run_models.mjs"
 
 
-@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("threads", [1, 2])
 def test_models_suite_through_load_model(built: None, threads: int) -> None:
     """The five reference networks through the npm package's loadModel (the
-    C graph runtime in the module, no Pyodide) at 1, 2 and 4 threads: every
-    exact digest equals the pinned one."""
+    C graph runtime in the module, no Pyodide) at 1 and 2 threads: every
+    exact digest equals the pinned one (4 threads run in Chromium,
+    test_browser.py; the hash suites run at 1, 2 and 4 here)."""
     from model_digests import PINNED
     from samebits.onnx import suite
     manifest = MODELS_DIR / "models.json"
