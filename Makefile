@@ -23,7 +23,7 @@ all: deps native wasm js web-deps hashes browser speed
 
 # The whole test suite, browser and Node included, then the sanitizer run.
 test: deps native wasm js web-deps models
-	$(PYTHON) -m pytest -q -m "not long" -n $(TEST_JOBS) --dist worksteal --durations=30 tests
+	$(PYTHON) -m pytest -q -m "not long" -n $(TEST_JOBS) --dist worksteal --durations=40 tests
 	@if [ -n "$(STAGE_TIMES)" ]; then $(PYTHON) tools/stage_times.py mark "$(STAGE_TIMES)" pytest; fi
 	$(MAKE) sanitize
 	$(MAKE) avx512-emulated

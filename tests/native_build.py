@@ -111,6 +111,39 @@ def _compile_cached(cc: str, args: list[str], src: str, obj: Path) -> None:
     shutil.copyfile(cached, obj)
 
 
+# The build `make native` made (pyproject.toml's build-dir): a test program
+# built for the host with that build's compiler and no flags of its own links
+# the installed library's own objects, not a second compile of the library
+# (two minutes of make test's CI budget).
+NATIVE_BUILD = ROOT / "build" / f"py3-none-linux_{os.uname().machine}"
+_native_objects: dict[str, Path | None] = {}
+_native_lock = threading.Lock()
+
+
+def native_objects_dir(cc: str) -> Path | None:
+    """NATIVE_BUILD's object folder, brought up to date (its own `cmake
+    --build`, under a file lock: test workers share it), when that build's
+    C compiler is `cc`; else None."""
+    import fcntl
+    cc = os.path.realpath(shutil.which(cc) or cc)
+    with _native_lock:
+        if cc in _native_objects:
+            return _native_objects[cc]
+        found: Path | None = None
+        cache = NATIVE_BUILD / "CMakeCache.txt"
+        if cache.is_file():
+            m = re.search(r"^CMAKE_C_COMPILER:\w+=(.+)$", cache.read_text(), re.M)
+            if m and os.path.realpath(m.group(1).strip()) == cc:
+                with open(NATIVE_BUILD / ".tests.lock", "w") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                    done = subprocess.run(["cmake", "--build", str(NATIVE_BUILD), "--target",
+                                           "samebits"], capture_output=True, text=True)
+                if done.returncode == 0:
+                    found = NATIVE_BUILD / "CMakeFiles" / "samebits.dir"
+        _native_objects[cc] = found
+        return found
+
+
 def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
                 target_flags: tuple[str, ...] = (),
                 source_flags: Callable[[Path], Sequence[str]] | None = None,
@@ -121,14 +154,24 @@ def build_check(cc: str, check_source: str | list[str], out: Path, x86: bool,
     link_flags replace target_flags at the link. isa_cc compiles the ISA
     kernel files instead of cc (the sanitizer builds leave those files
     uninstrumented: clang takes minutes over their unrolled code, and gcc's
-    objects are the host builds' own, from the object cache)."""
+    objects are the host builds' own). A library file compiled for the host
+    with NATIVE_BUILD's compiler, no target_flags and no source_flags of its
+    own is that build's object (native_objects_dir)."""
     files = sources()
     for name in [check_source] if isinstance(check_source, str) else check_source:
         files.append(str(ROOT / "tests" / "native" / name))
     def compile_one(src: str) -> str:
         obj = out.parent / (_object_name(src) + f".{out.name}.o")
-        extra = folder_flags(Path(src), x86) + list(source_flags(Path(src)) if source_flags else [])
+        own = list(source_flags(Path(src)) if source_flags else [])
         compiler = isa_cc if isa_cc and isa_kernel(Path(src)) else cc
+        native = native_objects_dir(compiler) if not target_flags and not own \
+            and x86 == (os.uname().machine == "x86_64") and src.startswith(str(ROOT / "csrc")) \
+            else None
+        if native is not None:
+            made = native / (os.path.relpath(src, ROOT) + ".o")
+            if made.is_file():
+                return str(made)
+        extra = folder_flags(Path(src), x86) + own
         if isa_kernel(Path(src)) and _is_gcc(compiler):
             extra += MANIFEST["isa_gcc"]
         _compile_cached(compiler, [*target_flags, *FLAGS, *extra], src, obj)

@@ -44,8 +44,8 @@ def source_flags(path: Path) -> tuple[str, ...]:
 
 
 # The ISA kernel files, uninstrumented, with the system compiler (cc, gcc
-# here): clang takes minutes over their unrolled code, and the host test
-# programs' build has the same objects (tests/native_build.py's cache).
+# here): clang takes minutes over their unrolled code, and make native's
+# build has those objects (tests/native_build.py links them).
 ISA_CC = "cc"
 
 ENV = {"ASAN_OPTIONS": "allocator_may_return_null=1:detect_leaks=1",
