@@ -31,11 +31,31 @@ static int conv_load(sb_load_ctx *L)
     if (L->status) return L->status;
     s->group = sb_attr_int(L, "group", 1);
     if (L->status) return L->status;
-    int dims;
+    /* The spatial rank: kernel_shape's length, the constant weights', or
+     * that of the strides, dilations or pads given. With none of them every
+     * spatial attribute is its default (ones, zeros or auto_pad's), whatever
+     * the rank: then infer takes it from W (dims 0 here). */
+    int dims = 0;
     if (has_kernel) dims = (int)(nk < 100 ? nk : 100);
     else if (w) dims = w->info.rank - 2;
-    else return sb_load_fail(L, SB_ERR_UNSUPPORTED, "the weights must be a constant or kernel_shape "
-                             "given");
+    else {
+        static const char *const per_axis[] = {"strides", "dilations", "pads"};
+        for (int i = 0; i < 3 && !dims; ++i) {
+            const int64_t *v;
+            size_t n;
+            if (!sb_attr_ints(L, per_axis[i], &v, &n)) continue;
+            size_t axes = i == 2 ? n / 2 : n;     /* pads: begins and ends */
+            dims = (int)(axes < 100 ? axes : 100);
+        }
+        if (!dims) {
+            if (read_spatial(L, 2, NULL, 0, &s->sp)) return L->status;
+            if (s->group < 1)
+                return sb_load_fail(L, SB_ERR_UNSUPPORTED, "group=%lld must be positive",
+                                    (long long)s->group);
+            s->activation = L->node->activation;
+            return SB_OK;
+        }
+    }
     if (dims != 1 && dims != 2)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D convolution is not supported (1-D and 2-D "
                             "are)", dims);
@@ -75,33 +95,45 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
     const sb_tval *x = in[0];
     int64_t x4[4] = {0, 0, 0, 0}, w4[4];
     char t1[256], t2[256];
-    int status = as_2d(node, &x->info, x4);
-    if (status) return status;
+    int status;
     int dims = s->dims;
+    spatial sp = s->sp;
     if (s->packed) {
         memcpy(w4, s->w4, sizeof w4);
     } else {
         const sb_tval *w = in[1];
+        if (!dims) {
+            /* every spatial attribute at its default (conv_load) */
+            dims = w->info.rank - 2;
+            if (dims != 1 && dims != 2)
+                return nfail(node, SB_ERR_UNSUPPORTED, "W %s: %d-D convolution is not supported "
+                             "(1-D and 2-D are)", shape_text(&w->info, t1, sizeof t1), dims);
+            sp.dims = dims;
+        }
         if (w->info.rank != dims + 2)
             return nfail(node, SB_ERR_VALUE, "W %s is not %d-D weights",
                          shape_text(&w->info, t1, sizeof t1), dims);
         if (dims == 1) w4[0] = w->info.dims[0], w4[1] = w->info.dims[1], w4[2] = 1, w4[3] = w->info.dims[2];
         else memcpy(w4, w->info.dims, sizeof w4);
     }
+    if ((status = as_2d(node, &x->info, x4))) return status;
+    if (x->info.rank != dims + 2)
+        return nfail(node, SB_ERR_VALUE, "X %s does not fit a %d-D convolution",
+                     shape_text(&x->info, t1, sizeof t1), dims);
     const sb_tval *b = n_in > 2 ? in[2] : NULL;
     int64_t sizes[2], kdims[2], p[4], pad4[4], st2[2], dl2[2], k2[2] = {w4[2], w4[3]}, o[2];
     spatial_sizes(x4, dims, sizes);
     if (dims == 2) kdims[0] = w4[2], kdims[1] = w4[3];
     else kdims[0] = w4[3];
-    resolve_pads(&s->sp, sizes, kdims, p);
+    resolve_pads(&sp, sizes, kdims, p);
     if (x4[1] != w4[1] * s->group)
         return nfail(node, SB_ERR_VALUE, "X has %lld channels, W %s with group=%lld expects %lld",
                      (long long)x4[1], sb_py_tuple_text(w4, 4, t1, sizeof t1), (long long)s->group,
                      (long long)(w4[1] * s->group));
     if (numel4(x4) == 0)
         return nfail(node, SB_ERR_VALUE, "empty input %s", sb_py_tuple_text(x4, 4, t1, sizeof t1));
-    pairs(dims, s->sp.strides, 1, st2);
-    pairs(dims, s->sp.dilations, 1, dl2);
+    pairs(dims, sp.strides, 1, st2);
+    pairs(dims, sp.dilations, 1, dl2);
     torch_padding(dims, p, pad4);
     if ((status = kernel_limits(node, "conv2d", NULL, st2, dl2, pad4))) return status;
     for (int i = 0; i < 4; ++i)

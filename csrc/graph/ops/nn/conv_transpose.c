@@ -12,90 +12,70 @@
 #include "graph/op.h"
 #include "graph/ops/nn/nn_util.h"
 
+/* What the weights' shape decides. */
 typedef struct {
-    spatial sp;
-    int dims;
-    int64_t group;
     int64_t w_shape[4];          /* the weights as given, (C, M/g, k...) */
     int w_rank;
     int64_t w4[4];               /* as 2-D: (C, M/g, KH, KW) */
-    int64_t k2[2], s2[2], d2[2], op2[2];
+    int64_t k2[2];
+} convt_w;
+
+typedef struct {
+    spatial sp;
+    int dims;                    /* 0: W's rank - 2 at run (every spatial attribute its default) */
+    int64_t group;
+    int has_kernel;
+    int64_t kernel[2];
+    int64_t op2[2];              /* output_padding per 2-D axis */
     int has_output_shape;
     int64_t os2[2];              /* output_shape per 2-D axis */
+    int packed;                  /* constant weights: */
+    convt_w w;                   /* their shape */
     const void *weights;         /* the equivalent convolution's, packed */
 } convt_state;
 
-static int convt_load(sb_load_ctx *L)
+/* The weights' shape checked against the node's attributes (load for
+ * constant weights, run for computed ones). */
+static int convt_weights(const sb_node *node, const convt_state *s, const sb_vinfo *w, convt_w *cw)
 {
-    convt_state *s = sb_load_state(L, sizeof *s);
-    if (!s) return L->status;
-    const sb_tval *w = sb_load_const(L, 1);
-    if (!w) return sb_load_fail(L, SB_ERR_UNSUPPORTED, "the weights must be a constant");
-    if (w->info.dtype != SB_DT_FLOAT)
-        return sb_load_fail(L, SB_ERR_TYPE, "input W must be float32, got %s",
-                            sb_dtype_name(w->info.dtype));
-    int dims = w->info.rank - 2;
-    if (dims != 1 && dims != 2)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D transposed convolution is not supported "
-                            "(1-D and 2-D are)", dims);
-    s->dims = dims;
-    s->w_rank = w->info.rank;
-    memcpy(s->w_shape, w->info.dims, (size_t)w->info.rank * sizeof *s->w_shape);
-    const int64_t *kernel = NULL;
-    size_t nk = 0;
-    int has_kernel = sb_attr_ints(L, "kernel_shape", &kernel, &nk);
-    if (L->status) return L->status;
     char a[256], b[256];
-    if (has_kernel) {
-        int match = nk == (size_t)dims;
-        for (int i = 0; match && i < dims; ++i) match = w->info.dims[2 + i] == kernel[i];
+    int dims = s->dims ? s->dims : w->rank - 2;
+    if (dims != 1 && dims != 2)
+        return nfail(node, SB_ERR_UNSUPPORTED, "W %s: %d-D transposed convolution is not supported "
+                     "(1-D and 2-D are)", shape_text(w, a, sizeof a), dims);
+    if (w->rank != dims + 2)
+        return nfail(node, SB_ERR_VALUE, "W %s is not %d-D weights", shape_text(w, a, sizeof a), dims);
+    if (s->has_kernel) {
+        int match = 1;
+        for (int i = 0; i < dims; ++i) match &= w->dims[2 + i] == s->kernel[i];
         if (!match)
-            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "weights of shape %s do not match "
-                                "kernel_shape %s", shape_text(&w->info, a, sizeof a),
-                                sb_py_list_text(kernel, nk, b, sizeof b));
+            return nfail(node, SB_ERR_UNSUPPORTED, "weights of shape %s do not match kernel_shape %s",
+                         shape_text(w, a, sizeof a), sb_py_list_text(s->kernel, (size_t)dims, b, sizeof b));
     }
-    s->group = sb_attr_int(L, "group", 1);
-    if (L->status) return L->status;
-    if (read_spatial(L, dims, w->info.dims + 2, (size_t)dims, &s->sp)) return L->status;
-    static const int64_t zeros[2] = {0, 0};
-    const int64_t *opad = zeros, *oshape = NULL;
-    size_t nop = (size_t)dims, nos = 0;
-    if (!sb_attr_ints(L, "output_padding", &opad, &nop)) opad = zeros, nop = (size_t)dims;
-    if (L->status) return L->status;
-    s->has_output_shape = sb_attr_ints(L, "output_shape", &oshape, &nos);
-    if (L->status) return L->status;
-    if (nop != (size_t)dims)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_padding %s does not fit %d dimensions",
-                            sb_py_list_text(opad, nop, a, sizeof a), dims);
-    if (too_large(L, "output_padding", opad, nop)) return L->status;
-    if (s->has_output_shape) {
-        if (nos < (size_t)dims)
-            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_shape %s does not fit %d dimensions",
-                                sb_py_list_text(oshape, nos, a, sizeof a), dims);
-        if (too_large(L, "output_shape", oshape, nos)) return L->status;
-        pairs(dims, oshape, 1, s->os2);
-    }
-    if (s->group < 1)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "group=%lld must be positive", (long long)s->group);
+    cw->w_rank = w->rank;
+    memcpy(cw->w_shape, w->dims, (size_t)w->rank * sizeof *cw->w_shape);
     if (dims == 1)
-        s->w4[0] = w->info.dims[0], s->w4[1] = w->info.dims[1], s->w4[2] = 1,
-        s->w4[3] = w->info.dims[2];
+        cw->w4[0] = w->dims[0], cw->w4[1] = w->dims[1], cw->w4[2] = 1, cw->w4[3] = w->dims[2];
     else
-        memcpy(s->w4, w->info.dims, sizeof s->w4);
-    int64_t c = s->w4[0], mg = s->w4[1], kh = s->w4[2], kw = s->w4[3], g = s->group;
-    if (c % g)
-        return sb_load_fail(L, SB_ERR_VALUE, "group=%lld does not divide the %lld input channels",
-                            (long long)g, (long long)c);
+        memcpy(cw->w4, w->dims, sizeof cw->w4);
+    if (cw->w4[0] % s->group)
+        return nfail(node, SB_ERR_VALUE, "group=%lld does not divide the %lld input channels",
+                     (long long)s->group, (long long)cw->w4[0]);
     for (int i = 0; i < 4; ++i)
-        if (s->w4[i] > LIMIT)
-            return sb_load_fail(L, SB_ERR_VALUE, "W has shape %s; dimensions above 2**40 are not "
-                                "supported", shape_text(&w->info, a, sizeof a));
-    /* (C, M/g, kH, kW) as the equivalent convolution's (M, C/g, kH, kW),
-     * flipped in both spatial dimensions: a permutation of the values */
-    int64_t cg = c / g, count = numel4(s->w4);
-    float *wt = count ? malloc((size_t)count * sizeof *wt) : NULL;
-    if (count && !wt) return sb_load_fail(L, SB_ERR_NO_MEMORY, "out of memory");
-    const float *src = w->data;
+        if (cw->w4[i] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "W has shape %s; dimensions above 2**40 are not "
+                         "supported", shape_text(w, a, sizeof a));
+    if (cw->w4[2] < 1 || cw->w4[3] < 1)
+        return nfail(node, SB_ERR_VALUE, "W %s has an empty kernel", shape_text(w, a, sizeof a));
+    cw->k2[0] = cw->w4[2], cw->k2[1] = cw->w4[3];
+    return SB_OK;
+}
+
+/* (C, M/g, kH, kW) as the equivalent convolution's (M, C/g, kH, kW),
+ * flipped in both spatial dimensions: a permutation of the values. */
+static void convt_flip(const float *src, const int64_t *w4, int64_t g, float *wt)
+{
+    int64_t cg = w4[0] / g, mg = w4[1], kh = w4[2], kw = w4[3];
     for (int64_t gi = 0; gi < g; ++gi)
         for (int64_t m = 0; m < mg; ++m)
             for (int64_t cc = 0; cc < cg; ++cc)
@@ -103,14 +83,84 @@ static int convt_load(sb_load_ctx *L)
                     for (int64_t x = 0; x < kw; ++x)
                         wt[(((gi * mg + m) * cg + cc) * kh + y) * kw + x] =
                             src[(((gi * cg + cc) * mg + m) * kh + (kh - 1 - y)) * kw + (kw - 1 - x)];
-    int64_t wt4[4] = {mg * g, cg, kh, kw};
-    int status = pack_conv(L, wt, wt4, g, &s->weights);
+}
+
+static int convt_load(sb_load_ctx *L)
+{
+    convt_state *s = sb_load_state(L, sizeof *s);
+    if (!s) return L->status;
+    const sb_tval *w = sb_load_const(L, 1);
+    if (w && w->info.dtype != SB_DT_FLOAT)
+        return sb_load_fail(L, SB_ERR_TYPE, "input W must be float32, got %s",
+                            sb_dtype_name(w->info.dtype));
+    const int64_t *kernel = NULL, *opad = NULL, *oshape = NULL;
+    size_t nk = 0, nop = 0, nos = 0;
+    s->has_kernel = sb_attr_ints(L, "kernel_shape", &kernel, &nk);
+    if (L->status) return L->status;
+    int has_opad = sb_attr_ints(L, "output_padding", &opad, &nop);
+    if (L->status) return L->status;
+    s->has_output_shape = sb_attr_ints(L, "output_shape", &oshape, &nos);
+    if (L->status) return L->status;
+    s->group = sb_attr_int(L, "group", 1);
+    if (L->status) return L->status;
+    if (s->group < 1)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "group=%lld must be positive", (long long)s->group);
+    /* The spatial rank: the constant weights', kernel_shape's, or that of a
+     * per-axis attribute given. With none of them every spatial attribute
+     * is its default, whatever the rank: run takes it from W (dims 0). */
+    int dims = 0;
+    if (w) dims = w->info.rank - 2;
+    else if (s->has_kernel) dims = (int)(nk < 100 ? nk : 100);
+    else {
+        static const char *const per_axis[] = {"strides", "dilations", "pads"};
+        for (int i = 0; i < 3 && !dims; ++i) {
+            const int64_t *v;
+            size_t n;
+            if (!sb_attr_ints(L, per_axis[i], &v, &n)) continue;
+            size_t axes = i == 2 ? n / 2 : n;     /* pads: begins and ends */
+            dims = (int)(axes < 100 ? axes : 100);
+        }
+        if (!dims && has_opad) dims = (int)(nop < 100 ? nop : 100);
+        if (!dims && s->has_output_shape) dims = (int)(nos < 100 ? nos : 100);
+    }
+    char a[256];
+    if (dims && dims != 1 && dims != 2)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D transposed convolution is not supported "
+                            "(1-D and 2-D are)", dims);
+    s->dims = dims;
+    if (s->has_kernel) {
+        if (dims && nk != (size_t)dims)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "kernel_shape %s does not fit %d dimensions",
+                                sb_py_list_text(kernel, nk, a, sizeof a), dims);
+        memcpy(s->kernel, kernel, nk * sizeof *kernel);
+    }
+    if (read_spatial(L, dims ? dims : 2, NULL, 0, &s->sp)) return L->status;
+    static const int64_t zeros[2] = {0, 0};
+    if (!has_opad) opad = zeros, nop = (size_t)(dims ? dims : 2);
+    if (nop != (size_t)(dims ? dims : 2))
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_padding %s does not fit %d dimensions",
+                            sb_py_list_text(opad, nop, a, sizeof a), dims);
+    if (too_large(L, "output_padding", opad, nop)) return L->status;
+    pairs(dims ? dims : 2, opad, 0, s->op2);
+    if (s->has_output_shape) {
+        if (nos < (size_t)dims)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_shape %s does not fit %d dimensions",
+                                sb_py_list_text(oshape, nos, a, sizeof a), dims);
+        if (too_large(L, "output_shape", oshape, nos)) return L->status;
+        pairs(dims, oshape, 1, s->os2);
+    }
+    if (!w) return SB_OK;
+    int status = convt_weights(L->node, s, &w->info, &s->w);   /* (its message names the node) */
+    if (status) return L->status = status;
+    int64_t count = numel4(s->w.w4), g = s->group;
+    float *wt = count ? malloc((size_t)count * sizeof *wt) : NULL;
+    if (count && !wt) return sb_load_fail(L, SB_ERR_NO_MEMORY, "out of memory");
+    convt_flip(w->data, s->w.w4, g, wt);
+    int64_t wt4[4] = {s->w.w4[1] * g, s->w.w4[0] / g, s->w.w4[2], s->w.w4[3]};
+    status = pack_conv(L, wt, wt4, g, &s->weights);
     free(wt);
     if (status) return L->status;
-    s->k2[0] = kh, s->k2[1] = kw;
-    pairs(dims, s->sp.strides, 1, s->s2);
-    pairs(dims, s->sp.dilations, 1, s->d2);
-    pairs(dims, opad, 0, s->op2);
+    s->packed = 1;
     sb_load_consume(L, 1);
     return SB_OK;
 }
@@ -123,6 +173,8 @@ typedef struct {
     int crop;
     int64_t start[2], crop4[4];  /* the cropped window */
     sb_conv2d_args args;
+    convt_w w;
+    int64_t s2[2], d2[2];
 } convt_plan;
 
 /* Python's slice(start, stop).indices(size) for step 1: (start, length). */
@@ -143,25 +195,34 @@ static int convt_geometry(const sb_node *node, const convt_state *s, const sb_tv
 {
     const sb_tval *x = in[0];
     char t1[256], t2[256];
-    int status = as_2d(node, &x->info, p->x4);
-    if (status) return status;
+    int status;
+    if (s->packed) p->w = s->w;
+    else if ((status = convt_weights(node, s, &in[1]->info, &p->w))) return status;
+    const convt_w *w = &p->w;
+    int dims = w->w_rank - 2;
+    if (x->info.rank != dims + 2)
+        return nfail(node, SB_ERR_VALUE, "X %s does not fit a %d-D transposed convolution",
+                     shape_text(&x->info, t1, sizeof t1), dims);
+    if ((status = as_2d(node, &x->info, p->x4))) return status;
     int64_t *x4 = p->x4;
-    if (x4[1] != s->w4[0])
+    if (x4[1] != w->w4[0])
         return nfail(node, SB_ERR_VALUE, "X has %lld channels, W %s expects %lld", (long long)x4[1],
-                     sb_py_tuple_text(s->w_shape, s->w_rank, t1, sizeof t1), (long long)s->w4[0]);
+                     sb_py_tuple_text(w->w_shape, w->w_rank, t1, sizeof t1), (long long)w->w4[0]);
     if (numel4(x4) == 0)
         return nfail(node, SB_ERR_VALUE, "empty input %s", sb_py_tuple_text(x4, 4, t1, sizeof t1));
-    int dims = s->dims;
+    pairs(dims, s->sp.strides, 1, p->s2);
+    pairs(dims, s->sp.dilations, 1, p->d2);
+    const int64_t *s2 = p->s2, *d2 = p->d2, *k2 = w->k2;
     int64_t raw_b[2], raw_e[2], begin[2] = {0, 0}, end[2] = {0, 0};
     pairs(dims, s->sp.pads, 0, raw_b);
     pairs(dims, s->sp.pads + dims, 0, raw_e);
     int same = s->sp.auto_pad == PAD_SAME_UPPER || s->sp.auto_pad == PAD_SAME_LOWER;
     for (int i = 0; i < 2; ++i) {
         int64_t size = x4[2 + i];
-        int64_t span = sat_mul_add(s->s2[i], size - 1, s->op2[i]);
-        int64_t full = span + extent_of(s->k2[i], s->d2[i]);
+        int64_t span = sat_mul_add(s2[i], size - 1, s->op2[i]);
+        int64_t full = span + extent_of(k2[i], d2[i]);
         if (s->has_output_shape || same) {
-            int64_t target = s->has_output_shape ? s->os2[i] : sat_mul_add(size, s->s2[i], 0);
+            int64_t target = s->has_output_shape ? s->os2[i] : sat_mul_add(size, s2[i], 0);
             int64_t total = full - target;
             if (s->sp.auto_pad == PAD_SAME_UPPER)
                 begin[i] = floordiv(total, 2), end[i] = total - floordiv(total, 2);
@@ -171,22 +232,22 @@ static int convt_geometry(const sb_node *node, const convt_state *s, const sb_tv
             begin[i] = raw_b[i], end[i] = raw_e[i];
         }
     }
-    int64_t z4[4] = {x4[0], x4[1], sat_mul_add(x4[2] - 1, s->s2[0], 1),
-                     sat_mul_add(x4[3] - 1, s->s2[1], 1)};
+    int64_t z4[4] = {x4[0], x4[1], sat_mul_add(x4[2] - 1, s2[0], 1),
+                     sat_mul_add(x4[3] - 1, s2[1], 1)};
     memcpy(p->z4, z4, sizeof z4);
     if ((status = check_elements(node, "ConvTranspose", z4, 4))) return status;
     int64_t pad4[4];
     for (int i = 0; i < 2; ++i) {
-        int64_t ext = extent_of(s->k2[i], s->d2[i]) - 1;
+        int64_t ext = extent_of(k2[i], d2[i]) - 1;
         p->lo[i] = ext - begin[i];
         p->hi[i] = ext - end[i] + s->op2[i];
         pad4[2 * i] = p->lo[i] > 0 ? p->lo[i] : 0;
         pad4[2 * i + 1] = p->hi[i] > 0 ? p->hi[i] : 0;
     }
     int64_t one[2] = {1, 1}, o[2];
-    if ((status = kernel_limits(node, "conv2d", NULL, one, s->d2, pad4))) return status;
-    if ((status = output_hw(node, "conv2d", z4 + 2, pad4, s->k2, s->d2, one, o))) return status;
-    int64_t c4[4] = {x4[0], s->w4[1] * s->group, o[0], o[1]};
+    if ((status = kernel_limits(node, "conv2d", NULL, one, d2, pad4))) return status;
+    if ((status = output_hw(node, "conv2d", z4 + 2, pad4, k2, d2, one, o))) return status;
+    int64_t c4[4] = {x4[0], w->w4[1] * s->group, o[0], o[1]};
     if ((status = check_elements(node, "conv2d", c4, 4))) return status;
     memcpy(p->conv4, c4, sizeof c4);
     memcpy(p->crop4, c4, sizeof c4);
@@ -224,36 +285,40 @@ static int convt_geometry(const sb_node *node, const convt_state *s, const sb_tv
     sb_conv2d_args *a = &p->args;
     memset(a, 0, sizeof *a);
     a->n = z4[0], a->c = z4[1], a->h = z4[2], a->w = z4[3];
-    a->cout = c4[1], a->kh = s->k2[0], a->kw = s->k2[1], a->groups = s->group;
-    a->stride_h = a->stride_w = 1, a->dil_h = s->d2[0], a->dil_w = s->d2[1];
+    a->cout = c4[1], a->kh = k2[0], a->kw = k2[1], a->groups = s->group;
+    a->stride_h = a->stride_w = 1, a->dil_h = d2[0], a->dil_w = d2[1];
     a->pad_top = pad4[0], a->pad_bottom = pad4[1], a->pad_left = pad4[2], a->pad_right = pad4[3];
-    a->weights = (int64_t)(intptr_t)s->weights;
-    a->packed = 1;
+    a->weights = (int64_t)(intptr_t)s->weights;   /* (computed weights: run sets them) */
+    a->packed = s->packed;
     return SB_OK;
 }
 
 /* Workspace: the zero-stuffed input, then the convolution's output (when
  * it is not the node's), then the cropped one (when a bias broadcast
- * follows). */
-static void convt_layout(const convt_plan *p, const sb_vinfo *out, int64_t *z_bytes,
-                         int64_t *conv_bytes, int64_t *crop_bytes)
+ * follows), then (computed weights) the convolution's weights. */
+static void convt_layout(const convt_state *s, const convt_plan *p, const sb_vinfo *out,
+                         int64_t *z_bytes, int64_t *conv_bytes, int64_t *crop_bytes,
+                         int64_t *w_bytes)
 {
     int64_t final = sb_vinfo_numel(out), crop = numel4(p->crop4);
     *z_bytes = (numel4(p->z4) * 4 + 63) / 64 * 64;
     *conv_bytes = p->crop || crop != final ? (numel4(p->conv4) * 4 + 63) / 64 * 64 : 0;
     *crop_bytes = p->crop && crop != final ? (crop * 4 + 63) / 64 * 64 : 0;
+    *w_bytes = s->packed ? 0 : (numel4(p->w.w4) * 4 + 63) / 64 * 64;
 }
 
 static int convt_infer(sb_infer_ctx *I)
 {
+    const convt_state *s = I->state;
     int status = need_floats(I, 0, "X");
+    if (!status && !s->packed) status = need_floats(I, 1, "W");
     if (status) return status;
     convt_plan p;
-    status = convt_geometry(I->node, I->state, I->in, I->n_in, &p, &I->out[0]);
+    status = convt_geometry(I->node, s, I->in, I->n_in, &p, &I->out[0]);
     if (status) return status;
-    int64_t z, c, k;
-    convt_layout(&p, &I->out[0], &z, &c, &k);
-    I->workspace = z + c + k;
+    int64_t z, c, k, wb;
+    convt_layout(s, &p, &I->out[0], &z, &c, &k, &wb);
+    I->workspace = z + c + k + wb;
     return SB_OK;
 }
 
@@ -264,9 +329,14 @@ static int convt_run(sb_run_ctx *R)
     sb_vinfo out;
     int status = convt_geometry(R->node, s, R->in, R->n_in, &p, &out);
     if (status) return status;
-    int64_t zb, cb, kb;
-    convt_layout(&p, &out, &zb, &cb, &kb);
+    int64_t zb, cb, kb, wb;
+    convt_layout(s, &p, &out, &zb, &cb, &kb, &wb);
     uint8_t *ws = R->workspace;
+    if (!s->packed) {
+        float *wt = (float *)(ws + zb + cb + kb);
+        convt_flip(R->in[1]->data, p.w.w4, s->group, wt);
+        p.args.weights = (int64_t)(intptr_t)wt;
+    }
     float *z = (float *)ws, *y = R->out[0]->data;
     int64_t final = sb_vinfo_numel(&out);
     float *conv = cb ? (float *)(ws + zb) : y;
@@ -274,7 +344,7 @@ static int convt_run(sb_run_ctx *R)
     /* x's values at multiples of the stride, +0 between */
     memset(z, 0, (size_t)(numel4(p.z4) * 4));
     int64_t xs[4] = {p.x4[1] * p.x4[2] * p.x4[3], p.x4[2] * p.x4[3], p.x4[3], 1};
-    int64_t zs[4] = {p.z4[1] * p.z4[2] * p.z4[3], p.z4[2] * p.z4[3], p.z4[3] * s->s2[0], s->s2[1]};
+    int64_t zs[4] = {p.z4[1] * p.z4[2] * p.z4[3], p.z4[2] * p.z4[3], p.z4[3] * p.s2[0], p.s2[1]};
     if ((status = sb_k_copy(R->threads, 4, p.x4, 4, R->in[0]->data, xs, z, zs)))
         return sb_run_fail(R, status, "copy failed (status %d)", status);
     p.args.path = R->path, p.args.mode = R->mode, p.args.max_threads = R->threads;
