@@ -181,16 +181,12 @@ static int reduce_infer(sb_infer_ctx *I)
     if (x->info.dtype != SB_DT_FLOAT) {
         if (g.outer > 0 && (base == RK_L2 || base == RK_LOGSUM || base == RK_LOGSUMEXP))
             return sb_infer_fail(I, SB_ERR_TYPE, "%s on integers is not supported", name);
-        if (g.outer > 0 && g.n == 0 && (base == RK_MAX || base == RK_MIN))
-            return sb_infer_fail(I, SB_ERR_VALUE, "%s over an empty axis", name);
         return SB_OK;
     }
     if (out_n == 0) return SB_OK;
-    if (x_n == 0) {
-        if (base == RK_MAX || base == RK_MIN)
-            return sb_infer_fail(I, SB_ERR_VALUE, "%s over an empty axis", name);
-        return SB_OK;
-    }
+    if (x_n == 0 && kind == RK_GMP)   /* a pool over no position: no value to give */
+        return sb_infer_fail(I, SB_ERR_VALUE, "ReduceMax over an empty axis");
+    if (x_n == 0) return SB_OK;
     I->workspace = reduce_workspace(base, &g, &x->info);
     return SB_OK;
 }
@@ -245,6 +241,21 @@ static int log_sum_exp(sb_run_ctx *R, const reduce_geom *g, const float *src, ui
     return kfail(R, sb_k_binary(R, SB_BIN_ADD, &s1, &m1, &y1), "sb_binary");
 }
 
+/* ReduceMax / ReduceMin of integers over an empty axis: the type's minimum
+ * / maximum (bool: false / true, as false < true), ONNX's opset 18 text. */
+static int empty_int_extreme(int base, sb_tval *y)
+{
+    int dt = y->info.dtype, size = sb_dtype_size(dt);
+    int64_t n = sb_vinfo_numel(&y->info);
+    uint64_t top = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;   /* all ones */
+    uint64_t v;
+    if (dt == SB_DT_BOOL) v = base == RK_MAX ? 0 : 1;
+    else if (sb_dtype_is_signed(dt)) v = base == RK_MAX ? (top >> 1) + 1 : top >> 1;  /* min / max */
+    else v = base == RK_MAX ? 0 : top;
+    sb_k_fill(y->data, n, size, &v);    /* little-endian: the value's low bytes */
+    return SB_OK;
+}
+
 static int reduce_run(sb_run_ctx *R)
 {
     const reduce_state *s = R->state;
@@ -278,14 +289,18 @@ static int reduce_run(sb_run_ctx *R)
         return SB_OK;
     }
     if (x->info.dtype != SB_DT_FLOAT) {
+        if (g.n == 0 && (base == RK_MAX || base == RK_MIN))
+            return empty_int_extreme(base, y);
         int_reduce(base, x, &g, y);
         return SB_OK;
     }
     int64_t out_n = sb_vinfo_numel(&y->info), x_n = sb_vinfo_numel(&x->info);
     if (out_n == 0) return SB_OK;
-    if (x_n == 0) {   /* an empty axis: sums are +0, products 1, the mean NaN (0 / 0), log(+0) -inf */
+    if (x_n == 0) {   /* an empty axis: sums are +0, products 1, the mean NaN (0 / 0), log(+0) -inf,
+                       * the max -inf and the min +inf (ONNX's opset 18 text) */
         uint32_t fill = base == RK_MEAN ? CANONICAL_NAN : base == RK_PROD ? 0x3F800000u
-                        : base == RK_LOGSUM || base == RK_LOGSUMEXP ? 0xFF800000u : 0;
+                        : base == RK_LOGSUM || base == RK_LOGSUMEXP || base == RK_MAX ? 0xFF800000u
+                        : base == RK_MIN ? 0x7F800000u : 0;
         sb_k_fill(y->data, out_n, 4, &fill);
         return SB_OK;
     }
