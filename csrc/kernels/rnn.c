@@ -140,6 +140,19 @@ static int step_gru(const step_ctx *c, const sb_rnn_weights *w, const float *gx,
     return blend(d, z, T2, T, hp, h_out, B, H);
 }
 
+/* One RNN step: h_out = tanh(gx_t + linear(hp, R, Rb)). */
+static int step_rnn(const step_ctx *c, const sb_rnn_weights *w, const float *gx, const float *hp,
+                    float *h_out)
+{
+    const sb_rnn_direction *d = c->d;
+    int64_t B = c->B, H = c->H;
+    CHECK(linear(d, hp, B, H, w->r, H, w->rb, c->L));
+    CHECK(binary2(d, SB_BIN_ADD, dense(gx, H), dense(c->L, H), c->L, B, H));
+    return unary(d, SB_OP_TANH, c->L, h_out, B * H);
+}
+
+static int64_t gates_of(int kind) { return kind == SB_RNN_LSTM ? 4 : kind == SB_RNN_GRU ? 3 : 1; }
+
 /* The scratch's regions, in floats, each rounded to 64 bytes. */
 enum { S_GX, S_L, S_P, S_T, S_T2, S_C, S_COUNT };
 
@@ -147,7 +160,7 @@ static int64_t round16(int64_t floats) { return (floats + 15) / 16 * 16; }
 
 static int64_t scratch_layout(int kind, int64_t seq, int64_t batch, int64_t hidden, int64_t *at)
 {
-    int64_t gates = kind == SB_RNN_LSTM ? 4 : 3, bh = batch * hidden;
+    int64_t gates = gates_of(kind), bh = batch * hidden;
     int64_t size[S_COUNT] = {seq * batch * gates * hidden, batch * gates * hidden, gates * bh, bh, bh,
                              kind == SB_RNN_LSTM ? bh : 0};
     int64_t off = 0;
@@ -168,7 +181,7 @@ int sb_rnn_run_direction(const sb_rnn_direction *d, const sb_rnn_weights *w)
 {
     int64_t at[S_COUNT];
     scratch_layout(d->kind, d->seq, d->batch, d->hidden, at);
-    int64_t B = d->batch, H = d->hidden, bh = B * H, gh = (d->kind == SB_RNN_LSTM ? 4 : 3) * H;
+    int64_t B = d->batch, H = d->hidden, bh = B * H, gh = gates_of(d->kind) * H;
     float *s = d->scratch, *gx = s + at[S_GX], *cbuf = s + at[S_C];
     step_ctx c = {d, B, H, s + at[S_L], s + at[S_P], s + at[S_T], s + at[S_T2]};
     /* the input projection of every step at once */
@@ -181,8 +194,10 @@ int sb_rnn_run_direction(const sb_rnn_direction *d, const sb_rnn_weights *w)
         if (d->kind == SB_RNN_LSTM) {
             CHECK(step_lstm(&c, w, gx_t, hp, cp, cbuf, h_out));
             cp = cbuf;
-        } else {
+        } else if (d->kind == SB_RNN_GRU) {
             CHECK(step_gru(&c, w, gx_t, hp, h_out));
+        } else {
+            CHECK(step_rnn(&c, w, gx_t, hp, h_out));
         }
         hp = h_out;
     }

@@ -1,4 +1,4 @@
-/* The recurrent layers' compute (LSTM and GRU with ONNX's default
+/* The recurrent layers' compute (LSTM, GRU and RNN with ONNX's default
  * activations), one direction over a whole sequence, in the order
  * docs/onnx.md writes down: each step is one sb_matmul of the previous
  * hidden state with the packed recurrent weight, then float32 elementwise
@@ -10,11 +10,11 @@
 
 #include <stdint.h>
 
-enum { SB_RNN_LSTM = 0, SB_RNN_GRU = 1 };
+enum { SB_RNN_LSTM = 0, SB_RNN_GRU = 1, SB_RNN_RNN = 2 };
 
 /* One direction's weights, packed for the path (sb_matmul's b_packed), and
- * their biases or null. LSTM and GRU with linear_before_reset use r (R^T,
- * gates * hidden columns); GRU without it uses rzr (R's z and r rows) and rh
+ * their biases or null. LSTM, RNN and GRU with linear_before_reset use r
+ * (R^T, gates * hidden columns); GRU without it uses rzr (R's z and r rows) and rh
  * (its h rows). w is W^T for the input projection. */
 typedef struct {
     const void *w, *r, *rzr, *rh;
@@ -23,7 +23,7 @@ typedef struct {
 
 /* One direction of one layer over seq steps, batch rows, hidden units. */
 typedef struct {
-    int kind;                      /* SB_RNN_LSTM or SB_RNN_GRU */
+    int kind;                      /* SB_RNN_LSTM, SB_RNN_GRU or SB_RNN_RNN */
     int linear_before_reset;       /* GRU: ONNX's attribute */
     int backwards;                 /* steps from seq - 1 down to 0 */
     int path, mode, threads;

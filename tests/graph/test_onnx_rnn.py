@@ -1,7 +1,9 @@
-"""samebits.onnx's LSTM and GRU against ONNX Runtime in the forms exporters
-emit (directions, layouts, biases, initial states, GRU's linear_before_reset),
-and exact mode bit for bit against a plain-loop oracle of the order
-docs/onnx.md writes down. Plus the refusals."""
+"""samebits.onnx's LSTM, GRU and RNN against ONNX Runtime in the forms
+exporters emit (directions, layouts, biases, initial states, GRU's
+linear_before_reset), exact mode bit for bit against a plain-loop oracle of
+the order docs/onnx.md writes down, and weights computed in the graph (or
+fed as inputs) bit for bit against the same weights as constants, every
+path, 1 and 2 threads. Plus the refusals."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +23,10 @@ SEQ, BATCH, INPUT, H = 5, 3, 4, 6
 
 
 def rnn_model(kind, direction="forward", bias=True, initial=False, layout=0, opset=14,
-              seq_lens=False, **attrs):
-    gates = {"LSTM": 4, "GRU": 3}[kind]
+              seq_lens=False, weights_in_graph=False, **attrs):
+    """weights_in_graph: W, R and B graph inputs, W read through a Neg node
+    (an intermediate); the feeds then hold them (W negated)."""
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
     dirs = 2 if direction == "bidirectional" else 1
     inits = {"W": rand(dirs, gates * H, INPUT, scale=0.5), "R": rand(dirs, gates * H, H, scale=0.5)}
     names = ["X", "W", "R"]
@@ -43,18 +47,39 @@ def rnn_model(kind, direction="forward", bias=True, initial=False, layout=0, ops
     outs = ["Y", "Y_h"] + (["Y_c"] if kind == "LSTM" else [])
     if opset >= 14:
         attrs["layout"] = layout
-    node = helper.make_node(kind, names, outs, hidden_size=H, direction=direction, **attrs)
-    data = model([node], {n: (F, list(v.shape)) for n, v in feeds.items()},
+    nodes = []
+    if weights_in_graph:
+        for n in ("W", "R", "B"):
+            if n in inits:
+                feeds[n] = -inits[n] if n == "W" else inits[n]
+        inits = {n: v for n, v in inits.items() if n not in ("W", "R", "B")}
+        nodes.append(helper.make_node("Neg", ["W"], ["Wn"]))
+        names[1] = "Wn"
+    nodes.append(helper.make_node(kind, names, outs, hidden_size=H, direction=direction, **attrs))
+    data = model(nodes, {n: (F, list(v.shape)) for n, v in feeds.items()},
                  {o: (F, None) for o in outs}, inits, opset)
     return data, feeds, inits
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("bias,initial", [(True, False), (False, True), (True, True)])
 def test_rnn_matches_onnxruntime(kind, direction, bias, initial):
     data, feeds, _ = rnn_model(kind, direction, bias, initial)
-    compare(data, feeds, rtol=1e-5, atol=1e-6)
+    (compare if kind != "RNN" else compare_with_onnxruntime)(data, feeds, rtol=1e-5, atol=1e-6)
+
+
+def compare_with_onnxruntime(data, feeds, rtol, atol):
+    """compare() for forms the Python runner never ran (no record): ONNX
+    Runtime's values, and exact mode's bits at 1 and 2 threads alike."""
+    import onnxruntime as ort
+    want = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    exact = [so.load(data, mode="exact", threads=n).run(feeds) for n in (1, 2)]
+    fast = so.load(data, mode="fast").run(feeds)
+    for w, e1, e2, f in zip(want, *(list(o.values()) for o in (*exact, fast))):
+        assert bits(e1).tobytes() == bits(e2).tobytes()
+        for got in (e1, f):
+            np.testing.assert_allclose(got, w, rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
@@ -113,6 +138,47 @@ def test_lstm_exact_is_the_documented_order():
         h = ref.sigmoid(o) * ref.tanh(c)
         assert bits(got["Y"][t, 0]).tobytes() == bits(h).tobytes(), t
     assert bits(got["Y_c"][0]).tobytes() == bits(c).tobytes()
+
+
+def test_rnn_exact_is_the_documented_order():
+    """RNN: h = tanh(linear(x, W, Wb) + linear(h, R, Rb)), each step."""
+    data, feeds, inits = rnn_model("RNN", "forward", bias=True, initial=True)
+    got = so.load(data, mode="exact").run(feeds)
+    w, r, b = inits["W"][0], inits["R"][0], inits["B"][0]
+    h = feeds["h0"][0]
+    for t in range(SEQ):
+        h = ref.tanh(_serial_linear(feeds["X"][t], w, b[:H]) + _serial_linear(h, r, b[H:]))
+        assert bits(got["Y"][t, 0]).tobytes() == bits(h).tobytes(), t
+    assert bits(got["Y_h"][0]).tobytes() == bits(h).tobytes()
+
+
+@pytest.mark.parametrize("kind,attrs", [("LSTM", {}), ("GRU", {"linear_before_reset": 0}),
+                                        ("GRU", {"linear_before_reset": 1}), ("RNN", {})])
+@pytest.mark.parametrize("bias", [True, False])
+def test_weights_computed_in_the_graph(kind, attrs, bias):
+    """W through a Neg node, R and B graph inputs: packed at each run, the
+    bits of the same weights as constants (packed at load)."""
+    import samebits
+    data, feeds, inits = rnn_model(kind, "bidirectional", bias, initial=True, **attrs)
+    computed, feeds2, _ = rnn_model(kind, "bidirectional", bias, initial=True, weights_in_graph=True,
+                                    **attrs)
+    # the same operands: the constants' values, W negated for the Neg node
+    feeds2 = {**feeds, **{n: -v if n == "W" else v for n, v in inits.items() if n in feeds2}}
+    for path in samebits.paths():
+        with samebits.use_path(path):
+            for mode in ("exact", "fast"):
+                want = so.load(data, mode=mode).run(feeds)
+                for threads in (1, 2):
+                    got = so.load(computed, mode=mode, threads=threads).run(feeds2)
+                    for name in want:
+                        assert bits(got[name]).tobytes() == bits(want[name]).tobytes(), \
+                            (path, mode, threads, name)
+    compare_with_onnxruntime(computed, feeds2, rtol=1e-5, atol=1e-6)
+    free = onnx.load_from_string(computed)      # R without a declared shape: checked at run
+    next(i for i in free.graph.input if i.name == "R").type.tensor_type.ClearField("shape")
+    sess = so.load(free.SerializeToString())
+    with pytest.raises(so.UnsupportedModelError, match="do not fit"):
+        sess.run({**feeds2, "R": feeds2["R"][:, :, :-1]})
 
 
 @pytest.mark.parametrize("attrs,match", [

@@ -161,6 +161,7 @@ SB_OP(Upsample)
 /* rnn/ */
 SB_OP(LSTM)
 SB_OP(GRU)
+SB_OP(RNN)
 
 /* control/ */
 SB_OP(If)
