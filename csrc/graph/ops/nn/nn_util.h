@@ -99,9 +99,9 @@ static inline int64_t extent_of(int64_t k, int64_t d) { return sat_mul_add(d, k 
 enum { PAD_NOTSET, PAD_VALID, PAD_SAME_UPPER, PAD_SAME_LOWER };
 
 typedef struct {
-    int dims;                    /* spatial dimensions, 1 or 2 */
+    int dims;                    /* spatial dimensions, 1 to 3 (3: pooling only) */
     int auto_pad;
-    int64_t strides[2], dilations[2], pads[4];   /* pads: begins, then ends */
+    int64_t strides[3], dilations[3], pads[6];   /* pads: begins, then ends */
 } spatial;
 
 static inline int too_large(sb_load_ctx *L, const char *name, const int64_t *v, size_t n)
@@ -119,7 +119,7 @@ static inline int too_large(sb_load_ctx *L, const char *name, const int64_t *v, 
  * (nk values) is checked too when given. */
 static inline int read_spatial(sb_load_ctx *L, int dims, const int64_t *kernel, size_t nk, spatial *sp)
 {
-    static const int64_t ones[4] = {1, 1, 1, 1}, zeros[4] = {0, 0, 0, 0};
+    static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};
     const int64_t *st = ones, *dl = ones, *pd = zeros;
     size_t nst = (size_t)dims, ndl = (size_t)dims, npd = 2 * (size_t)dims;
     if (!sb_attr_ints(L, "strides", &st, &nst)) st = ones, nst = (size_t)dims;

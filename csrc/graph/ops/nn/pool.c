@@ -10,12 +10,13 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "kernels/lp_pool.h"
+#include "kernels/pool_nd.h"
 #include "graph/ops/nn/nn_util.h"
 
 typedef struct {
     spatial sp;
     int dims;
-    int64_t kernel[2];
+    int64_t kernel[3];
     int64_t ceil_mode, count_include_pad, p;
 } pool_state;
 
@@ -27,8 +28,8 @@ static int pool_load_common(sb_load_ctx *L, pool_state *s)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "attribute 'kernel_shape' is required");
     sb_attr_ints(L, "kernel_shape", &kernel, &nk);
     if (L->status) return L->status;
-    if (nk != 1 && nk != 2)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%zu-D pooling is not supported (1-D and 2-D are)",
+    if (nk < 1 || nk > 3)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%zu-D pooling is not supported (1-D to 3-D are)",
                             nk);
     s->dims = (int)nk;
     if (read_spatial(L, s->dims, kernel, nk, &s->sp)) return L->status;
@@ -53,11 +54,6 @@ static int avg_pool_load(sb_load_ctx *L)
     pool_state *s = sb_load_state(L, sizeof *s);
     if (!s) return L->status;
     if (pool_load_common(L, s)) return L->status;
-    if (s->sp.dilations[0] != 1 || (s->dims == 2 && s->sp.dilations[1] != 1)) {
-        char t[128];
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "dilations %s are not supported for AveragePool",
-                            sb_py_list_text(s->sp.dilations, (size_t)s->dims, t, sizeof t));
-    }
     s->count_include_pad = sb_attr_int(L, "count_include_pad", 0);
     return L->status;
 }
@@ -69,6 +65,63 @@ static int64_t pooled_size(int64_t size, int64_t k, int64_t s, int64_t before, i
     int64_t out = (ceil ? -floordiv(-span, s) : floordiv(span, s)) + 1;
     if (ceil && (out - 1) * s >= size + before) out -= 1;
     return out;
+}
+
+/* The N-D kernel's arguments (kernels/pool_nd.c) and the output info: every
+ * 3-D pooling, and an AveragePool the 2-D kernel's limits do not fit. */
+static int pool_nd_geometry(const sb_node *node, const pool_state *s, int kind, const sb_vinfo *x,
+                            sb_pool_nd_args *a, sb_vinfo *out)
+{
+    int dims = s->dims;
+    char t[256];
+    if (x->rank != dims + 2)
+        return nfail(node, SB_ERR_VALUE, "X must be %d-D (N, C, ...) for a %d-D kernel, got %s",
+                     dims + 2, dims, shape_text(x, t, sizeof t));
+    int64_t p[6];
+    resolve_pads(&s->sp, x->dims + 2, s->kernel, p);
+    memset(a, 0, sizeof *a);
+    a->kind = kind, a->dims = dims, a->count_include_pad = s->count_include_pad != 0;
+    *out = *x;
+    for (int d = 0; d < dims; ++d) {
+        int64_t k = s->kernel[d], st = s->sp.strides[d], dl = s->sp.dilations[d];
+        if (k > LIMIT || st > LIMIT || dl > LIMIT || p[d] > LIMIT || p[dims + d] > LIMIT ||
+            x->dims[2 + d] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "pooling sizes above 2**40 are not supported");
+        int64_t extent = extent_of(k, dl);
+        int64_t o = pooled_size(x->dims[2 + d], extent, st, p[d], p[dims + d], s->ceil_mode != 0);
+        if (o < 1)
+            return nfail(node, SB_ERR_VALUE, "the output size along spatial axis %d is below 1 (input "
+                         "%lld, window extent %lld, padding %lld + %lld)", d, (long long)x->dims[2 + d],
+                         (long long)extent, (long long)p[d], (long long)p[dims + d]);
+        a->in[d] = x->dims[2 + d], a->out[d] = o, a->kernel[d] = k, a->stride[d] = st;
+        a->dilation[d] = dl, a->pad_begin[d] = p[d], a->pad_end[d] = p[dims + d];
+        out->dims[2 + d] = o;
+    }
+    return check_elements(node, kind == SB_POOL_ND_MAX ? "MaxPool" : "AveragePool", out->dims, out->rank);
+}
+
+/* AveragePool's form the 2-D kernel (torch's avg_pool2d) does not take:
+ * 3-D, dilated, or a padding above half the kernel. */
+static int avg_needs_nd(const pool_state *s, const sb_vinfo *x)
+{
+    if (s->dims == 3) return 1;
+    int64_t p[6];
+    if (x->rank != s->dims + 2) return 0;   /* (avg_pool_geometry says why) */
+    resolve_pads(&s->sp, x->dims + 2, s->kernel, p);
+    for (int d = 0; d < s->dims; ++d)
+        if (s->sp.dilations[d] != 1 || p[d] > s->kernel[d] / 2 || p[s->dims + d] > s->kernel[d] / 2)
+            return 1;
+    return 0;
+}
+
+static int pool_nd_run(sb_run_ctx *R, int kind)
+{
+    sb_pool_nd_args a;
+    sb_vinfo out;
+    int status = pool_nd_geometry(R->node, R->state, kind, &R->in[0]->info, &a, &out);
+    if (status) return status;
+    sb_pool_nd(&a, R->in[0]->data, R->out[0]->data, 0, out.dims[0] * out.dims[1]);
+    return SB_OK;
 }
 
 static int max_pool_geometry(const sb_node *node, const pool_state *s, const sb_vinfo *x,
@@ -111,13 +164,20 @@ static int max_pool_geometry(const sb_node *node, const pool_state *s, const sb_
 
 static int max_pool_infer(sb_infer_ctx *I)
 {
+    const pool_state *s = I->state;
     int status = need_floats(I, 0, "X");
-    return status ? status : max_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
+    if (status) return status;
+    if (s->dims == 3) {
+        sb_pool_nd_args a;
+        return pool_nd_geometry(I->node, s, SB_POOL_ND_MAX, &I->in[0]->info, &a, &I->out[0]);
+    }
+    return max_pool_geometry(I->node, s, &I->in[0]->info, NULL, &I->out[0]);
 }
 
 /* The geometry once per step: the kernel's arguments without the pointers. */
 static int max_pool_prepare(sb_prepare_ctx *P)
 {
+    if (((const pool_state *)P->state)->dims == 3) return SB_OK;
     sb_vinfo out;
     int status = max_pool_geometry(P->node, P->state, &P->in[0]->info, P->prepared, &out);
     if (!status) P->bytes = sizeof(sb_max_pool2d_args);
@@ -126,6 +186,7 @@ static int max_pool_prepare(sb_prepare_ctx *P)
 
 static int max_pool_run(sb_run_ctx *R)
 {
+    if (((const pool_state *)R->state)->dims == 3) return pool_nd_run(R, SB_POOL_ND_MAX);
     sb_max_pool2d_args a;
     if (R->prepared) {
         memcpy(&a, R->prepared, sizeof a);
@@ -184,12 +245,19 @@ static int avg_pool_geometry(const sb_node *node, const pool_state *s, const sb_
 
 static int avg_pool_infer(sb_infer_ctx *I)
 {
+    const pool_state *s = I->state;
     int status = need_floats(I, 0, "X");
-    return status ? status : avg_pool_geometry(I->node, I->state, &I->in[0]->info, NULL, &I->out[0]);
+    if (status) return status;
+    if (avg_needs_nd(s, &I->in[0]->info)) {
+        sb_pool_nd_args a;
+        return pool_nd_geometry(I->node, s, SB_POOL_ND_AVG, &I->in[0]->info, &a, &I->out[0]);
+    }
+    return avg_pool_geometry(I->node, s, &I->in[0]->info, NULL, &I->out[0]);
 }
 
 static int avg_pool_prepare(sb_prepare_ctx *P)
 {
+    if (avg_needs_nd(P->state, &P->in[0]->info)) return SB_OK;
     sb_vinfo out;
     int status = avg_pool_geometry(P->node, P->state, &P->in[0]->info, P->prepared, &out);
     if (!status) P->bytes = sizeof(sb_avg_pool2d_args);
@@ -198,6 +266,7 @@ static int avg_pool_prepare(sb_prepare_ctx *P)
 
 static int avg_pool_run(sb_run_ctx *R)
 {
+    if (avg_needs_nd(R->state, &R->in[0]->info)) return pool_nd_run(R, SB_POOL_ND_AVG);
     sb_avg_pool2d_args a;
     if (R->prepared) {
         memcpy(&a, R->prepared, sizeof a);
@@ -224,7 +293,9 @@ static int lp_pool_load(sb_load_ctx *L)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "p=%lld is not supported (1 to 64 are)",
                             (long long)s->p);
     if (!strcmp(L->node->op_type, "GlobalLpPool")) return L->status;
-    pool_load_common(L, s);
+    if (pool_load_common(L, s)) return L->status;
+    if (s->dims == 3)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "3-D LpPool is not supported (1-D and 2-D are)");
     return L->status;
 }
 

@@ -1,0 +1,119 @@
+"""ONNX MaxPool and AveragePool over 3 spatial axes, and AveragePool in the
+forms torch's avg_pool2d refuses (a padding above half the kernel,
+dilations): csrc/kernels/pool_nd.c, docs/onnx.md. Bit for bit against a
+numpy float32 oracle of the written definition (taps in row-major order,
+max as docs/maxpool.md, the average a serial float32 sum divided once by
+the count), with strides, dilations, asymmetric padding, ceil_mode,
+count_include_pad and special values; on an intermediate read by two nodes
+and returned, both modes, every path, 1 and 2 threads; ONNX Runtime
+within float32 rounding."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+import samebits.onnx as so  # noqa: E402
+from onnx_cases import bits, graph_model, run_everywhere  # noqa: E402
+
+F = TensorProto.FLOAT
+NAN = np.uint32(0x7FC00000).view(np.float32)
+
+
+def _out_size(n, k, s, d, pb, pe, ceil):
+    extent = (k - 1) * d + 1
+    span = n + pb + pe - extent
+    o = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (o - 1) * s >= n + pb:
+        o -= 1
+    return o
+
+
+def oracle(x, kind, kernel, strides, dilations, pads, ceil, count_include_pad):
+    dims = len(kernel)
+    spatial = x.shape[2:]
+    outs = [_out_size(spatial[d], kernel[d], strides[d], dilations[d], pads[d], pads[dims + d], ceil)
+            for d in range(dims)]
+    y = np.zeros(x.shape[:2] + tuple(outs), np.float32)
+    for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for o in itertools.product(*(range(k) for k in outs)):
+            best, seen, all_nan = np.float32(-3.4028235e38), False, True
+            total, count = np.float32(0.0), 0
+            for j in itertools.product(*(range(k) for k in kernel)):
+                pos = [o[d] * strides[d] - pads[d] + j[d] * dilations[d] for d in range(dims)]
+                inside = all(0 <= pos[d] < spatial[d] for d in range(dims))
+                padded = all(pos[d] < spatial[d] + pads[dims + d] for d in range(dims))
+                if inside:
+                    v = x[(n, c) + tuple(pos)]
+                    seen = True
+                    if not np.isnan(v):
+                        if all_nan or v > best:
+                            best = v
+                        all_nan = False
+                    with np.errstate(invalid="ignore"):
+                        total = np.float32(total + v)
+                count += padded if count_include_pad else inside
+            if kind == "MaxPool":
+                y[(n, c) + o] = NAN if seen and all_nan else best
+            else:
+                with np.errstate(all="ignore"):
+                    r = np.float32(total / np.float32(count))
+                y[(n, c) + o] = NAN if np.isnan(r) else r
+    return y
+
+
+CASES = [
+    # kind, input shape, kernel, strides, dilations, pads, ceil_mode, count_include_pad
+    ("MaxPool", (1, 2, 5, 6, 7), [2, 3, 2], [1, 2, 2], [1, 1, 2], [0, 1, 1, 1, 0, 1], 0, 0),
+    ("MaxPool", (2, 1, 4, 5, 4), [3, 2, 2], [2, 2, 1], [1, 2, 1], [1, 0, 0, 1, 1, 0], 1, 0),
+    ("AveragePool", (1, 2, 5, 6, 7), [2, 3, 3], [2, 1, 2], [1, 1, 1], [1, 1, 0, 0, 1, 2], 0, 0),
+    ("AveragePool", (2, 1, 4, 5, 6), [3, 3, 2], [1, 2, 2], [1, 1, 1], [1, 1, 1, 1, 1, 1], 1, 1),
+    ("AveragePool", (1, 2, 6, 6, 5), [2, 2, 2], [1, 1, 1], [2, 1, 2], [0, 0, 0, 0, 0, 0], 0, 1),
+    # 2-D forms avg_pool2d refuses: padding above half the kernel, dilations
+    ("AveragePool", (1, 3, 5, 5), [3, 3], [1, 1], [1, 1], [2, 2, 2, 2], 0, 0),
+    ("AveragePool", (1, 3, 5, 5), [3, 3], [1, 1], [1, 1], [2, 2, 2, 2], 0, 1),
+    ("AveragePool", (2, 2, 7, 6), [2, 3], [2, 1], [2, 2], [1, 0, 1, 2], 1, 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_pool_nd(case):
+    kind, shape, kernel, strides, dil, pads, ceil, cip = CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:6] = [np.nan, np.inf, -np.inf, -0.0, 1e-40, np.nan]
+    attrs = {"kernel_shape": kernel, "strides": strides, "pads": pads, "ceil_mode": ceil}
+    if any(d != 1 for d in dil):
+        attrs["dilations"] = dil
+    if kind == "AveragePool":
+        attrs["count_include_pad"] = cip
+    nodes = [helper.make_node("Neg", ["x"], ["xn"]), helper.make_node(kind, ["xn"], ["y"], **attrs),
+             helper.make_node("Abs", ["y"], ["ya"]), helper.make_node("Neg", ["y"], ["yn"])]
+    data = graph_model(nodes, {"x": (F, list(shape))},
+                       {"y": (F, None), "ya": (F, None), "yn": (F, None)}, opset=19)
+    want = oracle(-x, kind, kernel, strides, dil, pads, ceil, cip)
+    negated = np.where(np.isnan(want), NAN, -want)
+    for what, out in run_everywhere(data, {"x": x}):
+        assert np.array_equal(bits(out["y"]), bits(want)), what
+        assert np.array_equal(bits(out["yn"]), bits(negated)), what
+    clean = np.nan_to_num(x, nan=0.5, posinf=3.0, neginf=-3.0)   # ONNX Runtime on finite input
+    got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": clean})[0]
+    mine = so.load(data).run({"x": clean})["y"]
+    np.testing.assert_allclose(mine, got, rtol=1e-6, atol=1e-6)
+
+
+def test_three_d_lp_pool_and_rank_mismatch_are_clear():
+    data = graph_model([helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2])],
+                       {"x": (F, [1, 1, 3, 3, 3])}, {"y": (F, None)}, opset=19)
+    with pytest.raises(so.UnsupportedModelError, match="3-D LpPool is not supported"):
+        so.load(data)
+    data = graph_model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2])],
+                       {"x": (F, None)}, {"y": (F, None)}, opset=19)
+    with pytest.raises(ValueError, match="X must be 5-D"):
+        so.load(data).run({"x": np.zeros((1, 1, 3, 3), np.float32)})
