@@ -84,11 +84,11 @@ def test_conv_weights_from_the_graph(case, w_intermediate, with_bias):
     np.testing.assert_allclose(want, got, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
-def test_three_d_weights_are_refused_clearly():
-    data = _conv_model((1, 2, 4, 4, 4), (3, 2, 2, 2, 2), False, True, {})
-    x = np.zeros((1, 2, 4, 4, 4), np.float32)
-    w = np.zeros((3, 2, 2, 2, 2), np.float32)
-    with pytest.raises((so.UnsupportedModelError, ValueError), match="3-D convolution is not supported"):
+def test_four_d_weights_are_refused_clearly():
+    data = _conv_model((1, 2, 3, 3, 3, 3), (3, 2, 2, 2, 2, 2), False, True, {})
+    x = np.zeros((1, 2, 3, 3, 3, 3), np.float32)
+    w = np.zeros((3, 2, 2, 2, 2, 2), np.float32)
+    with pytest.raises((so.UnsupportedModelError, ValueError), match="4-D convolution is not supported"):
         so.load(data).run({"x": x, "w": w})
 
 

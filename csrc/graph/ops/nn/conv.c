@@ -10,6 +10,8 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/ops/nn/nn_util.h"
+#include "framework/epilogue.h"
+#include "kernels/conv3d.h"
 
 typedef struct {
     spatial sp;
@@ -56,15 +58,15 @@ static int conv_load(sb_load_ctx *L)
             return SB_OK;
         }
     }
-    if (dims != 1 && dims != 2)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D convolution is not supported (1-D and 2-D "
+    if (dims < 1 || dims > 3)
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D convolution is not supported (1-D to 3-D "
                             "are)", dims);
     s->dims = dims;
     if (read_spatial(L, dims, has_kernel ? kernel : NULL, nk, &s->sp)) return L->status;
     if (s->group < 1)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "group=%lld must be positive", (long long)s->group);
     s->activation = L->node->activation;
-    if (!w) return SB_OK;
+    if (!w || dims == 3) return SB_OK;   /* 3-D: kernels/conv3d.c reads the weights as they are */
     if (w->info.dtype != SB_DT_FLOAT)
         return sb_load_fail(L, SB_ERR_TYPE, "input W must be float32, got %s",
                             sb_dtype_name(w->info.dtype));
@@ -105,9 +107,9 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
         if (!dims) {
             /* every spatial attribute at its default (conv_load) */
             dims = w->info.rank - 2;
-            if (dims != 1 && dims != 2)
+            if (dims != 1 && dims != 2)   /* (3-D: conv3d_geometry) */
                 return nfail(node, SB_ERR_UNSUPPORTED, "W %s: %d-D convolution is not supported "
-                             "(1-D and 2-D are)", shape_text(&w->info, t1, sizeof t1), dims);
+                             "(1-D to 3-D are)", shape_text(&w->info, t1, sizeof t1), dims);
             sp.dims = dims;
         }
         if (w->info.rank != dims + 2)
@@ -178,12 +180,80 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
     return SB_OK;
 }
 
+/* A 3-D convolution: s->dims 3, or no spatial attribute and 5-D weights. */
+static int is_3d(const conv_state *s, const sb_tval *const *in)
+{
+    return s->dims == 3 || (!s->dims && in[1] && in[1]->info.rank == 5);
+}
+
+/* kernels/conv3d.c's arguments and the output info. */
+static int conv3d_geometry(const sb_node *node, const conv_state *s, const sb_tval *const *in, int n_in,
+                           sb_conv3d_args *a, sb_vinfo *out)
+{
+    const sb_tval *x = in[0], *w = in[1], *b = n_in > 2 ? in[2] : NULL;
+    char t1[256], t2[256];
+    if (x->info.rank != 5 || w->info.rank != 5)
+        return nfail(node, SB_ERR_VALUE, "a 3-D convolution needs 5-D X and W, got %s and %s",
+                     shape_text(&x->info, t1, sizeof t1), shape_text(&w->info, t2, sizeof t2));
+    spatial sp = s->sp;
+    sp.dims = 3;
+    int64_t p[6];
+    resolve_pads(&sp, x->info.dims + 2, w->info.dims + 2, p);
+    memset(a, 0, sizeof *a);
+    a->n = x->info.dims[0], a->c = x->info.dims[1], a->cout = w->info.dims[0], a->groups = s->group;
+    for (int i = 0; i < 5; ++i)
+        if (x->info.dims[i] > LIMIT || w->info.dims[i] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "dimensions above 2**40 are not supported");
+    if (a->c != w->info.dims[1] * s->group || a->cout % s->group)
+        return nfail(node, SB_ERR_VALUE, "X %s and W %s do not fit group=%lld",
+                     shape_text(&x->info, t1, sizeof t1), shape_text(&w->info, t2, sizeof t2),
+                     (long long)s->group);
+    *out = x->info;
+    out->dims[1] = a->cout;
+    for (int d = 0; d < 3; ++d) {
+        int64_t k = w->info.dims[2 + d], st = sp.strides[d], dl = sp.dilations[d];
+        if (k < 1) return nfail(node, SB_ERR_VALUE, "W %s has an empty kernel", shape_text(&w->info, t1, sizeof t1));
+        int64_t span = x->info.dims[2 + d] + p[d] + p[3 + d] - extent_of(k, dl);
+        int64_t o = span < 0 ? 0 : span / st + 1;
+        if (o < 1 || p[d] > LIMIT || p[3 + d] > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "the output size along spatial axis %d is below 1", d);
+        a->in[d] = x->info.dims[2 + d], a->out[d] = o, a->kernel[d] = k;
+        a->stride[d] = st, a->dilation[d] = dl, a->pad_begin[d] = p[d];
+        out->dims[2 + d] = o;
+    }
+    if (b && (b->info.dtype != SB_DT_FLOAT || b->info.rank != 1 || b->info.dims[0] != a->cout))
+        return nfail(node, SB_ERR_VALUE, "B must be float32 of shape (%lld,)", (long long)a->cout);
+    return check_elements(node, "Conv", out->dims, out->rank);
+}
+
+static int conv3d_run(sb_run_ctx *R)
+{
+    const conv_state *s = R->state;
+    sb_conv3d_args a;
+    sb_vinfo out;
+    int status = conv3d_geometry(R->node, s, R->in, R->n_in, &a, &out);
+    if (status) return status;
+    float *y = R->out[0]->data;
+    sb_conv3d_sums(&a, R->in[0]->data, R->in[1]->data, y);
+    const float *bias = R->n_in > 2 && R->in[2] ? R->in[2]->data : NULL;
+    int64_t plane = a.out[0] * a.out[1] * a.out[2];
+    if (bias || s->activation)
+        for (int64_t n = 0; n < a.n; ++n)
+            sb_epilogue(y + n * a.cout * plane, (ptrdiff_t)plane, (size_t)a.cout, (size_t)plane, bias,
+                        NULL, s->activation);
+    return SB_OK;
+}
+
 static int conv_infer(sb_infer_ctx *I)
 {
     const conv_state *s = I->state;
     int status = need_floats(I, 0, "X");
     if (!status && !s->packed) status = need_floats(I, 1, "W");
     if (status) return status;
+    if (is_3d(s, I->in)) {
+        sb_conv3d_args a;
+        return conv3d_geometry(I->node, s, I->in, I->n_in, &a, &I->out[0]);
+    }
     return conv_geometry(I->node, s, I->in, I->n_in, NULL, &I->out[0]);
 }
 
@@ -192,6 +262,7 @@ static int conv_infer(sb_infer_ctx *I)
 static int conv_prepare(sb_prepare_ctx *P)
 {
     const conv_state *s = P->state;
+    if (is_3d(s, P->in)) return SB_OK;
     sb_conv2d_args a;
     sb_vinfo out;
     int status = conv_geometry(P->node, s, P->in, P->n_in, &a, &out);
@@ -208,6 +279,7 @@ static int conv_prepare(sb_prepare_ctx *P)
 static int conv_run(sb_run_ctx *R)
 {
     const conv_state *s = R->state;
+    if (is_3d(s, R->in)) return conv3d_run(R);
     if (R->prepared) {
         const sb_tval *b = R->n_in > 2 ? R->in[2] : NULL;
         int status = sb_conv2d_run_prepared(R->prepared, R->in[0]->data,
