@@ -34,7 +34,7 @@ from onnx import TensorProto, helper, numpy_helper
 ONNX_TYPE = {"float32": TensorProto.FLOAT, "int64": TensorProto.INT64,
              "int32": TensorProto.INT32, "int8": TensorProto.INT8,
              "uint8": TensorProto.UINT8, "bool": TensorProto.BOOL}
-OPSETS = [11, 13, 17, 18, 21, 23]
+OPSETS = [11, 13, 17, 18, 21, 23, 27]
 
 
 @dataclass

@@ -26,7 +26,8 @@ def _float(v: Value) -> bool:
 # operators newer than the oldest opset drawn (generate.OPSETS): their first version
 SINCE = {"Celu": 12, "HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "LessOrEqual": 12,
          "Gelu": 20, "Mish": 18, "LayerNormalization": 17, "Trilu": 14, "GroupNormalization": 21, "Einsum": 12,
-         "Attention": 23, "RotaryEmbedding": 23}
+         "Attention": 23, "RotaryEmbedding": 23, "CausalConvWithState": 27,
+         "LinearAttention": 27}
 
 
 def unary(g: Graph, op: str) -> bool:
@@ -396,7 +397,40 @@ def conv(g: Graph, op: str) -> bool:
     if rng.random() < 0.6:
         ins.append(g.const(rand_floats(rng, [cout], 0.5)))
     out = derived(x, g, shape=[n, cout, oh, ow], exact=False, bounded=False, family="product")
-    g.node("Conv", ins, [out], kernel_shape=[kh, kw], strides=[sh, sw], pads=pads, group=group)
+    attrs = {"strides": [sh, sw], "pads": pads, "group": group}
+    if rng.random() < 0.25:
+        # weights computed in the graph, no kernel_shape (as function bodies
+        # write a convolution): the rank from the strides and pads
+        w = g.add_value("float32", [cout, c // group, kh, kw], [False] * 4)
+        g.node("Neg", [ins[1]], [w])
+        ins[1] = w.name
+    else:
+        attrs["kernel_shape"] = [kh, kw]
+    g.node("Conv", ins, [out], **attrs)
+    return True
+
+
+def causal_conv(g: Graph, op: str) -> bool:
+    """CausalConvWithState over a 3-D value (batch, channels, length), with
+    or without bias, past state and silu; the present state is a second
+    output."""
+    rng = g.rng
+    x = g.pick(lambda v: _float(v) and len(v.shape) == 3 and not any(v.sym[1:]))
+    if x is None:
+        return False
+    b, c, t = x.shape
+    k = int(rng.integers(1, 5))
+    ins = [x.name, g.const(rand_floats(rng, [c, 1, k], 0.5)), "", ""]
+    if rng.random() < 0.5:
+        ins[2] = g.const(rand_floats(rng, [c], 0.5))
+    if rng.random() < 0.5 and not x.sym[0]:
+        ins[3] = g.const(rand_floats(rng, [b, c, k - 1], 1.0))
+    while ins[-1] == "":
+        ins.pop()
+    out = derived(x, g, exact=False, bounded=False, family="product")
+    state = derived(x, g, shape=[b, c, k - 1], sym=x.sym[:1] + [False, False])
+    g.node("CausalConvWithState", ins, [out, state],
+           activation=str(rng.choice(["none", "silu", "swish"])))
     return True
 
 
@@ -1052,4 +1086,30 @@ def attention(g: Graph, op: str) -> bool:
 
 
 # (Attention and RotaryEmbedding are drawn at opset 23 only: weighted up)
-BUILDERS += [(control_if, "If", 0.5), (attention, "Attention", 3.0), (attention, "RotaryEmbedding", 3.0)]
+def linear_attention(g: Graph, op: str) -> bool:
+    """LinearAttention over a 3-D value (batch, length, heads * head size)
+    as query, key and value, each update rule, constant decay and beta."""
+    rng = g.rng
+    x = g.pick(lambda v: _float(v) and len(v.shape) == 3 and not any(v.sym[1:]) and v.bounded)
+    if x is None or x.sym[0]:
+        return False
+    b, t, d = x.shape
+    heads = int(rng.choice([h for h in (1, 2, 3, 4) if d % h == 0]))
+    rule = str(rng.choice(["linear", "gated", "delta", "gated_delta"]))
+    ins = [x.name, x.name, x.name, "", "", ""]
+    if rule in ("gated", "gated_delta"):
+        ins[4] = g.const(-np.abs(rand_floats(rng, [b, t, d if rng.random() < 0.5 else heads], 0.5)))
+    if rule in ("delta", "gated_delta"):
+        ins[5] = g.const(rng.uniform(0.0, 1.0, [b, t, heads]).astype(np.float32))
+    while ins[-1] == "":
+        ins.pop()
+    out = derived(x, g, exact=False, bounded=False, family="product")
+    state = derived(x, g, shape=[b, heads, d // heads, d // heads], sym=[False] * 4, exact=False,
+                    bounded=False, family="product")
+    g.node("LinearAttention", ins, [out, state], q_num_heads=heads, kv_num_heads=heads,
+           update_rule=rule)
+    return True
+
+
+BUILDERS += [(control_if, "If", 0.5), (attention, "Attention", 3.0), (attention, "RotaryEmbedding", 3.0),
+             (causal_conv, "CausalConvWithState", 3.0), (linear_attention, "LinearAttention", 3.0)]

@@ -1,7 +1,7 @@
 """The differential graph tester's fixed-seed pass (docs/differential.md).
 
 Random valid ONNX graphs (tests/differential/generate.py, ops.py) over the
-operators samebits supports, their attribute forms and opsets 11-21, six
+operators samebits supports, their attribute forms and opsets 11-27, six
 element types, broadcasting, views, values read by several nodes,
 intermediates that are also outputs, fusable patterns and a symbolic batch
 dimension run at two sizes in one session. Each runs in exact and fast
@@ -74,9 +74,10 @@ def test_generator_covers_operators_types_and_forms():
     supported = set(so.supported_operators())
     assert len(ops) >= 95 and ops <= supported | {"Constant"}, sorted(ops - supported)
     assert dtypes >= {"float32", "int64", "int32", "int8", "uint8", "bool"}, dtypes
-    assert opsets == {11, 13, 17, 18, 21, 23}, opsets
+    assert opsets == {11, 13, 17, 18, 21, 23, 27}, opsets
     assert min(shared, symbolic, output_read) > 40, (shared, symbolic, output_read)
-    assert {"If", "Attention", "RotaryEmbedding"} <= ops, sorted(ops)
+    assert {"If", "Attention", "RotaryEmbedding", "CausalConvWithState",
+            "LinearAttention"} <= ops, sorted(ops)
 
 
 @pytest.mark.parametrize("path", sorted((HERE / "differential" / "regressions").glob("*.onnx")),
