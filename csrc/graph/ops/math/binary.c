@@ -7,6 +7,7 @@
 #include "graph/op.h"
 #include "isa/unary.h"
 #include "graph/ops/math/math_util.h"
+#include "graph/float_to_int.h"
 
 typedef struct { int bin, iop, is_mean; } binary_state;
 
@@ -31,11 +32,16 @@ static int binary_load(sb_load_ctx *L)
 }
 
 /* The pair's result type: float32 with float32 (Pow: any exponent), or two
- * integer tensors (not bool, but for Pow). */
+ * integer tensors (not bool, but for Pow), or Pow of an int32 or int64 base
+ * (ONNX's types for it) with a float32 exponent (the base's type). */
 static int binary_types(sb_infer_ctx *I, int bin, const sb_tval *a, const sb_tval *b, int *out)
 {
     int fa = a->info.dtype == SB_DT_FLOAT, fb = b->info.dtype == SB_DT_FLOAT;
     if (fa && (fb || bin == SB_BIN_POW)) { *out = SB_DT_FLOAT; return SB_OK; }
+    if (bin == SB_BIN_POW && fb && (a->info.dtype == SB_DT_INT32 || a->info.dtype == SB_DT_INT64)) {
+        *out = a->info.dtype;
+        return SB_OK;
+    }
     if (!fa && !fb && (bin == SB_BIN_POW || a->info.dtype != SB_DT_BOOL)) {
         *out = a->info.dtype;
         return SB_OK;
@@ -74,13 +80,37 @@ static int binary_infer(sb_infer_ctx *I)
     /* Pow's integer exponent converted to float32 */
     if (I->n_in == 2 && dtype == SB_DT_FLOAT && I->in[1]->info.dtype != SB_DT_FLOAT)
         I->workspace = 4 * sb_vinfo_numel(&I->in[1]->info);
+    /* Pow's integer base converted to float32, then the float32 result */
+    if (I->n_in == 2 && dtype != SB_DT_FLOAT && I->in[1]->info.dtype == SB_DT_FLOAT)
+        I->workspace = 4 * (sb_vinfo_numel(&I->in[0]->info) + sb_vinfo_numel(&I->out[0]));
     for (int i = 0; i < I->n_in && I->n_in <= 2; ++i)
         if (sb_vinfo_same_shape(shapes[i], &I->out[0]) && shapes[i]->dtype == dtype) I->inplace = i;
     return SB_OK;
 }
 
+/* Pow of an integer base with a float32 exponent: the base rounded to
+ * float32, the float32 pow (samebits.pow), then Cast's conversion to the
+ * base's type (truncation toward zero). */
+static int int_base_pow(sb_run_ctx *R, const sb_tval *a, const sb_tval *b, sb_tval *y)
+{
+    float *base = R->workspace;
+    int64_t na = sb_vinfo_numel(&a->info), ny = sb_vinfo_numel(&y->info);
+    int is_signed = sb_dtype_is_signed(a->info.dtype);
+    for (int64_t i = 0; i < na; ++i)
+        base[i] = is_signed ? (float)sb_int_at(a, i) : (float)sb_int_at_u(a, i);
+    sb_tval af = *a, r = *y;
+    af.info.dtype = SB_DT_FLOAT, af.data = base;
+    r.info.dtype = SB_DT_FLOAT, r.data = base + na;
+    int status = sb_k_binary(R, SB_BIN_POW, &af, b, &r);
+    if (status) return status;
+    for (int64_t i = 0; i < ny; ++i) sb_store_float_as_int(y->data, y->info.dtype, i, base[na + i]);
+    return SB_OK;
+}
+
 static int binary_pair(sb_run_ctx *R, int bin, int iop, const sb_tval *a, const sb_tval *b, sb_tval *y)
 {
+    if (y->info.dtype != SB_DT_FLOAT && b->info.dtype == SB_DT_FLOAT)
+        return int_base_pow(R, a, b, y);
     if (y->info.dtype == SB_DT_FLOAT) {
         sb_tval bf = *b;
         if (b->info.dtype != SB_DT_FLOAT) {

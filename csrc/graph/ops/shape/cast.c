@@ -7,6 +7,7 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/ops/shape/shape_util.h"
+#include "graph/float_to_int.h"
 
 typedef struct { int to, narrow; } cast_state;   /* narrow: float16 or bfloat16 (as float32) */
 
@@ -63,45 +64,6 @@ static int cast_like_infer(sb_infer_ctx *I)
     return SB_OK;
 }
 
-/* A C-style conversion of a float32 value to an integer type (Python's
- * int_of_float): truncation toward zero; NaN, infinities and values beyond
- * the type give its minimum (signed) or 0 (unsigned), except for the 8- and
- * 16-bit types, which wrap a truncated value (one beyond int64 is a
- * multiple of 2^40: 0). bool: x != 0, NaN true. */
-static void store_float_as_int(void *data, int to, int64_t i, float x)
-{
-    if (to == SB_DT_BOOL) {
-        ((uint8_t *)data)[i] = x != 0.0f;
-        return;
-    }
-    int is_signed = sb_dtype_is_signed(to);
-    if (isnan(x) || isinf(x)) {
-        int64_t lo = to == SB_DT_INT64 ? INT64_MIN : to == SB_DT_INT32 ? INT32_MIN
-                     : to == SB_DT_INT16 ? INT16_MIN : to == SB_DT_INT8 ? INT8_MIN : 0;
-        sb_int_store(data, to, i, is_signed ? lo : 0);
-        return;
-    }
-    double t = trunc((double)x);
-    switch (to) {
-    case SB_DT_INT64:
-        ((int64_t *)data)[i] = t >= -9223372036854775808.0 && t < 9223372036854775808.0
-                               ? (int64_t)t : INT64_MIN;
-        return;
-    case SB_DT_UINT64:
-        ((uint64_t *)data)[i] = t >= 0.0 && t < 18446744073709551616.0 ? (uint64_t)t : 0;
-        return;
-    case SB_DT_INT32:
-        ((int32_t *)data)[i] = t >= -2147483648.0 && t < 2147483648.0 ? (int32_t)t : INT32_MIN;
-        return;
-    case SB_DT_UINT32:
-        ((uint32_t *)data)[i] = t >= 0.0 && t < 4294967296.0 ? (uint32_t)t : 0;
-        return;
-    default:   /* int8, uint8, int16, uint16: wrapped */
-        sb_int_store(data, to, i, fabs(t) < 9223372036854775808.0 ? (int64_t)t : 0);
-        return;
-    }
-}
-
 static void cast_values(const sb_tval *x, sb_tval *y)
 {
     int64_t n = sb_vinfo_numel(&x->info);
@@ -137,7 +99,7 @@ static void cast_values(const sb_tval *x, sb_tval *y)
     }
     if (from == SB_DT_FLOAT) {
         const float *in = x->data;
-        for (int64_t i = 0; i < n; ++i) store_float_as_int(y->data, to, i, in[i]);
+        for (int64_t i = 0; i < n; ++i) sb_store_float_as_int(y->data, to, i, in[i]);
         return;
     }
     for (int64_t i = 0; i < n; ++i) sb_int_store(y->data, to, i, sb_int_at(x, i));   /* wraps */
