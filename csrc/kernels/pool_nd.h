@@ -10,7 +10,11 @@
  *   avg: s = +0, then s = s + tap for each tap inside, rounded each time,
  *        then one division by the count: with count_include_pad the taps
  *        before input + pad_end, else those inside (0 taps: NaN).
- * Each plane (batch row and channel) independently: planes [first, last). */
+ * Each plane (batch row and channel) independently: planes [first, last).
+ * With `indices` (max only), each output's index: that of the tap kept (the
+ * first tap inside when none is kept, -1 with no tap inside), as the flat
+ * position in the whole input, row-major (`column_major`: the spatial axes
+ * the other way round, the first fastest), padding not counted. */
 #ifndef SB_KERNELS_POOL_ND_H
 #define SB_KERNELS_POOL_ND_H
 
@@ -21,9 +25,11 @@ enum { SB_POOL_ND_MAX = 0, SB_POOL_ND_AVG = 1 };
 typedef struct {
     int kind, dims;              /* SB_POOL_ND_*; 1 to 3 spatial axes */
     int count_include_pad;
+    int column_major;            /* indices: ONNX MaxPool's storage_order 1 */
     int64_t in[3], out[3], kernel[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
 } sb_pool_nd_args;
 
-void sb_pool_nd(const sb_pool_nd_args *a, const float *x, float *y, int64_t first, int64_t last);
+void sb_pool_nd(const sb_pool_nd_args *a, const float *x, float *y, int64_t *indices, int64_t first,
+                int64_t last);
 
 #endif

@@ -483,9 +483,9 @@ def test_unsupported_operator_names_the_node():
 
 def test_unsupported_attribute_names_it():
     node = helper.make_node("MaxPool", ["X"], ["y0"], name="pool", kernel_shape=[2, 2],
-                            storage_order=1)
+                            storage_order=2)
     data = model([node], {"X": (F, [1, 1, 4, 4])}, {"y0": (F, None)})
-    with pytest.raises(so.UnsupportedModelError, match=r"'pool' \(MaxPool\).*storage_order"):
+    with pytest.raises(ValueError, match=r"'pool' \(MaxPool\).*storage_order=2"):
         so.load(data)
     node = helper.make_node("Relu", ["X"], ["y0"], name="r", bogus=3)
     data = model([node], {"X": (F, [2])}, {"y0": (F, None)})
@@ -500,10 +500,12 @@ def test_unsupported_attribute_names_it():
 
 
 def test_unsupported_second_output_names_it():
-    node = helper.make_node("MaxPool", ["X"], ["y0", "idx"], name="mp", kernel_shape=[2, 2])
-    data = model([node], {"X": (F, [1, 1, 4, 4])}, {"y0": (F, None)})
+    node = helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["y0", "rm"], name="bn")
+    data = model([node], {"X": (F, [1, 3, 2, 2])}, {"y0": (F, None)},
+                 {n: np.abs(rand(3)) + 0.5 for n in ("s", "b", "m", "v")}, 14)
     with pytest.raises(so.UnsupportedModelError,
-                       match=r"'mp' \(MaxPool\): output 'idx' \(Indices\) is not supported"):
+                       match=r"'bn' \(BatchNormalization\): output 'rm' \(running mean/var\) is not "
+                             r"supported"):
         so.load(data)
     node = helper.make_node("LayerNormalization", ["X", "s"], ["y0", "", "inv"], name="ln")
     data = model([node], {"X": (F, [2, 3])}, {"y0": (F, None)}, {"s": rand(3)})

@@ -117,3 +117,61 @@ def test_three_d_lp_pool_and_rank_mismatch_are_clear():
                        {"x": (F, None)}, {"y": (F, None)}, opset=19)
     with pytest.raises(ValueError, match="X must be 5-D"):
         so.load(data).run({"x": np.zeros((1, 1, 3, 3), np.float32)})
+
+
+def _argmax_oracle(x, kernel, strides, pads, column_major):
+    """MaxPool's Indices: the kept tap's flat position in the input (the
+    first tap inside when every one is NaN), padding not counted."""
+    dims = len(kernel)
+    spatial = x.shape[2:]
+    outs = [_out_size(spatial[d], kernel[d], strides[d], 1, pads[d], pads[dims + d], 0)
+            for d in range(dims)]
+    idx = np.zeros(x.shape[:2] + tuple(outs), np.int64)
+    plane = int(np.prod(spatial))
+    for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for o in itertools.product(*(range(k) for k in outs)):
+            best, keep, first = None, -1, -1
+            for j in itertools.product(*(range(k) for k in kernel)):
+                pos = [o[d] * strides[d] - pads[d] + j[d] for d in range(dims)]
+                if not all(0 <= pos[d] < spatial[d] for d in range(dims)):
+                    continue
+                order = reversed(range(dims)) if column_major else range(dims)
+                at = 0
+                for d in order:
+                    at = at * spatial[d] + pos[d]
+                if first < 0:
+                    first = at
+                v = x[(n, c) + tuple(pos)]
+                if not np.isnan(v) and (best is None or v > best):
+                    best, keep = v, at
+            idx[(n, c) + o] = (n * x.shape[1] + c) * plane + (keep if keep >= 0 else first)
+    return idx
+
+
+@pytest.mark.parametrize("shape,kernel,strides,pads", [
+    ((2, 3, 5, 6), [2, 3], [2, 1], [0, 1, 1, 1]),
+    ((1, 2, 4, 5, 3), [2, 2, 2], [1, 2, 1], [1, 0, 0, 0, 1, 1]),
+])
+@pytest.mark.parametrize("storage_order", [0, 1])
+def test_max_pool_indices(shape, kernel, strides, pads, storage_order):
+    rng = np.random.default_rng(len(shape) + storage_order)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:3] = [np.nan, np.inf, -0.0]
+    attrs = {"kernel_shape": kernel, "strides": strides, "pads": pads}
+    nodes = [helper.make_node("Identity", ["x"], ["xi"]),
+             helper.make_node("MaxPool", ["xi"], ["y", "i"], storage_order=storage_order, **attrs),
+             helper.make_node("MaxPool", ["xi"], ["y_only"], **attrs),
+             helper.make_node("Identity", ["i"], ["i2"])]
+    data = graph_model(nodes, {"x": (F, list(shape))},
+                       {"y": (F, None), "i": (TensorProto.INT64, None), "y_only": (F, None),
+                        "i2": (TensorProto.INT64, None)}, opset=12)
+    want_i = _argmax_oracle(x, kernel, strides, pads, storage_order == 1)
+    want_y = oracle(x, "MaxPool", kernel, strides, [1] * len(kernel), pads, 0, 0)
+    for what, out in run_everywhere(data, {"x": x}):
+        assert np.array_equal(out["i"], want_i) and np.array_equal(out["i2"], want_i), what
+        assert np.array_equal(bits(out["y"]), bits(want_y)), what
+        assert np.array_equal(bits(out["y_only"]), bits(out["y"])), what   # the 2-D kernel's bits
+    clean = rng.standard_normal(shape).astype(np.float32)
+    got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y", "i"], {"x": clean})
+    mine = so.load(data).run({"x": clean})
+    assert np.array_equal(mine["y"], got[0]) and np.array_equal(mine["i"], got[1])

@@ -18,6 +18,7 @@ typedef struct {
     int dims;
     int64_t kernel[3];
     int64_t ceil_mode, count_include_pad, p;
+    int64_t storage_order;       /* MaxPool's Indices: 1 column-major */
 } pool_state;
 
 static int pool_load_common(sb_load_ctx *L, pool_state *s)
@@ -43,10 +44,13 @@ static int max_pool_load(sb_load_ctx *L)
     pool_state *s = sb_load_state(L, sizeof *s);
     if (!s) return L->status;
     if (pool_load_common(L, s)) return L->status;
-    if (sb_attr_int(L, "storage_order", 0) != 0)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "storage_order=1 is not supported");
+    s->storage_order = sb_attr_int(L, "storage_order", 0);
     if (L->status) return L->status;
-    return sb_load_only_first_output(L, "Indices");
+    if (s->storage_order != 0 && s->storage_order != 1)
+        return sb_load_fail(L, SB_ERR_VALUE, "storage_order=%lld must be 0 or 1", (long long)s->storage_order);
+    if (L->node->n_out > 2)
+        return sb_load_fail(L, SB_ERR_VALUE, "MaxPool has two outputs, Y and Indices");
+    return L->status;
 }
 
 static int avg_pool_load(sb_load_ctx *L)
@@ -81,6 +85,7 @@ static int pool_nd_geometry(const sb_node *node, const pool_state *s, int kind, 
     resolve_pads(&s->sp, x->dims + 2, s->kernel, p);
     memset(a, 0, sizeof *a);
     a->kind = kind, a->dims = dims, a->count_include_pad = s->count_include_pad != 0;
+    a->column_major = s->storage_order == 1;
     *out = *x;
     for (int d = 0; d < dims; ++d) {
         int64_t k = s->kernel[d], st = s->sp.strides[d], dl = s->sp.dilations[d];
@@ -120,7 +125,8 @@ static int pool_nd_run(sb_run_ctx *R, int kind)
     sb_vinfo out;
     int status = pool_nd_geometry(R->node, R->state, kind, &R->in[0]->info, &a, &out);
     if (status) return status;
-    sb_pool_nd(&a, R->in[0]->data, R->out[0]->data, 0, out.dims[0] * out.dims[1]);
+    int64_t *indices = R->n_out > 1 && R->out[1] ? R->out[1]->data : NULL;
+    sb_pool_nd(&a, R->in[0]->data, R->out[0]->data, indices, 0, out.dims[0] * out.dims[1]);
     return SB_OK;
 }
 
@@ -162,14 +168,26 @@ static int max_pool_geometry(const sb_node *node, const pool_state *s, const sb_
     return SB_OK;
 }
 
+/* MaxPool through kernels/pool_nd.c: 3-D, or with its Indices output (the
+ * values are the same rule's as max_pool2d's, docs/maxpool.md). */
+static int max_needs_nd(const pool_state *s, const sb_node *node)
+{
+    return s->dims == 3 || (node->n_out > 1 && node->out[1] >= 0);
+}
+
 static int max_pool_infer(sb_infer_ctx *I)
 {
     const pool_state *s = I->state;
     int status = need_floats(I, 0, "X");
     if (status) return status;
-    if (s->dims == 3) {
+    if (max_needs_nd(s, I->node)) {
         sb_pool_nd_args a;
-        return pool_nd_geometry(I->node, s, SB_POOL_ND_MAX, &I->in[0]->info, &a, &I->out[0]);
+        status = pool_nd_geometry(I->node, s, SB_POOL_ND_MAX, &I->in[0]->info, &a, &I->out[0]);
+        if (!status && I->n_out > 1) {
+            I->out[1] = I->out[0];
+            I->out[1].dtype = SB_DT_INT64;
+        }
+        return status;
     }
     return max_pool_geometry(I->node, s, &I->in[0]->info, NULL, &I->out[0]);
 }
@@ -177,7 +195,7 @@ static int max_pool_infer(sb_infer_ctx *I)
 /* The geometry once per step: the kernel's arguments without the pointers. */
 static int max_pool_prepare(sb_prepare_ctx *P)
 {
-    if (((const pool_state *)P->state)->dims == 3) return SB_OK;
+    if (max_needs_nd(P->state, P->node)) return SB_OK;
     sb_vinfo out;
     int status = max_pool_geometry(P->node, P->state, &P->in[0]->info, P->prepared, &out);
     if (!status) P->bytes = sizeof(sb_max_pool2d_args);
@@ -186,7 +204,7 @@ static int max_pool_prepare(sb_prepare_ctx *P)
 
 static int max_pool_run(sb_run_ctx *R)
 {
-    if (((const pool_state *)R->state)->dims == 3) return pool_nd_run(R, SB_POOL_ND_MAX);
+    if (max_needs_nd(R->state, R->node)) return pool_nd_run(R, SB_POOL_ND_MAX);
     sb_max_pool2d_args a;
     if (R->prepared) {
         memcpy(&a, R->prepared, sizeof a);
