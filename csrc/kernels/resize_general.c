@@ -14,6 +14,7 @@ typedef struct {
     int64_t idx[TAPS];
     double c[TAPS];
     int n;
+    int outside;                 /* tf_crop_and_resize: x outside [0, L - 1] */
 } taps;
 
 /* ONNX's cubic weights of the four taps at ratio r. */
@@ -26,10 +27,14 @@ static void cubic(double r, double A, double *c)
     c[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
 }
 
-static double source(const sb_resize_general_args *a, int64_t o, int64_t L, int64_t O, double s)
+static double source(const sb_resize_general_args *a, int64_t o, int64_t L, int64_t O, double s,
+                     const double *roi)
 {
     double od = (double)o, width = s * (double)L;
     switch (a->coord) {
+    case SB_RC_TF_CROP_AND_RESIZE:
+        return O > 1 ? roi[0] * (double)(L - 1) + od * (roi[1] - roi[0]) * (double)(L - 1) / (double)(O - 1)
+                     : 0.5 * (roi[0] + roi[1]) * (double)(L - 1);
     case SB_RC_HALF_PIXEL_SYMMETRIC: {
         double adjustment = (double)O / width, center = (double)L / 2;
         double offset = center * (1 - adjustment);
@@ -45,11 +50,14 @@ static double source(const sb_resize_general_args *a, int64_t o, int64_t L, int6
 static int64_t clamp(int64_t i, int64_t L) { return i < 0 ? 0 : i >= L ? L - 1 : i; }
 
 /* The taps of every output along one axis; 0 when the axis is left as it is. */
-static int axis_taps(const sb_resize_general_args *a, int64_t L, int64_t O, double s, taps *t)
+static int axis_taps(const sb_resize_general_args *a, int64_t L, int64_t O, double s, const double *roi,
+                     taps *t)
 {
-    if (O == L && fabs(s - 1.0) <= 1e-9) return 0;
+    int tf = a->coord == SB_RC_TF_CROP_AND_RESIZE;
+    if (O == L && fabs(s - 1.0) <= 1e-9 && (!tf || (roi[0] == 0.0 && roi[1] == 1.0))) return 0;
     for (int64_t o = 0; o < O; ++o) {
-        double x = source(a, o, L, O, s);
+        double x = source(a, o, L, O, s, roi);
+        int outside = tf && !(x >= 0.0 && x <= (double)(L - 1));
         if (!(x > -0x1p50 && x < 0x1p50)) x = x != x ? 0.0 : x < 0 ? -0x1p50 : 0x1p50;
         double fl = floor(x);
         int64_t k = (int64_t)fl;
@@ -57,6 +65,7 @@ static int axis_taps(const sb_resize_general_args *a, int64_t L, int64_t O, doub
         if (r == 0) k -= 1, r = 1;
         taps *tp = &t[o];
         memset(tp, 0, sizeof *tp);
+        tp->outside = outside;
         if (a->kind == SB_RK_NEAREST) {
             int up = a->nearest == SB_RN_CEIL ? 1 : a->nearest == SB_RN_FLOOR ? r == 1
                    : a->nearest == SB_RN_ROUND_PREFER_CEIL ? r >= 0.5 : r > 0.5;
@@ -108,6 +117,10 @@ static void resize_row(void *ctx, size_t row, int thread_index)
     const taps *th = j->th ? &j->th[oy] : NULL;
     for (int64_t ox = 0; ox < a->ow; ++ox) {
         double v;
+        if ((th && th->outside) || (j->tw && j->tw[ox].outside)) {
+            out[ox] = sbt_canonical(a->extrapolation);
+            continue;
+        }
         if (!j->tw) {
             v = h_pass(j, in, th, oy, ox);
         } else {
@@ -137,8 +150,8 @@ int sb_resize_general(const sb_resize_general_args *a, void *scratch)
     if (!a->x || !a->y || !scratch) return SB_ERR_ARGUMENT;
     taps *th = scratch, *tw = th + a->oh;
     job j = {a, NULL, NULL};
-    if (axis_taps(a, a->h, a->oh, a->scale_h, th)) j.th = th;
-    if (axis_taps(a, a->w, a->ow, a->scale_w, tw)) j.tw = tw;
+    if (axis_taps(a, a->h, a->oh, a->scale_h, a->roi_h, th)) j.th = th;
+    if (axis_taps(a, a->w, a->ow, a->scale_w, a->roi_w, tw)) j.tw = tw;
     size_t rows = (size_t)a->planes * (size_t)a->oh;
     double per = a->kind == SB_RK_CUBIC ? 16.0 : 4.0;
     sb_step_plan plan = sb_plan_step(rows, 1, (double)rows * (double)a->ow * SB_COST_RESIZE * per / 4);

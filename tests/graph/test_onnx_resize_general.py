@@ -31,8 +31,12 @@ from onnx_cases import bits, graph_model, run_everywhere  # noqa: E402
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
 
-def _source(coord, o, L, O, s):
+def _source(coord, o, L, O, s, roi=(0.0, 1.0)):
     width = s * L
+    if coord == "tf_crop_and_resize":
+        start, end = roi
+        return start * (L - 1) + o * (end - start) * (L - 1) / (O - 1) if O > 1 else \
+            0.5 * (start + end) * (L - 1)
     if coord == "half_pixel_symmetric":
         return (L / 2) * (1 - O / width) + (o + 0.5) / s - 0.5
     if coord == "pytorch_half_pixel":
@@ -51,13 +55,15 @@ def _cubic(r, A):
             ((A + 2) * q - (A + 3)) * q * q + 1, ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A]
 
 
-def _taps(mode, coord, nearest, L, O, s, exclude, A):
-    """Per output: (indices, weights), or None when the axis is left as it is."""
-    if O == L and abs(s - 1.0) <= 1e-9:
+def _taps(mode, coord, nearest, L, O, s, exclude, A, roi=(0.0, 1.0)):
+    """Per output: (indices, weights, outside), or None when the axis is left
+    as it is (outside: tf_crop_and_resize's x beyond [0, L - 1])."""
+    if O == L and abs(s - 1.0) <= 1e-9 and tuple(roi) == (0.0, 1.0):
         return None
     out = []
     for o in range(O):
-        x = _source(coord, o, L, O, s)
+        x = _source(coord, o, L, O, s, roi)
+        outside = coord == "tf_crop_and_resize" and not (0 <= x <= L - 1)
         k = math.floor(x)
         r = x - k
         if r == 0:
@@ -66,7 +72,7 @@ def _taps(mode, coord, nearest, L, O, s, exclude, A):
         if mode == "nearest":
             up = {"ceil": True, "floor": r == 1, "round_prefer_ceil": r >= 0.5,
                   "round_prefer_floor": r > 0.5}[nearest]
-            out.append(([clamp(k + up)], None))
+            out.append(([clamp(k + up)], None, outside))
             continue
         first = k if mode == "linear" else k - 1
         w = [1 - r, r] if mode == "linear" else _cubic(r, A)
@@ -77,7 +83,7 @@ def _taps(mode, coord, nearest, L, O, s, exclude, A):
             for c in w:
                 total = total + c
             w = [c / (total if total != 0 else 1.0) for c in w]
-        out.append(([clamp(j) for j in idx], w))
+        out.append(([clamp(j) for j in idx], w, outside))
     return out
 
 
@@ -90,10 +96,11 @@ def _weighted(values, w):
     return v
 
 
-def oracle(x, mode, coord, nearest, oh, ow, sh, sw, exclude=False, A=-0.75):
+def oracle(x, mode, coord, nearest, oh, ow, sh, sw, exclude=False, A=-0.75, roi_h=(0.0, 1.0),
+           roi_w=(0.0, 1.0), extrapolation=0.0):
     n, c, h, w = x.shape
-    th = _taps(mode, coord, nearest, h, oh, sh, exclude, A)
-    tw = _taps(mode, coord, nearest, w, ow, sw, exclude, A)
+    th = _taps(mode, coord, nearest, h, oh, sh, exclude, A, roi_h)
+    tw = _taps(mode, coord, nearest, w, ow, sw, exclude, A, roi_w)
     y = np.empty((n, c, oh, ow), np.float32)
     xd = x.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -104,14 +111,16 @@ def oracle(x, mode, coord, nearest, oh, ow, sh, sw, exclude=False, A=-0.75):
                 def hval(oy, ix):
                     if th is None:
                         return plane[oy, ix]
-                    idx, wt = th[oy]
+                    idx, wt, _ = th[oy]
                     return _weighted([plane[r, ix] for r in idx], wt)
                 for oy in range(oh):
                     for ox in range(ow):
-                        if tw is None:
+                        if (th is not None and th[oy][2]) or (tw is not None and tw[ox][2]):
+                            v = extrapolation
+                        elif tw is None:
                             v = hval(oy, ox)
                         else:
-                            idx, wt = tw[ox]
+                            idx, wt, _ = tw[ox]
                             v = _weighted([hval(oy, q) for q in idx], wt)
                         y[i, j, oy, ox] = np.float32(v)
     return y
@@ -224,3 +233,51 @@ def test_an_aspect_policy_over_n_and_c_is_refused():
     data = _model("cubic", "half_pixel", None, True, [1, 2, 7, 3], {"keep_aspect_ratio_policy": "not_larger"})
     with pytest.raises(so.UnsupportedModelError, match="would resize N or C"):
         so.load(data).run({"x": _input(False)})
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+@pytest.mark.parametrize("roi,axes,target", [
+    ([0, 0, 0.4, 0.6, 1, 1, 0.6, 0.8], None, [1, 2, 3, 3]),
+    ([-0.2, 0.3, 1.1, 1.4], [2, 3], [1, 2, 5, 4]),       # outside: extrapolation_value
+    ([0.1, 0.0, 0.9, 1.0], [3, 2], [1, 2, 1, 6]),        # axes reversed; one row
+])
+def test_tf_crop_and_resize(mode, roi, axes, target):
+    """The roi's start and end per axis, extrapolation_value outside the input;
+    onnx.reference agrees, and ONNX Runtime but for nearest, where it computes
+    the coordinate in float32 (0.4 * 3 + 0.2 * 3 / 2 gives 1.5 there, not the
+    1.5000000447 the float32 roi values give, and rounds the other way)."""
+    kw = {"mode": mode, "coordinate_transformation_mode": "tf_crop_and_resize",
+          "extrapolation_value": -7.5}
+    if axes:
+        kw["axes"] = axes
+    sizes = [target[a] for a in axes] if axes else target
+    nodes = [helper.make_node("Neg", ["x"], ["xn"]),
+             helper.make_node("Resize", ["xn", "roi", "", "sz"], ["y"], **kw),
+             helper.make_node("Abs", ["y"], ["a"]), helper.make_node("Neg", ["y"], ["n"])]
+    data = graph_model(nodes, {"x": (F, [1, 2, 4, 5])}, {"y": (F, None), "a": (F, None), "n": (F, None)},
+                       inits={"roi": np.array(roi, np.float32), "sz": np.array(sizes, np.int64)},
+                       opset=19)
+    full = roi if not axes else None
+    if axes:   # per axis entry: starts, then ends
+        start = {a: roi[i] for i, a in enumerate(axes)}
+        end = {a: roi[len(axes) + i] for i, a in enumerate(axes)}
+    else:
+        start = {d: full[d] for d in range(4)}
+        end = {d: full[4 + d] for d in range(4)}
+    f32 = lambda v: float(np.float32(v))  # noqa: E731  (the roi is a float32 tensor)
+    x = _input(True)
+    oh, ow = target[2], target[3]
+    want = oracle(-x, mode, "tf_crop_and_resize", "round_prefer_floor" if mode == "nearest" else None,
+                  oh, ow, oh / 4, ow / 5, roi_h=(f32(start[2]), f32(end[2])),
+                  roi_w=(f32(start[3]), f32(end[3])), extrapolation=-7.5)
+    for what, out in run_everywhere(data, {"x": x}):
+        _same(out["y"], want, what)
+    finite = _input(False)
+    want = oracle(-finite, mode, "tf_crop_and_resize", "round_prefer_floor" if mode == "nearest" else None,
+                  oh, ow, oh / 4, ow / 5, roi_h=(f32(start[2]), f32(end[2])),
+                  roi_w=(f32(start[3]), f32(end[3])), extrapolation=-7.5)
+    np.testing.assert_allclose(ReferenceEvaluator(data).run(["y"], {"x": finite})[0], want,
+                               rtol=1e-5, atol=1e-5)
+    if mode != "nearest":   # ONNX Runtime rounds the roi coordinate in float32: 1.5000000447 -> 1.5
+        got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -41,14 +41,7 @@ static int conv_load(sb_load_ctx *L)
     if (has_kernel) dims = (int)(nk < 100 ? nk : 100);
     else if (w) dims = w->info.rank - 2;
     else {
-        static const char *const per_axis[] = {"strides", "dilations", "pads"};
-        for (int i = 0; i < 3 && !dims; ++i) {
-            const int64_t *v;
-            size_t n;
-            if (!sb_attr_ints(L, per_axis[i], &v, &n)) continue;
-            size_t axes = i == 2 ? n / 2 : n;     /* pads: begins and ends */
-            dims = (int)(axes < 100 ? axes : 100);
-        }
+        dims = spatial_rank_of_attrs(L);
         if (!dims) {
             if (read_spatial(L, 2, NULL, 0, &s->sp)) return L->status;
             if (s->group < 1)
@@ -118,10 +111,8 @@ static int conv_geometry(const sb_node *node, const conv_state *s, const sb_tval
         if (dims == 1) w4[0] = w->info.dims[0], w4[1] = w->info.dims[1], w4[2] = 1, w4[3] = w->info.dims[2];
         else memcpy(w4, w->info.dims, sizeof w4);
     }
+    /* (X 3-D with 2-D weights, or 4-D with 1-D ones: torch's forms, as height 1) */
     if ((status = as_2d(node, &x->info, x4))) return status;
-    if (x->info.rank != dims + 2)
-        return nfail(node, SB_ERR_VALUE, "X %s does not fit a %d-D convolution",
-                     shape_text(&x->info, t1, sizeof t1), dims);
     const sb_tval *b = n_in > 2 ? in[2] : NULL;
     int64_t sizes[2], kdims[2], p[4], pad4[4], st2[2], dl2[2], k2[2] = {w4[2], w4[3]}, o[2];
     spatial_sizes(x4, dims, sizes);

@@ -112,14 +112,7 @@ static int convt_load(sb_load_ctx *L)
     if (w) dims = w->info.rank - 2;
     else if (s->has_kernel) dims = (int)(nk < 100 ? nk : 100);
     else {
-        static const char *const per_axis[] = {"strides", "dilations", "pads"};
-        for (int i = 0; i < 3 && !dims; ++i) {
-            const int64_t *v;
-            size_t n;
-            if (!sb_attr_ints(L, per_axis[i], &v, &n)) continue;
-            size_t axes = i == 2 ? n / 2 : n;     /* pads: begins and ends */
-            dims = (int)(axes < 100 ? axes : 100);
-        }
+        dims = spatial_rank_of_attrs(L);
         if (!dims && has_opad) dims = (int)(nop < 100 ? nop : 100);
         if (!dims && s->has_output_shape) dims = (int)(nos < 100 ? nos : 100);
     }
@@ -200,9 +193,6 @@ static int convt_geometry(const sb_node *node, const convt_state *s, const sb_tv
     else if ((status = convt_weights(node, s, &in[1]->info, &p->w))) return status;
     const convt_w *w = &p->w;
     int dims = w->w_rank - 2;
-    if (x->info.rank != dims + 2)
-        return nfail(node, SB_ERR_VALUE, "X %s does not fit a %d-D transposed convolution",
-                     shape_text(&x->info, t1, sizeof t1), dims);
     if ((status = as_2d(node, &x->info, p->x4))) return status;
     int64_t *x4 = p->x4;
     if (x4[1] != w->w4[0])

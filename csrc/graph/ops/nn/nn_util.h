@@ -117,6 +117,22 @@ static inline int too_large(sb_load_ctx *L, const char *name, const int64_t *v, 
 
 /* _spatial_attrs: strides, dilations, pads and auto_pad, checked. kernel
  * (nk values) is checked too when given. */
+/* The spatial rank the strides, dilations or pads given imply (the first
+ * of them given), or 0 when none is: a convolution whose weights are not a
+ * constant and that has no kernel_shape. */
+static inline int spatial_rank_of_attrs(sb_load_ctx *L)
+{
+    static const char *const per_axis[] = {"strides", "dilations", "pads"};
+    for (int i = 0; i < 3; ++i) {
+        const int64_t *v;
+        size_t n;
+        if (!sb_attr_ints(L, per_axis[i], &v, &n)) continue;
+        size_t axes = i == 2 ? n / 2 : n;     /* pads: begins and ends */
+        return (int)(axes < 100 ? axes : 100);
+    }
+    return 0;
+}
+
 static inline int read_spatial(sb_load_ctx *L, int dims, const int64_t *kernel, size_t nk, spatial *sp)
 {
     static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};

@@ -21,6 +21,7 @@ typedef struct {
     /* the forms torch has no rule for: kernels/resize_general.c */
     int general, kind, coord, nearest_mode, exclude_outside;
     double cubic_a;
+    float extrapolation;         /* tf_crop_and_resize */
     int policy;                  /* keep_aspect_ratio_policy: 0 stretch, 1 not_larger, 2 not_smaller */
     int n_axes, axis_of[4];      /* the `axes` attribute: the axis of each scale or size given */
     int opset;
@@ -42,11 +43,11 @@ static int general_plan(sb_load_ctx *L, resize_state *s, const char *mode, const
 {
     static const char *const modes[] = {"nearest", "linear", "cubic"};
     static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                                         "align_corners", "asymmetric"};
+                                         "align_corners", "asymmetric", "tf_crop_and_resize"};
     static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
     s->general = 1;
     s->kind = find_name(mode, modes, 3);
-    s->coord = find_name(coord, coords, 5);
+    s->coord = find_name(coord, coords, 6);
     s->nearest_mode = find_name(nearest_mode, nearests, 4);
     if (s->kind < 0)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "mode '%s' is not supported (nearest, linear and "
@@ -105,7 +106,7 @@ static int resize_load(sb_load_ctx *L)
     const char *nearest_mode = sb_attr_str(L, "nearest_mode",
                                            L->opset < 11 ? "floor" : "round_prefer_floor");
     s->cubic_a = (double)sb_attr_float(L, "cubic_coeff_a", -0.75f);
-    sb_attr_ignore(L, "extrapolation_value");     /* tf_crop_and_resize only (refused) */
+    s->extrapolation = sb_attr_float(L, "extrapolation_value", 0.0f);   /* tf_crop_and_resize only */
     if (L->status) return L->status;
     s->exclude_outside = sb_attr_int(L, "exclude_outside", 0) != 0;
     if (L->status) return L->status;
@@ -274,7 +275,35 @@ static int general_geometry(const sb_node *node, const resize_state *s, const sb
         g->scale_h = sh, g->scale_w = sw;
         g->kind = s->kind, g->coord = s->coord, g->nearest = s->nearest_mode < 0 ? 0 : s->nearest_mode;
         g->exclude_outside = s->exclude_outside, g->cubic_a = s->cubic_a;
+        g->roi_h[0] = g->roi_w[0] = 0.0, g->roi_h[1] = g->roi_w[1] = 1.0;
+        g->extrapolation = s->extrapolation;
     }
+    return SB_OK;
+}
+
+/* tf_crop_and_resize's roi (input 1): [starts..., ends...] over the four
+ * axes, or over `axes`; N and C must be [0, 1] (they are not resized). */
+static int read_roi(sb_infer_ctx *I, const sb_node *node, const resize_state *s, const sb_tval *const *in,
+                    int n_in, double *roi_h, double *roi_w)
+{
+    const sb_tval *r = n_in > 1 ? in[1] : NULL;
+    roi_h[0] = roi_w[0] = 0.0, roi_h[1] = roi_w[1] = 1.0;
+    if (!r || !sb_vinfo_numel(&r->info)) return SB_OK;
+    double v[MAX_SCALES + 2];
+    size_t n;
+    int status = read_scales(I, r, v, &n);   /* (float32 values, like scales) */
+    if (status) return status;
+    double start[4] = {0, 0, 0, 0}, end[4] = {1, 1, 1, 1};
+    if (s->n_axes && n == 2 * (size_t)s->n_axes) {
+        for (int i = 0; i < s->n_axes; ++i) start[s->axis_of[i]] = v[i], end[s->axis_of[i]] = v[s->n_axes + i];
+    } else if (n == 8) {
+        for (int d = 0; d < 4; ++d) start[d] = v[d], end[d] = v[4 + d];
+    } else {
+        return nfail(node, SB_ERR_VALUE, "roi has %zu values; tf_crop_and_resize needs 2 per axis", n);
+    }
+    if (start[0] != 0 || start[1] != 0 || end[0] != 1 || end[1] != 1)
+        return nfail(node, SB_ERR_UNSUPPORTED, "a roi that crops N or C is not supported");
+    roi_h[0] = start[2], roi_h[1] = end[2], roi_w[0] = start[3], roi_w[1] = end[3];
     return SB_OK;
 }
 
@@ -364,7 +393,14 @@ static int resize_geometry(sb_infer_ctx *I, const sb_node *node, const resize_st
     if (s->pytorch_half_pixel && !has_sizes && ns == 4)
         to_one = floor((double)xd[2] * scales[2]) == 1.0 || floor((double)xd[3] * scales[3]) == 1.0;
     if (g) g->planes = -1;   /* the torch kernel, unless set below */
-    if (s->general || to_one) return general_geometry(node, s, x, has_sizes, sizes, nz, scales, ns, g, out);
+    if (s->general || to_one) {
+        status = general_geometry(node, s, x, has_sizes, sizes, nz, scales, ns, g, out);
+        if (status || s->coord != SB_RC_TF_CROP_AND_RESIZE) return status;
+        double rh[2], rw[2];
+        if ((status = read_roi(I, node, s, in, n_in, rh, rw))) return status;
+        if (g) memcpy(g->roi_h, rh, sizeof rh), memcpy(g->roi_w, rw, sizeof rw);
+        return SB_OK;
+    }
     int64_t oh, ow;
     int64_t bh, bw;
     if (has_sizes) {
