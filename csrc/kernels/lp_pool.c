@@ -2,15 +2,8 @@
 #include "kernels/lp_pool.h"
 #include "math/arith.h"
 
-static float lp_term(float v, int64_t p)
-{
-    float a = __builtin_fabsf(v);
-    return p == 1 ? a : p == 2 ? v * v : sb_bin_pow(a, (float)p);
-}
-
 void sb_lp_pool2d(const sb_lp_pool_args *a, const float *x, float *y)
 {
-    float inv_p = 1.0f / (float)a->p;
     for (int64_t plane = 0; plane < a->n * a->c; ++plane) {
         const float *xp = x + plane * a->h * a->w;
         float *yp = y + plane * a->oh * a->ow;
@@ -23,11 +16,10 @@ void sb_lp_pool2d(const sb_lp_pool_args *a, const float *x, float *y)
                     for (int64_t kx = 0; kx < a->kw; ++kx) {
                         int64_t col = j * a->stride_w - a->pad_left + kx * a->dil_w;
                         if (col < 0 || col >= a->w) continue;
-                        s = s + lp_term(xp[r * a->w + col], a->p);
+                        s = s + sb_lp_term(xp[r * a->w + col], a->p);
                     }
                 }
-                float out = a->p == 1 ? s : a->p == 2 ? __builtin_sqrtf(s) : sb_bin_pow(s, inv_p);
-                yp[i * a->ow + j] = sbt_canonical(out);
+                yp[i * a->ow + j] = sb_lp_finish(s, a->p);
             }
     }
 }

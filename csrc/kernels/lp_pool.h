@@ -7,6 +7,7 @@
 #define SB_KERNELS_LP_POOL_H
 
 #include <stdint.h>
+#include "math/arith.h"
 
 typedef struct {
     int64_t n, c, h, w, oh, ow;
@@ -15,5 +16,18 @@ typedef struct {
 } sb_lp_pool_args;
 
 void sb_lp_pool2d(const sb_lp_pool_args *a, const float *x, float *y);
+
+/* One tap's term and a window's result (shared with kernels/pool_nd.c). */
+static inline float sb_lp_term(float v, int64_t p)
+{
+    float a = __builtin_fabsf(v);
+    return p == 1 ? a : p == 2 ? v * v : sb_bin_pow(a, (float)p);
+}
+
+static inline float sb_lp_finish(float s, int64_t p)
+{
+    float out = p == 1 ? s : p == 2 ? __builtin_sqrtf(s) : sb_bin_pow(s, 1.0f / (float)p);
+    return sbt_canonical(out);
+}
 
 #endif

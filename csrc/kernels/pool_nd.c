@@ -1,6 +1,7 @@
 /* N-D max and average pooling (pool_nd.h): plain loops over the taps. */
 #include <float.h>
 #include "kernels/pool_nd.h"
+#include "kernels/lp_pool.h"
 #include "math/arith.h"
 
 /* A position's index within its plane: row-major, or column-major. */
@@ -42,6 +43,8 @@ static float pool_one(const sb_pool_nd_args *a, const float *x, const int64_t *o
                     if (all_nan || v > best) best = v, *index = plane_index(a, pos);
                     all_nan = 0;
                 }
+            } else if (a->kind == SB_POOL_ND_LP) {
+                sum = sum + sb_lp_term(v, a->p);
             } else {
                 sum = sb_bin_add(sum, v);
             }
@@ -53,6 +56,7 @@ static float pool_one(const sb_pool_nd_args *a, const float *x, const int64_t *o
         }
     }
     if (a->kind == SB_POOL_ND_MAX) return seen && all_nan ? sbt_float(SB_CANONICAL_NAN_BITS) : best;
+    if (a->kind == SB_POOL_ND_LP) return sb_lp_finish(sum, a->p);
     return sb_bin_div(sum, (float)count);
 }
 

@@ -108,11 +108,32 @@ def test_pool_nd(case):
     np.testing.assert_allclose(mine, got, rtol=1e-6, atol=1e-6)
 
 
-def test_three_d_lp_pool_and_rank_mismatch_are_clear():
-    data = graph_model([helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2])],
-                       {"x": (F, [1, 1, 3, 3, 3])}, {"y": (F, None)}, opset=19)
-    with pytest.raises(so.UnsupportedModelError, match="3-D LpPool is not supported"):
-        so.load(data)
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_three_d_lp_pool(p):
+    """3-D LpPool: over a depth of one it gives the 2-D LpPool's bits (held to
+    its definition in test_onnx_lp_pool.py); over three axes ONNX Runtime's
+    values within float32 rounding."""
+    rng = np.random.default_rng(p)
+    x = rng.standard_normal((2, 3, 1, 6, 5)).astype(np.float32)
+    attrs = {"kernel_shape": [1, 2, 3], "strides": [1, 2, 1], "pads": [0, 1, 0, 0, 0, 1], "p": p}
+    three = graph_model([helper.make_node("Neg", ["x"], ["xn"]), helper.make_node("LpPool", ["xn"], ["y"], **attrs),
+                         helper.make_node("Abs", ["y"], ["ya"])],
+                        {"x": (F, list(x.shape))}, {"y": (F, None), "ya": (F, None)}, opset=19)
+    two = graph_model([helper.make_node("Neg", ["x"], ["xn"]),
+                       helper.make_node("LpPool", ["xn"], ["y"], kernel_shape=[2, 3], strides=[2, 1],
+                                        pads=[1, 0, 0, 1], p=p)],
+                      {"x": (F, [2, 3, 6, 5])}, {"y": (F, None)}, opset=19)
+    want = so.load(two, mode="exact").run({"x": x[:, :, 0]})["y"]
+    for what, out in run_everywhere(three, {"x": x}):
+        assert np.array_equal(bits(out["y"][:, :, 0]), bits(want)), what
+    x3 = rng.standard_normal((1, 2, 4, 5, 4)).astype(np.float32)
+    model = graph_model([helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 3], strides=[2, 1, 1],
+                                          p=p)], {"x": (F, list(x3.shape))}, {"y": (F, None)}, opset=19)
+    got = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(["y"], {"x": x3})[0]
+    np.testing.assert_allclose(so.load(model).run({"x": x3})["y"], got, rtol=1e-5, atol=1e-6)
+
+
+def test_rank_mismatch_is_clear():
     data = graph_model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2])],
                        {"x": (F, None)}, {"y": (F, None)}, opset=19)
     with pytest.raises(ValueError, match="X must be 5-D"):

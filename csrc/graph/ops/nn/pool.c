@@ -86,6 +86,7 @@ static int pool_nd_geometry(const sb_node *node, const pool_state *s, int kind, 
     memset(a, 0, sizeof *a);
     a->kind = kind, a->dims = dims, a->count_include_pad = s->count_include_pad != 0;
     a->column_major = s->storage_order == 1;
+    a->p = s->p;
     *out = *x;
     for (int d = 0; d < dims; ++d) {
         int64_t k = s->kernel[d], st = s->sp.strides[d], dl = s->sp.dilations[d];
@@ -102,7 +103,8 @@ static int pool_nd_geometry(const sb_node *node, const pool_state *s, int kind, 
         a->dilation[d] = dl, a->pad_begin[d] = p[d], a->pad_end[d] = p[dims + d];
         out->dims[2 + d] = o;
     }
-    return check_elements(node, kind == SB_POOL_ND_MAX ? "MaxPool" : "AveragePool", out->dims, out->rank);
+    return check_elements(node, kind == SB_POOL_ND_MAX ? "MaxPool" : kind == SB_POOL_ND_LP ? "LpPool"
+                          : "AveragePool", out->dims, out->rank);
 }
 
 /* AveragePool's form the 2-D kernel (torch's avg_pool2d) does not take:
@@ -311,9 +313,7 @@ static int lp_pool_load(sb_load_ctx *L)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "p=%lld is not supported (1 to 64 are)",
                             (long long)s->p);
     if (!strcmp(L->node->op_type, "GlobalLpPool")) return L->status;
-    if (pool_load_common(L, s)) return L->status;
-    if (s->dims == 3)
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "3-D LpPool is not supported (1-D and 2-D are)");
+    pool_load_common(L, s);
     return L->status;
 }
 
@@ -351,12 +351,19 @@ static int lp_pool_infer(sb_infer_ctx *I)
 {
     int status = need_floats(I, 0, "X");
     if (status) return status;
+    const pool_state *s = I->state;
+    if (s->dims == 3 && strcmp(I->node->op_type, "GlobalLpPool")) {
+        sb_pool_nd_args nd;
+        return pool_nd_geometry(I->node, s, SB_POOL_ND_LP, &I->in[0]->info, &nd, &I->out[0]);
+    }
     sb_lp_pool_args a;
     return lp_pool_geometry(I->node, I->state, &I->in[0]->info, &a, &I->out[0]);
 }
 
 static int lp_pool_run(sb_run_ctx *R)
 {
+    const pool_state *s = R->state;
+    if (s->dims == 3 && strcmp(R->node->op_type, "GlobalLpPool")) return pool_nd_run(R, SB_POOL_ND_LP);
     sb_lp_pool_args a;
     sb_vinfo out;
     int status = lp_pool_geometry(R->node, R->state, &R->in[0]->info, &a, &out);
