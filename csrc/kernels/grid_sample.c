@@ -27,6 +27,7 @@ static double reflect(double x, double lo, double hi)
 typedef struct {
     const sb_grid_sample_args *a;
     float lo_h, hi_h, lo_w, hi_w;   /* the reflection and validity bounds */
+    float lo_d, hi_d;               /* (a volume) */
 } job;
 
 /* The pixel coordinate of normalized g on an axis of length L. */
@@ -111,6 +112,67 @@ static float sample(const job *j, const float *plane, float gx, float gy)
     return v;
 }
 
+/* A volume's sample at (gx, gy, gz): linear or nearest. */
+static float sample_3d(const job *j, const float *vol, float gx, float gy, float gz)
+{
+    const sb_grid_sample_args *a = j->a;
+    int64_t plane = a->h * a->w;
+    float x = unnormalize(gx, a->w, a->align_corners), y = unnormalize(gy, a->h, a->align_corners);
+    float z = unnormalize(gz, a->d, a->align_corners);
+    if (a->mode == SB_GS_NEAREST) x = nearbyintf(x), y = nearbyintf(y), z = nearbyintf(z);
+    x = outside(a, x, a->w, j->lo_w, j->hi_w);
+    y = outside(a, y, a->h, j->lo_h, j->hi_h);
+    z = outside(a, z, a->d, j->lo_d, j->hi_d);
+    if (x != x || y != y || z != z) return a->padding == SB_GS_ZEROS ? 0.0f : vol[0];
+    if (a->mode == SB_GS_NEAREST) {
+        int64_t ix = tap(a, floor_index(x), a->w, j->lo_w, j->hi_w);
+        int64_t iy = tap(a, floor_index(y), a->h, j->lo_h, j->hi_h);
+        int64_t iz = tap(a, floor_index(z), a->d, j->lo_d, j->hi_d);
+        return ix < 0 || iy < 0 || iz < 0 ? 0.0f : vol[iz * plane + iy * a->w + ix];
+    }
+    int64_t x0 = floor_index(x), y0 = floor_index(y), z0 = floor_index(z);
+    float cx[2], cy[2], cz[2];
+    weights(SB_GS_LINEAR, x - (float)x0, cx);
+    weights(SB_GS_LINEAR, y - (float)y0, cy);
+    weights(SB_GS_LINEAR, z - (float)z0, cz);
+    int64_t ix[2], iy[2];
+    for (int k = 0; k < 2; ++k) {
+        ix[k] = tap(a, x0 + k, a->w, j->lo_w, j->hi_w);
+        iy[k] = tap(a, y0 + k, a->h, j->lo_h, j->hi_h);
+    }
+    float v = 0.0f;
+    for (int q = 0; q < 2; ++q) {
+        int64_t iz = tap(a, z0 + q, a->d, j->lo_d, j->hi_d);
+        float depth = 0.0f;
+        for (int r = 0; r < 2; ++r) {
+            float row = 0.0f;
+            for (int k = 0; k < 2; ++k) {
+                float p = iz < 0 || iy[r] < 0 || ix[k] < 0 ? 0.0f : vol[iz * plane + iy[r] * a->w + ix[k]];
+                row = k == 0 ? cx[0] * p : row + cx[k] * p;
+            }
+            depth = r == 0 ? cy[0] * row : depth + cy[r] * row;
+        }
+        v = q == 0 ? cz[0] * depth : v + cz[q] * depth;
+    }
+    return v;
+}
+
+/* A volume's output row (n, c, od, oy). */
+static void row_fn_3d(void *ctx, size_t unit, int thread_index)
+{
+    (void)thread_index;
+    const job *j = ctx;
+    const sb_grid_sample_args *a = j->a;
+    size_t rows = (size_t)a->dout * (size_t)a->ho;
+    size_t nc = unit / rows, at = unit % rows;
+    int64_t n = (int64_t)nc / a->c;
+    const float *vol = a->x + nc * (size_t)(a->d * a->h * a->w);
+    const float *g = a->grid + ((size_t)n * rows + at) * (size_t)a->wo * 3;
+    float *out = a->y + unit * (size_t)a->wo;
+    for (int64_t ox = 0; ox < a->wo; ++ox)
+        out[ox] = sbt_canonical(sample_3d(j, vol, g[3 * ox], g[3 * ox + 1], g[3 * ox + 2]));
+}
+
 static void row_fn(void *ctx, size_t unit, int thread_index)
 {
     (void)thread_index;
@@ -126,16 +188,21 @@ static void row_fn(void *ctx, size_t unit, int thread_index)
 
 int sb_grid_sample(const sb_grid_sample_args *a)
 {
+    int volume = a && a->d > 0;
     if (!a || a->max_threads < 1 || a->n < 0 || a->c < 0 || a->h < 1 || a->w < 1 || a->ho < 0 ||
-        a->wo < 0 || a->mode < 0 || a->mode > 2 || a->padding < 0 || a->padding > 2)
+        a->wo < 0 || a->mode < 0 || a->mode > 2 || a->padding < 0 || a->padding > 2 || a->d < 0 ||
+        (volume && (a->dout < 0 || a->mode == SB_GS_CUBIC)))
         return SB_ERR_ARGUMENT;
-    size_t units = (size_t)a->n * (size_t)a->c * (size_t)a->ho;
+    size_t units = (size_t)a->n * (size_t)a->c * (size_t)a->ho * (size_t)(volume ? a->dout : 1);
     if (units == 0 || a->wo == 0) return SB_OK;
     if (!a->x || !a->grid || !a->y) return SB_ERR_ARGUMENT;
-    job j = {a, -0.5f, (float)a->h - 0.5f, -0.5f, (float)a->w - 0.5f};
-    if (a->align_corners) j.lo_h = j.lo_w = 0.0f, j.hi_h = (float)(a->h - 1), j.hi_w = (float)(a->w - 1);
-    double per = a->mode == SB_GS_CUBIC ? 16.0 : 4.0;
+    job j = {a, -0.5f, (float)a->h - 0.5f, -0.5f, (float)a->w - 0.5f, -0.5f, (float)a->d - 0.5f};
+    if (a->align_corners) {
+        j.lo_h = j.lo_w = j.lo_d = 0.0f;
+        j.hi_h = (float)(a->h - 1), j.hi_w = (float)(a->w - 1), j.hi_d = (float)(a->d - 1);
+    }
+    double per = a->mode == SB_GS_CUBIC ? 16.0 : volume ? 8.0 : 4.0;
     sb_step_plan plan = sb_plan_step(units, 1, (double)units * (double)a->wo * SB_COST_RESIZE * per / 4);
-    sb_run_step(&plan, a->max_threads, row_fn, &j);
+    sb_run_step(&plan, a->max_threads, volume ? row_fn_3d : row_fn, &j);
     return SB_OK;
 }

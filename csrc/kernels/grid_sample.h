@@ -1,5 +1,6 @@
-/* GridSample of (N, C, H, W) float32 at a grid of (N, Ho, Wo, 2) points
- * (ONNX GridSample, docs/onnx.md), callable without a graph. Everything is
+/* GridSample of (N, C, H, W) float32 at a grid of (N, Ho, Wo, 2) points, or
+ * of (N, C, D, H, W) at (N, Do, Ho, Wo, 3) points (linear and nearest;
+ * ONNX GridSample, docs/onnx.md), callable without a graph. Everything is
  * float32, in onnx.reference's order of operations, each step rounded (no
  * fused multiply-add):
  *
@@ -14,7 +15,8 @@
  *     (linear), or the rounded coordinate (nearest); a tap outside the image
  *     reads 0 (zeros), the nearest pixel (border) or its reflection;
  *   weights of t = x - floor(x): linear 1 - t, t; cubic Keys' with -0.75;
- *   the value: along W for each needed row, then along H, each the taps'
+ *   the value: along W for each needed row, then along H (then along D for
+ *     a volume, over the H results of each needed depth), each the taps'
  *     weighted sum from the first tap.
  * NaN coordinates read 0 (zeros) or pixel 0. */
 #ifndef SB_KERNELS_GRID_SAMPLE_H
@@ -27,6 +29,7 @@ enum { SB_GS_ZEROS = 0, SB_GS_BORDER = 1, SB_GS_REFLECTION = 2 };
 
 typedef struct {
     int64_t n, c, h, w, ho, wo;
+    int64_t d, dout;             /* a volume's depths (0: a 2-D sample) */
     int mode, padding, align_corners;
     const float *x, *grid;
     float *y;

@@ -9,6 +9,7 @@ within float32 rounding of onnx.reference and ONNX Runtime on finite
 grids."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -167,3 +168,103 @@ def test_grid_sample_opset16_names_and_errors():
         s = so.load(graph_model([helper.make_node("GridSample", ["x", "g"], ["y"])],
                                 {"x": (F, [1, 1, 3, 3]), "g": (F, None)}, {"y": (F, None)}, opset=20))
         s.run({"x": x, "g": np.zeros((1, 2, 2, 3), np.float32)})
+
+
+def oracle_3d(x, grid, mode, padding, align):
+    """The 2-D oracle's rules per axis over a volume: along W, then H, then D."""
+    n, c, d, h, w = x.shape
+    _, do, ho, wo, _ = grid.shape
+    y = np.zeros((n, c, do, ho, wo), np.float32)
+
+    def bounds(L):
+        return (0.0, L - 1.0) if align else (-0.5, L - 0.5)
+
+    def coord(g, L):
+        l_ = f32(L)
+        v = ((g + f32(1)) / f32(2)) * (l_ - f32(1)) if align else ((g + f32(1)) * l_ - f32(1)) / f32(2)
+        if mode == "nearest":
+            v = np.rint(v)
+        lo, hi = bounds(L)
+        if v < lo or v > hi:
+            if padding == "border":
+                v = f32(min(max(float(v), 0.0), L - 1.0))
+            elif padding == "reflection":
+                v = f32(_reflect(float(v), lo, hi))
+        return f32(v)
+
+    def tap(i, L):
+        if 0 <= i < L:
+            return i
+        if padding == "zeros":
+            return -1
+        if padding == "border":
+            return 0 if i < 0 else L - 1
+        lo, hi = bounds(L)
+        return min(max(int(_reflect(float(i), lo, hi)), 0), L - 1)
+
+    with np.errstate(all="ignore"):
+        for b, oz, oy, ox in itertools.product(range(n), range(do), range(ho), range(wo)):
+            gx, gy, gz = grid[b, oz, oy, ox]
+            cx_, cy_, cz_ = coord(gx, w), coord(gy, h), coord(gz, d)
+            for ch in range(c):
+                vol = x[b, ch]
+                if np.isnan(cx_) or np.isnan(cy_) or np.isnan(cz_):
+                    y[b, ch, oz, oy, ox] = 0.0 if padding == "zeros" else vol[0, 0, 0]
+                    continue
+                if mode == "nearest":
+                    i, j, k = (tap(int(math.floor(cx_)), w), tap(int(math.floor(cy_)), h),
+                               tap(int(math.floor(cz_)), d))
+                    y[b, ch, oz, oy, ox] = 0.0 if min(i, j, k) < 0 else vol[k, j, i]
+                    continue
+                x0, y0, z0 = math.floor(cx_), math.floor(cy_), math.floor(cz_)
+                wx, wy, wz = (_weights("linear", cx_ - f32(x0)), _weights("linear", cy_ - f32(y0)),
+                              _weights("linear", cz_ - f32(z0)))
+                v = None
+                for q in range(2):
+                    iz = tap(z0 + q, d)
+                    depth = None
+                    for r in range(2):
+                        iy = tap(y0 + r, h)
+                        row = None
+                        for k in range(2):
+                            ix = tap(x0 + k, w)
+                            p = f32(0) if min(iz, iy, ix) < 0 else vol[iz, iy, ix]
+                            row = wx[0] * p if k == 0 else row + wx[k] * p
+                        depth = wy[0] * row if r == 0 else depth + wy[r] * row
+                    v = wz[0] * depth if q == 0 else v + wz[q] * depth
+                y[b, ch, oz, oy, ox] = v
+    return y
+
+
+@pytest.mark.parametrize("mode", ["linear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [0, 1])
+def test_grid_sample_volume(mode, padding, align):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 2, 3, 4, 5)).astype(np.float32)
+    g = rng.uniform(-1.5, 1.5, (2, 2, 3, 4, 3)).astype(np.float32)
+    g[0, 0, 0, :3] = [[-1, -1, -1], [1, 1, 1], [0, 0, 0]]
+    g[1, 1, 2, 0] = [np.nan, 0.1, 0.2]
+    nodes = [helper.make_node("Neg", ["xi"], ["x"]),
+             helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=padding,
+                              align_corners=align),
+             helper.make_node("Abs", ["y"], ["a"])]
+    data = graph_model(nodes, {"xi": (F, list(x.shape)), "g": (F, list(g.shape))},
+                       {"y": (F, None), "a": (F, None)}, opset=22)
+    want = oracle_3d(-x, g, mode, padding, bool(align))
+    for what, out in run_everywhere(data, {"xi": x, "g": g}):
+        np.testing.assert_array_equal(bits(out["y"]), bits(want), err_msg=what)
+        np.testing.assert_array_equal(bits(out["a"]), bits(np.abs(want)), err_msg=what)
+    clean = np.nan_to_num(g, nan=0.3)
+    want = oracle_3d(-x, clean, mode, padding, bool(align))
+    for theirs in (ReferenceEvaluator(data).run(["y"], {"xi": x, "g": clean})[0],
+                   ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(
+                       ["y"], {"xi": x, "g": clean})[0]):
+        np.testing.assert_allclose(theirs, want, rtol=1e-4, atol=1e-4)
+
+
+def test_grid_sample_volume_cubic_is_refused():
+    data = graph_model([helper.make_node("GridSample", ["x", "g"], ["y"], mode="cubic")],
+                       {"x": (F, [1, 1, 2, 2, 2]), "g": (F, [1, 1, 1, 1, 3])}, {"y": (F, None)}, opset=22)
+    with pytest.raises(so.UnsupportedModelError, match="cubic mode samples 4-D inputs only"):
+        so.load(data).run({"x": np.zeros((1, 1, 2, 2, 2), np.float32), "g": np.zeros((1, 1, 1, 1, 3), np.float32)})
