@@ -10,7 +10,7 @@
 #include "isa/unary.h"
 #include "graph/ops/reduce/reduce_util.h"
 
-typedef struct { float eps; int64_t groups; int opset; } norm_state;
+extern const sb_op_def sb_op_BatchNormTraining;
 
 static int k_norm(sb_run_ctx *R, int op, const sb_tval *x, int64_t groups, const void *mean,
                   const void *var, const void *weight, const void *bias, float eps)
@@ -52,12 +52,17 @@ static int batch_norm_load(sb_load_ctx *L)
     norm_state *s = sb_load_state(L, sizeof *s);
     if (!s) return L->status;
     s->eps = sb_attr_float(L, "epsilon", 1e-5f);
-    sb_attr_ignore(L, "momentum");   /* updates running statistics in training only */
+    s->momentum = sb_attr_float(L, "momentum", 0.9f);   /* running statistics: training only */
     if (sb_has_attr(L, "spatial") && sb_attr_int(L, "spatial", 1) != 1)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "spatial=0 is not supported");
-    if (sb_attr_int(L, "training_mode", 0))
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference "
-                            "only)");
+    if (sb_attr_int(L, "training_mode", 0)) {
+        /* the batch's own statistics, and the running ones updated (batch_norm_training.c) */
+        if (L->node->n_out > 3)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "BatchNormalization has three outputs in "
+                                "training mode (Y, running_mean, running_var)");
+        L->variant = &sb_op_BatchNormTraining;
+        return L->status;
+    }
     if (L->opset < 7) {
         sb_attr_ignore(L, "is_test");
         sb_attr_ignore(L, "consumed_inputs");

@@ -33,6 +33,10 @@
 
 static inline size_t align64(int64_t bytes) { return bytes <= 0 ? 0 : ((size_t)bytes + 63) & ~(size_t)63; }
 
+/* The normalizations' state (batch_norm.c, and batch_norm_training.c for
+ * BatchNormalization in training mode). */
+typedef struct { float eps; int64_t groups; int opset; float momentum; } norm_state;
+
 static inline uint32_t f2u(float f)
 {
     uint32_t u;
