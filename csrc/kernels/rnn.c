@@ -82,12 +82,29 @@ static int step_lstm(const step_ctx *c, const sb_rnn_weights *w, const float *gx
     /* the pieces i, o, f, c, each (B, H) dense */
     CHECK(split_gates(d, L, P, B, H));
     float *pi = P, *po = P + bh, *pf = P + 2 * bh, *pc = P + 3 * bh;
-    CHECK(unary(d, SB_OP_SIGMOID, pi, pi, 3 * bh));   /* i, o, f: one call, the same bits */
+    if (w->peep) {
+        /* peepholes: i and f see cp, o sees the new c: g + p * c, each rounded */
+        const view p_i = {w->peep, 0, 1}, p_f = {w->peep + 2 * H, 0, 1};
+        CHECK(binary2(d, SB_BIN_MUL, p_i, dense(cp, H), c->T, B, H));
+        CHECK(binary2(d, SB_BIN_ADD, dense(pi, H), dense(c->T, H), pi, B, H));
+        CHECK(binary2(d, SB_BIN_MUL, p_f, dense(cp, H), c->T, B, H));
+        CHECK(binary2(d, SB_BIN_ADD, dense(pf, H), dense(c->T, H), pf, B, H));
+        CHECK(unary(d, SB_OP_SIGMOID, pi, pi, bh));
+        CHECK(unary(d, SB_OP_SIGMOID, pf, pf, bh));
+    } else {
+        CHECK(unary(d, SB_OP_SIGMOID, pi, pi, 3 * bh));   /* i, o, f: one call, the same bits */
+    }
     CHECK(unary(d, SB_OP_TANH, pc, pc, bh));
     /* c = sigmoid(f) * cp + sigmoid(i) * tanh(c) */
     CHECK(binary2(d, SB_BIN_MUL, dense(pf, H), dense(cp, H), pf, B, H));
     CHECK(binary2(d, SB_BIN_MUL, dense(pi, H), dense(pc, H), pi, B, H));
     CHECK(binary2(d, SB_BIN_ADD, dense(pf, H), dense(pi, H), c_out, B, H));
+    if (w->peep) {
+        const view p_o = {w->peep + H, 0, 1};
+        CHECK(binary2(d, SB_BIN_MUL, p_o, dense(c_out, H), c->T, B, H));
+        CHECK(binary2(d, SB_BIN_ADD, dense(po, H), dense(c->T, H), po, B, H));
+        CHECK(unary(d, SB_OP_SIGMOID, po, po, bh));
+    }
     /* h = sigmoid(o) * tanh(c) */
     CHECK(unary(d, SB_OP_TANH, c_out, c->T, bh));
     CHECK(binary2(d, SB_BIN_MUL, dense(po, H), dense(c->T, H), h_out, B, H));

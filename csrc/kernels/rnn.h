@@ -19,6 +19,7 @@ enum { SB_RNN_LSTM = 0, SB_RNN_GRU = 1, SB_RNN_RNN = 2 };
 typedef struct {
     const void *w, *r, *rzr, *rh;
     const float *wb, *rb, *rzr_b, *rh_b;
+    const float *peep;             /* LSTM's peepholes p_i, p_o, p_f (3 * hidden), or null */
 } sb_rnn_weights;
 
 /* One direction of one layer over seq steps, batch rows, hidden units. */

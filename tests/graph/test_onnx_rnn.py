@@ -199,3 +199,34 @@ def test_rnn_shorter_sequences_are_refused_at_run():
     sess = so.load(node.SerializeToString())
     with pytest.raises(ValueError, match="sequence_lens"):
         sess.run({**feeds, "L": np.array([SEQ, 2, SEQ], np.int32)})
+
+
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_lstm_peepholes(direction):
+    """LSTM with input P: i and f see c(t-1), o sees c(t), each as
+    g + p * c (one multiply, one add) before the sigmoid; exact bit for bit
+    against the serial-loop oracle, and ONNX Runtime's values."""
+    data, feeds, inits = rnn_model("LSTM", direction, bias=True, initial=True)
+    dirs = 2 if direction == "bidirectional" else 1
+    m = onnx.load_from_string(data)
+    peep = rand(dirs, 3 * H, scale=0.5)
+    m.graph.initializer.append(onnx.numpy_helper.from_array(peep, "P"))
+    node = m.graph.node[0]
+    while len(node.input) < 7:
+        node.input.append("")
+    node.input.append("P")
+    data = m.SerializeToString()
+    got = so.load(data, mode="exact").run(feeds)
+    w, r, b = inits["W"][0], inits["R"][0], inits["B"][0]
+    h, c = feeds["h0"][0], feeds["c0"][0]
+    p_i, p_o, p_f = peep[0, :H], peep[0, H:2 * H], peep[0, 2 * H:]
+    for t in range(SEQ):
+        g = _serial_linear(feeds["X"][t], w, b[:4 * H]) + _serial_linear(h, r, b[4 * H:])
+        i, o, f, cc = (g[:, k * H:(k + 1) * H] for k in range(4))
+        i = ref.sigmoid(i + p_i * c)
+        f = ref.sigmoid(f + p_f * c)
+        c = f * c + i * ref.tanh(cc)
+        o = ref.sigmoid(o + p_o * c)
+        h = o * ref.tanh(c)
+        assert bits(got["Y"][t, 0]).tobytes() == bits(h).tobytes(), t
+    compare_with_onnxruntime(data, feeds, rtol=1e-5, atol=1e-6)

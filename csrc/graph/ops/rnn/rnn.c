@@ -184,8 +184,7 @@ static int rnn_load(sb_load_ctx *L)
         int64_t input_forget = sb_attr_int(L, "input_forget", 0);
         if (L->status) return L->status;
         if (input_forget != 0) return sb_load_fail(L, SB_ERR_UNSUPPORTED, "input_forget=1 is not supported");
-        if (sb_load_has_input(L, 7))
-            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "peephole weights (input P) are not supported");
+
     }
     int64_t reset_first = s->kind == RNN_GRU ? sb_attr_int(L, "linear_before_reset", 0) : 0;
     if (L->status) return L->status;
@@ -368,6 +367,13 @@ static int rnn_check(sb_infer_ctx *I, const rnn_state *s, rnn_dims *g)
         if (!lens) return SB_ERR_TYPE;
         if ((status = check_lens(I, lens, g->seq))) return status;
     }
+    if (s->kind == RNN_LSTM && I->n_in > 7 && I->in[7]) {   /* the peepholes (dirs, 3 * H) */
+        const sb_tval *pp = sb_infer_float(I, 7, "P");
+        if (!pp) return SB_ERR_TYPE;
+        if (pp->info.rank != 2 || pp->info.dims[0] != s->dirs || pp->info.dims[1] != 3 * g->hidden)
+            return sb_infer_fail(I, SB_ERR_VALUE, "P must be (%d, %lld)", s->dirs,
+                                 (long long)(3 * g->hidden));
+    }
     if ((status = check_initial(I, s, 5, "initial_h", g->batch, g->hidden))) return status;
     if (s->kind == RNN_LSTM && (status = check_initial(I, s, 6, "initial_c", g->batch, g->hidden)))
         return status;
@@ -468,7 +474,9 @@ static int rnn_run(sb_run_ctx *R)
     float *yh0 = ws + at[WS_YH], *yc0 = ws + at[WS_YC];
     for (int d = 0; d < dirs; ++d) {
         const rnn_dir *p = s->packed ? &s->d[d] : &computed[d];
-        sb_rnn_weights w = {p->w, p->r, p->rzr, p->rh, p->wb, p->rb, p->rzr_b, p->rh_b};
+        const float *peep = s->kind == RNN_LSTM && R->n_in > 7 && R->in[7]
+                            ? (const float *)R->in[7]->data + d * 3 * H : NULL;
+        sb_rnn_weights w = {p->w, p->r, p->rzr, p->rh, p->wb, p->rb, p->rzr_b, p->rh_b, peep};
         sb_rnn_direction run = {
             .kind = s->kind, .linear_before_reset = s->reset_first,
             .backwards = s->direction == DIR_REVERSE || d == 1,
