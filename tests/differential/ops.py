@@ -16,7 +16,12 @@ EXACT_UNARY = ("Neg", "Abs", "Relu", "Identity")
 # jump on tiny differences: exact inputs only
 STEP_UNARY = ("Floor", "Ceil", "Round", "Sign", "Shrink", "ThresholdedRelu")
 CORRECTLY_ROUNDED = ("Sqrt", "Reciprocal")
-BOUNDED_OUTPUT = ("Tanh", "Sigmoid", "Erf", "Sin", "Cos", "HardSigmoid", "Softsign")
+BOUNDED_OUTPUT = ("Tanh", "Sigmoid", "Erf", "Sin", "Cos", "HardSigmoid", "Softsign", "Atan", "Asin",
+                  "Acos")
+# math/inverse_trig.h's functions: on exact inputs only (steep near their
+# domain's edges and Tan near its poles, where the oracles' own rounding of
+# an inexact input would decide)
+INVERSE_TRIG = ("Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
 
 
 def _float(v: Value) -> bool:
@@ -31,7 +36,7 @@ SINCE = {"Celu": 12, "HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "Les
 
 
 def unary(g: Graph, op: str) -> bool:
-    if op in STEP_UNARY or op in ("Reciprocal", "Log"):
+    if op in STEP_UNARY or op in ("Reciprocal", "Log") or op in INVERSE_TRIG:
         # jumps, or a huge relative error where an inexact value cancels to
         # near 0: exact inputs only
         x = g.pick(lambda v: _float(v) and v.exact)
@@ -60,7 +65,7 @@ def unary(g: Graph, op: str) -> bool:
         return False
     if op == "Mish" and g.opset < 18:
         return False
-    if op in TRANSCENDENTAL:
+    if op in TRANSCENDENTAL or op in INVERSE_TRIG:
         out = derived(x, g, exact=False, family="transcendental")
         out.bounded = op in BOUNDED_OUTPUT   # whatever the input's magnitude
     elif op in CORRECTLY_ROUNDED:
@@ -1111,5 +1116,6 @@ def linear_attention(g: Graph, op: str) -> bool:
     return True
 
 
+BUILDERS += [(unary, op, 0.4) for op in INVERSE_TRIG]
 BUILDERS += [(control_if, "If", 0.5), (attention, "Attention", 3.0), (attention, "RotaryEmbedding", 3.0),
              (causal_conv, "CausalConvWithState", 3.0), (linear_attention, "LinearAttention", 3.0)]
