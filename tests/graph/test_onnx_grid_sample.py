@@ -54,34 +54,43 @@ def _weights(mode: str, t: np.float32) -> list:
             ((A * q1 - f32(5) * A) * q1 + f32(8) * A) * q1 - f32(4) * A]
 
 
+def _bounds(L, align):
+    return (0.0, L - 1.0) if align else (-0.5, L - 0.5)
+
+
+def _coord(g, L, mode, padding, align):
+    """A normalized grid value's pixel coordinate on an axis of length L."""
+    l_ = f32(L)
+    v = ((g + f32(1)) / f32(2)) * (l_ - f32(1)) if align else ((g + f32(1)) * l_ - f32(1)) / f32(2)
+    if mode == "nearest":
+        v = np.rint(v)
+    lo, hi = _bounds(L, align)
+    if v < lo or v > hi:
+        if padding == "border":
+            v = f32(min(max(float(v), 0.0), L - 1.0))
+        elif padding == "reflection":
+            v = f32(_reflect(float(v), lo, hi))
+    return f32(v)
+
+
+def _tap(i, L, padding, align):
+    """A tap's index after the padding rule (-1: reads 0)."""
+    if 0 <= i < L:
+        return i
+    if padding == "zeros":
+        return -1
+    if padding == "border":
+        return 0 if i < 0 else L - 1
+    lo, hi = _bounds(L, align)
+    return min(max(int(_reflect(float(i), lo, hi)), 0), L - 1)
+
+
 def oracle(x: np.ndarray, grid: np.ndarray, mode: str, padding: str, align: bool) -> np.ndarray:
     n, c, h, w = x.shape
     _, ho, wo, _ = grid.shape
     y = np.zeros((n, c, ho, wo), np.float32)
-    bounds = {h: (0.0, h - 1.0) if align else (-0.5, h - 0.5), w: (0.0, w - 1.0) if align else (-0.5, w - 0.5)}
-
-    def coord(g, L):
-        l_ = f32(L)
-        v = ((g + f32(1)) / f32(2)) * (l_ - f32(1)) if align else ((g + f32(1)) * l_ - f32(1)) / f32(2)
-        if mode == "nearest":
-            v = np.rint(v)
-        lo, hi = bounds[L]
-        if v < lo or v > hi:
-            if padding == "border":
-                v = f32(min(max(float(v), 0.0), L - 1.0))
-            elif padding == "reflection":
-                v = f32(_reflect(float(v), lo, hi))
-        return f32(v)
-
-    def tap(i, L):
-        if 0 <= i < L:
-            return i
-        if padding == "zeros":
-            return -1
-        if padding == "border":
-            return 0 if i < 0 else L - 1
-        lo, hi = bounds[L]
-        return min(max(int(_reflect(float(i), lo, hi)), 0), L - 1)
+    coord = lambda g, L: _coord(g, L, mode, padding, align)  # noqa: E731
+    tap = lambda i, L: _tap(i, L, padding, align)  # noqa: E731
 
     with np.errstate(all="ignore"):
         for b in range(n):
@@ -176,31 +185,8 @@ def oracle_3d(x, grid, mode, padding, align):
     _, do, ho, wo, _ = grid.shape
     y = np.zeros((n, c, do, ho, wo), np.float32)
 
-    def bounds(L):
-        return (0.0, L - 1.0) if align else (-0.5, L - 0.5)
-
-    def coord(g, L):
-        l_ = f32(L)
-        v = ((g + f32(1)) / f32(2)) * (l_ - f32(1)) if align else ((g + f32(1)) * l_ - f32(1)) / f32(2)
-        if mode == "nearest":
-            v = np.rint(v)
-        lo, hi = bounds(L)
-        if v < lo or v > hi:
-            if padding == "border":
-                v = f32(min(max(float(v), 0.0), L - 1.0))
-            elif padding == "reflection":
-                v = f32(_reflect(float(v), lo, hi))
-        return f32(v)
-
-    def tap(i, L):
-        if 0 <= i < L:
-            return i
-        if padding == "zeros":
-            return -1
-        if padding == "border":
-            return 0 if i < 0 else L - 1
-        lo, hi = bounds(L)
-        return min(max(int(_reflect(float(i), lo, hi)), 0), L - 1)
+    coord = lambda g, L: _coord(g, L, mode, padding, align)  # noqa: E731
+    tap = lambda i, L: _tap(i, L, padding, align)  # noqa: E731
 
     with np.errstate(all="ignore"):
         for b, oz, oy, ox in itertools.product(range(n), range(do), range(ho), range(wo)):
