@@ -25,12 +25,41 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/tensor.h"
+#include "math/transcendental.h"
 
 typedef struct {
     int64_t q_heads, kv_heads, causal, mode, left, right;
     float scale, softcap;
     int has_scale;
+    int64_t precision;           /* softmax_precision: 1 float32, 11 float64 */
 } attention_state;
+
+/* softmax_precision 11: the row's softmax in binary64 (ONNX's body casts
+ * the scores to double): m the largest; e = exp_double(x - m) (0 below
+ * -700); s = +0 + e0 + e1 + ... in order; each x rounded from e / s once to
+ * float32; a NaN anywhere makes the row NaN. */
+static void softmax_double_row(float *x, int64_t n)
+{
+    double m = -INFINITY;
+    int nan = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        nan |= x[j] != x[j];
+        if ((double)x[j] > m) m = (double)x[j];
+    }
+    if (nan || !(m > -INFINITY)) {   /* (a row masked entirely is zeroed by the caller) */
+        for (int64_t j = 0; j < n; ++j) x[j] = sbt_float(SB_CANONICAL_NAN_BITS);
+        return;
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        double t = (double)x[j] - m;
+        sum = sum + (t < -700.0 ? 0.0 : sbt_exp_double(t));
+    }
+    for (int64_t j = 0; j < n; ++j) {
+        double t = (double)x[j] - m;
+        x[j] = (float)((t < -700.0 ? 0.0 : sbt_exp_double(t)) / sum);
+    }
+}
 
 static int attention_load(sb_load_ctx *L)
 {
@@ -45,11 +74,11 @@ static int attention_load(sb_load_ctx *L)
     s->has_scale = sb_has_attr(L, "scale");
     s->scale = sb_attr_float(L, "scale", 0.0f);
     s->softcap = sb_attr_float(L, "softcap", 0.0f);
-    int64_t precision = sb_attr_int(L, "softmax_precision", 1);
+    s->precision = sb_attr_int(L, "softmax_precision", 1);
     if (L->status) return L->status;
-    if (precision != 1)
+    if (s->precision != 1 && s->precision != 11)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "softmax_precision=%lld is not supported (1: "
-                            "float32)", (long long)precision);
+                            "float32, 11: float64)", (long long)s->precision);
     if (s->mode < 0 || s->mode > 3)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "qk_matmul_output_mode=%lld is not 0 to 3",
                             (long long)s->mode);
@@ -306,7 +335,9 @@ static int attention_run(sb_run_ctx *R)
             }
     }
     if (qk && s->mode == 2) memcpy(qk->data, sc, sc_bytes);
-    if (d.T > 0 && rows > 0) {
+    if (d.T > 0 && rows > 0 && s->precision == 11) {
+        for (int64_t r = 0; r < rows; ++r) softmax_double_row(sc + r * d.T, d.T);
+    } else if (d.T > 0 && rows > 0) {
         sb_reduce_args ra = {0};
         ra.path = R->path, ra.mode = R->mode, ra.op = SB_RED_SOFTMAX, ra.max_threads = R->threads;
         ra.outer = rows, ra.n = d.T, ra.inner = 1;
