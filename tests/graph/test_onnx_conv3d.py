@@ -110,3 +110,48 @@ def test_conv3d_bad_shapes_are_clear():
     with pytest.raises(ValueError, match="do not fit group=2"):
         so.load(data).run({"x": np.zeros((1, 3, 2, 2, 2), np.float32),
                            "w": np.zeros((2, 1, 1, 1, 1), np.float32)})
+
+
+@pytest.mark.parametrize("strides,dil,pads,opad,group,computed", [
+    ([1, 1, 1], [1, 1, 1], [0, 0, 0, 0, 0, 0], [0, 0, 0], 1, False),
+    ([2, 1, 2], [1, 2, 1], [1, 0, 1, 0, 1, 0], [1, 0, 0], 2, True),
+])
+def test_conv_transpose_3d(strides, dil, pads, opad, group, computed):
+    """3-D ConvTranspose: the convolution of the zero-stuffed, padded input
+    with the swapped and flipped weights (the 2-D definition over three
+    axes), bit for bit against test_conv3d's oracle run that way; ONNX
+    Runtime within float32 rounding."""
+    rng = np.random.default_rng(3)
+    c, mg = 4, 3
+    x = rng.standard_normal((1, c, 3, 4, 3)).astype(np.float32)
+    w = (rng.standard_normal((c, mg, 2, 3, 2)) * 0.5).astype(np.float32)
+    b = rng.standard_normal(mg * group).astype(np.float32)
+    attrs = {"strides": strides, "dilations": dil, "pads": pads, "output_padding": opad, "group": group}
+    inputs = {"x": (F, list(x.shape))}
+    inits = {"b": b}
+    if computed:
+        inputs["w"] = (F, list(w.shape))
+    else:
+        inits["w"] = w
+    nodes = [helper.make_node("Neg", ["x"], ["xn"]),
+             helper.make_node("ConvTranspose", ["xn", "w", "b"], ["y"], **attrs),
+             helper.make_node("Neg", ["y"], ["yn"])]
+    data = graph_model(nodes, inputs, {"y": (F, None), "yn": (F, None)}, inits=inits)
+    feeds = {"x": x} | ({"w": w} if computed else {})
+    # the oracle: z = -x with stride - 1 zeros between, the swapped and flipped weights
+    k = w.shape[2:]
+    z = np.zeros((1, c) + tuple((x.shape[2 + d] - 1) * strides[d] + 1 for d in range(3)), np.float32)
+    z[:, :, ::strides[0], ::strides[1], ::strides[2]] = -x
+    cg = c // group
+    wt = np.zeros((mg * group, cg) + k, np.float32)
+    for g in range(group):
+        for m in range(mg):
+            for cc in range(cg):
+                wt[g * mg + m, cc] = w[g * cg + cc, m][::-1, ::-1, ::-1]
+    lo = [(k[d] - 1) * dil[d] - pads[d] for d in range(3)]
+    hi = [(k[d] - 1) * dil[d] - pads[3 + d] + opad[d] for d in range(3)]
+    want = oracle(z, wt, b, [1, 1, 1], dil, lo + hi, group, False)
+    for what, out in run_everywhere(data, feeds):
+        assert np.array_equal(bits(out["y"]), bits(want)), what
+    got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], feeds)[0]
+    np.testing.assert_allclose(want, got, rtol=1e-5, atol=1e-5)

@@ -146,5 +146,5 @@ def test_conv_transpose_computed_weights_checked_at_run():
     s = so.load(data)
     with pytest.raises(ValueError, match="X has 3 channels, W"):
         s.run({"x": np.zeros((1, 3, 4, 4), np.float32), "w": np.zeros((2, 1, 2, 2), np.float32)})
-    with pytest.raises((so.UnsupportedModelError, ValueError), match="3-D transposed convolution"):
-        s.run({"x": np.zeros((1, 2, 4, 4, 4), np.float32), "w": np.zeros((2, 1, 2, 2, 2), np.float32)})
+    with pytest.raises((so.UnsupportedModelError, ValueError), match="4-D transposed convolution"):
+        s.run({"x": np.zeros((1, 2, 3, 3, 3, 3), np.float32), "w": np.zeros((2, 1, 2, 2, 2, 2), np.float32)})

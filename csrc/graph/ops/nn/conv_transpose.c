@@ -11,6 +11,8 @@
 #include "graph/kcall.h"
 #include "graph/op.h"
 #include "graph/ops/nn/nn_util.h"
+#include "framework/epilogue.h"
+#include "kernels/conv3d.h"
 
 /* What the weights' shape decides. */
 typedef struct {
@@ -29,6 +31,7 @@ typedef struct {
     int64_t op2[2];              /* output_padding per 2-D axis */
     int has_output_shape;
     int64_t os2[2];              /* output_shape per 2-D axis */
+    int64_t op3[3];              /* a 3-D one's output_padding */
     int packed;                  /* constant weights: */
     convt_w w;                   /* their shape */
     const void *weights;         /* the equivalent convolution's, packed */
@@ -42,7 +45,7 @@ static int convt_weights(const sb_node *node, const convt_state *s, const sb_vin
     int dims = s->dims ? s->dims : w->rank - 2;
     if (dims != 1 && dims != 2)
         return nfail(node, SB_ERR_UNSUPPORTED, "W %s: %d-D transposed convolution is not supported "
-                     "(1-D and 2-D are)", shape_text(w, a, sizeof a), dims);
+                     "(1-D to 3-D are)", shape_text(w, a, sizeof a), dims);
     if (w->rank != dims + 2)
         return nfail(node, SB_ERR_VALUE, "W %s is not %d-D weights", shape_text(w, a, sizeof a), dims);
     if (s->has_kernel) {
@@ -117,9 +120,26 @@ static int convt_load(sb_load_ctx *L)
         if (!dims && s->has_output_shape) dims = (int)(nos < 100 ? nos : 100);
     }
     char a[256];
+    if (dims == 3) {   /* kernels/conv3d.c on the zero-stuffed input (convt3d_run) */
+        s->dims = 3;
+        if (s->has_kernel && nk != 3)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "kernel_shape does not fit 3 dimensions");
+        if (s->has_output_shape)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_shape is not supported for a 3-D "
+                                "transposed convolution (pads and output_padding are)");
+        if (read_spatial(L, 3, NULL, 0, &s->sp)) return L->status;
+        if (s->sp.auto_pad == PAD_SAME_UPPER || s->sp.auto_pad == PAD_SAME_LOWER)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "auto_pad SAME is not supported for a 3-D "
+                                "transposed convolution");
+        if (has_opad && nop != 3)
+            return sb_load_fail(L, SB_ERR_UNSUPPORTED, "output_padding does not fit 3 dimensions");
+        for (int i = 0; i < 3; ++i) s->op3[i] = has_opad ? opad[i] : 0;
+        if (has_opad && too_large(L, "output_padding", opad, nop)) return L->status;
+        return SB_OK;
+    }
     if (dims && dims != 1 && dims != 2)
         return sb_load_fail(L, SB_ERR_UNSUPPORTED, "%d-D transposed convolution is not supported "
-                            "(1-D and 2-D are)", dims);
+                            "(1-D to 3-D are)", dims);
     s->dims = dims;
     if (s->has_kernel) {
         if (dims && nk != (size_t)dims)
@@ -297,8 +317,120 @@ static void convt_layout(const convt_state *s, const convt_plan *p, const sb_vin
     *w_bytes = s->packed ? 0 : (numel4(p->w.w4) * 4 + 63) / 64 * 64;
 }
 
+/* A 3-D transposed convolution: the convolution (kernels/conv3d.c, stride
+ * 1) of the input with stride - 1 zeros between elements and
+ * dilation * (k - 1) - pad_begin zeros before, dilation * (k - 1) -
+ * pad_end + output_padding after, with the weights' channels swapped per
+ * group and the kernel flipped on every axis, then + B: the 2-D definition
+ * over three axes. Pads above dilation * (k - 1) are refused. */
+typedef struct {
+    sb_conv3d_args conv;         /* over the stuffed input z */
+    int64_t z[3], lo[3], stride[3];
+    int64_t n, c, mg;            /* batch, input channels, output channels per group */
+} convt3d_plan;
+
+static int is_3d(const convt_state *s, const sb_tval *const *in)
+{
+    return s->dims == 3 || (!s->dims && in[1] && in[1]->info.rank == 5);
+}
+
+static int convt3d_geometry(const sb_node *node, const convt_state *s, const sb_tval *const *in,
+                            int n_in, convt3d_plan *p, sb_vinfo *out)
+{
+    const sb_tval *x = in[0], *w = in[1], *b = n_in > 2 ? in[2] : NULL;
+    char t1[256], t2[256];
+    if (x->info.rank != 5 || w->info.rank != 5)
+        return nfail(node, SB_ERR_VALUE, "a 3-D transposed convolution needs 5-D X and W, got %s and %s",
+                     shape_text(&x->info, t1, sizeof t1), shape_text(&w->info, t2, sizeof t2));
+    int64_t g = s->group, c = x->info.dims[1];
+    if (w->info.dims[0] != c || c % g)
+        return nfail(node, SB_ERR_VALUE, "X %s and W %s do not fit group=%lld",
+                     shape_text(&x->info, t1, sizeof t1), shape_text(&w->info, t2, sizeof t2), (long long)g);
+    memset(p, 0, sizeof *p);
+    p->n = x->info.dims[0], p->c = c, p->mg = w->info.dims[1];
+    *out = x->info;
+    out->dims[1] = p->mg * g;
+    for (int d = 0; d < 3; ++d) {
+        /* (rank found from W at run: every spatial attribute at its default) */
+        int given = s->dims == 3;
+        int64_t k = w->info.dims[2 + d], st = given ? s->sp.strides[d] : 1;
+        int64_t dl = given ? s->sp.dilations[d] : 1;
+        int64_t pb = !given || s->sp.auto_pad == PAD_VALID ? 0 : s->sp.pads[d];
+        int64_t pe = !given || s->sp.auto_pad == PAD_VALID ? 0 : s->sp.pads[3 + d];
+        p->stride[d] = st;
+        int64_t in_len = x->info.dims[2 + d], ext = (k - 1) * dl;
+        if (k < 1 || in_len < 1 || k > LIMIT || in_len > LIMIT || ext > LIMIT)
+            return nfail(node, SB_ERR_VALUE, "empty or too large axes are not supported");
+        if (pb > ext || pe > ext + s->op3[d])
+            return nfail(node, SB_ERR_UNSUPPORTED, "pads above dilation * (kernel - 1) are not supported "
+                         "for a 3-D transposed convolution");
+        p->lo[d] = ext - pb;
+        p->z[d] = (in_len - 1) * st + 1 + p->lo[d] + (ext - pe + s->op3[d]);
+        int64_t o = p->z[d] - ext;
+        if (o < 1) return nfail(node, SB_ERR_VALUE, "the output size along axis %d is below 1", d);
+        out->dims[2 + d] = o;
+        sb_conv3d_args *a = &p->conv;
+        a->in[d] = p->z[d], a->out[d] = o, a->kernel[d] = k, a->stride[d] = 1, a->dilation[d] = dl;
+    }
+    p->conv.n = p->n, p->conv.c = c, p->conv.cout = p->mg * g, p->conv.groups = g;
+    if (b && (b->info.dtype != SB_DT_FLOAT || b->info.rank != 1 || b->info.dims[0] != p->mg * g))
+        return nfail(node, SB_ERR_VALUE, "B must be float32 of shape (%lld,)", (long long)(p->mg * g));
+    return check_elements(node, "ConvTranspose", out->dims, 5);
+}
+
+static int convt3d_run(sb_run_ctx *R)
+{
+    const convt_state *s = R->state;
+    convt3d_plan p;
+    sb_vinfo out;
+    int status = convt3d_geometry(R->node, s, R->in, R->n_in, &p, &out);
+    if (status) return status;
+    const sb_tval *x = R->in[0], *w = R->in[1];
+    int64_t zs = p.z[0] * p.z[1] * p.z[2], k3 = p.conv.kernel[0] * p.conv.kernel[1] * p.conv.kernel[2];
+    float *z = R->workspace, *wt = z + p.n * p.c * zs;
+    memset(z, 0, (size_t)(p.n * p.c * zs) * sizeof *z);
+    const int64_t *xd = x->info.dims;
+    const float *xv = x->data;
+    for (int64_t nc = 0; nc < p.n * p.c; ++nc)
+        for (int64_t i = 0; i < xd[2]; ++i)
+            for (int64_t j = 0; j < xd[3]; ++j)
+                for (int64_t k = 0; k < xd[4]; ++k) {
+                    int64_t zi = p.lo[0] + i * p.stride[0], zj = p.lo[1] + j * p.stride[1];
+                    int64_t zk = p.lo[2] + k * p.stride[2];
+                    z[nc * zs + (zi * p.z[1] + zj) * p.z[2] + zk] = xv[((nc * xd[2] + i) * xd[3] + j) * xd[4] + k];
+                }
+    /* (C, M/g, k...) as the convolution's (M, C/g, k...), each kernel flipped */
+    int64_t g = s->group, cg = p.c / g, mg = p.mg;
+    const float *wv = w->data;
+    for (int64_t gi = 0; gi < g; ++gi)
+        for (int64_t m = 0; m < mg; ++m)
+            for (int64_t cc = 0; cc < cg; ++cc)
+                for (int64_t t = 0; t < k3; ++t)
+                    wt[((gi * mg + m) * cg + cc) * k3 + t] = wv[((gi * cg + cc) * mg + m) * k3 + (k3 - 1 - t)];
+    float *y = R->out[0]->data;
+    sb_conv3d_sums(&p.conv, z, wt, y);
+    const float *bias = R->n_in > 2 && R->in[2] ? R->in[2]->data : NULL;
+    int64_t plane = out.dims[2] * out.dims[3] * out.dims[4];
+    if (bias)
+        for (int64_t b = 0; b < p.n; ++b)
+            sb_epilogue(y + b * p.conv.cout * plane, (ptrdiff_t)plane, (size_t)p.conv.cout, (size_t)plane,
+                        bias, NULL, 0);
+    return SB_OK;
+}
+
 static int convt_infer(sb_infer_ctx *I)
 {
+    if (is_3d(I->state, I->in)) {
+        int status = need_floats(I, 0, "X");
+        if (!status) status = need_floats(I, 1, "W");
+        if (status) return status;
+        convt3d_plan p;
+        status = convt3d_geometry(I->node, I->state, I->in, I->n_in, &p, &I->out[0]);
+        if (status) return status;
+        int64_t zs = p.z[0] * p.z[1] * p.z[2];
+        I->workspace = 4 * (p.n * p.c * zs + sb_vinfo_numel(&I->in[1]->info)) + 64;
+        return SB_OK;
+    }
     const convt_state *s = I->state;
     int status = need_floats(I, 0, "X");
     if (!status && !s->packed) status = need_floats(I, 1, "W");
@@ -314,6 +446,7 @@ static int convt_infer(sb_infer_ctx *I)
 
 static int convt_run(sb_run_ctx *R)
 {
+    if (is_3d(R->state, R->in)) return convt3d_run(R);
     const convt_state *s = R->state;
     convt_plan p;
     sb_vinfo out;
