@@ -399,14 +399,10 @@ static int convt3d_run(sb_run_ctx *R)
                     int64_t zk = p.lo[2] + k * p.stride[2];
                     z[nc * zs + (zi * p.z[1] + zj) * p.z[2] + zk] = xv[((nc * xd[2] + i) * xd[3] + j) * xd[4] + k];
                 }
-    /* (C, M/g, k...) as the convolution's (M, C/g, k...), each kernel flipped */
-    int64_t g = s->group, cg = p.c / g, mg = p.mg;
-    const float *wv = w->data;
-    for (int64_t gi = 0; gi < g; ++gi)
-        for (int64_t m = 0; m < mg; ++m)
-            for (int64_t cc = 0; cc < cg; ++cc)
-                for (int64_t t = 0; t < k3; ++t)
-                    wt[((gi * mg + m) * cg + cc) * k3 + t] = wv[((gi * cg + cc) * mg + m) * k3 + (k3 - 1 - t)];
+    /* the 2-D permutation: flipping every spatial axis reverses the
+     * kernel's flat index, so the kernel is one row of k3 taps here */
+    int64_t w4[4] = {p.c, p.mg, 1, k3};
+    convt_flip(w->data, w4, s->group, wt);
     float *y = R->out[0]->data;
     sb_conv3d_sums(&p.conv, z, wt, y);
     const float *bias = R->n_in > 2 && R->in[2] ? R->in[2]->data : NULL;
