@@ -32,7 +32,7 @@ def _float(v: Value) -> bool:
 SINCE = {"Celu": 12, "HardSwish": 14, "CastLike": 15, "GreaterOrEqual": 12, "LessOrEqual": 12,
          "Gelu": 20, "Mish": 18, "LayerNormalization": 17, "Trilu": 14, "GroupNormalization": 21, "Einsum": 12,
          "Attention": 23, "RotaryEmbedding": 23, "CausalConvWithState": 27,
-         "LinearAttention": 27}
+         "LinearAttention": 27, "DeformConv": 19}
 
 
 def unary(g: Graph, op: str) -> bool:
@@ -436,6 +436,41 @@ def causal_conv(g: Graph, op: str) -> bool:
     state = derived(x, g, shape=[b, c, k - 1], sym=x.sym[:1] + [False, False])
     g.node("CausalConvWithState", ins, [out, state],
            activation=str(rng.choice(["none", "silu", "swish"])))
+    return True
+
+
+def deform_conv(g: Graph, op: str) -> bool:
+    """DeformConv over a 4-D value with a fixed batch: constant weights,
+    offsets (some points outside the image), optional bias and mask;
+    groups, offset groups, strides, pads and dilations."""
+    rng = g.rng
+    x = g.pick(lambda v: _float(v) and len(v.shape) == 4 and not any(v.sym))
+    if x is None:
+        return False
+    n, c, h, w = x.shape
+    kh, kw = int(rng.integers(1, min(3, h) + 1)), int(rng.integers(1, min(3, w) + 1))
+    sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    dh, dw = int(rng.choice([1, 2])), int(rng.choice([1, 2]))
+    pads = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
+    oh = (h + pads[0] + pads[2] - ((kh - 1) * dh + 1)) // sh + 1
+    ow = (w + pads[1] + pads[3] - ((kw - 1) * dw + 1)) // sw + 1
+    if oh < 1 or ow < 1:
+        return False
+    group = int(rng.choice([d for d in (1, 2, c) if c % d == 0]))
+    og = int(rng.choice([d for d in (1, 2) if c % d == 0]))
+    cout = group * int(rng.integers(1, 4))
+    taps = kh * kw
+    ins = [x.name, g.const(rand_floats(rng, [cout, c // group, kh, kw], 0.5)),
+           g.const(rand_floats(rng, [n, og * taps * 2, oh, ow], 1.0)), "", ""]
+    if rng.random() < 0.5:
+        ins[3] = g.const(rand_floats(rng, [cout], 0.5))
+    if rng.random() < 0.5:
+        ins[4] = g.const(rng.uniform(0.0, 1.0, [n, og * taps, oh, ow]).astype(np.float32))
+    while ins[-1] == "":
+        ins.pop()
+    out = derived(x, g, shape=[n, cout, oh, ow], sym=[False] * 4, exact=False, bounded=False, family="product")
+    g.node("DeformConv", ins, [out], strides=[sh, sw], pads=pads, dilations=[dh, dw], group=group,
+           offset_group=og, kernel_shape=[kh, kw])
     return True
 
 
@@ -1119,3 +1154,4 @@ def linear_attention(g: Graph, op: str) -> bool:
 BUILDERS += [(unary, op, 0.4) for op in INVERSE_TRIG]
 BUILDERS += [(control_if, "If", 0.5), (attention, "Attention", 3.0), (attention, "RotaryEmbedding", 3.0),
              (causal_conv, "CausalConvWithState", 3.0), (linear_attention, "LinearAttention", 3.0)]
+BUILDERS += [(deform_conv, "DeformConv", 1.0)]
