@@ -19,7 +19,14 @@
  * (round_prefer_ceil), always (ceil), r == 1 (floor), else tap k. Linear
  * weighs the taps 1 - r and r; cubic with ONNX's polynomials of A. With
  * exclude_outside, taps outside [0, L) weigh 0 and the rest are divided by
- * their sum. An axis whose O is L and s is 1 (within 1e-9) is left as it is
+ * their sum. With antialias (linear and cubic), the filter is stretched by
+ * 1 / min(s, 1) (onnx.reference's): taps k + f .. k - f + 1 with
+ * f = floor(-support / min(s, 1)) + 1 (support 1 linear, 2 cubic), tap
+ * k + f + i weighing clip(1 - |(f + i - r) * min(s, 1)|, 0, 1) (linear) or
+ * the cubic kernel of A at min(s, 1) * (f + i - r) (|t| <= 1:
+ * (A + 2)|t|^3 - (A + 3)|t|^2 + 1; |t| < 2: A|t|^3 - 5A|t|^2 + 8A|t| - 4A;
+ * else 0), each divided by their sum from the first (exclude_outside then
+ * as above). An axis whose O is L and s is 1 (within 1e-9) is left as it is
  * (with tf_crop_and_resize, when its roi is also [0, 1]).
  * The value: the H pass, then the W pass, each the taps' weighted sum from
  * the first tap on in float64 (no fused multiply-add); rounded to float32
@@ -41,6 +48,7 @@ typedef struct {
     int64_t planes, h, w, oh, ow;
     double scale_h, scale_w;     /* output per input length */
     int kind, coord, nearest, exclude_outside;
+    int antialias;               /* linear and cubic only */
     double cubic_a;
     double roi_h[2], roi_w[2];   /* tf_crop_and_resize: each axis's start and end */
     float extrapolation;         /* tf_crop_and_resize: outside the input */
@@ -49,7 +57,9 @@ typedef struct {
     int64_t max_threads;
 } sb_resize_general_args;
 
-/* Bytes of scratch sb_resize_general needs. */
+/* Taps per output along an axis of scale s; -1 for a scale too small. */
+int64_t sb_resize_general_taps(const sb_resize_general_args *a, double s);
+/* Bytes of scratch sb_resize_general needs (0: the arguments do not fit). */
 size_t sb_resize_general_scratch(const sb_resize_general_args *a);
 /* SB_OK or SB_ERR_ARGUMENT. */
 int sb_resize_general(const sb_resize_general_args *a, void *scratch);

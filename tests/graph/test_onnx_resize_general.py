@@ -55,7 +55,28 @@ def _cubic(r, A):
             ((A + 2) * q - (A + 3)) * q * q + 1, ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A]
 
 
-def _taps(mode, coord, nearest, L, O, s, exclude, A, roi=(0.0, 1.0)):
+def _antialias_weights(mode, r, s, A):
+    """The stretched filter's taps from k (their first offset) and weights."""
+    sc = min(s, 1.0)
+    first = math.floor(-(2.0 if mode == "cubic" else 1.0) / sc) + 1
+    w = []
+    for i in range(2 - 2 * first):
+        d = (first + i) - r
+        if mode == "linear":
+            w.append(min(max(1 - abs(d * sc), 0.0), 1.0))
+        else:
+            t = abs(sc * d)
+            t2 = t * t
+            t3 = t * t2
+            w.append((A + 2) * t3 - (A + 3) * t2 + 1 if t <= 1 else
+                     A * t3 - 5 * A * t2 + 8 * A * t - 4 * A if t < 2 else 0.0)
+    total = 0.0
+    for c in w:
+        total = total + c
+    return first, [c / total for c in w]
+
+
+def _taps(mode, coord, nearest, L, O, s, exclude, A, roi=(0.0, 1.0), antialias=False):
     """Per output: (indices, weights, outside), or None when the axis is left
     as it is (outside: tf_crop_and_resize's x beyond [0, L - 1])."""
     if O == L and abs(s - 1.0) <= 1e-9 and tuple(roi) == (0.0, 1.0):
@@ -74,8 +95,12 @@ def _taps(mode, coord, nearest, L, O, s, exclude, A, roi=(0.0, 1.0)):
                   "round_prefer_floor": r > 0.5}[nearest]
             out.append(([clamp(k + up)], None, outside))
             continue
-        first = k if mode == "linear" else k - 1
-        w = [1 - r, r] if mode == "linear" else _cubic(r, A)
+        if antialias:
+            first, w = _antialias_weights(mode, r, s, A)
+            first += k
+        else:
+            first = k if mode == "linear" else k - 1
+            w = [1 - r, r] if mode == "linear" else _cubic(r, A)
         idx = [first + i for i in range(len(w))]
         if exclude:
             w = [0.0 if (j < 0 or j >= L) else c for j, c in zip(idx, w)]
@@ -97,10 +122,10 @@ def _weighted(values, w):
 
 
 def oracle(x, mode, coord, nearest, oh, ow, sh, sw, exclude=False, A=-0.75, roi_h=(0.0, 1.0),
-           roi_w=(0.0, 1.0), extrapolation=0.0):
+           roi_w=(0.0, 1.0), extrapolation=0.0, antialias=False):
     n, c, h, w = x.shape
-    th = _taps(mode, coord, nearest, h, oh, sh, exclude, A, roi_h)
-    tw = _taps(mode, coord, nearest, w, ow, sw, exclude, A, roi_w)
+    th = _taps(mode, coord, nearest, h, oh, sh, exclude, A, roi_h, antialias)
+    tw = _taps(mode, coord, nearest, w, ow, sw, exclude, A, roi_w, antialias)
     y = np.empty((n, c, oh, ow), np.float32)
     xd = x.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -201,6 +226,64 @@ def test_exclude_outside_and_aspect_policies(attrs, target, oh, ow, sh, sw):
     for what, out in run_everywhere(data, {"x": x}, threads=(2,)):
         _same(out["y"], want, what)
     np.testing.assert_allclose(ReferenceEvaluator(data).run(["y"], {"x": x})[0], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+@pytest.mark.parametrize("coord,use_sizes,target,extra", [
+    ("half_pixel", True, [1, 2, 4, 3], {}),                          # 9x11 to 4x3
+    ("half_pixel", False, [1, 1, 0.6, 0.25], {}),
+    ("pytorch_half_pixel", True, [1, 2, 1, 5], {}),                  # one row; W nearly halved
+    ("align_corners", True, [1, 2, 3, 16], {}),                      # down H, up W
+    ("half_pixel_symmetric", False, [1, 1, 1 / 3, 1.5], {}),
+    ("half_pixel", True, [1, 2, 3, 2], {"exclude_outside": 1}),
+    ("asymmetric", True, [1, 2, 5, 4], {"cubic_coeff_a": -0.5}),
+])
+def test_antialias(mode, coord, use_sizes, target, extra):
+    """antialias=1: the filter stretched by 1 / scale when downsampling (a
+    variable number of taps), normalized to sum 1, on an intermediate read
+    by two nodes and returned; onnx.reference within float32 rounding, ONNX
+    Runtime within 1e-4 (it computes its weights in float32), but for
+    pytorch_half_pixel to one row, where onnx.reference and samebits take
+    x = -0.5 and ONNX Runtime another centre."""
+    h, w = 9, 11
+    kw = {"mode": mode, "coordinate_transformation_mode": coord, "antialias": 1, **extra}
+    ins = ["xn", "", "", "sz"] if use_sizes else ["xn", "", "sc"]
+    inits = {"sz": np.array(target, np.int64)} if use_sizes else {"sc": np.array(target, np.float32)}
+    nodes = [helper.make_node("Neg", ["x"], ["xn"]), helper.make_node("Resize", ins, ["y"], **kw),
+             helper.make_node("Abs", ["y"], ["a"]), helper.make_node("Neg", ["y"], ["n"])]
+    data = graph_model(nodes, {"x": (F, [1, 2, h, w])}, {"y": (F, None), "a": (F, None), "n": (F, None)},
+                       inits=inits, opset=18)
+    if use_sizes:
+        oh, ow, sh, sw = target[2], target[3], target[2] / h, target[3] / w
+    else:
+        sh, sw = float(np.float32(target[2])), float(np.float32(target[3]))
+        oh, ow = int(h * sh), int(w * sw)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+    specials = x.copy()
+    specials.reshape(-1)[[0, 7, 50, 121, 130, 160]] = [np.inf, -0.0, np.nan, -np.inf, 1e-42, 0.0]
+    A = float(np.float32(extra.get("cubic_coeff_a", -0.75)))
+    for feed in (x, specials):
+        want = oracle(-feed, mode, coord, None, oh, ow, sh, sw, exclude=bool(extra.get("exclude_outside")),
+                      A=A, antialias=True)
+        for what, out in run_everywhere(data, {"x": feed}, threads=(1, 2) if feed is x else (2,)):
+            _same(out["y"], want, what)
+            _same(out["n"], -want, what)
+    want = oracle(-x, mode, coord, None, oh, ow, sh, sw, exclude=bool(extra.get("exclude_outside")), A=A,
+                  antialias=True)
+    ref = ReferenceEvaluator(data).run(["y"], {"x": x})[0]
+    np.testing.assert_allclose(ref, want, rtol=1e-5, atol=1e-6)
+    got_ort = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
+    if coord != "pytorch_half_pixel":   # ONNX Runtime's length-1 rule differs there (see the docstring)
+        np.testing.assert_allclose(got_ort, want, rtol=1e-4, atol=1e-4)
+
+
+def test_antialias_with_nearest_is_refused():
+    node = helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="nearest", antialias=1)
+    data = graph_model([node], {"x": (F, [1, 1, 4, 4])}, {"y": (F, None)},
+                       inits={"sc": np.array([1, 1, 0.5, 0.5], np.float32)}, opset=18)
+    with pytest.raises(so.UnsupportedModelError, match="linear and cubic modes only"):
+        so.load(data)
 
 
 def test_pytorch_half_pixel_to_one_row_uses_onnxs_rule():

@@ -19,7 +19,7 @@ typedef struct {
     int nearest, align;          /* samebits' mode (nearest or bilinear) and align_corners */
     int pytorch_half_pixel;
     /* the forms torch has no rule for: kernels/resize_general.c */
-    int general, kind, coord, nearest_mode, exclude_outside;
+    int general, kind, coord, nearest_mode, exclude_outside, antialias;
     double cubic_a;
     float extrapolation;         /* tf_crop_and_resize */
     int policy;                  /* keep_aspect_ratio_policy: 0 stretch, 1 not_larger, 2 not_smaller */
@@ -71,7 +71,7 @@ static int resize_plan(sb_load_ctx *L, resize_state *s, const char *mode, const 
     }
     /* torch's forms keep torch's float32 rules (docs/exact-ops.md); every
      * other form is ONNX's, in float64 (kernels/resize_general.h) */
-    if (s->exclude_outside || s->policy) return general_plan(L, s, mode, coord, nearest_mode);
+    if (s->exclude_outside || s->policy || s->antialias) return general_plan(L, s, mode, coord, nearest_mode);
     if (!strcmp(mode, "nearest")) {
         if (!strcmp(coord, "asymmetric") && !strcmp(nearest_mode, "floor")) {
             s->nearest = 1;
@@ -110,9 +110,11 @@ static int resize_load(sb_load_ctx *L)
     if (L->status) return L->status;
     s->exclude_outside = sb_attr_int(L, "exclude_outside", 0) != 0;
     if (L->status) return L->status;
-    if (sb_attr_int(L, "antialias", 0))
-        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "antialias=1 is not supported");
+    s->antialias = sb_attr_int(L, "antialias", 0) != 0;
     if (L->status) return L->status;
+    if (s->antialias && strcmp(mode, "linear") && strcmp(mode, "cubic"))
+        return sb_load_fail(L, SB_ERR_UNSUPPORTED, "antialias=1 with mode '%s': ONNX defines antialiasing for "
+                            "the linear and cubic modes only", mode);
     if (sb_has_attr(L, "axes")) {
         const int64_t *axes = NULL;
         size_t n = 0;
@@ -274,7 +276,7 @@ static int general_geometry(const sb_node *node, const resize_state *s, const sb
         g->planes = xd[0] * xd[1], g->h = xd[2], g->w = xd[3], g->oh = oh, g->ow = ow;
         g->scale_h = sh, g->scale_w = sw;
         g->kind = s->kind, g->coord = s->coord, g->nearest = s->nearest_mode < 0 ? 0 : s->nearest_mode;
-        g->exclude_outside = s->exclude_outside, g->cubic_a = s->cubic_a;
+        g->exclude_outside = s->exclude_outside, g->cubic_a = s->cubic_a, g->antialias = s->antialias;
         g->roi_h[0] = g->roi_w[0] = 0.0, g->roi_h[1] = g->roi_w[1] = 1.0;
         g->extrapolation = s->extrapolation;
     }
