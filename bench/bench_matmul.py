@@ -149,7 +149,9 @@ class Baselines:
 def nominal_peak_gflops(path: str, threads: int, ghz: float) -> float:
     """Fused multiply-add rate: GHz x FMA ports x lanes x 2 per core (a ceiling
     for orientation: the clock is measured, the two FMA ports per core assumed)."""
-    lanes = {"scalar": 1, "vec4": 4, "avx2": 8, "avx512": 16, "neon": 4}[path]
+    lanes = {"scalar": 1, "vec4": 4, "avx2": 8, "avx512": 16, "neon": 4}.get(path)
+    if lanes is None:   # sme: an outer-product unit, no per-port lane count to assume
+        return float("nan")
     return ghz * 2 * lanes * 2 * threads
 
 

@@ -27,6 +27,17 @@ FLAGS = [f"-std={MANIFEST['std']}", "-O2", *MANIFEST["exact"], *MANIFEST["errors
          "-I", str(ROOT / "csrc"), "-pthread", f'-DSB_VERSION="{VERSION}"']
 
 
+def qemu_arm64(qemu: str, vector_bits: int | None = None) -> list[str]:
+    """The command prefix that runs an arm64 program under qemu-user: the
+    `max` CPU with SME but without FEAT_SME_FA64, so that an Advanced SIMD
+    instruction left in streaming code traps as it does on FA64-less
+    hardware; vector_bits sets the streaming vector length (128 to 2048)."""
+    cpu = "max,sme_fa64=off"
+    if vector_bits is not None:
+        cpu += f",sme-default-vector-length={vector_bits // 8}"
+    return [qemu, "-cpu", cpu, "-L", "/usr/aarch64-linux-gnu"]
+
+
 def sources() -> list[str]:
     """Every .c file of the library (csrc/ and its folders), sorted."""
     return sorted(glob.glob(str(ROOT / "csrc" / "**" / "*.c"), recursive=True))

@@ -33,7 +33,7 @@ typedef void (*sb_pack_b_fn)(const sb_tile *tile, const float *b, ptrdiff_t b_ro
 
 /* The widest NR a tile may have: the convolution's patch gatherer keeps the
  * runs of one strip (at most NR) in an array of this size. */
-#define SB_MAX_TILE_NR 64
+#define SB_MAX_TILE_NR 128
 
 struct sb_tile {
     const char *name;             /* "avx2 6x16" */

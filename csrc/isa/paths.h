@@ -10,6 +10,7 @@
     X(vec4) \
     X(avx2) \
     X(avx512) \
-    X(neon)
+    X(neon) \
+    X(sme)
 
 #endif

@@ -12,7 +12,7 @@ from samebits._binding import lib as _lib, paths as _paths
 
 FUSED = {
     "x86_64": re.compile(r"\bv?f(n)?m(add|sub)\w*\b"),
-    "aarch64": re.compile(r"\b(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub)\b"),
+    "aarch64": re.compile(r"\b(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub|fmopa|fmops)\b"),
 }
 
 

@@ -1,7 +1,8 @@
 """The C-only path check, natively and for arm64 under qemu-user.
 
 The Python package cannot run under qemu-user here, so arm64's paths (scalar,
-vec4 over NEON, neon) are checked by tests/native/check_paths.c: exact mode
+vec4 over NEON, neon, and sme at qemu's default 256-bit streaming vectors)
+are checked by tests/native/check_paths.c: exact mode
 bit-identical to the naive loop on every path, fast mode thread-independent,
 and one digest of all exact outputs that must equal the x86-64 one.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require_tool
-from native_build import build_check
+from native_build import build_check, qemu_arm64
 
 pytestmark = pytest.mark.slow   # builds the library twice and runs under qemu
 
@@ -53,8 +54,8 @@ def test_arm64_paths_under_qemu_match_naive_loop_and_host(host_digest, tmp_path)
     qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_arm64"
     _build(cc, out, x86=False)
-    digest, paths = _run([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
-    assert paths == {"scalar", "vec4", "neon"}
+    digest, paths = _run([*qemu_arm64(qemu), str(out)])
+    assert paths == {"scalar", "vec4", "neon", "sme"}
     assert digest == host_digest
 
 
@@ -80,13 +81,13 @@ def host_unary_digests(tmp_path_factory) -> dict[str, str]:
 
 def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, tmp_path):
     """The elementwise functions and activations on arm64's paths (scalar, vec4 over NEON,
-    neon): each path equal to the scalar one, and the digests equal to x86-64's."""
+    neon, sme, which runs neon's): each path equal to the scalar one, and the digests equal to x86-64's."""
     cc = require_tool("aarch64-linux-gnu-gcc")
     qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_unary_arm64"
     build_check(cc, "check_unary.c", out, x86=False)
-    digests, paths = _unary_digests([qemu, "-L", "/usr/aarch64-linux-gnu", str(out)])
-    assert paths == {"vec4", "neon"}
+    digests, paths = _unary_digests([*qemu_arm64(qemu), str(out)])
+    assert paths == {"vec4", "neon", "sme"}
     assert digests == host_unary_digests
 
 

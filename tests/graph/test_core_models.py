@@ -1,8 +1,9 @@
 """The reference networks through the C graph runtime from C alone: the
 C program tests/native/run_model.c, built for arm64 and run under qemu-user,
 gives the pinned models-suite digests (whole networks checked on arm64's
-NEON path, where the Python package cannot run); natively it gives them
-too (the three small networks at 1 and 2 threads, the large two at 1)."""
+neon path and on the sme path at every streaming vector length, where the
+Python package cannot run); natively it gives them too (the three small
+networks at 1 and 2 threads, the large two at 1)."""
 from __future__ import annotations
 
 import concurrent.futures
@@ -18,7 +19,7 @@ pytest.importorskip("onnx")
 from samebits.onnx import suite  # noqa: E402
 
 from conftest import require_tool  # noqa: E402
-from native_build import build_check  # noqa: E402
+from native_build import build_check, qemu_arm64  # noqa: E402
 from model_digests import LARGE, PINNED, SMALL  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -55,31 +56,56 @@ def test_native_program_gives_the_pinned_digests(network_files, tmp_path):
             assert got == PINNED[name], (name, threads)
 
 
-def _under_qemu(network_files, names, tmp_path) -> dict[str, str]:
-    """The networks' digests on arm64's neon path (the best there), one
-    network per core at a time."""
+def _under_qemu(network_files, names, tmp_path, path: str = "neon",
+                vector_bits: tuple = (None,)) -> dict[tuple, str]:
+    """The networks' digests on one of arm64's paths, at each streaming
+    vector length given (the sme path's), one run per core at a time."""
     cc = require_tool("aarch64-linux-gnu-gcc")
     qemu = require_tool("qemu-aarch64")
     program = tmp_path / "run_model_arm64"
     build_check(cc, ["run_model.c", "sha256.c"], program, x86=False)
 
-    def one(name: str) -> tuple[str, str]:
+    def one(job: tuple) -> tuple[tuple, str]:
+        name, bits = job
         model, feeds = network_files[name]
-        return name, _digest([qemu, "-L", "/usr/aarch64-linux-gnu", str(program), str(model),
-                              str(feeds), "--threads", "1"])
+        return job, _digest([*qemu_arm64(qemu, bits), str(program), str(model), str(feeds),
+                             "--threads", "1", "--path", path])
+    jobs = [(name, bits) for name in names for bits in vector_bits]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        return dict(pool.map(one, names))
+        return dict(pool.map(one, jobs))
+
+
+SME_VECTOR_BITS = (128, 256, 512, 1024, 2048)
 
 
 def test_arm64_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
     """The three smaller networks (a CNN with residual adds, a depthwise CNN
     with squeeze-and-excitation, a transformer encoder: every operator type of
-    the two large ones) under qemu, in make test."""
-    assert _under_qemu(network_files, SMALL, tmp_path) == {n: PINNED[n] for n in SMALL}
+    the two large ones) on the neon path under qemu, in make test."""
+    assert _under_qemu(network_files, SMALL, tmp_path) == {(n, None): PINNED[n] for n in SMALL}
+
+
+def test_arm64_sme_under_qemu_gives_the_pinned_digests(network_files, tmp_path):
+    """The sme path: the depthwise CNN at every streaming vector length from
+    128 to 2048 bits and the transformer encoder at 128 (emulated outer
+    products are slow: the rest is make test-long's)."""
+    got = _under_qemu(network_files, ["mobilenet_v3_large"], tmp_path, "sme", SME_VECTOR_BITS)
+    got.update(_under_qemu(network_files, ["minilm_l6"], tmp_path, "sme", (128,)))
+    want = {("mobilenet_v3_large", b): PINNED["mobilenet_v3_large"] for b in SME_VECTOR_BITS}
+    want[("minilm_l6", 128)] = PINNED["minilm_l6"]
+    assert got == want
+
+
+@pytest.mark.long
+def test_arm64_sme_under_qemu_gives_the_pinned_digests_all(network_files, tmp_path):
+    """The three smaller networks on the sme path at every streaming vector
+    length (an hour or more of emulation): make test-long."""
+    got = _under_qemu(network_files, SMALL, tmp_path, "sme", SME_VECTOR_BITS)
+    assert got == {(n, b): PINNED[n] for n in SMALL for b in SME_VECTOR_BITS}
 
 
 @pytest.mark.long
 def test_arm64_under_qemu_gives_the_pinned_digests_large(network_files, tmp_path):
     """bert_base and whisper_small_encoder under qemu: 10 to 30 minutes of
     emulation on a 2-core machine, so in make test-long, not make test."""
-    assert _under_qemu(network_files, LARGE, tmp_path) == {n: PINNED[n] for n in LARGE}
+    assert _under_qemu(network_files, LARGE, tmp_path) == {(n, None): PINNED[n] for n in LARGE}

@@ -464,8 +464,9 @@ def test_load_errors_name_the_node_and_attribute():
                                   coordinate_transformation_mode="tf_half_pixel_for_nn"), s), None,
                UnsupportedModelError, r"coordinate_transformation_mode='tf_half_pixel_for_nn' is not "
                                       r"supported")
-    same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear", antialias=1),
-                 s, opset=18), None, UnsupportedModelError, "antialias=1 is not supported")
+    same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="nearest", antialias=1),
+                 s, opset=18), None, UnsupportedModelError,
+               r"antialias=1 with mode 'nearest': ONNX defines antialiasing for the linear and cubic")
     same_error(m(helper.make_node("Resize", ["X", "", "s"], ["y"], mode="linear", axes=[1, 3]),
                  s, opset=18), None, UnsupportedModelError, r"axes \[1, 3\] are not supported")
     same_error(m(helper.make_node("Upsample", ["X", "s"], ["y"], mode="linear"), s, opset=9),

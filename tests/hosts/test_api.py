@@ -260,7 +260,7 @@ def test_paths_and_use_path():
     with pytest.raises(ValueError, match="unknown path"):
         with samebits.use_path("sse9"):
             pass
-    for name in ("avx512", "neon", "avx2"):
+    for name in ("avx512", "neon", "avx2", "sme"):
         if name not in samebits.paths():
             with pytest.raises(ValueError, match=name):
                 with samebits.use_path(name):

@@ -21,7 +21,7 @@ import pytest
 import samebits
 from samebits._binding import abi as _abi, lib as _lib, paths as _paths
 from conftest import test_values
-from native_build import build_check
+from native_build import build_check, qemu_arm64
 
 lib = _lib.lib
 ACT = {None: 0, "relu": 1, "relu6": 2}
@@ -373,7 +373,6 @@ def test_native_check_host_and_arm64(tmp_path) -> None:
     host, host_paths = _run_check([str(tmp_path / "host" / "check")])
     assert {"scalar", "vec4"} <= host_paths
     _build_check("aarch64-linux-gnu-gcc", tmp_path / "arm64" / "check", x86=False)
-    arm, arm_paths = _run_check(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu",
-                                 str(tmp_path / "arm64" / "check")])
-    assert arm_paths == {"scalar", "vec4", "neon"}
+    arm, arm_paths = _run_check([*qemu_arm64("qemu-aarch64"), str(tmp_path / "arm64" / "check")])
+    assert arm_paths == {"scalar", "vec4", "neon", "sme"}
     assert arm == host
