@@ -158,6 +158,18 @@ static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch
     const int narrow = plan->narrow_kernel && live_cols <= (size_t)plan->tile->narrow_nr;
     for (size_t ii = 0; ii < rows; ii += mr) {
         size_t live_rows = sb_min_size(rows - ii, mr);
+        /* whole tiles of packed A strips in one call where the tile has a
+         * strips kernel (the same bits as one call per tile) */
+        const size_t strips = plan->strips_kernel && live_cols == nr && ii >= a->whole_rows
+                              ? (rows - ii) / mr : 0;
+        if (strips > 0) {
+            float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
+            const float *ap = a->block + ((ii - a->whole_rows) / mr) * kc * mr;
+            plan->strips_kernel(strips, kc, ap, bp, b_step, cp, ops->ldc, accumulate);
+            if (last) finish_outputs(run, ops, cp, i0 + ii, col, strips * mr, live_cols);
+            ii += (strips - 1) * mr;
+            continue;
+        }
         float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
         const int whole = live_rows == mr && live_cols == nr;
         float *out = whole ? cp : s.edge_c;   /* a ragged edge goes through a tile buffer */

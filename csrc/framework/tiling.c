@@ -144,6 +144,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     plan->exact = mode == SB_MODE_EXACT;
     plan->kernel = plan->exact ? tile->exact : tile->fast;
     plan->direct_kernel = plan->exact ? tile->direct_exact : tile->direct_fast;
+    plan->strips_kernel = plan->exact ? tile->strips_exact : tile->strips_fast;
     if (tile->narrow_nr < tile->nr) {
         plan->narrow_kernel = plan->exact ? tile->narrow_exact : tile->narrow_fast;
         plan->narrow_direct_kernel = plan->exact ? tile->narrow_direct_exact
@@ -267,6 +268,7 @@ static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile)
     bad += !tile->direct_exact || !tile->direct_fast || !tile->narrow_direct_exact ||
            !tile->narrow_direct_fast;
     bad += !tile->pack_a || !tile->pack_b || !tile->pack_b_rows || tile->muladds_per_ns < 1;
+    bad += !tile->strips_exact != !tile->strips_fast;   /* both or neither */
     return bad;
 }
 

@@ -42,6 +42,7 @@ typedef struct {
     const sb_tile *tile;
     sb_tile_kernel_fn kernel, narrow_kernel;  /* narrow: null when not narrower */
     sb_tile_direct_fn direct_kernel, narrow_direct_kernel;
+    sb_strips_kernel_fn strips_kernel;         /* null: none */
     sb_row_kernel_fn row_kernel;
     size_t m, n, k, count;
     size_t mc, nc;                /* cache tile (rows, columns) of one TILES chunk */

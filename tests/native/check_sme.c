@@ -175,6 +175,35 @@ int main(void)
                     }
                 }
             }
+    /* runs of whole tiles down one B strip (the strips kernel, one entry to
+     * streaming mode): three strips and a ragged row, A with a column
+     * stride of 2 (so packed, not read in place) */
+    {
+        size_t m = 6 * vl + 1, n = 2 * vl, run_depths[] = {5, 257};
+        float *ra = malloc(sizeof(float) * m * 514), *rw = malloc(sizeof(float) * m * n);
+        float *rg = malloc(sizeof(float) * m * n);
+        if (!ra || !rw || !rg) return 2;
+        sb_fill_test_values(ra, m * 514, 23, 40);
+        for (size_t d = 0; d < (long_vectors ? 1u : 2u); ++d) {
+            size_t k = run_depths[d];
+            ++cases;
+            for (int mode = 0; mode < 2; ++mode) {
+                if (mode == SB_MODE_EXACT) sb_sgemm_naive(m, n, k, ra, 514, 2, b, ldb, 1, rw, (ptrdiff_t)n);
+                else fused_reference(m, n, k, ra, 514, 2, b, ldb, rw, (ptrdiff_t)n);
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    int status = sb_sgemm(sme, mode, threads, m, n, k, ra, 514, 2, b, ldb, 1, rg, (ptrdiff_t)n);
+                    if (status != SB_OK || !same_rows(rg, rw, m, n, (ptrdiff_t)n)) {
+                        if (failures++ < 10)
+                            printf("FAIL %s strip run m=%zu n=%zu k=%zu threads %d\n",
+                                   mode == SB_MODE_EXACT ? "exact" : "fast", m, n, k, threads);
+                    }
+                    if (mode == SB_MODE_EXACT && threads == 1)
+                        digest = fnv1a(digest, rg, m * n * sizeof(float));
+                }
+            }
+        }
+        free(ra), free(rw), free(rg);
+    }
     printf("sme-digest %016llx vector-bits %zu cases %d failures %d\n", digest, vl * 32, cases, failures);
     free(a), free(b), free(at), free(want), free(got), free(packed);
     return failures ? 1 : 0;

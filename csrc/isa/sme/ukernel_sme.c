@@ -43,28 +43,42 @@ UKR_DEFINE_ISA(sme, 1)
 
 /* tile_sme.c */
 long sb_sme_vector_bytes(void);
-void sb_sme_tile_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c,
-                      ptrdiff_t ldc, int accumulate);
-void sb_sme_tile_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c,
-                       ptrdiff_t ldc, int accumulate);
+void sb_sme_strips_fast(size_t strips, size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
+                        float *c, ptrdiff_t ldc, int accumulate);
+void sb_sme_strips_exact(size_t strips, size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
+                         float *c, ptrdiff_t ldc, int accumulate);
+
+/* One tile: a run of one strip. */
+static void tile_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
+                      int accumulate)
+{
+    sb_sme_strips_fast(1, kc, ap, bp, b_step, c, ldc, accumulate);
+}
+
+static void tile_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
+                       int accumulate)
+{
+    sb_sme_strips_exact(1, kc, ap, bp, b_step, c, ldc, accumulate);
+}
 
 /* The tile's MR (= NR) until the path is detected: 128-bit SVL's. */
 static int sme_mr = 8;
 
 /* A read in place (sb_tile_direct_fn): the strip packed a piece of k at a
- * time into the stack, then the packed kernel, continuing from C after the
+ * time into 32 KB of stack (all of a k-block up to 512-bit vectors, 64
+ * steps at 2048), then the packed kernel, continuing from C after the
  * first piece. The accumulators are float32 in both kernels, so stopping
  * and going on from C changes no bit. */
-#define DIRECT_PIECE 32
+#define DIRECT_FLOATS 8192
 static inline void direct(sb_tile_kernel_fn kernel, size_t kc, const float *a, ptrdiff_t a_row,
                           ptrdiff_t a_col, const float *bp, ptrdiff_t b_step, float *c,
                           ptrdiff_t ldc, int accumulate)
 {
-    float strip[DIRECT_PIECE * SME_MAX_MR];
-    const size_t mr = (size_t)sme_mr;
+    float strip[DIRECT_FLOATS];
+    const size_t mr = (size_t)sme_mr, most = DIRECT_FLOATS / mr;
     size_t p = 0;
     do {
-        size_t piece = kc - p < DIRECT_PIECE ? kc - p : DIRECT_PIECE;
+        size_t piece = kc - p < most ? kc - p : most;
         for (size_t q = 0; q < piece; ++q)
             for (size_t r = 0; r < mr; ++r)
                 strip[q * mr + r] = a[(ptrdiff_t)r * a_row + (ptrdiff_t)(p + q) * a_col];
@@ -76,13 +90,13 @@ static inline void direct(sb_tile_kernel_fn kernel, size_t kc, const float *a, p
 static void direct_fast(size_t kc, const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const float *bp,
                         ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate)
 {
-    direct(sb_sme_tile_fast, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate);
+    direct(tile_fast, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate);
 }
 
 static void direct_exact(size_t kc, const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const float *bp,
                          ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate)
 {
-    direct(sb_sme_tile_exact, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate);
+    direct(tile_exact, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate);
 }
 
 /* The few-column kernel (sb_column_kernel_fn) for any MR: the template's
@@ -125,13 +139,15 @@ static void columns_exact(size_t mr, size_t kc, size_t rows, size_t cols, const 
 }
 
 /* One tile for both modes (convolution weights are packed before the mode
- * is known); no narrow tile. Its sizes are set at detection. */
+ * is known); no narrow tile; the strips kernels run whole tiles down a B
+ * strip in one call. Its sizes are set at detection. */
 static sb_tile tile_2vl = {
     .name = "sme 2VLx2VL", .mr = 8, .nr = 8, .mc = 96, .nc = 256, .muladds_per_ns = 16,
-    .exact = sb_sme_tile_exact, .fast = sb_sme_tile_fast,
-    .narrow_nr = 8, .narrow_exact = sb_sme_tile_exact, .narrow_fast = sb_sme_tile_fast,
+    .exact = tile_exact, .fast = tile_fast,
+    .narrow_nr = 8, .narrow_exact = tile_exact, .narrow_fast = tile_fast,
     .direct_exact = direct_exact, .direct_fast = direct_fast,
     .narrow_direct_exact = direct_exact, .narrow_direct_fast = direct_fast,
+    .strips_exact = sb_sme_strips_exact, .strips_fast = sb_sme_strips_fast,
     UKR_GENERIC_PACKERS,
 };
 
@@ -146,7 +162,9 @@ static int sme_supported(void)
     int mr = (int)(bytes / 4) * 2;
     sme_mr = mr;
     tile_2vl.mr = tile_2vl.nr = tile_2vl.narrow_nr = mr;
-    tile_2vl.mc = mr >= 96 ? mr : (96 + mr - 1) / mr * mr;
+    /* at least four strips per cache tile: one entry to streaming mode
+     * serves a run of them */
+    tile_2vl.mc = mr >= 24 ? 4 * mr : (96 + mr - 1) / mr * mr;
     tile_2vl.nc = mr >= 256 ? mr : 256 / mr * mr;
     /* about one FMOPA of VL x VL per cycle at 3 GHz, for the thread count only */
     tile_2vl.muladds_per_ns = (int)(bytes / 4) * (int)(bytes / 4) * 3;
