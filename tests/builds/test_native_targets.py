@@ -1,8 +1,8 @@
 """The C-only path check, natively and for arm64 under qemu-user.
 
 The Python package cannot run under qemu-user here, so arm64's paths (scalar,
-vec4 over NEON, neon, and sme at qemu's default 256-bit streaming vectors)
-are checked by tests/native/check_paths.c: exact mode
+vec4 over NEON, neon, and sme at 128-bit streaming vectors; test_sme.py
+takes the other lengths) are checked by tests/native/check_paths.c: exact mode
 bit-identical to the naive loop on every path, fast mode thread-independent,
 and one digest of all exact outputs that must equal the x86-64 one.
 """
@@ -54,7 +54,7 @@ def test_arm64_paths_under_qemu_match_naive_loop_and_host(host_digest, tmp_path)
     qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_arm64"
     _build(cc, out, x86=False)
-    digest, paths = _run([*qemu_arm64(qemu), str(out)])
+    digest, paths = _run([*qemu_arm64(qemu, 128), str(out)])
     assert paths == {"scalar", "vec4", "neon", "sme"}
     assert digest == host_digest
 
@@ -86,7 +86,7 @@ def test_arm64_elementwise_functions_under_qemu_match_host(host_unary_digests, t
     qemu = require_tool("qemu-aarch64")
     out = tmp_path / "check_unary_arm64"
     build_check(cc, "check_unary.c", out, x86=False)
-    digests, paths = _unary_digests([*qemu_arm64(qemu), str(out)])
+    digests, paths = _unary_digests([*qemu_arm64(qemu, 128), str(out)])
     assert paths == {"vec4", "neon", "sme"}
     assert digests == host_unary_digests
 

@@ -373,6 +373,6 @@ def test_native_check_host_and_arm64(tmp_path) -> None:
     host, host_paths = _run_check([str(tmp_path / "host" / "check")])
     assert {"scalar", "vec4"} <= host_paths
     _build_check("aarch64-linux-gnu-gcc", tmp_path / "arm64" / "check", x86=False)
-    arm, arm_paths = _run_check([*qemu_arm64("qemu-aarch64"), str(tmp_path / "arm64" / "check")])
+    arm, arm_paths = _run_check([*qemu_arm64("qemu-aarch64", 128), str(tmp_path / "arm64" / "check")])
     assert arm_paths == {"scalar", "vec4", "neon", "sme"}
     assert arm == host
