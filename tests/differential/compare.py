@@ -54,10 +54,10 @@ MINUS_INF_LIMIT_OPS = {"Gelu", "Mish"}
 NAN_IGNORING_OPS = {"MaxPool"}
 
 
-def _max_pool_sees_nan(case, feeds: dict, ops=NAN_IGNORING_OPS) -> bool:
-    """Whether a MaxPool node's (or another of `ops`) input holds NaN at
-    these feeds (found by running the graph with those inputs as outputs,
-    in ONNX Runtime)."""
+def _input_sees_nan(case, feeds: dict, ops=NAN_IGNORING_OPS) -> bool:
+    """Whether the input of a node of `ops` (MaxPool by default) holds NaN
+    at these feeds (found by running the graph with those inputs as
+    outputs, in ONNX Runtime)."""
     import copy
     from onnx import helper
     probe = copy.deepcopy(case.model)
@@ -129,11 +129,11 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
     - where the only differences are NaNs of the reference on a graph with
       Gelu or Mish (which may meet -inf): samebits' documented limit -0."""
     got = np.asarray(got)
-    if NAN_IGNORING_OPS & set(case.ops) and _max_pool_sees_nan(case, feeds):
+    if NAN_IGNORING_OPS & set(case.ops) and _input_sees_nan(case, feeds):
         return "MaxPool fed NaN: samebits ignores NaN taps (docs/maxpool.md), the oracles propagate it"
     if ("AveragePool" in case.ops and ORT_SKIPS_NAN & set(case.ops) and reference is not None and
             got.dtype.kind == "f" and _only_nan_differs(got, reference, rtol) and
-            _max_pool_sees_nan(case, feeds, {"AveragePool"})):
+            _input_sees_nan(case, feeds, {"AveragePool"})):
         return "AveragePool fed NaN: the reference evaluator skips NaN taps (its padding marker) and " \
                "ONNX Runtime's max/min family skips the NaN it propagates"
     if reference is None:

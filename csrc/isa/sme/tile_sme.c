@@ -69,6 +69,35 @@
     "92:\n"                                                                   \
     "bl abort\n"
 
+/* The fast kernel's VL rows of C (from x8 / x5, row step x6, VL in x13)
+ * into or out of a pair of ZA tiles: the left one takes columns [0, VL),
+ * the right one [VL, 2VL); the store makes NaN 0x7FC00000 (z31). */
+#define SB_SME_LOAD_HALF(label, left, right)                                  \
+    "mov w12, #0\n"                                                           \
+    #label ":\n"                                                              \
+    "ld1w {za" #left "h.s[w12, 0]}, p0/z, [x8]\n"                             \
+    "ld1w {za" #right "h.s[w12, 0]}, p0/z, [x8, x13, lsl #2]\n"               \
+    "add x8, x8, x6\n"                                                        \
+    "add w12, w12, #1\n"                                                      \
+    "cmp x12, x13\n"                                                          \
+    "b.lo " #label "b\n"
+
+#define SB_SME_STORE_HALF(label, left, right)                                 \
+    "mov w12, #0\n"                                                           \
+    #label ":\n"                                                              \
+    "mova z0.s, p0/m, za" #left "h.s[w12, 0]\n"                               \
+    "mova z1.s, p0/m, za" #right "h.s[w12, 0]\n"                              \
+    "fcmuo p1.s, p0/z, z0.s, z0.s\n"                                          \
+    "fcmuo p2.s, p0/z, z1.s, z1.s\n"                                          \
+    "sel z0.s, p1, z31.s, z0.s\n"                                             \
+    "sel z1.s, p2, z31.s, z1.s\n"                                             \
+    "st1w {z0.s}, p0, [x5]\n"                                                 \
+    "st1w {z1.s}, p0, [x5, #1, mul vl]\n"                                     \
+    "add x5, x5, x6\n"                                                        \
+    "add w12, w12, #1\n"                                                      \
+    "cmp x12, x13\n"                                                          \
+    "b.lo " #label "b\n"
+
 __asm__(
     ".arch armv9-a+sme\n"
     ".text\n"
@@ -93,22 +122,8 @@ __asm__(
     "cbz w7, 3f\n"
     /* continuing a k-block: C into ZA, rows [0, VL) then [VL, 2VL) */
     "mov x8, x5\n"
-    "mov w12, #0\n"
-    "1:\n"
-    "ld1w {za0h.s[w12, 0]}, p0/z, [x8]\n"
-    "ld1w {za1h.s[w12, 0]}, p0/z, [x8, x13, lsl #2]\n"
-    "add x8, x8, x6\n"
-    "add w12, w12, #1\n"
-    "cmp x12, x13\n"
-    "b.lo 1b\n"
-    "mov w12, #0\n"
-    "2:\n"
-    "ld1w {za2h.s[w12, 0]}, p0/z, [x8]\n"
-    "ld1w {za3h.s[w12, 0]}, p0/z, [x8, x13, lsl #2]\n"
-    "add x8, x8, x6\n"
-    "add w12, w12, #1\n"
-    "cmp x12, x13\n"
-    "b.lo 2b\n"
+    SB_SME_LOAD_HALF(1, 0, 1)
+    SB_SME_LOAD_HALF(2, 2, 3)
     "3:\n"
     "mov x14, x1\n"                   /* k steps left */
     "mov x15, x3\n"                   /* B's row */
@@ -127,34 +142,8 @@ __asm__(
     "subs x14, x14, #1\n"
     "b.ne 4b\n"
     "5:\n"                            /* store, NaN made canonical */
-    "mov w12, #0\n"
-    "6:\n"
-    "mova z0.s, p0/m, za0h.s[w12, 0]\n"
-    "mova z1.s, p0/m, za1h.s[w12, 0]\n"
-    "fcmuo p1.s, p0/z, z0.s, z0.s\n"
-    "fcmuo p2.s, p0/z, z1.s, z1.s\n"
-    "sel z0.s, p1, z31.s, z0.s\n"
-    "sel z1.s, p2, z31.s, z1.s\n"
-    "st1w {z0.s}, p0, [x5]\n"
-    "st1w {z1.s}, p0, [x5, #1, mul vl]\n"
-    "add x5, x5, x6\n"
-    "add w12, w12, #1\n"
-    "cmp x12, x13\n"
-    "b.lo 6b\n"
-    "mov w12, #0\n"
-    "7:\n"
-    "mova z0.s, p0/m, za2h.s[w12, 0]\n"
-    "mova z1.s, p0/m, za3h.s[w12, 0]\n"
-    "fcmuo p1.s, p0/z, z0.s, z0.s\n"
-    "fcmuo p2.s, p0/z, z1.s, z1.s\n"
-    "sel z0.s, p1, z31.s, z0.s\n"
-    "sel z1.s, p2, z31.s, z1.s\n"
-    "st1w {z0.s}, p0, [x5]\n"
-    "st1w {z1.s}, p0, [x5, #1, mul vl]\n"
-    "add x5, x5, x6\n"
-    "add w12, w12, #1\n"
-    "cmp x12, x13\n"
-    "b.lo 7b\n"
+    SB_SME_STORE_HALF(6, 0, 1)
+    SB_SME_STORE_HALF(7, 2, 3)
     "subs x0, x0, #1\n"               /* x5 is now the next strip's C */
     "b.ne 20b\n"
     "smstop\n"

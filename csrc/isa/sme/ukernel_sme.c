@@ -61,8 +61,8 @@ static void tile_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_
     sb_sme_strips_exact(1, kc, ap, bp, b_step, c, ldc, accumulate);
 }
 
-/* The tile's MR (= NR) until the path is detected: 128-bit SVL's. */
-static int sme_mr = 8;
+/* The path's one tile (defined below, sized at detection). */
+static sb_tile tile_2vl;
 
 /* A read in place (sb_tile_direct_fn): the strip packed a piece of k at a
  * time into 32 KB of stack (all of a k-block up to 512-bit vectors, 64
@@ -75,7 +75,7 @@ static inline void direct(sb_tile_kernel_fn kernel, size_t kc, const float *a, p
                           ptrdiff_t ldc, int accumulate)
 {
     float strip[DIRECT_FLOATS];
-    const size_t mr = (size_t)sme_mr, most = DIRECT_FLOATS / mr;
+    const size_t mr = (size_t)tile_2vl.mr, most = DIRECT_FLOATS / mr;
     size_t p = 0;
     do {
         size_t piece = kc - p < most ? kc - p : most;
@@ -160,7 +160,6 @@ static int sme_supported(void)
     long bytes = sb_sme_vector_bytes();
     if (bytes < 16 || bytes > 256 || bytes % 16) return 0;
     int mr = (int)(bytes / 4) * 2;
-    sme_mr = mr;
     tile_2vl.mr = tile_2vl.nr = tile_2vl.narrow_nr = mr;
     /* at least four strips per cache tile: one entry to streaming mode
      * serves a run of them */
