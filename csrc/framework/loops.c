@@ -147,7 +147,8 @@ static a_strips a_block_for(const sb_product_run *run, const sb_product_state *s
 
 /* The tile kernel down one strip of B (kc rows at bp, row step b_step, the
  * live_cols columns from `col`) and the A strips for rows [i0, i0 + rows);
- * ragged edges run the kernel on a scratch tile. */
+ * ragged edges run the kernel on a scratch tile, unless the tile has a
+ * strips kernel and A is packed. */
 static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch_layout s,
                       size_t kc, const a_strips *a, const float *bp, ptrdiff_t b_step,
                       size_t i0, size_t rows, size_t col, size_t live_cols, int accumulate,
@@ -158,17 +159,16 @@ static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch
     const int narrow = plan->narrow_kernel && live_cols <= (size_t)plan->tile->narrow_nr;
     for (size_t ii = 0; ii < rows; ii += mr) {
         size_t live_rows = sb_min_size(rows - ii, mr);
-        /* whole tiles of packed A strips in one call where the tile has a
-         * strips kernel (the same bits as one call per tile) */
-        const size_t strips = plan->strips_kernel && live_cols == nr && ii >= a->whole_rows
-                              ? (rows - ii) / mr : 0;
-        if (strips > 0) {
+        /* every remaining row of packed A in one call where the tile has a
+         * strips kernel, ragged edges in place (the same bits as one call
+         * per tile) */
+        if (plan->strips_kernel && ii >= a->whole_rows) {
             float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
             const float *ap = a->block + ((ii - a->whole_rows) / mr) * kc * mr;
-            plan->strips_kernel(strips, kc, ap, bp, b_step, cp, ops->ldc, accumulate);
-            if (last) finish_outputs(run, ops, cp, i0 + ii, col, strips * mr, live_cols);
-            ii += (strips - 1) * mr;
-            continue;
+            plan->strips_kernel(rows - ii, live_cols, kc, ap, bp, b_step, cp, ops->ldc,
+                                accumulate);
+            if (last) finish_outputs(run, ops, cp, i0 + ii, col, rows - ii, live_cols);
+            break;
         }
         float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
         const int whole = live_rows == mr && live_cols == nr;

@@ -48,8 +48,9 @@ struct sb_tile {
     sb_tile_kernel_fn narrow_exact, narrow_fast;
     /* The same kernels over A read in place (sb_tile_direct_fn). */
     sb_tile_direct_fn direct_exact, direct_fast, narrow_direct_exact, narrow_direct_fast;
-    /* Optional (null: the tile kernel strip by strip): whole tiles down a
-     * run of packed A strips in one call (sb_strips_kernel_fn). */
+    /* Optional (null: the tile kernel strip by strip, ragged edges through a
+     * scratch tile): every row of packed A down one B strip in one call,
+     * edges in place (sb_strips_kernel_fn). */
     sb_strips_kernel_fn strips_exact, strips_fast;
     sb_pack_a_fn pack_a;          /* the layouts the kernels read */
     sb_pack_b_fn pack_b;          /* strip by strip */

@@ -23,12 +23,15 @@ typedef void (*sb_tile_kernel_fn)(size_t kc, const float *ap, const float *bp, p
                                   float *c, ptrdiff_t ldc, int accumulate);
 
 /* Strips (optional, for a tile whose kernel call has a fixed cost, as the
- * sme path's entry to streaming mode): the tile kernel on `strips`
- * consecutive MR-row strips of packed A (strip s at ap + s*kc*MR) against
- * the same B, strip s updating the tile at c + s*MR*ldc. The same bits as
- * `strips` calls of the tile kernel. */
-typedef void (*sb_strips_kernel_fn)(size_t strips, size_t kc, const float *ap, const float *bp,
-                                    ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate);
+ * sme path's entry to streaming mode): the tile kernel on the first `rows`
+ * rows (any count) of consecutive MR-row strips of packed A (strip s at
+ * ap + s*kc*MR, the last one possibly ragged) and the first `cols` (1 to
+ * NR) columns of one B strip, strip s updating rows [s*MR, s*MR + MR) of
+ * the outputs at c. Only the rows x cols outputs are read and written, in
+ * place: no scratch tile at the edges. The same bits as the tile kernel. */
+typedef void (*sb_strips_kernel_fn)(size_t rows, size_t cols, size_t kc, const float *ap,
+                                    const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
+                                    int accumulate);
 
 /* Tile over A read where it is (no packing): element (p, r) of the MR x kc
  * strip is a[r*a_row + p*a_col]. Otherwise as sb_tile_kernel_fn, with the

@@ -101,6 +101,30 @@ static int same_rows(const float *x, const float *y, size_t m, size_t n, ptrdiff
     return 1;
 }
 
+/* A float no kernel writes (a signalling NaN: every path's outputs make NaN
+ * 0x7FC00000), filling C before a call so that a write outside the m x n
+ * outputs shows. */
+#define UNTOUCHED 0x7FA5A5A5u
+
+static void fill_untouched(float *c, size_t count)
+{
+    const uint32_t bits = UNTOUCHED;
+    for (size_t i = 0; i < count; ++i) memcpy(c + i, &bits, sizeof bits);
+}
+
+/* Whether the `total` floats at c outside rows [0, m) x columns [0, n)
+ * (row step ldc) still hold UNTOUCHED. */
+static int outside_untouched(const float *c, size_t total, size_t m, size_t n, ptrdiff_t ldc)
+{
+    for (size_t i = 0; i < total; ++i) {
+        size_t row = i / (size_t)ldc, col = i % (size_t)ldc;
+        uint32_t bits;
+        memcpy(&bits, c + i, sizeof bits);
+        if ((row >= m || col >= n) && bits != UNTOUCHED) return 0;
+    }
+    return 1;
+}
+
 int main(void)
 {
     int sme = -1;
@@ -157,6 +181,7 @@ int main(void)
                     else fused_reference(m, n, k, a, lda, 1, b, ldb, want, ldc);
                     for (int form = 0; form < 4; ++form) {
                         int threads = form == 1 ? 3 : 1, status;
+                        fill_untouched(got, maxd * (size_t)ldc);
                         if (form == 2)
                             status = sb_sgemm(sme, mode, threads, m, n, k, at, 1, (ptrdiff_t)m, b, ldb, 1, got, ldc);
                         else if (form == 3)
@@ -164,7 +189,8 @@ int main(void)
                                                                  got, ldc) : -1;
                         else
                             status = sb_sgemm(sme, mode, threads, m, n, k, a, lda, 1, b, ldb, 1, got, ldc);
-                        if (status != SB_OK || !same_rows(got, want, m, n, ldc)) {
+                        if (status != SB_OK || !same_rows(got, want, m, n, ldc) ||
+                            !outside_untouched(got, maxd * (size_t)ldc, m, n, ldc)) {
                             if (failures++ < 10)
                                 printf("FAIL %s form %d m=%zu n=%zu k=%zu (status %d)\n",
                                        mode == SB_MODE_EXACT ? "exact" : "fast", form, m, n, k, status);
@@ -202,6 +228,29 @@ int main(void)
                 }
             }
         }
+        /* the same run on a ragged strip of B (n = 2VL - 3 of a row of
+         * 2VL + 2): the strips kernel's column predicates, every row's
+         * padding left as it was */
+        const size_t rn = 2 * vl - 3, rldc = 2 * vl + 2;
+        float *ew = malloc(sizeof(float) * m * rldc), *eg = malloc(sizeof(float) * m * rldc);
+        if (!ew || !eg) return 2;
+        ++cases;
+        for (int mode = 0; mode < 2; ++mode) {
+            for (size_t d = 0; d < 2; ++d) {
+                size_t k = run_depths[d];   /* 257: a second k-block continues from C */
+                if (mode == SB_MODE_EXACT) sb_sgemm_naive(m, rn, k, ra, 514, 2, b, ldb, 1, ew, (ptrdiff_t)rldc);
+                else fused_reference(m, rn, k, ra, 514, 2, b, ldb, ew, (ptrdiff_t)rldc);
+                fill_untouched(eg, m * rldc);
+                int status = sb_sgemm(sme, mode, 1, m, rn, k, ra, 514, 2, b, ldb, 1, eg, (ptrdiff_t)rldc);
+                if (status != SB_OK || !same_rows(eg, ew, m, rn, (ptrdiff_t)rldc) ||
+                    !outside_untouched(eg, m * rldc, m, rn, (ptrdiff_t)rldc)) {
+                    if (failures++ < 10)
+                        printf("FAIL %s ragged strip run m=%zu n=%zu k=%zu\n",
+                               mode == SB_MODE_EXACT ? "exact" : "fast", m, rn, k);
+                }
+            }
+        }
+        free(ew), free(eg);
         free(ra), free(rw), free(rg);
     }
     printf("sme-digest %016llx vector-bits %zu cases %d failures %d\n", digest, vl * 32, cases, failures);

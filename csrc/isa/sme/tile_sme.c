@@ -33,11 +33,12 @@
  * committed (a TPIDR2 block with nonzero reserved bytes aborts, as the
  * ABI's routine does). */
 #define SB_SME_ENTER                                                          \
-    "stp d8, d9, [sp, #-80]!\n"                                               \
+    "stp d8, d9, [sp, #-96]!\n"                                               \
     "stp d10, d11, [sp, #16]\n"                                               \
     "stp d12, d13, [sp, #32]\n"                                               \
     "stp d14, d15, [sp, #48]\n"                                               \
     "stp x29, x30, [sp, #64]\n"                                               \
+    "stp x19, x20, [sp, #80]\n"                                               \
     "mrs x9, tpidr2_el0\n"                                                    \
     "cbz x9, 91f\n"                                                           \
     "ldrh w10, [x9, #10]\n"                                                   \
@@ -60,43 +61,64 @@
     "91:\n"
 
 #define SB_SME_LEAVE                                                          \
+    "ldp x19, x20, [sp, #80]\n"                                               \
     "ldp x29, x30, [sp, #64]\n"                                               \
     "ldp d14, d15, [sp, #48]\n"                                               \
     "ldp d12, d13, [sp, #32]\n"                                               \
     "ldp d10, d11, [sp, #16]\n"                                               \
-    "ldp d8, d9, [sp], #80\n"                                                 \
+    "ldp d8, d9, [sp], #96\n"                                                 \
     "ret\n"                                                                   \
     "92:\n"                                                                   \
     "bl abort\n"
 
-/* The fast kernel's VL rows of C (from x8 / x5, row step x6, VL in x13)
- * into or out of a pair of ZA tiles: the left one takes columns [0, VL),
- * the right one [VL, 2VL); the store makes NaN 0x7FC00000 (z31). */
-#define SB_SME_LOAD_HALF(label, left, right)                                  \
+/* The fast kernel's rows of one ZA half (x9 of them) from or to C (x8 /
+ * x5, row step x6): the left tile takes columns [0, VL) under p4, the right
+ * one [VL, 2VL) under p5, so nothing past the live columns is read or
+ * written; the store makes NaN 0x7FC00000 (z31). */
+#define SB_SME_LOAD_HALF(loop, test, left, right)                             \
     "mov w12, #0\n"                                                           \
-    #label ":\n"                                                              \
-    "ld1w {za" #left "h.s[w12, 0]}, p0/z, [x8]\n"                             \
-    "ld1w {za" #right "h.s[w12, 0]}, p0/z, [x8, x13, lsl #2]\n"               \
+    "b " #test "f\n"                                                          \
+    #loop ":\n"                                                               \
+    "ld1w {za" #left "h.s[w12, 0]}, p4/z, [x8]\n"                             \
+    "ld1w {za" #right "h.s[w12, 0]}, p5/z, [x8, x13, lsl #2]\n"               \
     "add x8, x8, x6\n"                                                        \
     "add w12, w12, #1\n"                                                      \
-    "cmp x12, x13\n"                                                          \
-    "b.lo " #label "b\n"
+    #test ":\n"                                                               \
+    "cmp x12, x9\n"                                                           \
+    "b.lo " #loop "b\n"
 
-#define SB_SME_STORE_HALF(label, left, right)                                 \
+#define SB_SME_STORE_HALF(loop, test, left, right)                            \
     "mov w12, #0\n"                                                           \
-    #label ":\n"                                                              \
+    "b " #test "f\n"                                                          \
+    #loop ":\n"                                                               \
     "mova z0.s, p0/m, za" #left "h.s[w12, 0]\n"                               \
     "mova z1.s, p0/m, za" #right "h.s[w12, 0]\n"                              \
     "fcmuo p1.s, p0/z, z0.s, z0.s\n"                                          \
     "fcmuo p2.s, p0/z, z1.s, z1.s\n"                                          \
     "sel z0.s, p1, z31.s, z0.s\n"                                             \
     "sel z1.s, p2, z31.s, z1.s\n"                                             \
-    "st1w {z0.s}, p0, [x5]\n"                                                 \
-    "st1w {z1.s}, p0, [x5, #1, mul vl]\n"                                     \
+    "st1w {z0.s}, p4, [x5]\n"                                                 \
+    "st1w {z1.s}, p5, [x5, #1, mul vl]\n"                                     \
     "add x5, x5, x6\n"                                                        \
     "add w12, w12, #1\n"                                                      \
-    "cmp x12, x13\n"                                                          \
-    "b.lo " #label "b\n"
+    #test ":\n"                                                               \
+    "cmp x12, x9\n"                                                           \
+    "b.lo " #loop "b\n"
+
+/* Both kernels' arguments (sb_strips_kernel_fn) into the body's registers:
+ * x0 rows, x16 cols, x1 kc, x2 ap, x3 bp, x4 b_step and x6 ldc in bytes,
+ * x5 c, w7 accumulate (the ninth argument, on the caller's stack: read
+ * before the prologue moves sp). */
+#define SB_SME_ARGUMENTS                                                      \
+    "ldr w9, [sp]\n"                                                          \
+    "mov x16, x1\n"                                                           \
+    "mov x1, x2\n"                                                            \
+    "mov x2, x3\n"                                                            \
+    "mov x3, x4\n"                                                            \
+    "lsl x4, x5, #2\n"                                                        \
+    "mov x5, x6\n"                                                            \
+    "lsl x6, x7, #2\n"                                                        \
+    "mov w7, w9\n"
 
 __asm__(
     ".arch armv9-a+sme\n"
@@ -109,26 +131,85 @@ __asm__(
     SB_SME_END(sb_sme_vector_bytes)
 
     SB_SME_ASM(sb_sme_strips_fast)
+    SB_SME_ARGUMENTS
     SB_SME_ENTER
     "smstart\n"
     "ptrue p0.s\n"
     "cntw x13\n"                      /* VL */
-    "lsl x4, x4, #2\n"                /* b_step, ldc in bytes */
-    "lsl x6, x6, #2\n"
+    "whilelo p4.s, xzr, x16\n"        /* the live columns of the left tiles */
+    "whilelo p5.s, x13, x16\n"        /* and of the right ones */
     "mov w9, #0x7fc00000\n"
     "dup z31.s, w9\n"
-    "20:\n"                           /* one strip: 2VL rows of A from x2, of C from x5 */
+    "20:\n"                           /* one strip: x10 + x11 rows of A from x2, of C from x5 */
+    "lsl x9, x13, #1\n"
+    "cmp x0, x9\n"
+    "csel x17, x0, x9, lo\n"          /* this strip's rows: min(rows left, 2VL) */
+    "sub x0, x0, x17\n"
+    "cmp x17, x13\n"
+    "csel x10, x17, x13, lo\n"        /* in the upper tiles */
+    "sub x11, x17, x10\n"             /* in the lower tiles */
     "zero {za}\n"
     "cbz w7, 3f\n"
     /* continuing a k-block: C into ZA, rows [0, VL) then [VL, 2VL) */
     "mov x8, x5\n"
-    SB_SME_LOAD_HALF(1, 0, 1)
-    SB_SME_LOAD_HALF(2, 2, 3)
+    "mov x9, x10\n"
+    SB_SME_LOAD_HALF(1, 21, 0, 1)
+    "mov x9, x11\n"
+    SB_SME_LOAD_HALF(2, 22, 2, 3)
     "3:\n"
     "mov x14, x1\n"                   /* k steps left */
     "mov x15, x3\n"                   /* B's row */
+    "lsl x8, x4, #3\n"                /* B's prefetch distance: 8 rows */
+    "cmp x14, #4\n"
+    "b.lo 8f\n"
+    "40:\n"                           /* four k steps in four load slots (z0-z3 ... z12-z15): */
+    "ld1w {z0.s}, p0/z, [x2, #0, mul vl]\n"
+    "ld1w {z1.s}, p0/z, [x2, #1, mul vl]\n"
+    "ld1w {z2.s}, p0/z, [x15]\n"
+    "ld1w {z3.s}, p0/z, [x15, #1, mul vl]\n"
+    "prfm pldl2keep, [x15, x8]\n"
+    "add x15, x15, x4\n"
+    "ld1w {z4.s}, p0/z, [x2, #2, mul vl]\n"
+    "ld1w {z5.s}, p0/z, [x2, #3, mul vl]\n"
+    "ld1w {z6.s}, p0/z, [x15]\n"
+    "ld1w {z7.s}, p0/z, [x15, #1, mul vl]\n"
+    "prfm pldl2keep, [x15, x8]\n"
+    "add x15, x15, x4\n"
+    "fmopa za0.s, p0/m, p0/m, z0.s, z2.s\n"
+    "fmopa za1.s, p0/m, p0/m, z0.s, z3.s\n"
+    "fmopa za2.s, p0/m, p0/m, z1.s, z2.s\n"
+    "fmopa za3.s, p0/m, p0/m, z1.s, z3.s\n"
+    "ld1w {z8.s}, p0/z, [x2, #4, mul vl]\n"
+    "ld1w {z9.s}, p0/z, [x2, #5, mul vl]\n"
+    "ld1w {z10.s}, p0/z, [x15]\n"
+    "ld1w {z11.s}, p0/z, [x15, #1, mul vl]\n"
+    "prfm pldl2keep, [x15, x8]\n"
+    "add x15, x15, x4\n"
+    "fmopa za0.s, p0/m, p0/m, z4.s, z6.s\n"
+    "fmopa za1.s, p0/m, p0/m, z4.s, z7.s\n"
+    "fmopa za2.s, p0/m, p0/m, z5.s, z6.s\n"
+    "fmopa za3.s, p0/m, p0/m, z5.s, z7.s\n"
+    "ld1w {z12.s}, p0/z, [x2, #6, mul vl]\n"
+    "ld1w {z13.s}, p0/z, [x2, #7, mul vl]\n"
+    "ld1w {z14.s}, p0/z, [x15]\n"
+    "ld1w {z15.s}, p0/z, [x15, #1, mul vl]\n"
+    "prfm pldl2keep, [x15, x8]\n"
+    "add x15, x15, x4\n"
+    "fmopa za0.s, p0/m, p0/m, z8.s, z10.s\n"
+    "fmopa za1.s, p0/m, p0/m, z8.s, z11.s\n"
+    "fmopa za2.s, p0/m, p0/m, z9.s, z10.s\n"
+    "fmopa za3.s, p0/m, p0/m, z9.s, z11.s\n"
+    "fmopa za0.s, p0/m, p0/m, z12.s, z14.s\n"
+    "fmopa za1.s, p0/m, p0/m, z12.s, z15.s\n"
+    "fmopa za2.s, p0/m, p0/m, z13.s, z14.s\n"
+    "fmopa za3.s, p0/m, p0/m, z13.s, z15.s\n"
+    "addvl x2, x2, #8\n"              /* A's k + 4 */
+    "sub x14, x14, #4\n"
+    "cmp x14, #4\n"
+    "b.hs 40b\n"
+    "8:\n"                            /* the k tail, one step at a time: 2 + 2 loads, 4 FMOPA */
     "cbz x14, 5f\n"
-    "4:\n"                            /* one k step: 2 + 2 loads, 4 FMOPA */
+    "4:\n"
     "ld1w {z0.s}, p0/z, [x2]\n"
     "ld1w {z1.s}, p0/z, [x2, #1, mul vl]\n"
     "ld1w {z2.s}, p0/z, [x15]\n"
@@ -141,44 +222,63 @@ __asm__(
     "add x15, x15, x4\n"
     "subs x14, x14, #1\n"
     "b.ne 4b\n"
-    "5:\n"                            /* store, NaN made canonical */
-    SB_SME_STORE_HALF(6, 0, 1)
-    SB_SME_STORE_HALF(7, 2, 3)
-    "subs x0, x0, #1\n"               /* x5 is now the next strip's C */
-    "b.ne 20b\n"
+    "5:\n"                            /* store the live rows, NaN made canonical */
+    "mov x9, x10\n"
+    SB_SME_STORE_HALF(6, 23, 0, 1)
+    "mov x9, x11\n"
+    SB_SME_STORE_HALF(7, 24, 2, 3)
+    "cbnz x0, 20b\n"                  /* x5 is now the next strip's C */
     "smstop\n"
     SB_SME_LEAVE
     SB_SME_END(sb_sme_strips_fast)
 
     /* Exact: row groups of eight; z0-z15 the accumulators (row r in z2r and
-     * z2r+1), z16-z17 B's row, z18 A's broadcast, z19-z20 the products. */
+     * z2r+1), z16-z17 B's row, z18 A's broadcast, z19-z20 the products.
+     * A row past the strip's live rows is computed from A's zero padding
+     * and neither read nor written (its predicates p1, p2 are empty). */
     SB_SME_ASM(sb_sme_strips_exact)
+    SB_SME_ARGUMENTS
     SB_SME_ENTER
     "smstart sm\n"
     "ptrue p0.s\n"
-    "cntw x13\n"                      /* VL; MR = 2VL rows, VL / 4 groups of 8 */
-    "lsl x4, x4, #2\n"
-    "lsl x6, x6, #2\n"
+    "cntw x13\n"                      /* VL; MR = 2VL rows */
+    "mov x14, x16\n"                  /* cols */
     "mov w9, #0x7fc00000\n"
     "dup z31.s, w9\n"
-    "lsr x16, x13, #2\n"              /* groups */
     "mul x17, x1, x13\n"
     "lsl x17, x17, #3\n"              /* one strip of A: kc * 2VL floats, in bytes */
     "30:\n"                           /* one strip */
+    "lsl x9, x13, #1\n"
+    "cmp x0, x9\n"
+    "csel x12, x0, x9, lo\n"          /* this strip's rows: min(rows left, 2VL) */
+    "sub x0, x0, x12\n"
+    "add x16, x12, #7\n"
+    "lsr x16, x16, #3\n"              /* its groups of eight rows */
     "mov x9, #0\n"                    /* group */
     "10:\n"
     "mul x8, x9, x6\n"
     "add x8, x5, x8, lsl #3\n"        /* C + 8 * group rows */
+    "sub x19, x12, x9, lsl #3\n"      /* live rows from the group's first */
     "cbz w7, 11f\n"
     "mov x10, x8\n"
-    "ld1w {z0.s}, p0/z, [x10]\n"  "ld1w {z1.s}, p0/z, [x10, #1, mul vl]\n"  "add x10, x10, x6\n"
-    "ld1w {z2.s}, p0/z, [x10]\n"  "ld1w {z3.s}, p0/z, [x10, #1, mul vl]\n"  "add x10, x10, x6\n"
-    "ld1w {z4.s}, p0/z, [x10]\n"  "ld1w {z5.s}, p0/z, [x10, #1, mul vl]\n"  "add x10, x10, x6\n"
-    "ld1w {z6.s}, p0/z, [x10]\n"  "ld1w {z7.s}, p0/z, [x10, #1, mul vl]\n"  "add x10, x10, x6\n"
-    "ld1w {z8.s}, p0/z, [x10]\n"  "ld1w {z9.s}, p0/z, [x10, #1, mul vl]\n"  "add x10, x10, x6\n"
-    "ld1w {z10.s}, p0/z, [x10]\n" "ld1w {z11.s}, p0/z, [x10, #1, mul vl]\n" "add x10, x10, x6\n"
-    "ld1w {z12.s}, p0/z, [x10]\n" "ld1w {z13.s}, p0/z, [x10, #1, mul vl]\n" "add x10, x10, x6\n"
-    "ld1w {z14.s}, p0/z, [x10]\n" "ld1w {z15.s}, p0/z, [x10, #1, mul vl]\n"
+#define SB_SME_ROW_PREDICATES(row)                                            \
+    "cmp x19, #" #row "\n"                                                    \
+    "csel x20, x14, xzr, hi\n"                                                \
+    "whilelo p1.s, xzr, x20\n"                                                \
+    "whilelo p2.s, x13, x20\n"
+#define SB_SME_LOAD_ROW(row, lo, hi)                                          \
+    SB_SME_ROW_PREDICATES(row)                                                \
+    "ld1w {z" #lo ".s}, p1/z, [x10]\n"                                        \
+    "ld1w {z" #hi ".s}, p2/z, [x10, #1, mul vl]\n"                            \
+    "add x10, x10, x6\n"
+    SB_SME_LOAD_ROW(0, 0, 1)
+    SB_SME_LOAD_ROW(1, 2, 3)
+    SB_SME_LOAD_ROW(2, 4, 5)
+    SB_SME_LOAD_ROW(3, 6, 7)
+    SB_SME_LOAD_ROW(4, 8, 9)
+    SB_SME_LOAD_ROW(5, 10, 11)
+    SB_SME_LOAD_ROW(6, 12, 13)
+    SB_SME_LOAD_ROW(7, 14, 15)
     "b 12f\n"
     "11:\n"
     "dup z0.s, #0\n"  "dup z1.s, #0\n"  "dup z2.s, #0\n"  "dup z3.s, #0\n"
@@ -212,29 +312,29 @@ __asm__(
     "subs x15, x15, #1\n"
     "b.ne 13b\n"
     "14:\n"
-#define SB_SME_STORE_ROW(lo, hi)                                              \
-    "fcmuo p1.s, p0/z, z" #lo ".s, z" #lo ".s\n"                              \
-    "fcmuo p2.s, p0/z, z" #hi ".s, z" #hi ".s\n"                              \
-    "sel z" #lo ".s, p1, z31.s, z" #lo ".s\n"                                 \
-    "sel z" #hi ".s, p2, z31.s, z" #hi ".s\n"                                 \
-    "st1w {z" #lo ".s}, p0, [x8]\n"                                           \
-    "st1w {z" #hi ".s}, p0, [x8, #1, mul vl]\n"                               \
+#define SB_SME_STORE_ROW(row, lo, hi)                                         \
+    SB_SME_ROW_PREDICATES(row)                                                \
+    "fcmuo p3.s, p0/z, z" #lo ".s, z" #lo ".s\n"                              \
+    "fcmuo p6.s, p0/z, z" #hi ".s, z" #hi ".s\n"                              \
+    "sel z" #lo ".s, p3, z31.s, z" #lo ".s\n"                                 \
+    "sel z" #hi ".s, p6, z31.s, z" #hi ".s\n"                                 \
+    "st1w {z" #lo ".s}, p1, [x8]\n"                                           \
+    "st1w {z" #hi ".s}, p2, [x8, #1, mul vl]\n"                               \
     "add x8, x8, x6\n"
-    SB_SME_STORE_ROW(0, 1)
-    SB_SME_STORE_ROW(2, 3)
-    SB_SME_STORE_ROW(4, 5)
-    SB_SME_STORE_ROW(6, 7)
-    SB_SME_STORE_ROW(8, 9)
-    SB_SME_STORE_ROW(10, 11)
-    SB_SME_STORE_ROW(12, 13)
-    SB_SME_STORE_ROW(14, 15)
+    SB_SME_STORE_ROW(0, 0, 1)
+    SB_SME_STORE_ROW(1, 2, 3)
+    SB_SME_STORE_ROW(2, 4, 5)
+    SB_SME_STORE_ROW(3, 6, 7)
+    SB_SME_STORE_ROW(4, 8, 9)
+    SB_SME_STORE_ROW(5, 10, 11)
+    SB_SME_STORE_ROW(6, 12, 13)
+    SB_SME_STORE_ROW(7, 14, 15)
     "add x9, x9, #1\n"
     "cmp x9, x16\n"
     "b.lo 10b\n"
-    "mov x5, x8\n"                    /* the next strip's C: 2VL rows on */
+    "mov x5, x8\n"                    /* the next strip's C: 2VL rows on (a ragged strip is the last) */
     "add x2, x2, x17\n"               /* and its A */
-    "subs x0, x0, #1\n"
-    "b.ne 30b\n"
+    "cbnz x0, 30b\n"
     "smstop sm\n"
     SB_SME_LEAVE
     SB_SME_END(sb_sme_strips_exact)

@@ -43,26 +43,27 @@ UKR_DEFINE_ISA(sme, 1)
 
 /* tile_sme.c */
 long sb_sme_vector_bytes(void);
-void sb_sme_strips_fast(size_t strips, size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
-                        float *c, ptrdiff_t ldc, int accumulate);
-void sb_sme_strips_exact(size_t strips, size_t kc, const float *ap, const float *bp, ptrdiff_t b_step,
-                         float *c, ptrdiff_t ldc, int accumulate);
+void sb_sme_strips_fast(size_t rows, size_t cols, size_t kc, const float *ap, const float *bp,
+                        ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate);
+void sb_sme_strips_exact(size_t rows, size_t cols, size_t kc, const float *ap, const float *bp,
+                         ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate);
 
-/* One tile: a run of one strip. */
+static sb_tile tile_2vl;
+
+/* One whole tile: one strip's rows and columns. */
 static void tile_fast(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
                       int accumulate)
 {
-    sb_sme_strips_fast(1, kc, ap, bp, b_step, c, ldc, accumulate);
+    sb_sme_strips_fast((size_t)tile_2vl.mr, (size_t)tile_2vl.nr, kc, ap, bp, b_step, c, ldc, accumulate);
 }
 
 static void tile_exact(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
                        int accumulate)
 {
-    sb_sme_strips_exact(1, kc, ap, bp, b_step, c, ldc, accumulate);
+    sb_sme_strips_exact((size_t)tile_2vl.mr, (size_t)tile_2vl.nr, kc, ap, bp, b_step, c, ldc,
+                        accumulate);
 }
 
-/* The path's one tile (defined below, sized at detection). */
-static sb_tile tile_2vl;
 
 /* A read in place (sb_tile_direct_fn): the strip packed a piece of k at a
  * time into 32 KB of stack (all of a k-block up to 512-bit vectors, 64
