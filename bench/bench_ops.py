@@ -3,7 +3,7 @@
 
     python bench/bench_ops.py [--threads 1,2] [--quick]
 
-- exp, tanh, erf, sigmoid, log over 1e6 float32 values;
+- exp, tanh, erf, sigmoid, log, sin, cos over 1e6 float32 values;
 - softmax and layer_norm over (8*12*128, 128) and (4096, 768), last axis;
 - BERT-base attention (12 heads, 128 tokens, head size 64) at batch 1 and 8
   against torch.nn.functional.scaled_dot_product_attention.
@@ -43,14 +43,14 @@ def elementwise_cells(name: str, x: np.ndarray, out: np.ndarray, threads: int) -
     fn = getattr(samebits, name)
     cells = [(f"samebits exact t{threads}", lambda: fn(x, mode="exact", out=out, threads=threads)),
              (f"samebits fast t{threads}", lambda: fn(x, mode="fast", out=out, threads=threads))]
-    np_fn = {"exp": np.exp, "tanh": np.tanh, "log": np.log,
+    np_fn = {"exp": np.exp, "tanh": np.tanh, "log": np.log, "sin": np.sin, "cos": np.cos,
              "sigmoid": lambda v, out: np.divide(1, np.add(1, np.exp(-v)), out=out)}.get(name)
     if np_fn is not None and threads == 1:
         cells.append(("numpy t1", lambda: np_fn(x, out=out)))
     if torch is not None:
         tx, tout = torch.from_numpy(x), torch.from_numpy(out)
         t_fn = {"exp": torch.exp, "tanh": torch.tanh, "log": torch.log, "erf": torch.erf,
-                "sigmoid": torch.sigmoid}[name]
+                "sigmoid": torch.sigmoid, "sin": torch.sin, "cos": torch.cos}[name]
         cells.append((f"torch t{threads}", lambda: t_fn(tx, out=tout)))
     return cells
 
@@ -135,6 +135,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--elementwise", action="store_true",
+                        help="the elementwise functions only (no softmax, norms, attention)")
     args = parser.parse_args()
     threads_list = [int(t) for t in args.threads.split(",")]
     rng = np.random.default_rng(0)
@@ -143,10 +145,12 @@ def main() -> int:
     out = np.empty_like(x)
     rows = []
     for t in threads_list:
-        for name in ("exp", "tanh", "erf", "sigmoid", "log"):
+        for name in ("exp", "tanh", "erf", "sigmoid", "log", "sin", "cos"):
             data_x = np.abs(x) + np.float32(1e-3) if name == "log" else x
             rows.append(run_case(f"{name} {count:,}", lambda th, n=name, d=data_x:
                                  elementwise_cells(n, d, out, th), t))
+        if args.elementwise:
+            continue
         for shape in ((8 * 12 * 128, 128), (4096, 768)):
             if args.quick:
                 shape = (shape[0] // 8, shape[1])
@@ -165,7 +169,8 @@ def main() -> int:
     data = {"date": datetime.date.today().isoformat(), "cpu": _machine.cpu_model(),
             "torch": torch.__version__ if torch is not None else None, "rows": rows}
     out_dir = ROOT / "bench" / "results"
-    stem = f"ops-{data['date']}" + ("-quick" if args.quick else "")
+    stem = (f"ops-{data['date']}" + ("-elementwise" if args.elementwise else "")
+            + ("-quick" if args.quick else ""))
     (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=1) + "\n")
     text = report(rows, data)
     (out_dir / f"{stem}.md").write_text(text)

@@ -49,8 +49,8 @@
             break;                                                                         \
         case SB_OP_SOFTPLUS: UNARY_LOOP(sb_act_softplus)                                   \
         case SB_OP_MISH: UNARY_LOOP(sb_act_mish)                                           \
-        case SB_OP_SIN: UNARY_LOOP(sb_exact_sin)                                           \
-        case SB_OP_COS: UNARY_LOOP(sb_exact_cos)                                           \
+        case SB_OP_SIN: sb_exact_sin_n(x, y, n); break;                                    \
+        case SB_OP_COS: sb_exact_cos_n(x, y, n); break;                                    \
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \

@@ -7,6 +7,7 @@
 #ifndef SB_TRIG_H
 #define SB_TRIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "math/transcendental.h"
 
@@ -134,5 +135,84 @@ static inline float sb_exact_cos(float x)
 }
 
 #undef SB_TRIG_EXCEPTION
+
+/* The fast route (docs/exact-ops.md, "sin and cos: the fast route"). The
+ * functions above are correctly rounded for every float32 (checked over all
+ * 2^32 inputs), so any route that is also correctly rounded gives their
+ * bits. For |x| < 2^19 this one reduces by Cody and Waite's method (pi/2 as
+ * P1 + P2 + P3; q P1 and q P2 are exact, a - q P1 is exact), evaluates the
+ * same Taylor polynomials (fused where the path fuses), and keeps the result only when the rounding test
+ * proves it: the binary64 value v is within |v| 2^-46 of sin x (the error
+ * analysis gives under 2^-48), so when v - |v| 2^-46 and v + |v| 2^-46
+ * round to the same float32, that float is sin x correctly rounded.
+ * Otherwise (about one input in four million, and every |x| >= 2^19, inf
+ * and NaN) it returns SB_TRIG_UNSURE and the caller runs the recipe above.
+ * Branch-free, so a vector path's compiler runs it a lane per element. */
+#define SB_TRIG_UNSURE 0x7f800001u        /* a signalling NaN: never an output */
+#define SB_TRIG_FAST_LIMIT 0x1p19
+#define SB_TWO_OVER_PI 0x1.45f306dc9c883p-1
+#define SB_PI_OVER_2_P1 0x1.921fb544p+0    /* pi/2's first 33 bits */
+#define SB_PI_OVER_2_P2 0x1.0b4611a6p-34   /* the next 33 */
+#define SB_PI_OVER_2_P3 0x1.3198a2e037073p-69
+
+/* a * b + c: fused where the path has fused multiply-add (one rounding,
+ * so within the error bound as well; the bits come from the rounding test,
+ * not from the route's operations). */
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define SBT_MAD(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define SBT_MAD(a, b, c) ((a) * (b) + (c))
+#endif
+
+static inline __attribute__((always_inline)) float sbt_sin_cos_fast(float x, int want_cos)
+{
+    double a = (double)x;
+    double shifted = SBT_MAD(a, SB_TWO_OVER_PI, 0x1.8p52);  /* q = round(a 2/pi) in its low bits */
+    double q = shifted - 0x1.8p52;
+    uint64_t quadrant = sbt_bits64(shifted) + (uint64_t)want_cos;   /* q mod 4, + 1 for cos */
+    double r = SBT_MAD(-q, SB_PI_OVER_2_P1, a);      /* exact */
+    r = SBT_MAD(-q, SB_PI_OVER_2_P2, r);
+    r = SBT_MAD(-q, SB_PI_OVER_2_P3, r);
+    /* both polynomials, then the quadrant's (a bit mask, not a compare:
+     * a compare can become a branch, and the loop scalar) */
+    double z = r * r;
+    double ps = sb_sin_s[6], pc = sb_cos_c[6];
+#define SBT_STEP(i) ps = SBT_MAD(ps, z, sb_sin_s[i]), pc = SBT_MAD(pc, z, sb_cos_c[i])
+    SBT_STEP(5); SBT_STEP(4); SBT_STEP(3); SBT_STEP(2); SBT_STEP(1); SBT_STEP(0);
+#undef SBT_STEP   /* written out: a loop here is left scalar */
+    uint64_t sin_bits = sbt_bits64(SBT_MAD(r * z, ps, r));     /* r + r z S(z) */
+    uint64_t cos_bits = sbt_bits64(SBT_MAD(z, pc, 1.0));       /* 1 + z C(z) */
+    uint64_t odd = 0u - (quadrant & 1u);
+    double v = sbt_double(sin_bits ^ (odd & (sin_bits ^ cos_bits)));
+    v = sbt_double(sbt_bits64(v) ^ ((quadrant & 2u) << 62));   /* quadrants 2, 3: -v */
+    double err = sbt_double(sbt_bits64(v) & 0x7fffffffffffffffu) * 0x1p-46;
+    float lo = (float)(v - err), hi = (float)(v + err);
+    int sure = lo == hi && a < SB_TRIG_FAST_LIMIT && a > -SB_TRIG_FAST_LIMIT;   /* NaN: false */
+    if (!want_cos) lo = x == 0.0f ? x : lo;   /* sin(-0) = -0, where r + r z S(z) gives +0 */
+    return sure ? lo : sbt_float(SB_TRIG_UNSURE);
+}
+
+/* sin (want_cos 0) or cos (1) of n floats; y may be x (in place). */
+#define SB_TRIG_BLOCK 256
+static inline __attribute__((always_inline)) void sbt_sin_cos_n(const float *x, float *y, size_t n,
+                                                                int want_cos)
+{
+    float block[SB_TRIG_BLOCK];
+    for (size_t i0 = 0; i0 < n; i0 += SB_TRIG_BLOCK) {
+        const size_t m = n - i0 < SB_TRIG_BLOCK ? n - i0 : SB_TRIG_BLOCK;
+        uint32_t unsure = 0;
+        for (size_t i = 0; i < m; ++i) {
+            block[i] = sbt_sin_cos_fast(x[i0 + i], want_cos);
+            unsure |= sbt_bits32(block[i]) == SB_TRIG_UNSURE;
+        }
+        for (size_t i = 0; unsure && i < m; ++i)
+            if (sbt_bits32(block[i]) == SB_TRIG_UNSURE)
+                block[i] = want_cos ? sb_exact_cos(x[i0 + i]) : sb_exact_sin(x[i0 + i]);
+        for (size_t i = 0; i < m; ++i) y[i0 + i] = block[i];
+    }
+}
+
+static inline void sb_exact_sin_n(const float *x, float *y, size_t n) { sbt_sin_cos_n(x, y, n, 0); }
+static inline void sb_exact_cos_n(const float *x, float *y, size_t n) { sbt_sin_cos_n(x, y, n, 1); }
 
 #endif

@@ -198,6 +198,49 @@ def test_sin_and_cos_near_multiples_of_pi_over_2():
         assert np.array_equal(_bits(got), _bits(ref.FUNCTIONS[name](x))), name
 
 
+# Inputs the kernels' fast route cannot settle (docs/exact-ops.md, "the fast
+# route"): its rounding test fails on these (found by scanning [1, 2^17) with
+# csrc/math/trig.h's sbt_sin_cos_fast), |x| >= 2^19 is beyond its reduction,
+# and inf and NaN; each must come from the recipe.
+FAST_ROUTE_UNSURE = {
+    "sin": [0x3F86B3D2, 0x3F93CC98, 0x3FA0FA4E, 0x3FB53332, 0x46199998],
+    "cos": [0x3F8626A5, 0x3F92B0EC, 0x3FAA2672, 0x3FDB3C0E, 0x5F18B878],
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_fall_back_to_the_recipe_where_the_fast_route_is_unsure(name, path):
+    """The elements the rounding test rejects, beyond the reduction's range
+    (2^19 and its neighbours) or not finite, among ordinary ones, at the
+    edges of the kernel's 256-element blocks: the pure-Python recipe's bits
+    and the correctly rounded float (mpmath), at 1 and 2 threads and in
+    place."""
+    _path_or_skip(path)
+    import mpmath   # a test dependency (make deps)
+    hard = np.array(FAST_ROUTE_UNSURE[name] + [0x48FFFFFF, 0x49000000, 0x49000001],
+                    np.uint32).view(np.float32)
+    hard = np.concatenate([hard, -hard])
+    x = np.linspace(-10, 10, 1031, dtype=np.float32)
+    spots = [0, 1, 255, 256, 257, 511, 512, 700, 767, 768, 1000, 1017, 1029, 1030]
+    for i, v in zip(spots, hard):
+        x[i] = v
+    x[2], x[258] = np.inf, np.nan
+    want = ref.FUNCTIONS[name](x)
+    fn = getattr(samebits, name)
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            assert np.array_equal(_bits(fn(x, mode="exact", threads=threads)), _bits(want))
+        inplace = x.copy()
+        fn(inplace, mode="exact", out=inplace)
+        assert np.array_equal(_bits(inplace), _bits(want))
+    mpmath.mp.prec = 200
+    for v, w in zip(hard, want[spots[:len(hard)]]):
+        with mpmath.workprec(24):
+            rounded = float(+getattr(mpmath, name)(mpmath.mpf(float(v))))
+        assert _bits(np.float32(rounded)) == _bits(w), (name, v)
+
+
 def test_cos_is_even_bit_for_bit():
     x = INPUTS[~np.isnan(INPUTS)]
     assert np.array_equal(_bits(samebits.cos(-x, mode="exact")), _bits(samebits.cos(x, mode="exact")))
