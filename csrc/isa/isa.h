@@ -94,6 +94,7 @@ typedef struct sb_dwconv_config {
 /* Elementwise functions of one input (unary.h). */
 typedef struct sb_unary_config {
     sb_unary_kernel_fn exact, fast;
+    sb_binary_row_fn binary_row;  /* both modes: the operations are exact */
 } sb_unary_config;
 
 /* What a CPU runs: detection, whether fast mode fuses, and a config per

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include "math/activation.h"
+#include "math/arith.h"
 #include "math/fast_math.h"
 #include "math/trig.h"
 #include "isa/isa.h"
@@ -18,6 +19,17 @@
 /* y may be x itself (in place); it never partly overlaps x. */
 #define UNARY_LOOP(fn)                                                                    \
     for (size_t i = 0; i < n; ++i) y[i] = fn(x[i]);                                      \
+    break;
+
+/* One row of a binary operation (sb_binary_row_fn), the common stride
+ * pairs written out so that the compiler vectorizes them. */
+#define BINARY_ROW_LOOP(fn)                                                                  \
+    if (sa == 1 && sb == 1) for (size_t j = 0; j < n; ++j) y[j] = fn(a[j], b[j]);            \
+    else if (sa == 1 && sb == 0) { float bv = b[0];                                          \
+        for (size_t j = 0; j < n; ++j) y[j] = fn(a[j], bv); }                                \
+    else if (sa == 0 && sb == 1) { float av = a[0];                                          \
+        for (size_t j = 0; j < n; ++j) y[j] = fn(av, b[j]); }                                \
+    else for (size_t j = 0; j < n; ++j) y[j] = fn(a[(ptrdiff_t)j * sa], b[(ptrdiff_t)j * sb]); \
     break;
 
 #define UNARY_DEFINE(isa)                                                                  \
@@ -65,8 +77,23 @@
         default: sb_unary_##isa##_exact(op, param, x, y, n); break;                        \
         }                                                                                  \
     }                                                                                      \
+    void sb_binary_row_##isa(int op, const float *a, ptrdiff_t sa, const float *b,          \
+                             ptrdiff_t sb, float *y, size_t n)                             \
+    {                                                                                      \
+        switch (op) {                                                                      \
+        case SB_BIN_ADD: BINARY_ROW_LOOP(sb_bin_add)                                       \
+        case SB_BIN_SUB: BINARY_ROW_LOOP(sb_bin_sub)                                       \
+        case SB_BIN_MUL: BINARY_ROW_LOOP(sb_bin_mul)                                       \
+        case SB_BIN_DIV: BINARY_ROW_LOOP(sb_bin_div)                                       \
+        case SB_BIN_MAXIMUM: BINARY_ROW_LOOP(sb_bin_maximum)                               \
+        case SB_BIN_MINIMUM: BINARY_ROW_LOOP(sb_bin_minimum)                               \
+        case SB_BIN_POW: BINARY_ROW_LOOP(sb_bin_pow)                                       \
+        default: break;                                                                    \
+        }                                                                                  \
+    }                                                                                      \
     const sb_unary_config sb_unary_config_##isa = {                                        \
         .exact = sb_unary_##isa##_exact, .fast = sb_unary_##isa##_fast,                    \
+        .binary_row = sb_binary_row_##isa,                                                 \
     };
 
 #endif

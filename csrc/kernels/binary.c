@@ -1,13 +1,17 @@
 /* sb_binary: an elementwise operation of two float32 operands with numpy
  * broadcasting (arith.h defines the operations). The output is dense in C
  * order; each operand is read through element strides, 0 along a broadcast
- * dimension. The output's rows (its last dimension) are cut into fixed
- * chunks for the thread pool; every element is computed on its own, so
- * neither the chunking nor the thread count can change a bit. */
+ * dimension. Dimensions both operands walk as one (each stride the next
+ * one's times its extent) are merged first, so that rows are long; the rows
+ * are cut into pieces of at most PIECE elements, and the pieces grouped
+ * into fixed chunks for the thread pool. Each row runs the path's row kernel
+ * (isa/unary_template.h: the compiler vectorizes it); every element is one
+ * IEEE operation computed on its own, so neither the path, the chunking nor
+ * the thread count can change a bit. */
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
-#include "math/arith.h"
+#include "isa/isa.h"
 #include "framework/checked.h"
 #include "framework/step.h"
 #include "kernels/strided_rows.h"
@@ -19,31 +23,8 @@ typedef struct {
     float *y;
 } binary_job;
 
-/* One row: y[j] = op(a[j*sa], b[j*sb]), with the common stride pairs
- * written out so that the compiler vectorizes them. */
-#define ROW_LOOP(fn)                                                                         \
-    if (sa == 1 && sb == 1) for (size_t j = 0; j < n; ++j) y[j] = fn(a[j], b[j]);            \
-    else if (sa == 1 && sb == 0) { float bv = b[0];                                          \
-        for (size_t j = 0; j < n; ++j) y[j] = fn(a[j], bv); }                                \
-    else if (sa == 0 && sb == 1) { float av = a[0];                                          \
-        for (size_t j = 0; j < n; ++j) y[j] = fn(av, b[j]); }                                \
-    else for (size_t j = 0; j < n; ++j) y[j] = fn(a[(ptrdiff_t)j * sa], b[(ptrdiff_t)j * sb]); \
-    break;
-
-static void binary_row(int op, const float *a, ptrdiff_t sa, const float *b, ptrdiff_t sb,
-                       float *y, size_t n)
-{
-    switch (op) {
-    case SB_BIN_ADD: ROW_LOOP(sb_bin_add)
-    case SB_BIN_SUB: ROW_LOOP(sb_bin_sub)
-    case SB_BIN_MUL: ROW_LOOP(sb_bin_mul)
-    case SB_BIN_DIV: ROW_LOOP(sb_bin_div)
-    case SB_BIN_MAXIMUM: ROW_LOOP(sb_bin_maximum)
-    case SB_BIN_MINIMUM: ROW_LOOP(sb_bin_minimum)
-    case SB_BIN_POW: ROW_LOOP(sb_bin_pow)
-    default: break;
-    }
-}
+/* Elements per piece of a row: a chunk's worth (step.h). */
+#define PIECE SB_STEP_CHUNK_ITEMS
 
 static void binary_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -51,14 +32,17 @@ static void binary_chunk(void *ctx, size_t chunk, int thread_index)
     const binary_job *job = (const binary_job *)ctx;
     const sb_binary_call *call = job->call;
     const int64_t *shape = call->shape, *sa = call->a_stride, *sb = call->b_stride;
-    int last = call->ndim - 1;
-    size_t row0, row_end;
-    sb_step_units(&call->plan, chunk, &row0, &row_end);
-    for (size_t row = row0; row < row_end; ++row) {
+    const int last = call->ndim - 1;
+    const ptrdiff_t step_a = (ptrdiff_t)sa[last], step_b = (ptrdiff_t)sb[last];
+    size_t unit0, unit_end;
+    sb_step_units(&call->plan, chunk, &unit0, &unit_end);
+    for (size_t unit = unit0; unit < unit_end; ++unit) {
+        const size_t row = unit / call->pieces, j0 = (unit % call->pieces) * PIECE;
+        const size_t n = call->cols - j0 < PIECE ? call->cols - j0 : PIECE;
         ptrdiff_t oa, ob;
         sb_row_offsets(row, call->ndim, shape, sa, sb, &oa, &ob);
-        binary_row(call->op, job->a + oa, (ptrdiff_t)sa[last], job->b + ob, (ptrdiff_t)sb[last],
-                   job->y + row * call->cols, call->cols);
+        call->row(call->op, job->a + oa + (ptrdiff_t)j0 * step_a, step_a,
+                  job->b + ob + (ptrdiff_t)j0 * step_b, step_b, job->y + row * call->cols + j0, n);
     }
 }
 
@@ -77,8 +61,8 @@ int sb_binary_prepare(const sb_binary_args *args, sb_binary_call *call)
     if (args->mode != SB_MODE_FAST && args->mode != SB_MODE_EXACT) return SB_ERR_ARGUMENT;
     if (args->op < 0 || args->op >= SB_BIN_COUNT || args->max_threads < 1) return SB_ERR_ARGUMENT;
     if (args->ndim < 1 || args->ndim > SB_MAX_BATCH_DIMS) return SB_ERR_ARGUMENT;
-    /* The operations are single IEEE operations, the same on every path:
-     * the path is checked for a uniform API, and the loops are plain C. */
+    /* The operations are single IEEE operations, the same on every path;
+     * the path picks the row kernel's vector width. */
     if (args->path < 0 || args->path > INT32_MAX || !sb_path_supported((int)args->path))
         return SB_ERR_PATH;
     size_t total = 1;
@@ -92,15 +76,34 @@ int sb_binary_prepare(const sb_binary_args *args, sb_binary_call *call)
         return SB_ERR_ARGUMENT;
     memset(call, 0, sizeof *call);
     call->op = (int)args->op;
-    call->ndim = (int)args->ndim;
-    memcpy(call->shape, args->shape, (size_t)args->ndim * sizeof args->shape[0]);
-    memcpy(call->a_stride, args->a_stride, (size_t)args->ndim * sizeof args->a_stride[0]);
-    memcpy(call->b_stride, args->b_stride, (size_t)args->ndim * sizeof args->b_stride[0]);
+    call->row = sb_isa_supported((int)args->path)->unary->binary_row;
     call->total = total;
     if (total == 0) return SB_OK;
-    call->cols = (size_t)args->shape[args->ndim - 1];
+    /* Dimensions of extent 1 dropped; a dimension merged into the one
+     * after it where both operands step through the pair as through one
+     * dimension (the output is dense, so it always does). */
+    int nd = 0;
+    for (int64_t d = 0; d < args->ndim; ++d) {
+        if (args->shape[d] == 1) continue;
+        if (nd > 0 && call->a_stride[nd - 1] == args->a_stride[d] * args->shape[d] &&
+            call->b_stride[nd - 1] == args->b_stride[d] * args->shape[d]) {
+            call->shape[nd - 1] *= args->shape[d];
+            call->a_stride[nd - 1] = args->a_stride[d];
+            call->b_stride[nd - 1] = args->b_stride[d];
+            continue;
+        }
+        call->shape[nd] = args->shape[d];
+        call->a_stride[nd] = args->a_stride[d];
+        call->b_stride[nd] = args->b_stride[d];
+        ++nd;
+    }
+    if (nd == 0) call->shape[nd++] = 1;   /* one element */
+    call->ndim = nd;
+    call->cols = (size_t)call->shape[nd - 1];
+    call->pieces = sb_ceil_div(call->cols, PIECE);
+    const size_t piece = call->cols < PIECE ? call->cols : PIECE;
     double ns_per_element = args->op == SB_BIN_POW ? SB_COST_POW : SB_COST_MOVE;
-    call->plan = sb_plan_step(total / call->cols, sb_units_per_chunk(call->cols, SB_STEP_CHUNK_ITEMS),
+    call->plan = sb_plan_step(total / call->cols * call->pieces, sb_units_per_chunk(piece, PIECE),
                               (double)total * ns_per_element);
     return SB_OK;
 }

@@ -14,11 +14,12 @@
 #include "framework/step.h"
 
 typedef struct sb_binary_call {
-    int op, ndim;
+    int op, ndim;                 /* ndim: after merging dimensions */
     int64_t shape[SB_MAX_BATCH_DIMS];
     int64_t a_stride[SB_MAX_BATCH_DIMS], b_stride[SB_MAX_BATCH_DIMS];
-    size_t total, cols;
-    sb_step_plan plan;            /* units: output rows */
+    size_t total, cols, pieces;   /* pieces: of each row of cols outputs */
+    sb_binary_row_fn row;         /* the path's row kernel */
+    sb_step_plan plan;            /* units: row pieces */
 } sb_binary_call;
 
 /* SB_OK, or the status sb_binary would return for these arguments (the

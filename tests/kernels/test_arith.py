@@ -1,7 +1,8 @@
 """Elementwise arithmetic with broadcasting (samebits.add, sub, mul, div,
 maximum, minimum, pow, sqrt): bit for bit against numpy float32 arithmetic
 (single IEEE operations) and a numpy oracle of docs/exact-ops.md's pow, with
-special values, broadcasting, strided and in-place operands, 1 and 2 threads."""
+special values, broadcasting, strided and in-place operands, every path (each
+runs its own vectorized row kernel), 1 and 2 threads."""
 from __future__ import annotations
 
 import array
@@ -13,7 +14,9 @@ import pytest
 import samebits
 
 import elementwise_reference as ref
+from samebits._binding import paths as _paths
 from conftest import bits as _bits
+from conftest import path_or_skip as _path_or_skip
 from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
@@ -52,16 +55,49 @@ ORACLES = {
 }
 
 
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
 @pytest.mark.parametrize("name", list(ORACLES))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_ops_match_single_float32_operations(name, threads):
+def test_ops_match_single_float32_operations(name, threads, path):
+    _path_or_skip(path)
     a, b = _values(60000, 1), _values(60000, 2)
     pairs = np.array(np.meshgrid(a[:11], b[:11])).reshape(2, -1)   # every special pair
     a, b = np.concatenate([a, pairs[0]]), np.concatenate([b, pairs[1]])
     with np.errstate(all="ignore"):
         want = ORACLES[name](a, b)
-    got = getattr(samebits, name)(a, b, mode="exact", threads=threads)
+    with samebits.use_path(path):
+        got = getattr(samebits, name)(a, b, mode="exact", threads=threads)
+        # a scalar on either side (the row kernel's stride pairs 1, 0 and 0, 1)
+        left = getattr(samebits, name)(a[:5000], b[7], mode="fast", threads=threads)
+        right = getattr(samebits, name)(a[3], b[:5000], mode="fast", threads=threads)
     assert np.array_equal(_bits(got), _bits(want))
+    with np.errstate(all="ignore"):
+        assert np.array_equal(_bits(left), _bits(ORACLES[name](a[:5000], np.full(5000, b[7]))))
+        assert np.array_equal(_bits(right), _bits(ORACLES[name](np.full(5000, a[3]), b[:5000])))
+
+
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+@pytest.mark.parametrize("shapes", [((3, 70001), (3, 70001)), ((70001,), ()), ((2, 5, 20000), (5, 1)),
+                                    ((2, 1, 40000), (1, 3, 1)), ((1, 64, 1, 300), (64, 300, 1))])
+def test_long_rows_are_cut_into_pieces(shapes, path):
+    """Rows past a chunk's worth (16384 elements) are cut into pieces, and
+    dimensions both operands walk as one are merged first: the bits of
+    numpy's single operations at 1 and 2 threads, in place, strided."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal(shapes[0]) * 4).astype(np.float32)
+    b = (rng.standard_normal(shapes[1]) * 4).astype(np.float32)
+    want = a / b
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            assert np.array_equal(_bits(samebits.div(a, b, threads=threads)), _bits(want))
+        if want.shape == a.shape:
+            y = a.copy()
+            samebits.div(y, b, out=y, threads=2)
+            assert np.array_equal(_bits(y), _bits(want))
+        wide = np.empty(a.shape[:-1] + (a.shape[-1] * 2,), np.float32)
+        wide[..., ::2] = a                              # a strided operand: no merging
+        assert np.array_equal(_bits(samebits.div(wide[..., ::2], b, threads=2)), _bits(want))
 
 
 def test_maximum_and_minimum_order_signed_zeros():
