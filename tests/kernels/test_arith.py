@@ -151,6 +151,41 @@ def test_in_place_and_out():
         samebits.add(x[:50], x[1:51], out=x[2:52])
 
 
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_the_fast_path_forms(threads):
+    """The calls _ops/arith.py's fast path takes (same-shape C-contiguous
+    float32 arrays, a Python number on either side, out a fresh array or an
+    input itself, 0-d arrays) and the ones it passes on (a partial overlap,
+    a view, a non-writable out): numpy's bits or the documented errors."""
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((3, 7)) * 5).astype(np.float32)
+    y = (rng.standard_normal((3, 7)) * 5).astype(np.float32)
+    assert np.array_equal(_bits(samebits.div(x, y, threads=threads)), _bits(x / y))
+    assert np.array_equal(_bits(samebits.sub(2.5, x, threads=threads)), _bits(F32(2.5) - x))
+    assert np.array_equal(_bits(samebits.pow(x, 2, threads=threads)),
+                          _bits(_pow_oracle(x.ravel(), np.full(x.size, 2, F32)).reshape(x.shape)))
+    for target in ("a", "b", "fresh"):
+        a, b = x.copy(), y.copy()
+        out = {"a": a, "b": b, "fresh": np.empty_like(x)}[target]
+        assert samebits.mul(a, b, out=out, threads=threads) is out
+        assert np.array_equal(_bits(out), _bits(x * y))
+    zero_d = samebits.add(np.float32(1.5) * np.ones((), np.float32), np.ones((), np.float32))
+    assert zero_d.shape == () and float(zero_d) == 2.5
+    a = x.copy()
+    samebits.add(a.reshape(-1)[:10], 1.0, out=a.reshape(-1)[:10])          # in place, a view
+    assert np.array_equal(_bits(a.reshape(-1)[:10]), _bits(x.reshape(-1)[:10] + F32(1)))
+    with pytest.raises(ValueError, match="overlaps"):
+        samebits.add(a.reshape(-1)[:10], 1.0, out=a.reshape(-1)[1:11])
+    frozen = np.empty_like(x)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        samebits.add(x, y, out=frozen)
+    with pytest.raises(ValueError):
+        samebits.add(x, y, mode="fastest")
+    with pytest.raises(TypeError):
+        samebits.add(x, True)
+
+
 def test_buffers_without_numpy():
     a = array.array("f", [1.0, 2.0, 3.0])
     got = samebits.maximum(a, 2.5)
