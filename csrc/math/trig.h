@@ -141,7 +141,8 @@ static inline float sb_exact_cos(float x)
  * 2^32 inputs), so any route that is also correctly rounded gives their
  * bits. For |x| < 2^19 this one reduces by Cody and Waite's method (pi/2 as
  * P1 + P2 + P3; q P1 and q P2 are exact, a - q P1 is exact), evaluates the
- * same Taylor polynomials (fused where the path fuses), and keeps the result only when the rounding test
+ * same Taylor polynomials (no fused multiply-add: exact-mode code never
+ * has one, tests/builds/test_codegen.py), and keeps the result only when the rounding test
  * proves it: the binary64 value v is within |v| 2^-46 of sin x (the error
  * analysis gives under 2^-48), so when v - |v| 2^-46 and v + |v| 2^-46
  * round to the same float32, that float is sin x correctly rounded.
@@ -155,35 +156,27 @@ static inline float sb_exact_cos(float x)
 #define SB_PI_OVER_2_P2 0x1.0b4611a6p-34   /* the next 33 */
 #define SB_PI_OVER_2_P3 0x1.3198a2e037073p-69
 
-/* a * b + c: fused where the path has fused multiply-add (one rounding,
- * so within the error bound as well; the bits come from the rounding test,
- * not from the route's operations). */
-#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
-#define SBT_MAD(a, b, c) __builtin_fma((a), (b), (c))
-#else
-#define SBT_MAD(a, b, c) ((a) * (b) + (c))
-#endif
-
 static inline __attribute__((always_inline)) float sbt_sin_cos_fast(float x, int want_cos)
 {
     double a = (double)x;
-    double shifted = SBT_MAD(a, SB_TWO_OVER_PI, 0x1.8p52);  /* q = round(a 2/pi) in its low bits */
+    double shifted = a * SB_TWO_OVER_PI + 0x1.8p52;  /* q = round(a 2/pi) in its low bits */
     double q = shifted - 0x1.8p52;
     uint64_t quadrant = sbt_bits64(shifted) + (uint64_t)want_cos;   /* q mod 4, + 1 for cos */
-    double r = SBT_MAD(-q, SB_PI_OVER_2_P1, a);      /* exact */
-    r = SBT_MAD(-q, SB_PI_OVER_2_P2, r);
-    r = SBT_MAD(-q, SB_PI_OVER_2_P3, r);
-    /* both polynomials, then the quadrant's (a bit mask, not a compare:
-     * a compare can become a branch, and the loop scalar) */
-    double z = r * r;
-    double ps = sb_sin_s[6], pc = sb_cos_c[6];
-#define SBT_STEP(i) ps = SBT_MAD(ps, z, sb_sin_s[i]), pc = SBT_MAD(pc, z, sb_cos_c[i])
+    double r = ((a - q * SB_PI_OVER_2_P1) - q * SB_PI_OVER_2_P2) - q * SB_PI_OVER_2_P3;
+    /* odd quadrants: cos r = 1 + (1 z) C(z); even: sin r = r + (r z) S(z).
+     * One polynomial per lane, its coefficients and base picked by a bit
+     * mask (a compare can become a branch, and the loop scalar): the same
+     * operations, hence the same value, as evaluating the lane's own. */
+    uint64_t odd = 0u - (quadrant & 1u);
+#define SBT_PICK(even_value, odd_value)                                                      \
+    sbt_double(sbt_bits64(even_value) ^ (odd & (sbt_bits64(even_value) ^ sbt_bits64(odd_value))))
+    double z = r * r, base = SBT_PICK(r, 1.0);
+    double p = SBT_PICK(sb_sin_s[6], sb_cos_c[6]);
+#define SBT_STEP(i) p = p * z + SBT_PICK(sb_sin_s[i], sb_cos_c[i])
     SBT_STEP(5); SBT_STEP(4); SBT_STEP(3); SBT_STEP(2); SBT_STEP(1); SBT_STEP(0);
 #undef SBT_STEP   /* written out: a loop here is left scalar */
-    uint64_t sin_bits = sbt_bits64(SBT_MAD(r * z, ps, r));     /* r + r z S(z) */
-    uint64_t cos_bits = sbt_bits64(SBT_MAD(z, pc, 1.0));       /* 1 + z C(z) */
-    uint64_t odd = 0u - (quadrant & 1u);
-    double v = sbt_double(sin_bits ^ (odd & (sin_bits ^ cos_bits)));
+#undef SBT_PICK
+    double v = base + (base * z) * p;
     v = sbt_double(sbt_bits64(v) ^ ((quadrant & 2u) << 62));   /* quadrants 2, 3: -v */
     double err = sbt_double(sbt_bits64(v) & 0x7fffffffffffffffu) * 0x1p-46;
     float lo = (float)(v - err), hi = (float)(v + err);
