@@ -14,6 +14,7 @@
 #include "isa/isa.h"
 #include "framework/checked.h"
 #include "framework/step.h"
+#include "framework/walk.h"
 #include "kernels/strided_rows.h"
 #include "kernels/prepared.h"
 
@@ -79,26 +80,15 @@ int sb_binary_prepare(const sb_binary_args *args, sb_binary_call *call)
     call->row = sb_isa_supported((int)args->path)->unary->binary_row;
     call->total = total;
     if (total == 0) return SB_OK;
-    /* Dimensions of extent 1 dropped; a dimension merged into the one
-     * after it where both operands step through the pair as through one
-     * dimension (the output is dense, so it always does). */
-    int nd = 0;
-    for (int64_t d = 0; d < args->ndim; ++d) {
-        if (args->shape[d] == 1) continue;
-        if (nd > 0 && call->a_stride[nd - 1] == args->a_stride[d] * args->shape[d] &&
-            call->b_stride[nd - 1] == args->b_stride[d] * args->shape[d]) {
-            call->shape[nd - 1] *= args->shape[d];
-            call->a_stride[nd - 1] = args->a_stride[d];
-            call->b_stride[nd - 1] = args->b_stride[d];
-            continue;
-        }
-        call->shape[nd] = args->shape[d];
-        call->a_stride[nd] = args->a_stride[d];
-        call->b_stride[nd] = args->b_stride[d];
-        ++nd;
-    }
-    if (nd == 0) call->shape[nd++] = 1;   /* one element */
-    call->ndim = nd;
+    /* Dimensions of extent 1 dropped and neighbours both operands step
+     * through as through one merged (the output is dense, so it always
+     * does): long rows. */
+    call->ndim = (int)args->ndim;
+    memcpy(call->shape, args->shape, (size_t)args->ndim * sizeof args->shape[0]);
+    memcpy(call->a_stride, args->a_stride, (size_t)args->ndim * sizeof args->a_stride[0]);
+    memcpy(call->b_stride, args->b_stride, (size_t)args->ndim * sizeof args->b_stride[0]);
+    int64_t *strides[2] = {call->a_stride, call->b_stride};
+    const int nd = call->ndim = sb_merge_walk(call->ndim, call->shape, 2, strides);
     call->cols = (size_t)call->shape[nd - 1];
     call->pieces = sb_ceil_div(call->cols, PIECE);
     const size_t piece = call->cols < PIECE ? call->cols : PIECE;

@@ -120,6 +120,12 @@
     "lsl x6, x7, #2\n"                                                        \
     "mov w7, w9\n"
 
+/* The eight rows of an exact-mode group: (row, A's byte offset within a k
+ * step, the row's two accumulators). */
+#define SB_SME_GROUP_ROWS(X)                                                  \
+    X(0, 0, 0, 1) X(1, 4, 2, 3) X(2, 8, 4, 5) X(3, 12, 6, 7)                  \
+    X(4, 16, 8, 9) X(5, 20, 10, 11) X(6, 24, 12, 13) X(7, 28, 14, 15)
+
 __asm__(
     ".arch armv9-a+sme\n"
     ".text\n"
@@ -266,19 +272,12 @@ __asm__(
     "csel x20, x14, xzr, hi\n"                                                \
     "whilelo p1.s, xzr, x20\n"                                                \
     "whilelo p2.s, x13, x20\n"
-#define SB_SME_LOAD_ROW(row, lo, hi)                                          \
+#define SB_SME_LOAD_ROW(row, off, lo, hi)                                     \
     SB_SME_ROW_PREDICATES(row)                                                \
     "ld1w {z" #lo ".s}, p1/z, [x10]\n"                                        \
     "ld1w {z" #hi ".s}, p2/z, [x10, #1, mul vl]\n"                            \
     "add x10, x10, x6\n"
-    SB_SME_LOAD_ROW(0, 0, 1)
-    SB_SME_LOAD_ROW(1, 2, 3)
-    SB_SME_LOAD_ROW(2, 4, 5)
-    SB_SME_LOAD_ROW(3, 6, 7)
-    SB_SME_LOAD_ROW(4, 8, 9)
-    SB_SME_LOAD_ROW(5, 10, 11)
-    SB_SME_LOAD_ROW(6, 12, 13)
-    SB_SME_LOAD_ROW(7, 14, 15)
+    SB_SME_GROUP_ROWS(SB_SME_LOAD_ROW)
     "b 12f\n"
     "11:\n"
     "dup z0.s, #0\n"  "dup z1.s, #0\n"  "dup z2.s, #0\n"  "dup z3.s, #0\n"
@@ -293,26 +292,19 @@ __asm__(
     "13:\n"
     "ld1w {z16.s}, p0/z, [x11]\n"
     "ld1w {z17.s}, p0/z, [x11, #1, mul vl]\n"
-#define SB_SME_EXACT_ROW(off, lo, hi)                                         \
+#define SB_SME_EXACT_ROW(row, off, lo, hi)                                    \
     "ld1rw {z18.s}, p0/z, [x10, #" #off "]\n"                                 \
     "fmul z19.s, z18.s, z16.s\n"                                              \
     "fmul z20.s, z18.s, z17.s\n"                                              \
     "fadd z" #lo ".s, z" #lo ".s, z19.s\n"                                    \
     "fadd z" #hi ".s, z" #hi ".s, z20.s\n"
-    SB_SME_EXACT_ROW(0, 0, 1)
-    SB_SME_EXACT_ROW(4, 2, 3)
-    SB_SME_EXACT_ROW(8, 4, 5)
-    SB_SME_EXACT_ROW(12, 6, 7)
-    SB_SME_EXACT_ROW(16, 8, 9)
-    SB_SME_EXACT_ROW(20, 10, 11)
-    SB_SME_EXACT_ROW(24, 12, 13)
-    SB_SME_EXACT_ROW(28, 14, 15)
+    SB_SME_GROUP_ROWS(SB_SME_EXACT_ROW)
     "addvl x10, x10, #2\n"            /* next k: 2VL floats on */
     "add x11, x11, x4\n"
     "subs x15, x15, #1\n"
     "b.ne 13b\n"
     "14:\n"
-#define SB_SME_STORE_ROW(row, lo, hi)                                         \
+#define SB_SME_STORE_ROW(row, off, lo, hi)                                    \
     SB_SME_ROW_PREDICATES(row)                                                \
     "fcmuo p3.s, p0/z, z" #lo ".s, z" #lo ".s\n"                              \
     "fcmuo p6.s, p0/z, z" #hi ".s, z" #hi ".s\n"                              \
@@ -321,14 +313,7 @@ __asm__(
     "st1w {z" #lo ".s}, p1, [x8]\n"                                           \
     "st1w {z" #hi ".s}, p2, [x8, #1, mul vl]\n"                               \
     "add x8, x8, x6\n"
-    SB_SME_STORE_ROW(0, 0, 1)
-    SB_SME_STORE_ROW(1, 2, 3)
-    SB_SME_STORE_ROW(2, 4, 5)
-    SB_SME_STORE_ROW(3, 6, 7)
-    SB_SME_STORE_ROW(4, 8, 9)
-    SB_SME_STORE_ROW(5, 10, 11)
-    SB_SME_STORE_ROW(6, 12, 13)
-    SB_SME_STORE_ROW(7, 14, 15)
+    SB_SME_GROUP_ROWS(SB_SME_STORE_ROW)
     "add x9, x9, #1\n"
     "cmp x9, x16\n"
     "b.lo 10b\n"
