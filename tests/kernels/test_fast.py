@@ -69,7 +69,7 @@ def test_fusing_paths_agree(path):
     # Fast mode on a fusing path is one fused multiply-add per term in
     # increasing k from +0, whatever the tile: two fusing paths give the same
     # bits on finite values (NaN payloads may differ). The convolutions cover
-    # every register tile a path has (avx512: 16x16 for 64, 8x32 for 40 and 17)
+    # every register tile a path has (avx512: 8x32 for every channel count)
     # and the squeeze-excitation layers (the single-column kernel, where a path
     # has one, against the tile kernel of avx2).
     if not samebits.info()["fused_fast_mode"][path]:

@@ -1,0 +1,114 @@
+"""Two builds of the library side by side on the convolutions of
+samebits.shapes.CONV_MODELS: which kernel change is faster, measured on a
+shared machine.
+
+    python3 bench/compare_builds.py OLD.so NEW.so [--layers REGEX] [--modes fast,exact]
+                                    [--rounds 6] [--seconds 0.4] [--out FILE.md]
+
+Each (layer, mode) is timed in `rounds` rounds; in each round every build
+runs once, in its own process (SAMEBITS_LIBRARY names the build), in turn, so
+that a burst of load from another tenant falls on both alike. A run calls
+`conv2d(x, pack_conv2d(w), out=...)` at 1 thread until `seconds` of process
+CPU time have passed and reports CPU time per call: with one thread, CPU time
+is the time the convolution actually ran. The table gives each build's median
+and lowest time and the per-round speed ratio OLD / NEW (>1: NEW faster),
+median [lowest-highest]. Every build must give the same exact-mode bits; the
+worker prints a digest of its output and a mismatch is reported.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+WORKER = r"""
+import hashlib, sys, time
+import numpy as np
+import samebits
+from samebits.shapes import CONV_MODELS
+model, name, mode, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+s = next(s for s in CONV_MODELS[model] if s.name == name)
+rng = np.random.default_rng(0)
+x = rng.standard_normal((1, s.c, s.h, s.w), dtype=np.float32)
+w = (rng.standard_normal((s.cout, s.c // s.groups, s.kh, s.kw), dtype=np.float32) * 0.05)
+packed = samebits.pack_conv2d(w, groups=s.groups)
+out = np.empty((1, s.cout, s.out_h, s.out_w), np.float32)
+def call():
+    samebits.conv2d(x, packed, stride=s.stride, padding=s.padding, groups=s.groups, out=out,
+                    threads=1, mode=mode)
+call()
+start, calls = time.process_time(), 0
+while time.process_time() - start < seconds:
+    call()
+    calls += 1
+print((time.process_time() - start) / calls, hashlib.sha256(out.tobytes()).hexdigest()[:16])
+"""
+
+
+def run_once(library: str, model: str, name: str, mode: str, seconds: float) -> tuple[float, str]:
+    env = dict(os.environ, SAMEBITS_LIBRARY=library)
+    got = subprocess.run([sys.executable, "-c", WORKER, model, name, mode, str(seconds)],
+                         env=env, capture_output=True, text=True, check=True).stdout.split()
+    return float(got[0]), got[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--layers", default="", help="only layers whose name matches this regex")
+    parser.add_argument("--models", default="", help="only models whose name matches this regex")
+    parser.add_argument("--modes", default="fast,exact")
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--seconds", type=float, default=0.4)
+    parser.add_argument("--out", type=Path, default=None, help="write the table here (markdown)")
+    args = parser.parse_args()
+    os.environ.setdefault("SAMEBITS_LIBRARY", args.old)   # the layer list imports samebits
+    from samebits.shapes import CONV_MODELS
+
+    lines = [f"Builds: OLD = `{args.old}`, NEW = `{args.new}`; {args.rounds} rounds of "
+             f"{args.seconds} s CPU time per build, 1 thread; ratio = OLD / NEW per round "
+             f"(>1: NEW faster), median [lowest-highest].", "",
+             "| model | layer | mode | OLD ms median (lowest) | NEW ms median (lowest) | ratio |",
+             "|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    started = time.time()
+    for model, shapes in CONV_MODELS.items():
+        if not re.search(args.models, model):
+            continue
+        for s in shapes:
+            if not re.search(args.layers, s.name):
+                continue
+            for mode in args.modes.split(","):
+                times: dict[str, list[float]] = {"old": [], "new": []}
+                digests: dict[str, set[str]] = {"old": set(), "new": set()}
+                for _ in range(args.rounds):
+                    for key in ("old", "new"):
+                        t, digest = run_once(getattr(args, key), model, s.name, mode, args.seconds)
+                        times[key].append(t)
+                        digests[key].add(digest)
+                ratios = sorted(o / n for o, n in zip(times["old"], times["new"]))
+                note = ""
+                if mode == "exact" and digests["old"] != digests["new"]:
+                    note = " **exact bits differ**"
+                cells = [f"{statistics.median(times[k]) * 1e3:.3f} ({min(times[k]) * 1e3:.3f})"
+                         for k in ("old", "new")]
+                line = (f"| {model} | {s.name} | {mode} | {cells[0]} | {cells[1]} | "
+                        f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]{note} |")
+                lines.append(line)
+                print(line, flush=True)
+    lines.append("")
+    lines.append(f"Run took {time.time() - started:.0f} s.")
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
