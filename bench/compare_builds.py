@@ -8,9 +8,10 @@ shared machine.
 Each (layer, mode) is timed in `rounds` rounds; in each round every build
 runs once, in its own process (SAMEBITS_LIBRARY names the build), in turn, so
 that a burst of load from another tenant falls on both alike. A run calls
-`conv2d(x, pack_conv2d(w), out=...)` at 1 thread until `seconds` of process
-CPU time have passed and reports CPU time per call: with one thread, CPU time
-is the time the convolution actually ran. The table gives each build's median
+`conv2d(x, pack_conv2d(w), out=...)` at `--threads` threads (default 1) until
+`seconds` have passed and reports the time per call: process CPU time at one
+thread (the time the convolution actually ran, on a shared machine), wall
+time at more. The table gives each build's median
 and lowest time and the per-round speed ratio OLD / NEW (>1: NEW faster),
 median [lowest-highest]. Every build must give the same exact-mode bits; the
 worker prints a digest of its output and a mismatch is reported.
@@ -33,6 +34,8 @@ import numpy as np
 import samebits
 from samebits.shapes import CONV_MODELS
 model, name, mode, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+threads = int(sys.argv[5])
+clock = time.process_time if threads == 1 else time.perf_counter
 s = next(s for s in CONV_MODELS[model] if s.name == name)
 rng = np.random.default_rng(0)
 x = rng.standard_normal((1, s.c, s.h, s.w), dtype=np.float32)
@@ -41,19 +44,21 @@ packed = samebits.pack_conv2d(w, groups=s.groups)
 out = np.empty((1, s.cout, s.out_h, s.out_w), np.float32)
 def call():
     samebits.conv2d(x, packed, stride=s.stride, padding=s.padding, groups=s.groups, out=out,
-                    threads=1, mode=mode)
+                    threads=threads, mode=mode)
 call()
-start, calls = time.process_time(), 0
-while time.process_time() - start < seconds:
+start, calls = clock(), 0
+while clock() - start < seconds:
     call()
     calls += 1
-print((time.process_time() - start) / calls, hashlib.sha256(out.tobytes()).hexdigest()[:16])
+print((clock() - start) / calls, hashlib.sha256(out.tobytes()).hexdigest()[:16])
 """
 
 
-def run_once(library: str, model: str, name: str, mode: str, seconds: float) -> tuple[float, str]:
+def run_once(library: str, model: str, name: str, mode: str, seconds: float,
+             threads: int) -> tuple[float, str]:
     env = dict(os.environ, SAMEBITS_LIBRARY=library)
-    got = subprocess.run([sys.executable, "-c", WORKER, model, name, mode, str(seconds)],
+    got = subprocess.run([sys.executable, "-c", WORKER, model, name, mode, str(seconds),
+                          str(threads)],
                          env=env, capture_output=True, text=True, check=True).stdout.split()
     return float(got[0]), got[1]
 
@@ -67,13 +72,16 @@ def main() -> int:
     parser.add_argument("--modes", default="fast,exact")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=0.4)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per call; above 1 the worker times wall-clock seconds")
     parser.add_argument("--out", type=Path, default=None, help="write the table here (markdown)")
     args = parser.parse_args()
     os.environ.setdefault("SAMEBITS_LIBRARY", args.old)   # the layer list imports samebits
     from samebits.shapes import CONV_MODELS
 
     lines = [f"Builds: OLD = `{args.old}`, NEW = `{args.new}`; {args.rounds} rounds of "
-             f"{args.seconds} s CPU time per build, 1 thread; ratio = OLD / NEW per round "
+             f"{args.seconds} s per build, {args.threads} thread(s) (CPU time at 1 "
+             f"thread, wall time above); ratio = OLD / NEW per round "
              f"(>1: NEW faster), median [lowest-highest].", "",
              "| model | layer | mode | OLD ms median (lowest) | NEW ms median (lowest) | ratio |",
              "|---|---|---|---|---|---|"]
@@ -90,7 +98,8 @@ def main() -> int:
                 digests: dict[str, set[str]] = {"old": set(), "new": set()}
                 for _ in range(args.rounds):
                     for key in ("old", "new"):
-                        t, digest = run_once(getattr(args, key), model, s.name, mode, args.seconds)
+                        t, digest = run_once(getattr(args, key), model, s.name, mode, args.seconds,
+                                             args.threads)
                         times[key].append(t)
                         digests[key].add(digest)
                 ratios = sorted(o / n for o, n in zip(times["old"], times["new"]))

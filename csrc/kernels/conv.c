@@ -27,6 +27,7 @@
 #include "framework/checked.h"
 #include "framework/driver.h"
 #include "framework/memory.h"
+#include "framework/threads.h"
 
 /* Floats after the stored planes: a whole-strip copy reads up to NR - 1 past
  * the last input float a run needs. */
@@ -38,6 +39,9 @@
  * only a huge padding or dilation (2^40 columns of zeros) makes them larger,
  * and such a call reads its taps one by one instead. */
 #define STORED_PLANE_EXTRA ((size_t)1 << 16)
+/* Input planes stored per chunk of the parallel build: a few, so that a
+ * layer of 64 channels still splits over the threads. */
+#define PLANES_PER_CHUNK 8
 
 typedef struct {
     const sb_conv_desc *d;
@@ -52,6 +56,7 @@ typedef struct {
     const float *planes;
     size_t plane_floats;
     const float *planes_end;         /* whole-strip copies read below this */
+    size_t plane_count;              /* stored planes (images x channels) */
 } conv_call;
 
 /* The gatherer reads the input in place when it needs no padding and no
@@ -255,6 +260,19 @@ static void bind_run(const sb_conv_desc *d, const conv_call *call, const sb_prod
     run->operands_ctx = call;
 }
 
+/* sb_chunk_fn: stored planes [chunk * PLANES_PER_CHUNK, ...) (a chunk's
+ * planes are the same whatever the thread count). */
+static void build_planes_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const conv_call *call = ctx;
+    float *stored = (float *)call->planes;   /* the workspace store_planes owns */
+    const size_t end = sb_min_size(call->plane_count, (chunk + 1) * PLANES_PER_CHUNK);
+    for (size_t i = chunk * PLANES_PER_CHUNK; i < end; ++i)
+        sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
+                             call->stored_rows, i + 1 == call->plane_count ? PLANES_SLACK : 0);
+}
+
 /* Where B is read from (conv_call.planes): the input itself, or every plane
  * of it stored as padded rows in workspace (*own, for the caller to release),
  * with the phase bounds in front. */
@@ -285,11 +303,13 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     float *stored = (float *)(void *)(workspace + bounds_bytes);
     sb_padded_phase_bounds(&call->rows, lo, lo + sw);
     call->rows.lo = lo, call->rows.hi = lo + sw;
-    for (size_t i = 0; i < planes; ++i)
-        sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
-                             call->stored_rows, i + 1 == planes ? PLANES_SLACK : 0);
     call->planes = stored;
     call->planes_end = stored + floats;
+    call->plane_count = planes;
+    const size_t chunks = sb_ceil_div(planes, PLANES_PER_CHUNK);
+    sb_parallel_run(sb_threads_for_work(sb_thread_cap(d->max_threads),
+                                        (double)floats * SB_NS_PER_PACKED, chunks),
+                    chunks, build_planes_chunk, call);
     *own = workspace;
     return SB_OK;
 }
