@@ -201,6 +201,7 @@ enum sb_b_source {
     SB_B_IN_PLACE = 3,       /* read where it is; only a ragged last strip is packed */
     SB_B_PER_PANEL = 4,      /* packed panel by panel into each chunk's scratch */
     SB_B_PER_STRIP = 5,      /* gathered strip by strip into the first-level cache */
+    SB_B_BY_OFFSETS = 6,     /* read in place at each row's offset (unit-stride convolutions) */
 };
 typedef struct sb_plan_info {
     int64_t route, b_source;

@@ -31,6 +31,12 @@ typedef struct {
     ptrdiff_t ldc;                /* C's column stride is 1 */
     const float *row_bias;        /* m values, or null */
     const float *col_bias;        /* n values, or null */
+    /* SB_B_OFFSETS: row p of B's columns from j at b + b_off[p] + j, and the
+     * columns are wide: column j is output row j / wide_w, column
+     * j % wide_w, live only below out_w (the rest read past a row's end and
+     * are never stored). C holds the live ones, out_w to a row. */
+    const ptrdiff_t *b_off;
+    size_t wide_w, out_w;
 } sb_operands;
 
 /* Writes strips [strip0, strip_end) of rows [p0, p0 + kc) of the product's B

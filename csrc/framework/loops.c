@@ -230,21 +230,66 @@ static void compute_tile(const sb_product_run *run, const sb_product_state *stat
     }
 }
 
-/* A panel of SB_PANEL_STRIPS strips of B and every row of packed A. For each
+/* A panel read by offsets (SB_B_BY_OFFSETS): columns [j0, j0 + cols) of
+ * every row of packed A, for each k-block every strip read where it is,
+ * the tiles written whole into the panel's C in scratch (ceil(m/MR)*MR rows
+ * of panel_strips*NR columns: no edge ever goes through a tile buffer); at
+ * the end the live part of each output row the panel's wide columns cross
+ * is copied to C and finished there. */
+static void offsets_panel(const sb_product_run *run, const sb_product_state *state,
+                          scratch_layout s, size_t j0, size_t cols)
+{
+    const sb_product_plan *plan = run->plan;
+    const sb_operands *ops = &state->ops;
+    const size_t mr = (size_t)plan->tile->mr, nr = (size_t)plan->tile->nr;
+    const ptrdiff_t ldp = (ptrdiff_t)(plan->panel_strips * nr);
+    for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
+        const size_t kc = k_block_depth(plan->k, kb);
+        const a_strips a = a_block_for(run, state, s, 0, plan->m, kb, kc);
+        const ptrdiff_t *b_off = ops->b_off + kb * SB_KC;
+        for (size_t jj = 0; jj < cols; jj += nr) {
+            const int narrow = plan->narrow_offsets_kernel &&
+                               cols - jj <= (size_t)plan->tile->narrow_nr;
+            const sb_tile_offsets_fn kernel = narrow ? plan->narrow_offsets_kernel
+                                                     : plan->offsets_kernel;
+            for (size_t ii = 0; ii < plan->m; ii += mr)
+                kernel(kc, a.block + (ii / mr) * kc * mr, ops->b + (j0 + jj), b_off,
+                       s.panel + (ptrdiff_t)ii * ldp + (ptrdiff_t)jj, ldp, kb > 0);
+        }
+    }
+    for (size_t j = j0; j < j0 + cols;) {   /* row by row: the live columns */
+        const size_t x = j % ops->wide_w;
+        const size_t span = sb_min_size(ops->wide_w - x, j0 + cols - j);
+        if (x < ops->out_w) {
+            const size_t to = j / ops->wide_w * ops->out_w + x;
+            const size_t len = sb_min_size(ops->out_w - x, span);
+            copy_tile(s.panel + (j - j0), ldp, ops->c + to, ops->ldc, plan->m, len);
+            finish_outputs(run, ops, ops->c + to, 0, to, plan->m, len);
+        }
+        j += span;
+    }
+}
+
+/* A panel of plan->panel_strips strips of B and every row of packed A. For each
  * k-block the chunk packs its panel into scratch (a plain B row by row, a few
  * whole cache lines per row, which the prefetchers follow) or gathers it a
  * strip at a time straight into the first level (patches: short runs anyway,
- * used at once), then runs the kernel down every row for each strip. B is
- * never written whole to memory and read back. */
+ * used at once), then runs the kernel down every row for each strip; or it
+ * reads each strip where it is, by offsets (SB_B_BY_OFFSETS). B is never
+ * written whole to memory and read back. */
 static void compute_panel(const sb_product_run *run, const sb_product_state *state, size_t chunk,
                           scratch_layout s)
 {
     const sb_product_plan *plan = run->plan;
     const sb_operands *ops = &state->ops;
     const size_t nr = (size_t)plan->tile->nr;
-    const size_t j0 = chunk * SB_PANEL_STRIPS * nr;
-    const size_t cols = sb_min_size(plan->n - j0, SB_PANEL_STRIPS * nr);
+    const size_t j0 = chunk * plan->panel_strips * nr;
+    const size_t cols = sb_min_size(plan->n - j0, plan->panel_strips * nr);
     const int by_strip = plan->b_source == SB_B_PER_STRIP;
+    if (plan->b_source == SB_B_BY_OFFSETS) {
+        offsets_panel(run, state, s, j0, cols);
+        return;
+    }
 
     for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb);

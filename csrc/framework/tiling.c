@@ -27,6 +27,9 @@
 /* Panel mode: a chunk is a panel of SB_PANEL_STRIPS strips and every row of
  * A. Worth it while the call has enough panels to share among threads. */
 #define MIN_PANEL_CHUNKS 8
+/* B read by offsets: a panel's C (every row) in scratch, up to 256 KiB
+ * (fewer strips per panel for more rows; one strip whatever it takes) */
+#define OFFSETS_PANEL_FLOATS 65536
 #define PANEL_MAX_TILE_ROWS 4        /* plain B through panel mode: up to 4 tile rows */
 #define PANEL_MIN_B_FLOATS 65536.0   /* ... when B is over 256 KiB (smaller: in place) */
 /* Tile width: narrowed when the call has few tile rows, so that it still has
@@ -145,7 +148,10 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     plan->kernel = plan->exact ? tile->exact : tile->fast;
     plan->direct_kernel = plan->exact ? tile->direct_exact : tile->direct_fast;
     plan->strips_kernel = plan->exact ? tile->strips_exact : tile->strips_fast;
+    plan->offsets_kernel = plan->exact ? tile->offsets_exact : tile->offsets_fast;
     if (tile->narrow_nr < tile->nr) {
+        plan->narrow_offsets_kernel = plan->exact ? tile->narrow_offsets_exact
+                                                  : tile->narrow_offsets_fast;
         plan->narrow_kernel = plan->exact ? tile->narrow_exact : tile->narrow_fast;
         plan->narrow_direct_kernel = plan->exact ? tile->narrow_direct_exact
                                                  : tile->narrow_direct_fast;
@@ -179,7 +185,31 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     const double b_elements = (double)n * (double)k * (double)count;
     const size_t b_groups = sb_ceil_div(plan->b_strips, SB_PACK_STRIPS);
 
-    if (m == 1) {   /* one row of A: the row kernel streams each strip of B once */
+    if (desc->b_form == SB_B_OFFSETS) {
+        /* B read in place by offsets: panels of strips, every row of packed
+         * A down each strip; nothing packed, no panel in scratch. The caller
+         * checked that the tile has offsets kernels and no strips kernel. */
+        if (!plan->offsets_kernel || plan->strips_kernel || !desc->a_packed)
+            return SB_ERR_ARGUMENT;
+        plan->route = SB_ROUTE_PANELS;
+        plan->b_source = SB_B_BY_OFFSETS;
+        /* nothing is packed per panel: narrower panels where that gives
+         * MIN_PANEL_CHUNKS chunks, for the threads (counted in the strips
+         * of n itself: b_strips is padded to row groups, which could leave
+         * a last panel with no column) */
+        const size_t strips = sb_ceil_div(n, (size_t)tile->nr);
+        const size_t rows = sb_ceil_div(m, (size_t)tile->mr) * (size_t)tile->mr;
+        size_t panel_strips = sb_min_size(SB_PANEL_STRIPS, strips / MIN_PANEL_CHUNKS);
+        /* the panel's C lives in scratch: at most OFFSETS_PANEL_FLOATS */
+        panel_strips = sb_min_size(panel_strips, OFFSETS_PANEL_FLOATS / (rows * tile->nr));
+        plan->panel_strips = panel_strips < 1 ? 1 : panel_strips;
+        plan->compute_chunks = sb_ceil_div(strips, plan->panel_strips);
+        size_t panel_floats;
+        if (!sb_mul3_ok(rows, plan->panel_strips, (size_t)tile->nr, &panel_floats))
+            return SB_ERR_NO_MEMORY;
+        plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel_floats);
+        plan->compute_ns = macs / tile->muladds_per_ns;
+    } else if (m == 1) {   /* one row of A: the row kernel streams each strip of B once */
         plan->route = SB_ROUTE_ROW;
         plan->compute_chunks = sb_ceil_div(n, SB_ROW_GROUPS_PER_CHUNK * plan->row_cols);
         plan->compute_ns = b_elements * SB_NS_PER_PACKED;
@@ -221,6 +251,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
             plan->b_source = plain ? SB_B_PER_PANEL : SB_B_PER_STRIP;
             plan->direct_a = a_contiguous && n <= DIRECT_A_MAX_COLS;
             plan->pack_a = !desc->a_packed && !plan->direct_a;
+            plan->panel_strips = SB_PANEL_STRIPS;
             plan->compute_chunks = sb_ceil_div(plan->b_strips, SB_PANEL_STRIPS);
             size_t panel = (size_t)SB_KC * (plain ? SB_PANEL_STRIPS : 1) * (size_t)tile->nr;
             plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel);
@@ -269,6 +300,9 @@ static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile)
            !tile->narrow_direct_fast;
     bad += !tile->pack_a || !tile->pack_b || !tile->pack_b_rows || tile->muladds_per_ns < 1;
     bad += !tile->strips_exact != !tile->strips_fast;   /* both or neither */
+    bad += !tile->offsets_exact != !tile->offsets_fast;
+    bad += tile->offsets_exact && tile->narrow_nr < tile->nr &&
+           (!tile->narrow_offsets_exact || !tile->narrow_offsets_fast);
     return bad;
 }
 

@@ -20,6 +20,8 @@ enum sb_b_form {
     SB_B_MATRIX = 0,      /* a matrix with element strides (b_row, b_col) */
     SB_B_PACKED = 1,      /* sb_pack_b's layout for this ISA and tile */
     SB_B_GATHERED = 2,    /* written into packed strips by a gatherer (convolution patches) */
+    SB_B_OFFSETS = 3,     /* row p of a strip at b + b_off[p] + the strip's first column:
+                           * read in place by the tile's offsets kernels (sb_operands) */
 };
 
 typedef struct {
@@ -42,6 +44,7 @@ typedef struct {
     const sb_tile *tile;
     sb_tile_kernel_fn kernel, narrow_kernel;  /* narrow: null when not narrower */
     sb_tile_direct_fn direct_kernel, narrow_direct_kernel;
+    sb_tile_offsets_fn offsets_kernel, narrow_offsets_kernel;   /* SB_B_BY_OFFSETS */
     sb_strips_kernel_fn strips_kernel;         /* null: none */
     sb_row_kernel_fn row_kernel;
     size_t m, n, k, count;
@@ -49,6 +52,7 @@ typedef struct {
     size_t tiles_m, tiles_n, k_blocks;
     size_t b_strips;              /* strips of the packed layout (padded to row groups) */
     size_t row_cols;              /* outputs per row-kernel call */
+    size_t panel_strips;          /* B strips of one PANELS chunk */
     /* Per product: prepare chunks pack A (one per k-block) and/or pack B
      * whole (k-block x group of 8 strips); compute chunks are tiles, panels
      * or row groups. */

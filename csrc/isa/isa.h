@@ -48,6 +48,9 @@ struct sb_tile {
     sb_tile_kernel_fn narrow_exact, narrow_fast;
     /* The same kernels over A read in place (sb_tile_direct_fn). */
     sb_tile_direct_fn direct_exact, direct_fast, narrow_direct_exact, narrow_direct_fast;
+    /* Optional (null: convolutions gather their patches): the same kernels
+     * over B rows at offsets (sb_tile_offsets_fn). */
+    sb_tile_offsets_fn offsets_exact, offsets_fast, narrow_offsets_exact, narrow_offsets_fast;
     /* Optional (null: the tile kernel strip by strip, ragged edges through a
      * scratch tile): every row of packed A down one B strip in one call,
      * edges in place (sb_strips_kernel_fn). */

@@ -40,6 +40,14 @@ typedef void (*sb_tile_direct_fn)(size_t kc, const float *a, ptrdiff_t a_row, pt
                                   const float *bp, ptrdiff_t b_step, float *c, ptrdiff_t ldc,
                                   int accumulate);
 
+/* Tile over packed A and B rows at offsets: row p of B (NR values) is at
+ * b + b_off[p]. A convolution at unit strides reads its input planes this
+ * way, with no patch matrix (conv.c). Otherwise as sb_tile_kernel_fn, with
+ * the same operations in the same order, hence the same bits. */
+typedef void (*sb_tile_offsets_fn)(size_t kc, const float *ap, const float *b,
+                                   const ptrdiff_t *b_off, float *c, ptrdiff_t ldc,
+                                   int accumulate);
+
 /* Row (a product with one row of A): the 1 x (row_strips * nr) outputs at c
  * (contiguous) of the A values a[p*a_step] and row_strips strips of nr
  * columns of B, strip s row p at bp + s*strip_step + p*b_step. nr is a tile's

@@ -42,13 +42,17 @@ ukr_step(vec_t acc, vec_t a, vec_t b, const int fused)
  * accumulators on the stack (about 4x slower in exact mode in the browser). */
 #define UKR_FOR(i, n, bound) for (int i = 0; i < (bound); ++i) if (i < (n))
 
-/* The MR x (NV vectors) tile: see sb_tile_kernel_fn and sb_tile_direct_fn in
- * kernels.h. Element (p, r) of the A strip is ap[r*a_rs + p*a_ps]: packed
- * (a_rs = 1, a_ps = MR, constants the compiler folds) or read in place. */
+/* The MR x (NV vectors) tile: see sb_tile_kernel_fn, sb_tile_direct_fn and
+ * sb_tile_offsets_fn in kernels.h. Element (p, r) of the A strip is
+ * ap[r*a_rs + p*a_ps]: packed (a_rs = 1, a_ps = MR, constants the compiler
+ * folds) or read in place. Row p of B is at bp + p*b_step, or at
+ * bp + b_off[p] when b_off is given (a constant null elsewhere, which the
+ * compiler folds away). */
 static inline __attribute__((always_inline)) void
 ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap, ptrdiff_t a_rs,
-         ptrdiff_t a_ps, const float *restrict bp, ptrdiff_t b_step, float *restrict c,
-         ptrdiff_t ldc, int accumulate, const int fused)
+         ptrdiff_t a_ps, const float *restrict bp, ptrdiff_t b_step,
+         const ptrdiff_t *restrict b_off, float *restrict c, ptrdiff_t ldc, int accumulate,
+         const int fused)
 {
     vec_t acc[UKR_TILE_MAX_MR][UKR_TILE_MAX_NV];
     /* The C tile is written at the end: ask for its lines now, for writing,
@@ -66,10 +70,11 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap, ptrdif
             acc[r][v] = accumulate ? vec_load(c + r * ldc + v * UKR_LANES) : vec_zero();
 
     for (size_t p = 0; p < kc; ++p) {
+        const float *restrict brow = b_off ? bp + b_off[p] : bp;
         vec_t b[UKR_TILE_MAX_NV];
 #pragma GCC unroll 8
         UKR_FOR(v, NV, UKR_TILE_MAX_NV)
-            b[v] = vec_load(bp + v * UKR_LANES);
+            b[v] = vec_load(brow + v * UKR_LANES);
 #pragma GCC unroll 32
         UKR_FOR(r, MR, UKR_TILE_MAX_MR) {
             vec_t a = vec_splat(ap[r * a_rs]);
@@ -78,7 +83,7 @@ ukr_tile(const int MR, const int NV, size_t kc, const float *restrict ap, ptrdif
                 acc[r][v] = ukr_step(acc[r][v], a, b[v], fused);
         }
         ap += a_ps;
-        bp += b_step;
+        if (!b_off) bp += b_step;
     }
 
 #pragma GCC unroll 32
@@ -427,18 +432,27 @@ ukr_mv(const int MR, size_t kc, size_t rows, size_t cols, const float *restrict 
 
 /* One tile's kernels (kernels.h): over packed A, sb_ukr_<name>_{exact,fast}
  * and sb_ukr_<name>_narrow_{exact,fast}; over A in place,
- * sb_ukr_<name>_direct_{exact,fast} and sb_ukr_<name>_narrow_direct_{exact,fast}. */
+ * sb_ukr_<name>_direct_{exact,fast} and sb_ukr_<name>_narrow_direct_{exact,fast};
+ * over packed A and B rows at offsets, sb_ukr_<name>_offsets_{exact,fast}
+ * and sb_ukr_<name>_narrow_offsets_{exact,fast}. */
 #define UKR_TILE_FN(fn, MR, NV, fused_flag)                                                   \
     void fn(size_t kc, const float *ap, const float *bp, ptrdiff_t b_step, float *c,          \
             ptrdiff_t ldc, int accumulate)                                                    \
     {                                                                                         \
-        ukr_tile(MR, NV, kc, ap, 1, MR, bp, b_step, c, ldc, accumulate, fused_flag);          \
+        ukr_tile(MR, NV, kc, ap, 1, MR, bp, b_step, NULL, c, ldc, accumulate, fused_flag);    \
     }
 #define UKR_DIRECT_FN(fn, MR, NV, fused_flag)                                                 \
     void fn(size_t kc, const float *a, ptrdiff_t a_row, ptrdiff_t a_col, const float *bp,     \
             ptrdiff_t b_step, float *c, ptrdiff_t ldc, int accumulate)                        \
     {                                                                                         \
-        ukr_tile(MR, NV, kc, a, a_row, a_col, bp, b_step, c, ldc, accumulate, fused_flag);    \
+        ukr_tile(MR, NV, kc, a, a_row, a_col, bp, b_step, NULL, c, ldc, accumulate,           \
+                 fused_flag);                                                                 \
+    }
+#define UKR_OFFSETS_FN(fn, MR, NV, fused_flag)                                                \
+    void fn(size_t kc, const float *ap, const float *b, const ptrdiff_t *b_off, float *c,     \
+            ptrdiff_t ldc, int accumulate)                                                    \
+    {                                                                                         \
+        ukr_tile(MR, NV, kc, ap, 1, MR, b, 0, b_off, c, ldc, accumulate, fused_flag);         \
     }
 #define UKR_DEFINE_TILE(name, MR, NR, fused_flag)                                            \
     UKR_TILE_FN(sb_ukr_##name##_exact, MR, (NR) / UKR_LANES, 0)                              \
@@ -448,7 +462,11 @@ ukr_mv(const int MR, size_t kc, size_t rows, size_t cols, const float *restrict 
     UKR_DIRECT_FN(sb_ukr_##name##_direct_exact, MR, (NR) / UKR_LANES, 0)                     \
     UKR_DIRECT_FN(sb_ukr_##name##_direct_fast, MR, (NR) / UKR_LANES, fused_flag)             \
     UKR_DIRECT_FN(sb_ukr_##name##_narrow_direct_exact, MR, UKR_NARROW_NV(NR), 0)             \
-    UKR_DIRECT_FN(sb_ukr_##name##_narrow_direct_fast, MR, UKR_NARROW_NV(NR), fused_flag)
+    UKR_DIRECT_FN(sb_ukr_##name##_narrow_direct_fast, MR, UKR_NARROW_NV(NR), fused_flag)    \
+    UKR_OFFSETS_FN(sb_ukr_##name##_offsets_exact, MR, (NR) / UKR_LANES, 0)                   \
+    UKR_OFFSETS_FN(sb_ukr_##name##_offsets_fast, MR, (NR) / UKR_LANES, fused_flag)           \
+    UKR_OFFSETS_FN(sb_ukr_##name##_narrow_offsets_exact, MR, UKR_NARROW_NV(NR), 0)           \
+    UKR_OFFSETS_FN(sb_ukr_##name##_narrow_offsets_fast, MR, UKR_NARROW_NV(NR), fused_flag)
 
 /* The tile fields of an sb_tile descriptor for the kernels of
  * UKR_DEFINE_TILE(name, MR, NR, ...). */
@@ -458,7 +476,11 @@ ukr_mv(const int MR, size_t kc, size_t rows, size_t cols, const float *restrict 
     .narrow_fast = sb_ukr_##name##_narrow_fast, .direct_exact = sb_ukr_##name##_direct_exact, \
     .direct_fast = sb_ukr_##name##_direct_fast,                                              \
     .narrow_direct_exact = sb_ukr_##name##_narrow_direct_exact,                              \
-    .narrow_direct_fast = sb_ukr_##name##_narrow_direct_fast
+    .narrow_direct_fast = sb_ukr_##name##_narrow_direct_fast,                                \
+    .offsets_exact = sb_ukr_##name##_offsets_exact,                                          \
+    .offsets_fast = sb_ukr_##name##_offsets_fast,                                            \
+    .narrow_offsets_exact = sb_ukr_##name##_narrow_offsets_exact,                            \
+    .narrow_offsets_fast = sb_ukr_##name##_narrow_offsets_fast
 
 /* The row kernel for a run-time nr: the widths the including file lists in
  * UKR_ROW_NVS(X) (X(nv) for each tile's NR / UKR_LANES) get unrolled

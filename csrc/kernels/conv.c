@@ -39,6 +39,9 @@
  * only a huge padding or dilation (2^40 columns of zeros) makes them larger,
  * and such a call reads its taps one by one instead. */
 #define STORED_PLANE_EXTRA ((size_t)1 << 16)
+/* Unit strides read the stored planes by offsets when at most one output
+ * column in WIDE_WASTE is computed past a row's end and thrown away. */
+#define WIDE_WASTE 10
 /* Input planes stored per chunk of the parallel build: a few, so that a
  * layer of 64 channels still splits over the threads. */
 #define PLANES_PER_CHUNK 8
@@ -57,6 +60,11 @@ typedef struct {
     size_t plane_floats;
     const float *planes_end;         /* whole-strip copies read below this */
     size_t plane_count;              /* stored planes (images x channels) */
+    /* Unit strides: the kernels read the stored planes by offsets, tap p's
+     * row at b_off[p], and the columns are wide (rows of wide_w = rs;
+     * reads_by_offsets); 0 when the patches are gathered. */
+    size_t wide_w;
+    const ptrdiff_t *b_off;
 } conv_call;
 
 /* The gatherer reads the input in place when it needs no padding and no
@@ -195,6 +203,7 @@ static void conv_operands(const void *ctx, size_t i, sb_operands *ops)
     ops->c = d->y + (n * d->cout + g * call->cout_g) * call->cols;
     ops->ldc = (ptrdiff_t)call->cols;
     ops->row_bias = d->bias ? d->bias + g * call->cout_g : NULL;
+    if (call->wide_w) ops->b_off = call->b_off, ops->wide_w = call->wide_w, ops->out_w = d->out_w;
 }
 
 static size_t packed_group_floats(const sb_tile *tile, size_t cout_g, size_t k)
@@ -217,6 +226,21 @@ static size_t stored_rows(const sb_conv_desc *d, sb_padded_rows *rows)
     return count;
 }
 
+/* Unit strides over stored padded rows (rows of rs floats): output (oy, ox)
+ * reads tap (c, ky, kx) at c*plane_floats + (oy + ky*dh)*rs + ox + kx*dw,
+ * so in "wide" columns j = oy*rs + ox consecutive columns read consecutive
+ * floats for every tap, across row ends too. The kernels then read B where
+ * it is, row p at its tap's offset, with no patch matrix; the rs - out_w
+ * columns past each row's end read the next row's padding and are never
+ * stored. The product's sums are the same, so are the bits. */
+static int reads_by_offsets(const sb_conv_desc *d, const conv_call *call, const sb_tile *tile)
+{
+    return d->stride_h == 1 && d->stride_w == 1 && !sb_conv_is_pointwise(d) &&
+           !reads_input_in_place(d) && call->stored_rows > 0 && tile->offsets_exact &&
+           tile->offsets_fast && !tile->strips_exact && call->rows.rs > d->out_w &&
+           (call->rows.rs - d->out_w) * WIDE_WASTE <= call->rows.rs;
+}
+
 /* The call's shape-dependent part and its product plan (no pointer is read:
  * the call is prepared once and run many times). */
 static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *plan, const sb_tile *tile)
@@ -234,10 +258,14 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
     } else {
         call->stored_rows = stored_rows(d, &call->rows);
     }
+    call->wide_w = reads_by_offsets(d, call, tile) ? call->rows.rs : 0;
     sb_product_desc desc = {0};
-    desc.m = call->cout_g, desc.n = call->cols, desc.k = call->k;
+    desc.m = call->cout_g, desc.k = call->k;
+    /* wide: the last row's columns past its end are not computed (no
+     * overflow: below the stored plane, whose size was checked) */
+    desc.n = call->wide_w ? (d->out_h - 1) * call->wide_w + d->out_w : call->cols;
     desc.b_row = (ptrdiff_t)(d->h * d->w), desc.b_col = 1;
-    desc.b_form = pointwise ? SB_B_MATRIX : SB_B_GATHERED;
+    desc.b_form = pointwise ? SB_B_MATRIX : call->wide_w ? SB_B_OFFSETS : SB_B_GATHERED;
     desc.a_packed = 1;
     desc.count = d->n * d->groups;
     desc.tile = tile;
@@ -252,7 +280,7 @@ static void bind_run(const sb_conv_desc *d, const conv_call *call, const sb_prod
     run->plan = plan;
     run->activation = d->activation;
     run->max_threads = d->max_threads;
-    if (!sb_conv_is_pointwise(d)) {
+    if (!sb_conv_is_pointwise(d) && !call->wide_w) {
         run->gather = call->stored_rows ? gather_patch_strips : gather_patch_elements;
         run->gather_ctx = call;
     }
@@ -287,20 +315,33 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
         return SB_OK;
     }
     const size_t sw = d->stride_w;
-    size_t planes, floats, bounds_bytes, bytes;
+    size_t planes, floats, bounds_bytes, offsets_bytes = 0, bytes;
     if (!sb_mul_ok(call->stored_rows, call->rows.rs, &call->plane_floats) ||
         !sb_mul_ok(d->n, d->c, &planes) || !sb_mul_ok(planes, call->plane_floats, &floats) ||
         !sb_add_ok(floats, PLANES_SLACK, &floats) ||
         !sb_mul_ok(2 * sizeof(size_t), sw, &bounds_bytes) ||
         !sb_add_ok(bounds_bytes, 63, &bounds_bytes) ||
+        (call->wide_w && (!sb_mul_ok(call->k, sizeof(ptrdiff_t), &offsets_bytes) ||
+                          !sb_add_ok(offsets_bytes, 63, &offsets_bytes))) ||
         !sb_mul_ok(floats, sizeof(float), &bytes) ||
-        !sb_add_ok(bytes, bounds_bytes & ~(size_t)63, &bytes))
+        !sb_add_ok(bytes, bounds_bytes & ~(size_t)63, &bytes) ||
+        !sb_add_ok(bytes, offsets_bytes & ~(size_t)63, &bytes))
         return SB_ERR_NO_MEMORY;
     bounds_bytes &= ~(size_t)63;   /* the planes start on a cache line */
+    offsets_bytes &= ~(size_t)63;
     unsigned char *workspace = sb_workspace_get(bytes);
     if (!workspace) return SB_ERR_NO_MEMORY;
     size_t *lo = (size_t *)(void *)workspace;
-    float *stored = (float *)(void *)(workspace + bounds_bytes);
+    float *stored = (float *)(void *)(workspace + bounds_bytes + offsets_bytes);
+    if (call->wide_w) {   /* tap p = (c, ky, kx)'s row in the group's stored planes */
+        ptrdiff_t *b_off = (ptrdiff_t *)(void *)(workspace + bounds_bytes);
+        const size_t taps = d->kh * d->kw;
+        for (size_t p = 0; p < call->k; ++p)
+            b_off[p] = (ptrdiff_t)(p / taps * call->plane_floats +
+                                   p % taps / d->kw * d->dil_h * call->rows.rs +
+                                   p % d->kw * d->dil_w);
+        call->b_off = b_off;
+    }
     sb_padded_phase_bounds(&call->rows, lo, lo + sw);
     call->rows.lo = lo, call->rows.hi = lo + sw;
     call->planes = stored;

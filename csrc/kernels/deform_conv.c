@@ -13,9 +13,13 @@ typedef struct {
     int64_t image;                      /* the batch entry */
 } job;
 
-size_t sb_deform_conv_scratch_floats(const sb_deform_conv_args *a)
+uint64_t sb_deform_conv_scratch_floats(const sb_deform_conv_args *a)
 {
-    return (size_t)a->c * (size_t)(a->kh * a->kw) * (size_t)(a->oh * a->ow);
+    /* in 64 bits whatever size_t is, UINT64_MAX where that overflows; taps
+     * x OH x OW is the offset tensor's size / 2 (a tensor's size fits) */
+    uint64_t per_channel = (uint64_t)(a->kh * a->kw) * (uint64_t)(a->oh * a->ow);
+    if (a->c > 0 && per_channel > UINT64_MAX / (uint64_t)a->c) return UINT64_MAX;
+    return (uint64_t)a->c * per_channel;
 }
 
 /* The bilinear sample of one channel's plane at (p, q) (deform_conv.h). */

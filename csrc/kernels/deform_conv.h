@@ -43,7 +43,7 @@ typedef struct {
 } sb_deform_conv_args;
 
 /* The scratch the call needs, in floats: one image's samples. */
-size_t sb_deform_conv_scratch_floats(const sb_deform_conv_args *a);
+uint64_t sb_deform_conv_scratch_floats(const sb_deform_conv_args *a);
 
 /* SB_OK, or SB_ERR_ARGUMENT for arguments that do not fit together. */
 int sb_deform_conv(const sb_deform_conv_args *a);

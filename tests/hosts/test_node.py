@@ -238,8 +238,8 @@ def _function_ops(disassembly: str) -> dict[str, list[str]]:
 
 def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     """f32x4.relaxed_madd (the fused multiply-add) is in vec4's fast kernels
-    (tile and narrow tile, over packed A or A in place, row, few-column and
-    depthwise) and in no other function:
+    (tile and narrow tile, over packed A, A in place or B by offsets, row,
+    few-column and depthwise) and in no other function:
     exact-mode code is the plain one."""
     functions = _disassembled(_relaxed_module(), tmp_path, RELAXED_NAME)
     assert "sb_sgemm" in functions and "sb_ukr_vec4_exact" in functions
@@ -250,7 +250,8 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     few_columns = {name for name in users if re.fullmatch(r"ukr_mv_\d+_[1-4]_fast", name)}
     assert users and users - few_columns <= {
         "sb_ukr_vec4_fast", "sb_ukr_vec4_narrow_fast", "sb_ukr_vec4_direct_fast",
-        "sb_ukr_vec4_narrow_direct_fast", "sb_row_vec4_fast", "sb_column_vec4_fast",
+        "sb_ukr_vec4_narrow_direct_fast", "sb_ukr_vec4_offsets_fast",
+        "sb_ukr_vec4_narrow_offsets_fast", "sb_row_vec4_fast", "sb_column_vec4_fast",
         "sb_dw_vec4_fast"}, users
     assert relaxed["sb_ukr_vec4_fast"] > 0
     assert all("relaxed_madd" in op for ops in functions.values() for op in ops
@@ -269,7 +270,8 @@ def test_vec4_tile_keeps_its_accumulators_in_registers(prerequisites, tmp_path):
         functions = _disassembled(data, tmp_path, f"{label}.wasm")
         tiles = {name: ops for name, ops in functions.items()
                  if name in ("sb_ukr_vec4_exact", "sb_ukr_vec4_fast", "sb_ukr_vec4_direct_exact",
-                             "sb_ukr_vec4_direct_fast")}
+                             "sb_ukr_vec4_direct_fast", "sb_ukr_vec4_offsets_exact",
+                             "sb_ukr_vec4_offsets_fast")}
         assert tiles, f"{label}: no vec4 tile kernel found by name"
         for name, ops in tiles.items():
             steps = sum("f32x4.mul" in op or "relaxed_madd" in op for op in ops)

@@ -149,6 +149,53 @@ def test_patch_gatherer_cases(path: str, case) -> None:
             assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
 
 
+# The offsets route (conv.c, reads_by_offsets): unit strides over stored
+# padded rows, the input read in place by tap offsets and the outputs computed
+# in wide rows (rs = out_w + the taps' reach), the columns past each row's end
+# thrown away. Strips that cross one or several row ends, a ragged last strip,
+# several k-blocks, dilation, asymmetric padding, 1-row outputs, groups and
+# batches. (n, c, h, w, cout, kernel, padding, dilation, groups)
+OFFSETS_CASES = [
+    (2, 5, 20, 23, 7, (3, 3), (1, 1, 1, 1), (1, 1), 1),       # strips across row ends
+    (1, 40, 12, 30, 19, (3, 3), (1, 1, 1, 1), (1, 1), 1),     # K = 360: two k-blocks
+    (1, 3, 9, 40, 9, (3, 3), (2, 2, 2, 2), (2, 2), 1),        # dilated: reach 4
+    (1, 4, 11, 45, 17, (5, 5), (2, 2, 2, 2), (1, 1), 1),      # 5x5
+    (2, 6, 13, 41, 33, (3, 3), (0, 2, 1, 0), (1, 1), 1),      # asymmetric padding
+    (1, 70, 1, 42, 37, (1, 3), (0, 0, 1, 0), (1, 1), 1),      # one output row, 37 rows of A
+    (3, 8, 10, 33, 6, (3, 3), (1, 1, 1, 1), (1, 1), 2),       # groups and images
+    (1, 2, 70, 300, 3, (3, 3), (1, 1, 1, 1), (1, 1), 1),      # many chunks
+]
+
+
+@pytest.mark.parametrize("case", OFFSETS_CASES, ids=lambda c: "n{}c{}h{}w{}o{}".format(*c[:5]))
+def test_offsets_route_cases(path: str, case) -> None:
+    """Exact mode against the naive loop bit for bit, at 1 and 2 threads, with
+    special values in the input (also where the thrown-away columns read
+    them); fast mode equal at 1 and 2 threads and within the Higham bound."""
+    n, c, h, w, cout, kernel, padding, dilation, groups = case
+    x = test_values((n, c, h, w), c * 17 + w, 6)
+    wt = test_values((cout, c // groups, *kernel), cout * 5 + h, 2)
+    bias = test_values((cout,), w + 1)
+    kw = dict(padding=padding, dilation=dilation, groups=groups)
+    want = conv_naive(x, wt, bias, (1, 1), padding, dilation, groups, "relu")
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, wt, bias, **kw)
+        if path != "sme":   # sme runs its strips kernel: patches gathered
+            assert plan.b_source == "by offsets", plan
+        for threads in (1, 2):
+            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, activation="relu",
+                                  **kw)
+            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
+        rng = np.random.default_rng(c + w)
+        x = rng.standard_normal(x.shape).astype(np.float32)
+        wt = rng.standard_normal(wt.shape).astype(np.float32)
+        fast = [samebits.conv2d(x, wt, mode="fast", threads=t, **kw) for t in (1, 2)]
+    assert_same_bits(fast[1], fast[0], f"{path} fast {case}: 2 threads against 1")
+    total, bound = conv_float64(x, wt, (1, 1), padding, dilation, groups)
+    excess = np.abs(fast[0].astype(np.float64) - total) - bound
+    assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
+
+
 # The few-column route (few_columns.c): output maps of 1 to 8 positions, so
 # 1 to 4 columns per kernel call (5 = 3 + 2, 6 = 3 + 3, 7 = 4 + 3, 8 = 4 + 4),
 # pointwise layers read in place and other kernels gathered (padding,

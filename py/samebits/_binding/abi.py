@@ -127,4 +127,4 @@ def field_index(structure: type[ctypes.Structure], name: str) -> int:
 ROUTES = {0: "empty", 1: "zero-k", 2: "tiles", 3: "panels", 4: "row", 5: "column",
           6: "depthwise"}
 B_SOURCES = {0: "none", 1: "prepacked", 2: "packed whole", 3: "in place", 4: "per panel",
-             5: "per strip"}
+             5: "per strip", 6: "by offsets"}

@@ -25,8 +25,8 @@ class Plan:
 
     route: "tiles", "panels", "row", "column", "depthwise", "zero-k" or
     "empty"; b_source: how B reaches the kernels ("prepacked", "packed
-    whole", "in place", "per panel", "per strip"); tile: the register tile
-    (MR, NR) and cache_tile (MC, NC); products: the 2-D products the call
+    whole", "in place", "per panel", "per strip", "by offsets"); tile: the
+    register tile (MR, NR) and cache_tile (MC, NC); products: the 2-D products the call
     runs together, each of shape (m, n, k); prepare_chunks and compute_chunks:
     the chunks of the two phases, all products together; threads: how many
     threads the compute phase wakes; waves: how many parallel runs the

@@ -116,8 +116,11 @@ static int deform_infer(sb_infer_ctx *I)
     memset(y, 0, sizeof *y);
     y->dtype = SB_DT_FLOAT, y->rank = 4;
     y->dims[0] = a.n, y->dims[1] = a.m, y->dims[2] = a.oh, y->dims[3] = a.ow;
-    size_t floats = sb_deform_conv_scratch_floats(&a);
-    if (floats > ((size_t)1 << 40)) return sb_infer_fail(I, SB_ERR_VALUE, "the samples of one image are too many");
+    /* 64-bit arithmetic: on wasm32 (size_t of 32 bits) the bound 2^40 was a
+     * shift past the type's width */
+    uint64_t floats = sb_deform_conv_scratch_floats(&a);
+    if (floats > ((uint64_t)1 << 40) || floats > SIZE_MAX / sizeof(float))
+        return sb_infer_fail(I, SB_ERR_VALUE, "the samples of one image are too many");
     I->workspace = (int64_t)(floats * sizeof(float));
     return SB_OK;
 }
