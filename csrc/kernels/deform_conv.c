@@ -15,10 +15,13 @@ typedef struct {
 
 uint64_t sb_deform_conv_scratch_floats(const sb_deform_conv_args *a)
 {
-    /* in 64 bits whatever size_t is, UINT64_MAX where that overflows; taps
-     * x OH x OW is the offset tensor's size / 2 (a tensor's size fits) */
+    /* In 64 bits whatever size_t is, at most 2^62; taps x OH x OW is the
+     * offset tensor's size / 2 (a tensor's size fits). The bound is tested
+     * in binary64, not as a division: clang turns that overflow test into a
+     * 128-bit multiply, a call to __multi3 on wasm32 that the relaxed-SIMD
+     * module may not import. */
     uint64_t per_channel = (uint64_t)(a->kh * a->kw) * (uint64_t)(a->oh * a->ow);
-    if (a->c > 0 && per_channel > UINT64_MAX / (uint64_t)a->c) return UINT64_MAX;
+    if ((double)a->c * (double)per_channel >= 0x1p62) return (uint64_t)1 << 62;
     return (uint64_t)a->c * per_channel;
 }
 
