@@ -77,7 +77,8 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
             }
             if (count == 0 || sw == 2) continue;
             const float *from = src + (p + lo * sw - pl);
-            if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
+            if (sw == 1 && zeroed) copy_short(row + lo, from, count);
+            else if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
             else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
         }
         if (sw == 2)

@@ -24,4 +24,25 @@ static inline void split_stride2(float *even, float *odd, const float *in, size_
     if (len % 2) even[len / 2] = in[len - 1];
 }
 
+/* dst[t] = src[t] for t < count, count small (a row of a small plane):
+ * fixed-size moves, the last one overlapping the one before, instead of a
+ * library memcpy per row, whose call cost more than the row (a 14-float row
+ * per call: 40% of a 200-channel 14 x 14 depthwise layer's time). Reads and
+ * writes only [0, count). */
+static inline void copy_short(float *dst, const float *src, size_t count)
+{
+    if (count >= 8) {
+        size_t t = 0;
+        for (; t + 8 <= count; t += 8) __builtin_memcpy(dst + t, src + t, 8 * sizeof(float));
+        if (t < count) __builtin_memcpy(dst + count - 8, src + count - 8, 8 * sizeof(float));
+    } else if (count >= 4) {
+        __builtin_memcpy(dst, src, 4 * sizeof(float));
+        __builtin_memcpy(dst + count - 4, src + count - 4, 4 * sizeof(float));
+    } else {
+        if (count > 0) dst[0] = src[0];
+        if (count > 1) dst[1] = src[1];
+        if (count > 2) dst[2] = src[2];
+    }
+}
+
 #endif

@@ -80,6 +80,10 @@ typedef __m512 vec_t;
 #define UKR_ROW_NVS(X) X(1) X(2)
 #define UKR_COLUMN_MRS(X) X(8) X(12) X(16)
 #define UKR_DW_NV 24
+#if !defined(SB_EMULATE_AVX512)
+/* The first n (1 to 15) lanes of v stored, the rest of memory untouched. */
+#define vec_store_part(p, v, n) _mm512_mask_storeu_ps((p), (__mmask16)((1u << (n)) - 1u), (v))
+#endif
 #if defined(SB_EMULATE_AVX512)
 #include "isa/sliver_fma3.h"
 #else
