@@ -15,6 +15,12 @@ time at more. The table gives each build's median
 and lowest time and the per-round speed ratio OLD / NEW (>1: NEW faster),
 median [lowest-highest]. Every build must give the same exact-mode bits; the
 worker prints a digest of its output and a mismatch is reported.
+
+    python3 bench/compare_builds.py OLD.so NEW.so --networks DIR [--models REGEX]
+
+times whole networks instead: every DIR/NAME.onnx with its DIR/NAME.feeds
+(the models hash suite's files, e.g. web/out/models), one `Session.run` per
+call, in the same alternation.
 """
 from __future__ import annotations
 
@@ -54,10 +60,36 @@ print((clock() - start) / calls, hashlib.sha256(out.tobytes()).hexdigest()[:16])
 """
 
 
+NETWORK_WORKER = r"""
+import hashlib, json, sys, time
+import numpy as np
+import samebits.onnx as so
+model, mode, seconds, threads = sys.argv[1], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
+clock = time.process_time if threads == 1 else time.perf_counter
+raw = open(model[:-len(".onnx")] + ".feeds", "rb").read()
+head = raw.index(b"\n")
+feeds, offset = {}, head + 1
+for name, dtype, shape in json.loads(raw[:head]):
+    a = np.frombuffer(raw, dtype=dtype, count=int(np.prod(shape)), offset=offset).reshape(shape)
+    feeds[name], offset = a, offset + a.nbytes
+s = so.load(model, mode=mode, threads=threads)
+def call():
+    return s.run(feeds)
+out = call()
+start, calls = clock(), 0
+while clock() - start < seconds or calls < 2:
+    call()
+    calls += 1
+digest = hashlib.sha256(b"".join(np.ascontiguousarray(v).tobytes() for v in out.values()))
+print((clock() - start) / calls, digest.hexdigest()[:16])
+"""
+
+
 def run_once(library: str, model: str, name: str, mode: str, seconds: float,
              threads: int) -> tuple[float, str]:
     env = dict(os.environ, SAMEBITS_LIBRARY=library)
-    got = subprocess.run([sys.executable, "-c", WORKER, model, name, mode, str(seconds),
+    worker = NETWORK_WORKER if model.endswith(".onnx") else WORKER
+    got = subprocess.run([sys.executable, "-c", worker, model, name, mode, str(seconds),
                           str(threads)],
                          env=env, capture_output=True, text=True, check=True).stdout.split()
     return float(got[0]), got[1]
@@ -75,6 +107,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per call; above 1 the worker times wall-clock seconds")
     parser.add_argument("--out", type=Path, default=None, help="write the table here (markdown)")
+    parser.add_argument("--networks", type=Path, default=None,
+                        help="time the whole networks of this folder (NAME.onnx + NAME.feeds)")
     args = parser.parse_args()
     os.environ.setdefault("SAMEBITS_LIBRARY", args.old)   # the layer list imports samebits
     from samebits.shapes import CONV_MODELS
@@ -87,19 +121,24 @@ def main() -> int:
              "|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
     started = time.time()
-    for model, shapes in CONV_MODELS.items():
+    if args.networks:   # (model, [(layer name, the model's file)])
+        jobs = [(p.stem, [("whole", str(p))]) for p in sorted(args.networks.glob("*.onnx"))]
+    else:
+        jobs = [(model, [(s.name, s.name) for s in shapes]) for model, shapes in CONV_MODELS.items()]
+    for model, layers in jobs:
         if not re.search(args.models, model):
             continue
-        for s in shapes:
-            if not re.search(args.layers, s.name):
+        for name, target in layers:
+            if not re.search(args.layers, name):
                 continue
             for mode in args.modes.split(","):
                 times: dict[str, list[float]] = {"old": [], "new": []}
                 digests: dict[str, set[str]] = {"old": set(), "new": set()}
                 for _ in range(args.rounds):
                     for key in ("old", "new"):
-                        t, digest = run_once(getattr(args, key), model, s.name, mode, args.seconds,
-                                             args.threads)
+                        t, digest = run_once(getattr(args, key),
+                                             target if args.networks else model, target, mode,
+                                             args.seconds, args.threads)
                         times[key].append(t)
                         digests[key].add(digest)
                 ratios = sorted(o / n for o, n in zip(times["old"], times["new"]))
@@ -108,7 +147,7 @@ def main() -> int:
                     note = " **exact bits differ**"
                 cells = [f"{statistics.median(times[k]) * 1e3:.3f} ({min(times[k]) * 1e3:.3f})"
                          for k in ("old", "new")]
-                line = (f"| {model} | {s.name} | {mode} | {cells[0]} | {cells[1]} | "
+                line = (f"| {model} | {name} | {mode} | {cells[0]} | {cells[1]} | "
                         f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]{note} |")
                 lines.append(line)
                 print(line, flush=True)

@@ -31,6 +31,10 @@ typedef struct {
     ptrdiff_t ldc;                /* C's column stride is 1 */
     const float *row_bias;        /* m values, or null */
     const float *col_bias;        /* n values, or null */
+    /* a convolution's fused steps (sb_epilogue_ops): 4 floats per row of C,
+     * and a residual in C's layout (ldc), or null */
+    const float *row_affine;
+    const float *residual;
     /* SB_B_OFFSETS: row p of B's columns from j at b + b_off[p] + j, and the
      * columns are wide: column j is output row j / wide_w, column
      * j % wide_w, live only below out_w (the rest read past a row's end and

@@ -10,7 +10,15 @@
 #include "framework/epilogue.h"
 #include "isa/epilogue_template.h"
 
-EPILOGUE_DEFINE(sb_epilogue)
+EPILOGUE_DEFINE(sb_epilogue_ops_run)
+
+void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
+                 const float *col_bias, int64_t activation)
+{
+    const sb_epilogue_ops e = {.row_bias = row_bias, .col_bias = col_bias,
+                               .activation = activation};
+    sb_epilogue_ops_run(c, ldc, rows, cols, &e);
+}
 
 int sb_activation_valid(int64_t activation)
 {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "isa/kernels.h"
 
 /* To rows x cols outputs at c (row stride ldc), in this order:
  * + row_bias[i] on row i, or + col_bias[j] on column j (one rounded add;
@@ -15,6 +16,12 @@
  * (ukernel_template.h). */
 void sb_epilogue(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,
                  const float *col_bias, int64_t activation);
+
+/* The whole epilogue (sb_epilogue_ops, isa/kernels.h: a convolution's fused
+ * BatchNormalization and residual too), e's pointers at c's first row and
+ * column. */
+void sb_epilogue_ops_run(float *c, ptrdiff_t ldc, size_t rows, size_t cols,
+                         const sb_epilogue_ops *e);
 
 /* Whether an sb_matmul / sb_conv2d `activation` argument is valid (see
  * enum sb_activation in samebits.h). */

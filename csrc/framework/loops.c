@@ -52,15 +52,19 @@ static const float *packed_b_of(const sb_product_state *state)
     return state->packed_b ? state->packed_b : state->ops.packed_b;
 }
 
-/* A finished piece of C (rows from `row`, columns from `col`): bias,
- * activation and the canonical NaN, while it is in cache, at the path's
- * vector width. */
+/* A finished piece of C (rows from `row`, columns from `col`): bias, a
+ * convolution's fused steps, activation and the canonical NaN, while it is
+ * in cache, at the path's vector width. c is the piece in C itself. */
 static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
                            size_t row, size_t col, size_t rows, size_t cols)
 {
-    run->plan->gemm->epilogue(c, ops->ldc, rows, cols,
-                              ops->row_bias ? ops->row_bias + row : NULL,
-                              ops->col_bias ? ops->col_bias + col : NULL, run->activation);
+    const sb_epilogue_ops e = {
+        .row_bias = ops->row_bias ? ops->row_bias + row : NULL,
+        .col_bias = ops->col_bias ? ops->col_bias + col : NULL,
+        .row_affine = ops->row_affine ? ops->row_affine + 4 * row : NULL,
+        .residual = ops->residual ? ops->residual + (c - ops->c) : NULL,
+        .activation = run->activation};
+    run->plan->gemm->epilogue(c, ops->ldc, rows, cols, &e);
 }
 
 /* Strips [strip0, strip_end) of k-block rows [p0, p0 + kc) of the product's

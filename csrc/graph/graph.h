@@ -88,7 +88,8 @@ int sb_graph_load_subgraph(const sb_graph *parent, const sb_onnx_graph *pg,
  * float32, rounded to nearest once); `what` names it in errors. */
 int sb_tensor_from_proto(sb_graph *g, const sb_onnx_tensor *t, const sb_graph_options *options,
                          const char *what, sb_tval *out);
-/* The load-time rewrites (graph_fuse.c) over the nodes before their ops load. */
-int sb_graph_fuse(sb_graph *g, const sb_onnx_node *const *protos);
+/* The load-time rewrites (graph_fuse.c) over the nodes before their ops
+ * load; a rewrite may move a node later in the run order, with its proto. */
+int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos);
 
 #endif

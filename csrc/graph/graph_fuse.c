@@ -10,6 +10,11 @@
  * - an Add of a constant 1-D bias that is the only reader of a MatMul with
  *   constant 2-D weights becomes the product's bias (one rounded add after
  *   each sum, as the Add does).
+ * - a BatchNormalization (inference, constant statistics) that is the only
+ *   reader of a Conv with constant weights, and then an Add of a computed
+ *   value (a residual) that is the only reader of the result, run in the
+ *   Conv's epilogue with the standalone operators' steps (in fast mode when
+ *   the folding below did not apply).
  * Fast mode only: a BatchNormalization (inference, constant statistics)
  * that is the only reader of a Conv with constant weights is folded into
  * its weights and bias (this changes bits).
@@ -214,7 +219,86 @@ static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_pr
 
 static int is(const sb_node *n, const char *op) { return n->op && strcmp(n->op_type, op) == 0; }
 
-int sb_graph_fuse(sb_graph *g, const sb_onnx_node *const *protos)
+/* Both modes: a BatchNormalization (inference form, constant float32
+ * statistics, one per output channel) that is the only reader of a Conv
+ * with constant weights runs in the Conv's epilogue with the standalone
+ * operator's steps (docs/exact-ops.md, "Normalization"): per channel
+ * r = 1 / sqrt(var + eps) as sb_norm rounds it, then ((v - mean) * r) *
+ * weight + bias on each output. The four values per channel become a new
+ * (Cout, 4) constant. Returns 1 when done, 0 when the nodes do not fit, -1
+ * when out of memory. */
+static int absorb_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
+{
+    if (bn->n_in != 5 || bn->in[0] != conv->out[0] || !only_attrs(bn_proto, "epsilon", "momentum"))
+        return 0;
+    for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
+    const sb_tval *w = conv->n_in > 1 ? constant(g, conv->in[1]) : NULL;
+    if (!w || w->info.dtype != SB_DT_FLOAT || w->info.rank < 3) return 0;
+    const int64_t cout = w->info.dims[0];
+    const float *s[4];   /* scale, B, mean, var */
+    for (int i = 0; i < 4; ++i) {
+        const sb_tval *t = constant(g, bn->in[i + 1]);
+        if (!t || t->info.dtype != SB_DT_FLOAT || t->info.rank != 1 || t->info.dims[0] != cout)
+            return 0;
+        s[i] = t->data;
+    }
+    if (cout < 1) return 0;
+    const float eps = attr_float(bn_proto, "epsilon", 1e-5f);
+    float *steps = sb_alloc_aligned((size_t)cout * 4 * sizeof(float));
+    if (!steps || sb_graph_keep_buffer(g, steps)) return -1;
+    for (int64_t c = 0; c < cout; ++c) {
+        steps[4 * c] = s[2][c];                                     /* mean */
+        steps[4 * c + 1] = 1.0f / __builtin_sqrtf(s[3][c] + eps);   /* r, as sb_norm */
+        steps[4 * c + 2] = s[0][c];                                 /* weight */
+        steps[4 * c + 3] = s[1][c];                                 /* bias */
+    }
+    char name[1024];
+    snprintf(name, sizeof name, "%s::batch_norm_steps", bn->name);
+    int v = sb_graph_value(g, name, 1);
+    if (v < 0) return -1;
+    g->values[v].kind = SB_V_CONST;
+    g->values[v].konst.info.dtype = SB_DT_FLOAT;
+    g->values[v].konst.info.rank = 2;
+    g->values[v].konst.info.dims[0] = cout;
+    g->values[v].konst.info.dims[1] = 4;
+    g->values[v].konst.data = steps;
+    conv->fused_affine = v;
+    conv->out = bn->out, conv->n_out = 1;
+    return 1;
+}
+
+/* Both modes: an Add (no attributes) that is the only reader of a Conv's
+ * output and whose other operand is computed (a residual) is the Conv's
+ * epilogue's one rounded add (a + b is b + a, and both give the NaN made
+ * canonical). The operand becomes the Conv's last input, and the Conv
+ * moves to the Add's place in the run order: its own inputs come earlier,
+ * the residual may not. Nodes k and j; 1 when done, -1 out of memory. */
+static int absorb_residual(sb_graph *g, const sb_onnx_node **protos, int k, int j)
+{
+    sb_node *conv = &g->nodes[k], *add = &g->nodes[j];
+    if (add->n_in != 2 || add->n_out != 1 || protos[j]->attr_count || add->in[0] == add->in[1])
+        return 0;
+    const int other = add->in[0] == conv->out[0] ? add->in[1] : add->in[0];
+    if (other < 0 || constant(g, other) || g->values[other].kind == SB_V_CONST) return 0;
+    const int n_in = (conv->n_in < 3 ? 3 : conv->n_in) + 1;
+    int *in = sb_arena_alloc(&g->arena, (size_t)n_in, sizeof(int));
+    unsigned char *consumed = sb_arena_alloc(&g->arena, (size_t)n_in, 1);
+    if (!in || !consumed) return -1;
+    for (int i = 0; i < n_in - 1; ++i) {
+        in[i] = i < conv->n_in ? conv->in[i] : -1;
+        consumed[i] = i < conv->n_in ? conv->consumed[i] : 0;
+    }
+    in[n_in - 1] = other, consumed[n_in - 1] = 0;
+    conv->in = in, conv->consumed = consumed, conv->n_in = n_in;
+    conv->fused_residual = n_in - 1;
+    conv->out = add->out, conv->n_out = 1;
+    g->nodes[j] = *conv;
+    protos[j] = protos[k];
+    g->nodes[k].op = NULL;
+    return 1;
+}
+
+int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos)
 {
     readers r;
     int status;
@@ -231,6 +315,23 @@ int sb_graph_fuse(sb_graph *g, const sb_onnx_node *const *protos)
         }
         free_readers(&r);
     }
+    /* a Conv's BatchNormalization and residual Add */
+    if ((status = count_readers(g, &r))) { free_readers(&r); return status; }
+    for (int k = 0; k < g->n_nodes; ++k) {
+        sb_node *n = &g->nodes[k];
+        if (!is(n, "Conv") || n->n_out < 1 || n->fused_residual >= 0) continue;
+        int j = only_reader(g, &r, n->out[0]), done = 0;
+        if (j >= 0 && n->fused_affine < 0 && is(&g->nodes[j], "BatchNormalization") &&
+            (done = absorb_batch_norm(g, n, protos[j], &g->nodes[j])) > 0) {
+            g->nodes[j].op = NULL;
+            j = only_reader(g, &r, n->out[0]);
+        }
+        if (done >= 0 && j >= 0 && is(&g->nodes[j], "Add")) {
+            done = absorb_residual(g, protos, k, j);
+        }
+        if (done < 0) { free_readers(&r); return sb_fail(SB_ERR_NO_MEMORY, "out of memory"); }
+    }
+    free_readers(&r);
     if ((status = count_readers(g, &r))) { free_readers(&r); return status; }
     for (int k = 0; k < g->n_nodes; ++k) {
         sb_node *n = &g->nodes[k];

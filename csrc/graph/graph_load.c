@@ -87,7 +87,7 @@ static int make_node(sb_graph *g, const sb_onnx_node *p, int index, sb_node *n)
         free(implicit);
         return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     }
-    n->fused_bias = -1;
+    n->fused_bias = n->fused_affine = n->fused_residual = -1;
     for (size_t i = 0; i < total; ++i) {
         const char *name = i < nin ? p->inputs[i] : implicit[i - nin];
         n->in[i] = name[0] ? sb_graph_value(g, name, 1) : -1;
@@ -269,6 +269,7 @@ static int load_ops(sb_graph *g, const sb_onnx_node **protos)
         for (int i = 0; i < n->n_in; ++i)
             if (n->in[i] >= 0) pending[n->in[i]]++;
         if (n->fused_bias >= 0) held[n->fused_bias] = 1;   /* the op reads it at run */
+        if (n->fused_affine >= 0) held[n->fused_affine] = 1;
     }
     for (int v = 0; v < g->n_values; ++v) drop_if_unread(g, v, pending, held);
     for (int k = 0; k < g->n_nodes && !status; ++k) {
@@ -356,7 +357,8 @@ static int make_labels(sb_graph *g)
     for (int i = 0; i < g->n_nodes; ++i) {
         sb_node *n = &g->nodes[i];
         char text[256];
-        snprintf(text, sizeof text, "%s%s", n->op_type, n->fused_bias >= 0 ? "+bias" : "");
+        snprintf(text, sizeof text, "%s%s%s%s", n->op_type, n->fused_bias >= 0 ? "+bias" : "",
+                 n->fused_affine >= 0 ? "+batch_norm" : "", n->fused_residual >= 0 ? "+add" : "");
         if (n->activation) {
             static const char *const names[] = {
                 "", "relu", "relu6", "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
@@ -544,6 +546,7 @@ static int build(sb_graph *g, const sb_onnx_model *m, const sb_onnx_graph *pg,
         for (int i = 0; i < n->n_in; ++i)
             if (n->in[i] >= 0 && !n->consumed[i]) g->values[n->in[i]].readers++;
         if (n->fused_bias >= 0) g->values[n->fused_bias].readers++;   /* held by the op */
+        if (n->fused_affine >= 0) g->values[n->fused_affine].readers++;
     }
     status = make_labels(g);
 done:

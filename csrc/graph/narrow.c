@@ -144,7 +144,7 @@ int sb_narrow_insert(sb_graph *g, const unsigned char *seed, sb_node **nodes,
                 return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
             }
             round->in[0] = r, round->out[0] = v, round->consumed[0] = 0;
-            round->fused_bias = -1;
+            round->fused_bias = round->fused_affine = round->fused_residual = -1;
             ps[at] = &ROUND_PROTO[bf];
             ++at;
         }

@@ -58,9 +58,14 @@ typedef struct sb_node {
     void *state;                 /* the op's (load) */
     /* Set by the load-time rewrites (graph_fuse.c) before load: the
      * epilogue's activation in sb_matmul_args.activation's encoding, and a
-     * bias that a MatMul absorbed (a value id, -1 for none). */
+     * bias that a MatMul absorbed (a value id, -1 for none); a Conv's
+     * absorbed BatchNormalization, as a constant (Cout, 4) float32 value of
+     * (mean, r, weight, bias) per channel (sb_epilogue_ops.row_affine; a
+     * value id, -1 for none), and residual Add, as the index in `in` of the
+     * Add's other operand (-1 for none). */
     int64_t activation;
     int fused_bias;
+    int fused_affine, fused_residual;
     int label;                   /* its profile label (sb_session_profile_label) */
     unsigned char *consumed;     /* per input: load keeps what it needs of it */
     /* A node with subgraphs (If, Loop, Scan): its last n_implicit inputs are

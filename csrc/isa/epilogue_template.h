@@ -5,11 +5,13 @@
  * for the callers that hold no ISA.
  *
  * Per output, in this order: + the row's or the column's bias (one rounded
- * add; none when both are null), the activation (math/activation.h: the
- * element functions the standalone operations use, so a fused activation has
- * their bits), then a NaN made canonical (0x7FC00000). One loop per row does
- * all three for each element: the same operations on the same values as
- * three passes, so the fusion and the vector width cannot change a bit; the
+ * add; none when both are null), a convolution's fused BatchNormalization
+ * (((v - mean) * r) * weight + bias, four rounded operations) and residual
+ * (one rounded add), the activation (math/activation.h: the element
+ * functions the standalone operations use, so a fused activation has their
+ * bits), then a NaN made canonical (0x7FC00000). One loop per row does all
+ * of them for each element: the same operations on the same values as one
+ * pass each, so the fusion and the vector width cannot change a bit; the
  * switch over the activation stays outside the loop, so each loop is a
  * straight sequence the compiler vectorises. */
 #ifndef SB_EPILOGUE_TEMPLATE_H
@@ -19,6 +21,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "math/activation.h"
+#include "isa/kernels.h"
 
 static inline float epi_canonical(float v)
 {
@@ -27,6 +30,7 @@ static inline float epi_canonical(float v)
 
 /* The rows of one activation, ACT(v) being its element function of v. */
 #define EPI_ROWS(ACT)                                                                        \
+    if (row_affine || residual) EPI_ROWS_FUSED(ACT)                                          \
     for (size_t i = 0; i < rows; ++i) {                                                      \
         float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
         if (col_bias) {                                                                      \
@@ -49,22 +53,59 @@ static inline float epi_canonical(float v)
     }                                                                                        \
     return;
 
+/* A convolution's rows with a fused BatchNormalization and/or residual. With
+ * no bias the add is of -0, which gives every v back unchanged (-0 + -0 is
+ * -0, +0 + -0 is +0, NaN stays NaN), so one loop serves both. */
+#define EPI_AFFINE(v, a) ((((v) - (a)[0]) * (a)[1]) * (a)[2] + (a)[3])
+#define EPI_ROWS_FUSED(ACT)                                                                  \
+    {                                                                                        \
+        for (size_t i = 0; i < rows; ++i) {                                                  \
+            float *restrict row = c + (ptrdiff_t)i * ldc;                                    \
+            const float bias = row_bias ? row_bias[i] : -0.0f;                               \
+            if (row_affine && residual) {                                                    \
+                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
+                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
+                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = EPI_AFFINE(row[j] + bias, aff) + res[j];                       \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
+            } else if (row_affine) {                                                         \
+                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
+                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = EPI_AFFINE(row[j] + bias, aff);                                \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
+            } else {                                                                         \
+                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = (row[j] + bias) + res[j];                                      \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+        return;                                                                              \
+    }
+
 #define EPI_NONE(v) (v)
 #define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
 #define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
 
-/* Defines void NAME(c, ldc, rows, cols, row_bias, col_bias, activation). */
+/* Defines void NAME(c, ldc, rows, cols, e) (sb_epilogue_fn). */
 #define EPILOGUE_DEFINE(NAME)                                                                \
-    void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const float *row_bias,     \
-              const float *col_bias, int64_t activation)                                     \
+    void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const sb_epilogue_ops *e)  \
     {                                                                                        \
-        const int code = (int)((uint64_t)activation & 0xffu);                                \
-        const uint32_t param_bits = (uint32_t)((uint64_t)activation >> 32);                  \
+        const float *row_bias = e->row_bias, *col_bias = e->col_bias;                        \
+        const float *row_affine = e->row_affine, *residual = e->residual;                    \
+        const int code = (int)((uint64_t)e->activation & 0xffu);                             \
+        const uint32_t param_bits = (uint32_t)((uint64_t)e->activation >> 32);               \
         float param;                                                                         \
         memcpy(&param, &param_bits, sizeof param);                                           \
         (void)param;                                                                         \
         /* Nothing to do: the kernels store NaN canonical themselves. */                     \
-        if (!row_bias && !col_bias && code == SB_ACT_NONE) return;                           \
+        if (!row_bias && !col_bias && !row_affine && !residual && code == SB_ACT_NONE)       \
+            return;                                                                          \
         switch (code) {                                                                      \
         case SB_ACT_NONE: EPI_ROWS(EPI_NONE)                                                 \
         case SB_ACT_RELU: EPI_ROWS(sb_act_relu)                                              \

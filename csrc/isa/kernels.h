@@ -77,11 +77,29 @@ typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, co
                                        const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
                                        float *out, ptrdiff_t out_row);
 
-/* Epilogue of finished outputs: to rows x cols outputs at c (row stride
- * ldc), + row_bias[i] or + col_bias[j] (at most one given), the activation
- * (enum sb_activation, its parameter in the high 32 bits), then every NaN
- * made canonical (isa/epilogue_template.h; framework/epilogue.h). */
+/* What the epilogue does to finished outputs, in this order, each step one
+ * rounded float32 operation per output (i, j):
+ * - + row_bias[i] or + col_bias[j] (at most one given; none when both null);
+ * - with row_affine (4 floats per row: mean, r, weight, bias, the steps of
+ *   an inference BatchNormalization with r = 1 / sqrt(var + eps)):
+ *   v = ((v - mean) * r) * weight + bias, four rounded operations;
+ * - with residual: v = v + residual[i*ldc + j] (the residual has C's layout
+ *   and never overlaps C);
+ * - the activation (enum sb_activation, its parameter in the high 32 bits);
+ * - every NaN made canonical.
+ * row_affine and residual come only with row_bias or no bias (a
+ * convolution's). */
+typedef struct {
+    const float *row_bias, *col_bias;
+    const float *row_affine;
+    const float *residual;
+    int64_t activation;
+} sb_epilogue_ops;
+
+/* The epilogue of rows x cols outputs at c (row stride ldc), pointers of e
+ * already at the piece's first row and column (isa/epilogue_template.h;
+ * framework/epilogue.h). */
 typedef void (*sb_epilogue_fn)(float *c, ptrdiff_t ldc, size_t rows, size_t cols,
-                               const float *row_bias, const float *col_bias, int64_t activation);
+                               const sb_epilogue_ops *e);
 
 #endif

@@ -203,6 +203,8 @@ static void conv_operands(const void *ctx, size_t i, sb_operands *ops)
     ops->c = d->y + (n * d->cout + g * call->cout_g) * call->cols;
     ops->ldc = (ptrdiff_t)call->cols;
     ops->row_bias = d->bias ? d->bias + g * call->cout_g : NULL;
+    ops->row_affine = d->affine ? d->affine + 4 * g * call->cout_g : NULL;
+    ops->residual = d->residual ? d->residual + (ops->c - d->y) : NULL;
     if (call->wide_w) ops->b_off = call->b_off, ops->wide_w = call->wide_w, ops->out_w = d->out_w;
 }
 
@@ -415,11 +417,14 @@ static int read_conv(const sb_conv2d_args *args, sb_conv_desc *d)
     return d->isa ? SB_OK : SB_ERR_PATH;
 }
 
-int sb_conv2d(const sb_conv2d_args *args)
+int sb_conv2d(const sb_conv2d_args *args) { return sb_conv2d_fused(args, NULL); }
+
+int sb_conv2d_fused(const sb_conv2d_args *args, const sb_conv_fused *fused)
 {
     sb_conv_desc d;
     int status = read_conv(args, &d);
     if (status != SB_OK) return status;
+    if (fused) d.affine = fused->affine, d.residual = fused->residual;
     if (d.n == 0 || d.cout == 0) return SB_OK;
     if (sb_conv_is_depthwise(d.c / d.groups, d.groups)) {
         if (d.packed) d.weights = d.packed, d.packed = NULL;
@@ -464,10 +469,12 @@ int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *c)
 }
 
 int sb_conv2d_run_prepared(const sb_conv2d_call *c, const float *x, const float *weights,
-                           const float *bias, float *y, int max_threads)
+                           const float *bias, const sb_conv_fused *fused, float *y,
+                           int max_threads)
 {
     sb_conv_desc d = c->d;
     d.x = x, d.y = y, d.bias = bias, d.max_threads = sb_thread_cap(max_threads);
+    if (fused) d.affine = fused->affine, d.residual = fused->residual;
     if (c->packed) d.packed = weights;
     else d.weights = weights;
     if (!sb_conv_pointers_ok(&d)) return SB_ERR_ARGUMENT;

@@ -56,6 +56,7 @@ int sb_conv_parse_call(const sb_conv2d_args *args, sb_conv_desc *d)
     d->packed = packed ? weights : NULL;
     d->bias = (const float *)(intptr_t)args->bias;
     d->activation = args->activation;
+    d->affine = NULL, d->residual = NULL;   /* (a graph Conv sets its fused steps) */
     if (!sb_activation_valid(args->activation)) return SB_ERR_ARGUMENT;
     d->x = (const float *)(intptr_t)args->x;
     d->y = (float *)(intptr_t)args->y;

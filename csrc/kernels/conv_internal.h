@@ -22,6 +22,9 @@ typedef struct {
     const float *packed;              /* sb_conv2d_pack's layout, or null */
     const float *bias;                /* Cout values, or null */
     int64_t activation;               /* as sb_conv2d_args.activation */
+    /* fused steps of a graph's Conv (sb_epilogue_ops): Cout x 4 floats of
+     * BatchNormalization, and a residual in y's layout; null for none */
+    const float *affine, *residual;
     float *y;                         /* N x Cout x OH x OW contiguous */
 } sb_conv_desc;
 

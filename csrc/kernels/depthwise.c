@@ -76,8 +76,12 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         float *out = d->y + p * plane_out + r0 * d->out_w;
         call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
                      (ptrdiff_t)(d->stride_h * call->rows.rs), out, (ptrdiff_t)d->out_w);
-        sb_epilogue(out, 0, 1, rows * d->out_w, d->bias ? d->bias + oc : NULL, NULL,
-                    d->activation);
+        const sb_epilogue_ops e = {
+            .row_bias = d->bias ? d->bias + oc : NULL,
+            .row_affine = d->affine ? d->affine + 4 * oc : NULL,
+            .residual = d->residual ? d->residual + (out - d->y) : NULL,
+            .activation = d->activation};
+        d->isa->gemm->epilogue(out, 0, 1, rows * d->out_w, &e);   /* at the path's width */
     }
 }
 

@@ -105,8 +105,13 @@ static void few_columns_chunk(void *ctx, size_t chunk, int thread_index)
     if (cols > 1)
         for (size_t r = 0; r < rows; ++r)
             for (size_t j = 0; j < cols; ++j) y[r * cols + j] = scratch[j * rows + r];
-    sb_epilogue(y, (ptrdiff_t)cols, rows, cols,
-                d->bias ? d->bias + g * job->cout_g + row0 : NULL, NULL, d->activation);
+    const size_t first = g * job->cout_g + row0;   /* the output channel of row 0 */
+    const sb_epilogue_ops e = {
+        .row_bias = d->bias ? d->bias + first : NULL,
+        .row_affine = d->affine ? d->affine + 4 * first : NULL,
+        .residual = d->residual ? d->residual + (y - d->y) : NULL,
+        .activation = d->activation};
+    d->isa->gemm->epilogue(y, (ptrdiff_t)cols, rows, cols, &e);   /* at the path's width */
 }
 
 static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *packed,

@@ -46,10 +46,22 @@ void sb_unary_run_prepared(const sb_unary_call *call, const float *x, float *y, 
 typedef struct sb_conv2d_call sb_conv2d_call;
 size_t sb_conv2d_call_bytes(void);
 int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *call);
+/* A graph Conv's fused epilogue steps (sb_epilogue_ops, isa/kernels.h):
+ * Cout x 4 floats of a BatchNormalization (mean, r, weight, bias per output
+ * channel), and a residual of y's shape and layout that never overlaps y;
+ * either may be null. */
+typedef struct {
+    const float *affine, *residual;
+} sb_conv_fused;
+
 /* The call on these operands (weights in the layout the arguments said:
- * plain or sb_conv2d_pack's; bias null for none); sb_conv2d's status. */
+ * plain or sb_conv2d_pack's; bias and fused null for none); sb_conv2d's
+ * status. */
 int sb_conv2d_run_prepared(const sb_conv2d_call *call, const float *x, const float *weights,
-                           const float *bias, float *y, int max_threads);
+                           const float *bias, const sb_conv_fused *fused, float *y,
+                           int max_threads);
+/* sb_conv2d with fused steps (null for none). */
+int sb_conv2d_fused(const sb_conv2d_args *args, const sb_conv_fused *fused);
 
 /* A matrix product (sb_matmul's arguments, its batch read now, whatever its
  * pointers), checked and planned. Opaque; sb_matmul_call_bytes() bytes.

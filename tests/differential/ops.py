@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generate import Graph, Value, derived, is_float, merge, other_operand, rand_floats
+from generate import (Graph, Value, broadcast_shape, derived, is_float, merge, other_operand,
+                      rand_floats)
 
 # family -> relative error one operator of the family may add (compare.py):
 # "exact" operators are IEEE-exact or move bits only.
@@ -415,6 +416,58 @@ def conv(g: Graph, op: str) -> bool:
     return True
 
 
+def conv_block(g: Graph, op: str) -> bool:
+    """The block CNNs are made of, which the runtime runs as one node
+    (graph_fuse.c): Conv with constant weights -> BatchNormalization ->
+    often an Add of a computed residual of the output's shape (another
+    value, or the block's input when the shapes allow), sometimes one that
+    broadcasts -> often Relu, Clip(0, 6) or HardSwish."""
+    rng = g.rng
+    x = _pick_nchw(g)
+    if x is None:
+        return False
+    n, c, h, w = x.shape
+    k = int(rng.choice([1, 3])) if min(h, w) >= 3 else 1
+    group = c if (c > 1 and rng.random() < 0.3) else 1
+    cout = c if (group > 1 or rng.random() < 0.5) else int(rng.choice([2, 4, 8]))
+    ins = [x.name, g.const(rand_floats(rng, [cout, c // group, k, k], 0.5))]
+    if rng.random() < 0.4:
+        ins.append(g.const(rand_floats(rng, [cout], 0.5)))
+    conv_out = derived(x, g, shape=[n, cout, h, w], exact=False, bounded=False, family="product")
+    p = k // 2
+    g.node("Conv", ins, [conv_out], kernel_shape=[k, k], pads=[p, p, p, p], group=group)
+    var = np.abs(rand_floats(rng, [cout], 1.0)) + 0.1
+    bn_out = derived(conv_out, g, exact=False, family="reduction")
+    g.node("BatchNormalization", [conv_out.name] + _per_channel(g, cout, 3) +
+           [g.const(var.astype(np.float32))], [bn_out], epsilon=1e-5)
+    last = bn_out
+    if rng.random() < 0.7:
+        same = [v for v in g.values if _float(v) and v.shape == last.shape and v.sym == last.sym
+                and v.name not in (last.name, conv_out.name)]
+        if same and rng.random() < 0.8:
+            r = same[int(rng.integers(len(same)))]
+        elif c == cout:   # a computed residual that broadcasts: run unfused by the node
+            r = derived(x, g, shape=[n, c, 1, 1], sym=[x.sym[0], False, False, False],
+                        exact=False, family="reduction")
+            g.node("GlobalAveragePool", [x.name], [r])
+        else:             # a constant one: not absorbed
+            shape, _ = broadcast_shape(rng, last)
+            r = Value(g.const(rand_floats(rng, shape)), "float32", shape, [False] * len(shape))
+        out = merge(derived(last, g), r)
+        g.node("Add", [last.name, r.name] if rng.random() < 0.5 else [r.name, last.name], [out])
+        last = out
+    u = rng.random()
+    if u < 0.75:
+        out = derived(last, g)
+        if u < 0.45 or (u >= 0.6 and g.opset < 14):
+            g.node("Relu", [last.name], [out])
+        elif u < 0.6:
+            g.node("Clip", [last.name, g.const(np.float32(0)), g.const(np.float32(6))], [out])
+        else:
+            g.node("HardSwish", [last.name], [out])
+    return True
+
+
 def causal_conv(g: Graph, op: str) -> bool:
     """CausalConvWithState over a 3-D value (batch, channels, length), with
     or without bias, past state and silu; the present state is a second
@@ -751,6 +804,7 @@ BUILDERS = (
     + [(softmax, "Softmax", 2.0), (softmax, "LogSoftmax", 2.0),
        (layer_norm, "LayerNormalization", 1.5), (batch_norm, "BatchNormalization", 1.0)]
     + [(matmul, "MatMul", 3.0), (matmul, "Gemm", 2.0), (conv, "Conv", 3.0),
+       (conv_block, "Conv", 1.5),
        (conv, "MaxPool", 1.5), (conv, "AveragePool", 1.0),
        (global_pool, "GlobalAveragePool", 1.0), (global_pool, "GlobalMaxPool", 0.5),
        (resize, "Resize", 3.0)]

@@ -58,7 +58,7 @@ def test_generator_covers_operators_types_and_forms():
     silently stops adding its operator.)"""
     ops, dtypes, opsets = set(), set(), set()
     shared = symbolic = output_read = 0
-    for seed in range(400):
+    for seed in range(500):
         case = make_case(seed)
         onnx.checker.check_model(case.model, full_check=True)
         ops.update(case.ops)

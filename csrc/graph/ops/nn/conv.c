@@ -20,12 +20,31 @@ typedef struct {
     int packed;                  /* constant weights, packed at load */
     const void *weights;         /* sb_conv2d_pack's layout */
     int64_t w4[4];               /* their (Cout, C/G, KH, KW) shape */
+    /* an absorbed BatchNormalization's (Cout, 4) steps, and the input index
+     * of an absorbed Add's residual (graph_fuse.c); null and -1 for none */
+    const float *affine;
+    int residual;
 } conv_state;
+
+/* The fused steps a load recorded (before any early return). */
+static int load_fused(sb_load_ctx *L, conv_state *s)
+{
+    s->residual = L->node->fused_residual;
+    if (L->node->fused_affine >= 0) {
+        const sb_tval *t = sb_load_const_value(L, L->node->fused_affine);
+        if (!t || !t->data)
+            return sb_load_fail(L, SB_ERR_ARGUMENT, "the absorbed BatchNormalization's steps are "
+                                "missing");
+        s->affine = t->data;
+    }
+    return SB_OK;
+}
 
 static int conv_load(sb_load_ctx *L)
 {
     conv_state *s = sb_load_state(L, sizeof *s);
     if (!s) return L->status;
+    if (load_fused(L, s)) return L->status;
     const sb_tval *w = sb_load_const(L, 1);
     const int64_t *kernel = NULL;
     size_t nk = 0;
@@ -217,22 +236,41 @@ static int conv3d_geometry(const sb_node *node, const conv_state *s, const sb_tv
     return check_elements(node, "Conv", out->dims, out->rank);
 }
 
-static int conv3d_run(sb_run_ctx *R)
+/* The 3-D convolution into y (its own output shape): bias, the absorbed
+ * BatchNormalization, residual (null, or y's layout) and, when
+ * with_activation, the activation. */
+static int conv3d_run(sb_run_ctx *R, const float *residual, float *y, int with_activation)
 {
     const conv_state *s = R->state;
     sb_conv3d_args a;
     sb_vinfo out;
     int status = conv3d_geometry(R->node, s, R->in, R->n_in, &a, &out);
     if (status) return status;
-    float *y = R->out[0]->data;
     sb_conv3d_sums(&a, R->in[0]->data, R->in[1]->data, y);
     const float *bias = R->n_in > 2 && R->in[2] ? R->in[2]->data : NULL;
     int64_t plane = a.out[0] * a.out[1] * a.out[2];
-    if (bias || s->activation)
-        for (int64_t n = 0; n < a.n; ++n)
-            sb_epilogue(y + n * a.cout * plane, (ptrdiff_t)plane, (size_t)a.cout, (size_t)plane, bias,
-                        NULL, s->activation);
+    for (int64_t n = 0; n < a.n; ++n) {
+        const sb_epilogue_ops e = {.row_bias = bias, .row_affine = s->affine,
+                                   .residual = residual ? residual + n * a.cout * plane : NULL,
+                                   .activation = with_activation ? s->activation : 0};
+        sb_epilogue_ops_run(y + n * a.cout * plane, (ptrdiff_t)plane, (size_t)a.cout, (size_t)plane,
+                            &e);
+    }
     return SB_OK;
+}
+
+/* The output of a Conv that absorbed an Add: the convolution's output
+ * broadcast with the residual, as the Add gave it. */
+static int residual_info(sb_infer_ctx *I, const conv_state *s)
+{
+    const sb_tval *r = s->residual < I->n_in ? I->in[s->residual] : NULL;
+    if (!r) return nfail(I->node, SB_ERR_VALUE, "the absorbed Add's other input is missing");
+    if (r->info.dtype != SB_DT_FLOAT)
+        return nfail(I->node, SB_ERR_TYPE, "the absorbed Add's other input must be float32, got %s",
+                     sb_dtype_name(r->info.dtype));
+    const sb_vinfo conv_out = I->out[0];
+    const sb_vinfo *shapes[2] = {&conv_out, &r->info};
+    return sb_infer_broadcast(I, shapes, 2, &I->out[0]);
 }
 
 static int conv_infer(sb_infer_ctx *I)
@@ -243,9 +281,11 @@ static int conv_infer(sb_infer_ctx *I)
     if (status) return status;
     if (is_3d(s, I->in)) {
         sb_conv3d_args a;
-        return conv3d_geometry(I->node, s, I->in, I->n_in, &a, &I->out[0]);
+        status = conv3d_geometry(I->node, s, I->in, I->n_in, &a, &I->out[0]);
+    } else {
+        status = conv_geometry(I->node, s, I->in, I->n_in, NULL, &I->out[0]);
     }
-    return conv_geometry(I->node, s, I->in, I->n_in, NULL, &I->out[0]);
+    return status || s->residual < 0 ? status : residual_info(I, s);
 }
 
 /* The sb_conv2d call for these infos, parsed and planned once: a run only
@@ -267,25 +307,75 @@ static int conv_prepare(sb_prepare_ctx *P)
     return SB_OK;
 }
 
+/* The 2-D (or 1-D) convolution into y (its own output shape): bias, the
+ * absorbed BatchNormalization, residual (null, or y's layout) and, when
+ * with_activation, the activation. */
+static int conv2d_run(sb_run_ctx *R, const float *residual, float *y, int with_activation)
+{
+    const conv_state *s = R->state;
+    const sb_conv_fused fused = {.affine = s->affine, .residual = residual};
+    int status;
+    if (R->prepared && (with_activation || !s->activation)) {
+        const sb_tval *b = R->n_in > 2 ? R->in[2] : NULL;
+        status = sb_conv2d_run_prepared(R->prepared, R->in[0]->data,
+                                        s->packed ? s->weights : R->in[1]->data,
+                                        b ? b->data : NULL, &fused, y, R->threads);
+    } else {
+        sb_conv2d_args a;
+        sb_vinfo out;
+        if ((status = conv_geometry(R->node, s, R->in, R->n_in, &a, &out))) return status;
+        a.path = R->path, a.mode = R->mode, a.max_threads = R->threads;
+        a.y = (int64_t)(intptr_t)y;
+        if (!with_activation) a.activation = 0;
+        status = sb_conv2d_fused(&a, &fused);
+    }
+    return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
+}
+
+/* A residual of another shape than the convolution's output (the Add
+ * broadcast it): the convolution into scratch, the Add as the Add node runs
+ * it, then the activation with the standalone operator's bits. */
+static int run_broadcast_residual(sb_run_ctx *R, const sb_tval *residual, int three_d)
+{
+    const conv_state *s = R->state;
+    sb_tval conv_out = {0};
+    int status = three_d ? conv3d_geometry(R->node, s, R->in, R->n_in, &(sb_conv3d_args){0},
+                                           &conv_out.info)
+                         : conv_geometry(R->node, s, R->in, R->n_in, NULL, &conv_out.info);
+    if (status) return status;
+    const int64_t count = sb_vinfo_numel(&conv_out.info);
+    conv_out.data = malloc(count > 0 ? (size_t)count * sizeof(float) : 1);
+    if (!conv_out.data) return sb_run_fail(R, SB_ERR_NO_MEMORY, "out of memory");
+    status = three_d ? conv3d_run(R, NULL, conv_out.data, 0) : conv2d_run(R, NULL, conv_out.data, 0);
+    if (!status) status = sb_k_binary(R, SB_BIN_ADD, &conv_out, residual, R->out[0]);
+    free(conv_out.data);
+    if (status) return status;
+    if (s->activation)
+        sb_epilogue(R->out[0]->data, 0, 1, (size_t)sb_vinfo_numel(&R->out[0]->info), NULL, NULL,
+                    s->activation);
+    return SB_OK;
+}
+
 static int conv_run(sb_run_ctx *R)
 {
     const conv_state *s = R->state;
-    if (is_3d(s, R->in)) return conv3d_run(R);
-    if (R->prepared) {
-        const sb_tval *b = R->n_in > 2 ? R->in[2] : NULL;
-        int status = sb_conv2d_run_prepared(R->prepared, R->in[0]->data,
-                                            s->packed ? s->weights : R->in[1]->data,
-                                            b ? b->data : NULL, R->out[0]->data, R->threads);
-        return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
+    const int three_d = is_3d(s, R->in);
+    float *y = R->out[0]->data;
+    const sb_tval *res = s->residual >= 0 ? R->in[s->residual] : NULL;
+    if (res) {
+        /* in the epilogue when the residual and the convolution both have
+         * the output's elements (equal shapes, up to leading ones) */
+        sb_vinfo conv_out;
+        int status = three_d ? conv3d_geometry(R->node, s, R->in, R->n_in, &(sb_conv3d_args){0},
+                                               &conv_out)
+                             : conv_geometry(R->node, s, R->in, R->n_in, NULL, &conv_out);
+        if (status) return status;
+        const int64_t count = sb_vinfo_numel(&R->out[0]->info);
+        if (sb_vinfo_numel(&conv_out) != count || sb_vinfo_numel(&res->info) != count)
+            return run_broadcast_residual(R, res, three_d);
     }
-    sb_conv2d_args a;
-    sb_vinfo out;
-    int status = conv_geometry(R->node, s, R->in, R->n_in, &a, &out);
-    if (status) return status;
-    a.path = R->path, a.mode = R->mode, a.max_threads = R->threads;
-    a.y = (int64_t)(intptr_t)R->out[0]->data;
-    status = sb_conv2d(&a);
-    return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
+    const float *residual = res ? res->data : NULL;
+    return three_d ? conv3d_run(R, residual, y, 1) : conv2d_run(R, residual, y, 1);
 }
 
 const sb_op_def sb_op_Conv = {
