@@ -58,12 +58,14 @@ static int shape_waves(const sb_product_plan *plan, wave_shape *ws)
     return 1;
 }
 
-/* Threads for `products` of the plan's products, per phase. */
+/* Threads for `products` of the plan's products, per phase: the plan's
+ * figure, or at_run the run's (sb_threads_for_run). */
 static int phase_threads(const sb_product_run *run, double ns, size_t chunks_per_product,
-                         size_t products)
+                         size_t products, int at_run)
 {
     double share = (double)products / (double)run->plan->count;
-    return sb_threads_for_work(run->max_threads, ns * share, chunks_per_product * products);
+    return (at_run ? sb_threads_for_run : sb_threads_for_work)(run->max_threads, ns * share,
+                                                             chunks_per_product * products);
 }
 
 int sb_run_products(const sb_product_run *run)
@@ -76,7 +78,7 @@ int sb_run_products(const sb_product_run *run)
     for (size_t first = 0; first < plan->count; first += ws.wave) {
         const size_t products = sb_min_size(ws.wave, plan->count - first);
         const int compute_threads = phase_threads(run, plan->compute_ns, plan->compute_chunks,
-                                                  products);
+                                                  products, 1);
         /* One workspace: the products' states, their packed operands, then
          * every thread's scratch. */
         size_t states_bytes, packed_bytes, scratch_bytes, total;
@@ -103,7 +105,7 @@ int sb_run_products(const sb_product_run *run)
                 state->packed_b = (float *)(void *)(mine + ws.a_bytes);
         }
         if (plan->prepare_chunks)
-            sb_parallel_run(phase_threads(run, plan->prepare_ns, plan->prepare_chunks, products),
+            sb_parallel_run(phase_threads(run, plan->prepare_ns, plan->prepare_chunks, products, 1),
                             products * plan->prepare_chunks, prepare_chunk, &w);
         sb_parallel_run(compute_threads, products * plan->compute_chunks, compute_chunk, &w);
         sb_workspace_release(workspace);
@@ -131,7 +133,7 @@ void sb_describe_products(const sb_product_run *run, int path, sb_plan_info *inf
     wave_shape ws;
     if (!shape_waves(plan, &ws)) return;
     info->waves = (int64_t)ws.waves;
-    info->threads = phase_threads(run, plan->compute_ns, plan->compute_chunks, ws.wave);
+    info->threads = phase_threads(run, plan->compute_ns, plan->compute_chunks, ws.wave, 0);
     info->workspace_bytes = (int64_t)(ws.wave * ws.product_bytes +
                                       (size_t)info->threads * plan->scratch_floats * sizeof(float));
 }

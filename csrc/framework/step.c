@@ -16,7 +16,10 @@ int sb_step_threads(const sb_step_plan *plan, int64_t max_threads)
 
 void sb_run_step(const sb_step_plan *plan, int64_t max_threads, sb_chunk_fn fn, void *ctx)
 {
-    if (plan->chunks) sb_parallel_run(sb_step_threads(plan, max_threads), plan->chunks, fn, ctx);
+    if (plan->chunks)
+        sb_parallel_run(sb_threads_for_run(sb_thread_cap(max_threads < 1 ? 1 : max_threads),
+                                           plan->est_ns, plan->chunks),
+                        plan->chunks, fn, ctx);
 }
 
 int sb_step_selfcheck(void)

@@ -10,18 +10,39 @@
 #include "framework/fpenv.h"
 #include "framework/threads.h"
 
-#define NS_PER_THREAD 80000.0  /* wake one more thread per 80 us of estimated work */
+#define NS_PER_THREAD 80000.0       /* wake one more thread per 80 us of estimated work */
+#define NS_PER_THREAD_WARM 10000.0  /* ... or per 10 us when the workers are spinning */
 #define MAX_WORKERS 255
 
-int sb_threads_for_work(int max_threads, double est_ns, size_t nchunks)
+static int threads_by(int max_threads, double est_ns, size_t nchunks, double ns_per_thread)
 {
     if (max_threads < 1 || nchunks <= 1 || !sb_threading_available()) return 1;
-    double by_work = 1.0 + est_ns / NS_PER_THREAD;
+    double by_work = 1.0 + est_ns / ns_per_thread;
     int n = max_threads;
     if (by_work < n) n = (int)by_work;
     if ((size_t)n > nchunks) n = (int)nchunks;
     if (n > MAX_WORKERS + 1) n = MAX_WORKERS + 1;
     return n < 1 ? 1 : n;
+}
+
+int sb_threads_for_work(int max_threads, double est_ns, size_t nchunks)
+{
+    return threads_by(max_threads, est_ns, nchunks, NS_PER_THREAD);
+}
+
+static int workers_spinning(void);
+
+int sb_threads_for_run(int max_threads, double est_ns, size_t nchunks)
+{
+    int n = threads_by(max_threads, est_ns, nchunks, NS_PER_THREAD);
+    if (n < max_threads && workers_spinning() >= 1) {
+        /* at most the spinning workers and the caller */
+        int warm = threads_by(max_threads, est_ns, nchunks, NS_PER_THREAD_WARM);
+        int cap = workers_spinning() + 1;
+        if (warm > cap) warm = cap;
+        if (warm > n) n = warm;
+    }
+    return n;
 }
 
 static void run_chunks(atomic_size_t *next, size_t nchunks, sb_chunk_fn fn, void *ctx,
@@ -43,6 +64,7 @@ static void run_chunks(atomic_size_t *next, size_t nchunks, sb_chunk_fn fn, void
 /* Pyodide loads only modules built without threads: everything is serial. */
 int sb_threading_available(void) { return 0; }
 int sb_cpu_count(void) { return 1; }
+static int workers_spinning(void) { return 0; }
 
 /* No threads, nothing to wake (and no clock_gettime, whose timespec layout
  * differs between emscripten versions). */
@@ -108,6 +130,7 @@ static pthread_cond_t job_finished = PTHREAD_COND_INITIALIZER;
 static atomic_flag pool_busy = ATOMIC_FLAG_INIT;
 static parallel_job job;
 static atomic_ulong job_generation;
+static atomic_int spinning;   /* workers in their spin after a job */
 static int workers_started;
 /* The generation each worker was created in: a worker must not miss the job
  * posted right after its creation, before it first took the lock. */
@@ -115,6 +138,8 @@ static unsigned long worker_birth_generation[MAX_WORKERS];
 static int atfork_registered;
 
 int sb_threading_available(void) { return 1; }
+
+static int workers_spinning(void) { return atomic_load_explicit(&spinning, memory_order_relaxed); }
 
 int sb_cpu_count(void)
 {
@@ -130,8 +155,10 @@ static void *worker_main(void *arg)
     for (;;) {
         if (job_generation == seen) {
             pthread_mutex_unlock(&pool_lock);
+            atomic_fetch_add_explicit(&spinning, 1, memory_order_relaxed);
             for (int i = 0; i < SPIN_ROUNDS && atomic_load(&job_generation) == seen; ++i)
                 spin_round(i);
+            atomic_fetch_sub_explicit(&spinning, 1, memory_order_relaxed);
             pthread_mutex_lock(&pool_lock);
         }
         while (job_generation == seen) pthread_cond_wait(&job_posted, &pool_lock);
@@ -154,6 +181,7 @@ static void reset_after_fork(void)
     job_posted = fresh_cond;
     job_finished = fresh_cond;
     workers_started = 0;
+    atomic_store(&spinning, 0);
     atomic_flag_clear(&pool_busy);
 }
 

@@ -17,8 +17,17 @@ static inline int sb_thread_cap(int64_t max_threads)
 }
 
 /* Threads worth waking for est_ns of one thread's work: one per 80 us,
- * at most max_threads and at most nchunks; 1 where there are no threads. */
+ * at most max_threads and at most nchunks; 1 where there are no threads.
+ * A plan's figure (samebits.explain), the same whatever ran before. */
 int sb_threads_for_work(int max_threads, double est_ns, size_t nchunks);
+
+/* The threads a run gives the job: sb_threads_for_work's, or more when the
+ * pool's workers are still spinning after the job before (a graph's nodes
+ * run back to back): handing a job to a spinning worker costs about a
+ * microsecond, not the 10-20 us of a wake, so one thread per
+ * NS_PER_THREAD_WARM of work is worth it then. A thread count never changes
+ * what a chunk computes. */
+int sb_threads_for_run(int max_threads, double est_ns, size_t nchunks);
 
 /* Runs fn(ctx, chunk, thread) for every chunk < nchunks on up to nthreads
  * threads (the caller included), each in the kernel floating-point

@@ -350,7 +350,7 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     call->planes_end = stored + floats;
     call->plane_count = planes;
     const size_t chunks = sb_ceil_div(planes, PLANES_PER_CHUNK);
-    sb_parallel_run(sb_threads_for_work(sb_thread_cap(d->max_threads),
+    sb_parallel_run(sb_threads_for_run(sb_thread_cap(d->max_threads),
                                         (double)floats * SB_NS_PER_PACKED, chunks),
                     chunks, build_planes_chunk, call);
     *own = workspace;

@@ -85,10 +85,11 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
     }
 }
 
-/* The call's plan: kernel, row layout, chunking, scratch, threads. No memory
- * is touched. SB_OK, or SB_ERR_NO_MEMORY when a size overflows. */
-static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *threads,
-                     size_t *workspace_bytes, double *est_ns)
+/* The call's plan: kernel, row layout, chunking, scratch, threads (at_run:
+ * the run's, sb_threads_for_run; else the plan's figure). No memory is
+ * touched. SB_OK, or SB_ERR_NO_MEMORY when a size overflows. */
+static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *chunks,
+                     int *threads, size_t *workspace_bytes, double *est_ns)
 {
     memset(call, 0, sizeof *call);
     call->d = d;
@@ -137,7 +138,8 @@ static int plan_call(const sb_conv_desc *d, dw_call *call, size_t *chunks, int *
     *est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS + copied * DW_NS_PER_COPIED);
     /* one unit: a band, or a group of whole planes (the chunking above) */
     sb_step_plan plan = sb_plan_step(*chunks, 1, *est_ns);
-    *threads = sb_step_threads(&plan, d->max_threads);
+    *threads = at_run ? sb_threads_for_run(sb_thread_cap(d->max_threads), plan.est_ns, plan.chunks)
+                      : sb_step_threads(&plan, d->max_threads);
 
     /* One workspace: every thread's scratch, the tap offsets, the phase
      * bounds (stride_w <= rs, so those fit whenever the scratch does). */
@@ -157,7 +159,7 @@ int sb_depthwise_run(const sb_conv_desc *d)
     size_t chunks, workspace_bytes;
     int threads;
     double est_ns;
-    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    int status = plan_call(d, 1, &call, &chunks, &threads, &workspace_bytes, &est_ns);
     if (status != SB_OK) return status;
     unsigned char *workspace = sb_workspace_get(workspace_bytes);
     if (!workspace) return SB_ERR_NO_MEMORY;
@@ -188,7 +190,7 @@ int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info)
     size_t chunks, workspace_bytes;
     int threads;
     double est_ns;
-    int status = plan_call(d, &call, &chunks, &threads, &workspace_bytes, &est_ns);
+    int status = plan_call(d, 0, &call, &chunks, &threads, &workspace_bytes, &est_ns);
     if (status != SB_OK) return status;
     info->route = SB_ROUTE_DEPTHWISE;
     info->products = (int64_t)call.planes;
