@@ -594,6 +594,8 @@ def reshape(g: Graph, op: str) -> bool:
     rng = g.rng
     lead = 1 if (x.sym and x.sym[0]) else 0
     rest = int(np.prod(x.shape[lead:]))
+    if rest == 0:   # an empty value: no divisors to draw from (the long pass's seed 28324)
+        return False
     dims = []
     left = rest
     for _ in range(int(rng.integers(1, 4))):
