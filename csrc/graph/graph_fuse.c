@@ -272,7 +272,8 @@ static int absorb_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_
  * epilogue's one rounded add (a + b is b + a, and both give the NaN made
  * canonical). The operand becomes the Conv's last input, and the Conv
  * moves to the Add's place in the run order: its own inputs come earlier,
- * the residual may not. Nodes k and j; 1 when done, -1 out of memory. */
+ * the residual may not. Nodes k and j; 1 when done, 0 when the nodes do
+ * not fit, -1 when out of memory. */
 static int absorb_residual(sb_graph *g, const sb_onnx_node **protos, int k, int j)
 {
     sb_node *conv = &g->nodes[k], *add = &g->nodes[j];
