@@ -35,11 +35,11 @@ static int workers_spinning(void);
 int sb_threads_for_run(int max_threads, double est_ns, size_t nchunks)
 {
     int n = threads_by(max_threads, est_ns, nchunks, NS_PER_THREAD);
-    if (n < max_threads && workers_spinning() >= 1) {
+    const int spinning_now = workers_spinning();
+    if (n < max_threads && spinning_now >= 1) {
         /* at most the spinning workers and the caller */
         int warm = threads_by(max_threads, est_ns, nchunks, NS_PER_THREAD_WARM);
-        int cap = workers_spinning() + 1;
-        if (warm > cap) warm = cap;
+        if (warm > spinning_now + 1) warm = spinning_now + 1;
         if (warm > n) n = warm;
     }
     return n;

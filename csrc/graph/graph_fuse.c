@@ -280,7 +280,7 @@ static int absorb_residual(sb_graph *g, const sb_onnx_node **protos, int k, int 
     if (add->n_in != 2 || add->n_out != 1 || protos[j]->attr_count || add->in[0] == add->in[1])
         return 0;
     const int other = add->in[0] == conv->out[0] ? add->in[1] : add->in[0];
-    if (other < 0 || constant(g, other) || g->values[other].kind == SB_V_CONST) return 0;
+    if (other < 0 || g->values[other].kind == SB_V_CONST) return 0;   /* (with data or not) */
     const int n_in = (conv->n_in < 3 ? 3 : conv->n_in) + 1;
     int *in = sb_arena_alloc(&g->arena, (size_t)n_in, sizeof(int));
     unsigned char *consumed = sb_arena_alloc(&g->arena, (size_t)n_in, 1);

@@ -332,17 +332,15 @@ static int conv2d_run(sb_run_ctx *R, const float *residual, float *y, int with_a
     return status ? sb_run_fail(R, status, "conv2d failed (status %d)", status) : SB_OK;
 }
 
-/* A residual of another shape than the convolution's output (the Add
- * broadcast it): the convolution into scratch, the Add as the Add node runs
- * it, then the activation with the standalone operator's bits. */
-static int run_broadcast_residual(sb_run_ctx *R, const sb_tval *residual, int three_d)
+/* A residual of another shape than the convolution's output (conv_info;
+ * the Add broadcast it): the convolution into scratch, the Add as the Add
+ * node runs it, then the activation with the standalone operator's bits. */
+static int run_broadcast_residual(sb_run_ctx *R, const sb_tval *residual, int three_d,
+                                  const sb_vinfo *conv_info)
 {
     const conv_state *s = R->state;
-    sb_tval conv_out = {0};
-    int status = three_d ? conv3d_geometry(R->node, s, R->in, R->n_in, &(sb_conv3d_args){0},
-                                           &conv_out.info)
-                         : conv_geometry(R->node, s, R->in, R->n_in, NULL, &conv_out.info);
-    if (status) return status;
+    sb_tval conv_out = {.info = *conv_info};
+    int status;
     const int64_t count = sb_vinfo_numel(&conv_out.info);
     conv_out.data = malloc(count > 0 ? (size_t)count * sizeof(float) : 1);
     if (!conv_out.data) return sb_run_fail(R, SB_ERR_NO_MEMORY, "out of memory");
@@ -372,7 +370,7 @@ static int conv_run(sb_run_ctx *R)
         if (status) return status;
         const int64_t count = sb_vinfo_numel(&R->out[0]->info);
         if (sb_vinfo_numel(&conv_out) != count || sb_vinfo_numel(&res->info) != count)
-            return run_broadcast_residual(R, res, three_d);
+            return run_broadcast_residual(R, res, three_d, &conv_out);
     }
     const float *residual = res ? res->data : NULL;
     return three_d ? conv3d_run(R, residual, y, 1) : conv2d_run(R, residual, y, 1);
