@@ -61,17 +61,13 @@ print((clock() - start) / calls, hashlib.sha256(out.tobytes()).hexdigest()[:16])
 
 
 NETWORK_WORKER = r"""
-import hashlib, json, sys, time
-import numpy as np
+import sys, time
 import samebits.onnx as so
+from samebits.onnx import suite
 model, mode, seconds, threads = sys.argv[1], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 clock = time.process_time if threads == 1 else time.perf_counter
-raw = open(model[:-len(".onnx")] + ".feeds", "rb").read()
-head = raw.index(b"\n")
-feeds, offset = {}, head + 1
-for name, dtype, shape in json.loads(raw[:head]):
-    a = np.frombuffer(raw, dtype=dtype, count=int(np.prod(shape)), offset=offset).reshape(shape)
-    feeds[name], offset = a, offset + a.nbytes
+with open(model[:-len(".onnx")] + ".feeds", "rb") as f:
+    feeds = suite.unpack_feeds(f.read())
 s = so.load(model, mode=mode, threads=threads)
 def call():
     return s.run(feeds)
@@ -80,8 +76,7 @@ start, calls = clock(), 0
 while clock() - start < seconds or calls < 2:
     call()
     calls += 1
-digest = hashlib.sha256(b"".join(np.ascontiguousarray(v).tobytes() for v in out.values()))
-print((clock() - start) / calls, digest.hexdigest()[:16])
+print((clock() - start) / calls, suite.output_digest(out)[:16])
 """
 
 

@@ -97,19 +97,25 @@ def _overflow_signs(case, got, ort_outs: list, fast) -> bool:
         o = np.asarray(o, np.float64)
         if o.shape != g.shape or not close(np.asarray(fast), o, 1e-4):
             continue
-        with np.errstate(invalid="ignore"):
-            differs = ~((g == o) | (np.isnan(g) & np.isnan(o)) | (np.abs(g - o) <= 1e-4 * (np.abs(o) + 1)))
+        differs = _differs(g, o, 1e-4)
         if differs.any() and np.isnan(g[differs]).all() and np.isinf(o[differs]).all():
             return True
     return False
+
+
+def _differs(got, want, rtol: float) -> np.ndarray:
+    """Where got and want (one shape) differ: not equal, not both NaN, and
+    apart by more than rtol * (|want| + 1)."""
+    g, w = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore"):
+        return ~((g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + 1)))
 
 
 def _only_nan_differs(got, want, rtol: float) -> bool:
     g, w = np.asarray(got, np.float64), np.asarray(want, np.float64)
     if g.shape != w.shape:
         return False
-    with np.errstate(invalid="ignore"):
-        differs = ~((g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + 1)))
+    differs = _differs(g, w, rtol)
     return bool(differs.any() and np.isnan(g[differs]).all())
 
 
@@ -119,8 +125,7 @@ def _ort_nan_only(got, ort_out, rtol: float) -> bool:
     g, o = np.asarray(got, np.float64), np.asarray(ort_out, np.float64)
     if g.shape != o.shape:
         return False
-    with np.errstate(invalid="ignore"):
-        differs = ~((g == o) | (np.isnan(g) & np.isnan(o)) | (np.abs(g - o) <= rtol * (np.abs(o) + 1)))
+    differs = _differs(g, o, rtol)
     return bool(differs.any() and np.isnan(o[differs]).all() and np.isfinite(g[differs]).all())
 
 
@@ -164,8 +169,7 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
                 if o.shape != got.shape:
                     continue
                 g64 = got.astype(np.float64)
-                differs = ~((g64 == o) | (np.isnan(g64) & np.isnan(o)) |
-                            (np.abs(g64 - o) <= rtol * (np.abs(o) + 1)))
+                differs = _differs(g64, o, rtol)
                 if differs.any() and np.isnan(g64[differs]).all():
                     return "NaN in the max/min family: samebits propagates it, ONNX Runtime skips it " \
                            "(and the reference evaluator cannot run the graph)"
@@ -186,8 +190,7 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
     if MINUS_INF_LIMIT_OPS & set(case.ops):
         ref = np.asarray(reference, np.float64)
         if got.shape == ref.shape:
-            differs = ~((got == ref) | (np.isnan(got) & np.isnan(ref)) |
-                        (np.abs(got - ref) <= rtol * (np.abs(ref) + 1)))
+            differs = _differs(got, ref, rtol)
             if np.isnan(ref[differs]).all():
                 return "Gelu/Mish at -inf: samebits gives the documented limit -0, the oracles NaN"
     return ""
