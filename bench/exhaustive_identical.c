@@ -1,11 +1,13 @@
-/* Every float32 input of the exact sin and cos through the library
- * (sb_unary, exact mode, one path) against the written recipe
- * (sb_exact_sin / sb_exact_cos of csrc/math/trig.h, compiled here as scalar
- * code): the fast route must give the recipe's bits for all 2^32 inputs,
- * NaNs included (the canonical NaN).
+/* Every float32 input of an exact elementwise function through the library
+ * (sb_unary, exact mode, one path) against the written recipe (sb_exact_sin,
+ * sb_exact_cos of csrc/math/trig.h, sb_exact_erf of transcendental.h,
+ * sb_act_gelu of activation.h, compiled here as scalar code): a path's own
+ * route (the sin and cos fast route, avx512's Erf and Gelu) must give the
+ * recipe's bits for all 2^32 inputs, NaNs included (the canonical NaN).
  *
- * Usage: exhaustive_identical FUNCTION PATHS THREADS   (FUNCTION sin or cos,
- * PATHS a comma-separated list: the recipe is computed once for all)
+ * Usage: exhaustive_identical FUNCTION PATHS THREADS   (FUNCTION one of
+ * sin, cos, erf, gelu, exp, log, tanh, sigmoid; PATHS a comma-separated
+ * list: the recipe is computed once for all)
  * Prints "FUNCTION PATH inputs N differ D" and the first differing inputs
  * per path; exits 1 when any differs. Built and run by bench/exhaustive_identical.py.
  * Build it with -ffp-contract=off (the recipe's binary64 steps must not be
@@ -15,12 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "math/activation.h"
 #include "math/trig.h"
 #include "samebits.h"
 
+typedef float (*recipe_fn)(float);
+static const struct { const char *name; int op; recipe_fn recipe; } functions[] = {
+    {"sin", SB_OP_SIN, sb_exact_sin}, {"cos", SB_OP_COS, sb_exact_cos},
+    {"erf", SB_OP_ERF, sb_exact_erf}, {"gelu", SB_OP_GELU, sb_act_gelu},
+    {"exp", SB_OP_EXP, sb_exact_exp}, {"log", SB_OP_LOG, sb_exact_log},
+    {"tanh", SB_OP_TANH, sb_exact_tanh}, {"sigmoid", SB_OP_SIGMOID, sb_exact_sigmoid},
+};
+
 #define BLOCK (1u << 20)
 #define MAX_PATHS 8
-static int op, want_cos, paths, path[MAX_PATHS];
+static int op, paths, path[MAX_PATHS];
+static recipe_fn recipe;
 static const char *path_name[MAX_PATHS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_block;               /* of 4096 */
@@ -40,7 +52,7 @@ static void *worker(void *arg)
         if (block >= 4096) break;
         for (uint32_t i = 0; i < BLOCK; ++i) {
             x[i] = sbt_float(block * BLOCK + i);
-            want[i] = want_cos ? sb_exact_cos(x[i]) : sb_exact_sin(x[i]);
+            want[i] = recipe(x[i]);
         }
         for (int k = 0; k < paths; ++k) {
             sb_unary_args args = {.path = path[k], .mode = SB_MODE_EXACT, .op = op, .max_threads = 1,
@@ -67,12 +79,12 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || (strcmp(argv[1], "sin") && strcmp(argv[1], "cos"))) {
-        fprintf(stderr, "usage: %s sin|cos PATH THREADS\n", argv[0]);
+    for (size_t f = 0; argc == 4 && f < sizeof functions / sizeof functions[0]; ++f)
+        if (!strcmp(argv[1], functions[f].name)) op = functions[f].op, recipe = functions[f].recipe;
+    if (!recipe) {
+        fprintf(stderr, "usage: %s sin|cos|erf|gelu|exp|log|tanh|sigmoid PATHS THREADS\n", argv[0]);
         return 2;
     }
-    want_cos = !strcmp(argv[1], "cos");
-    op = want_cos ? SB_OP_COS : SB_OP_SIN;
     char list[256];
     snprintf(list, sizeof list, "%s", argv[2]);
     for (char *name = strtok(list, ","); name && paths < MAX_PATHS; name = strtok(NULL, ",")) {

@@ -1,8 +1,9 @@
-"""The exact sin and cos of every float32 input, on every path this machine
-runs, against the written recipe (docs/exact-ops.md, "sin and cos"): the
-kernels' fast route must give the recipe's bits for all 2^32 inputs.
+"""Exact elementwise functions of every float32 input, on every path this
+machine runs, against the written recipe (docs/exact-ops.md): a path's own
+route (the sin and cos fast route; avx512's Erf and Gelu, with their table
+lookup as register permutes) must give the recipe's bits for all 2^32 inputs.
 
-    python bench/exhaustive_identical.py [--functions sin,cos] [--paths scalar,avx2]
+    python bench/exhaustive_identical.py [--functions sin,cos,erf,gelu] [--paths scalar,avx2]
 
 Builds bench/exhaustive_identical.c against the installed library (the
 recipe compiled into the harness as scalar code, -ffp-contract=off), runs it
@@ -39,7 +40,7 @@ def build_harness(out: pathlib.Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--functions", default="sin,cos")
+    parser.add_argument("--functions", default="sin,cos,erf,gelu")
     parser.add_argument("--paths", default=None, help="default: every supported path")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
@@ -64,7 +65,8 @@ def main() -> None:
     out = ROOT / "bench" / "results" / f"identical-{day}"
     machine = f"{_machine.cpu_model()}, samebits {samebits.__version__}, {args.threads} threads"
     out.with_suffix(".json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
-    lines = [f"# The exact sin and cos against their recipe, every float32 input, {day}", "",
+    names = ", ".join(sorted({r["function"] for r in rows}))
+    lines = [f"# Exact {names} against their recipe, every float32 input, {day}", "",
              f"{machine}. `python bench/exhaustive_identical.py`: the library's exact kernels on "
              "each path against the recipe of docs/exact-ops.md compiled as scalar code.", "",
              "| function | path | inputs | differing |", "|---|---|---|---|"]

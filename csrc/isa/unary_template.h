@@ -3,6 +3,9 @@
  * the scalar text of transcendental.h; a vector path's compiler runs several
  * elements side by side, one per lane, with the same operations, so every
  * path gives the same bits. The scalar path is built with vectorization off.
+ * The one exception, avx512's Erf and Gelu (SB_PATH_ERF_N below), writes the
+ * same operations with intrinsics, checked against the scalar text for all
+ * 2^32 inputs (bench/exhaustive_identical.py).
  *
  * Fast mode has its own exp, sigmoid, tanh, log and erf (fast_math.h:
  * float32, fused where the path fuses); its activations are the exact ones. */
@@ -15,6 +18,16 @@
 #include "math/fast_math.h"
 #include "math/trig.h"
 #include "isa/isa.h"
+
+/* A path may give Erf and Gelu its own code of the same operations
+ * (isa/avx512/erf_avx512.h: the scalar text's table lookup vectorizes badly);
+ * by default they run the scalar text a lane per element. */
+#ifndef SB_PATH_ERF_N
+#define SB_PATH_ERF_N(x, y, n) for (size_t i = 0; i < (n); ++i) (y)[i] = sb_exact_erf((x)[i])
+#endif
+#ifndef SB_PATH_GELU_N
+#define SB_PATH_GELU_N(x, y, n) for (size_t i = 0; i < (n); ++i) (y)[i] = sb_act_gelu((x)[i])
+#endif
 
 /* y may be x itself (in place); it never partly overlaps x. */
 #define UNARY_LOOP(fn)                                                                    \
@@ -39,14 +52,14 @@
         case SB_OP_EXP: UNARY_LOOP(sb_exact_exp)                                           \
         case SB_OP_LOG: UNARY_LOOP(sb_exact_log)                                           \
         case SB_OP_TANH: UNARY_LOOP(sb_exact_tanh)                                         \
-        case SB_OP_ERF: UNARY_LOOP(sb_exact_erf)                                           \
+        case SB_OP_ERF: SB_PATH_ERF_N(x, y, n); break;                                     \
         case SB_OP_SIGMOID: UNARY_LOOP(sb_exact_sigmoid)                                   \
         case SB_OP_RELU: UNARY_LOOP(sb_act_relu)                                           \
         case SB_OP_RELU6: UNARY_LOOP(sb_act_relu6)                                         \
         case SB_OP_LEAKY_RELU:                                                             \
             for (size_t i = 0; i < n; ++i) y[i] = sb_act_leaky_relu(x[i], param);         \
             break;                                                                         \
-        case SB_OP_GELU: UNARY_LOOP(sb_act_gelu)                                           \
+        case SB_OP_GELU: SB_PATH_GELU_N(x, y, n); break;                                   \
         case SB_OP_GELU_TANH: UNARY_LOOP(sb_act_gelu_tanh)                                 \
         case SB_OP_SILU: UNARY_LOOP(sb_act_silu)                                           \
         case SB_OP_HARDSWISH: UNARY_LOOP(sb_act_hardswish)                                 \

@@ -1,6 +1,11 @@
 /* avx512 path's elementwise kernels (unary_template.h): 8 binary64 lanes, or
  * pairs of AVX2 vectors in the SB_EMULATE_AVX512 test build (see
  * ukernel_avx512.c). */
+#if !defined(SB_EMULATE_AVX512) && defined(__AVX512F__)
+#include "isa/avx512/erf_avx512.h"
+#define SB_PATH_ERF_N(x, y, n) sbx_erf_gelu_n(x, y, n, 0)
+#define SB_PATH_GELU_N(x, y, n) sbx_erf_gelu_n(x, y, n, 1)
+#endif
 #include "isa/unary_template.h"
 
 #if defined(SB_EMULATE_AVX512) || (defined(__AVX512F__) && defined(__FMA__))
