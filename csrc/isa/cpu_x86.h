@@ -3,5 +3,6 @@
 #ifndef SB_CPU_X86_H
 #define SB_CPU_X86_H
 int sb_cpu_has_avx2_fma(void);
-int sb_cpu_has_avx512f(void);
+int sb_cpu_has_avx512f(void);    /* F and VL, with the OS saving their state */
+int sb_cpu_splits_512(void);     /* 512-bit operations run as two halves (Zen 4) */
 #endif

@@ -1,6 +1,7 @@
 /* CPU detection, the table of ISA paths (best last), and the library's
  * identity (version, compiler). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "samebits.h"
 #include "isa/isa.h"
@@ -45,11 +46,47 @@ int sb_cpu_has_avx512f(void)
     /* opmask, upper ZMM0-15 and ZMM16-31 state (XCR0 bits 5, 6, 7) */
     if ((read_xcr0() & 0xE6) != 0xE6) return 0;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return (b & bit_AVX512F) != 0;
+    /* VL too (every AVX-512 CPU since Skylake-SP has it): the path's
+     * 256-bit code uses all 32 vector registers (ukernel_avx512_ymm.c) */
+    return (b & bit_AVX512F) && (b & bit_AVX512VL);
+}
+
+/* AMD family 19h (Zen 4; Zen 3 of the same family has no AVX-512): its
+ * 512-bit operations run as two 256-bit halves on one pipe pair. Zen 5
+ * (family 1Ah) has full-width pipes, as do Intel's AVX-512 cores. */
+static int read_splits_512(void)
+{
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    /* "AuthenticAMD" in ebx, edx, ecx */
+    if (b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    unsigned int family = (a >> 8) & 0xfu;
+    if (family == 0xfu) family += (a >> 20) & 0xffu;
+    return family == 0x19u;
+}
+
+/* Read once: CPUID traps to the hypervisor in a virtual machine (microseconds
+ * a call), and every product plan asks. A race only reads it twice.
+ * SAMEBITS_SPLIT_512=0 or 1 overrides the check: for a CPU it does not know,
+ * and for the tests, which run the split tile on every AVX-512 machine (the
+ * tile changes speed only, never a bit). */
+int sb_cpu_splits_512(void)
+{
+    static volatile int known = -1;
+    int v = known;
+    if (v < 0) {
+        const char *forced = getenv("SAMEBITS_SPLIT_512");
+        if (forced && (forced[0] == '0' || forced[0] == '1') && !forced[1]) v = forced[0] == '1';
+        else v = read_splits_512();
+        known = v;
+    }
+    return v;
 }
 #else
 int sb_cpu_has_avx2_fma(void) { return 0; }
 int sb_cpu_has_avx512f(void) { return 0; }
+int sb_cpu_splits_512(void) { return 0; }
 #endif
 
 /* Index order is part of the ABI with the Python binding (it asks for names):
@@ -116,6 +153,12 @@ static const sb_tile *product_tile(int path)
 int sb_path_tile_rows(int path) { return product_tile(path) ? product_tile(path)->mr : 0; }
 int sb_path_tile_cols(int path) { return product_tile(path) ? product_tile(path)->nr : 0; }
 int sb_path_fused(int path) { return sb_path_built(path) ? all_isas[path]->fused : 0; }
+
+const sb_tile *sb_mode_product_tile(const sb_gemm_config *gemm, int mode, int splits_512)
+{
+    if (mode == SB_MODE_EXACT && splits_512 && gemm->split_exact_tile) return gemm->split_exact_tile;
+    return gemm->product_tile[mode == SB_MODE_EXACT];
+}
 
 const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g)
 {

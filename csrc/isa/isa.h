@@ -73,6 +73,10 @@ typedef struct sb_gemm_config {
     /* The matrix product's tile per mode (SB_MODE_FAST, SB_MODE_EXACT). Both
      * must have the same NR, since B is packed before the mode is known. */
     const sb_tile *product_tile[2];
+    /* The exact product's tile on a CPU that runs each 512-bit operation as
+     * two 256-bit halves (sb_cpu_splits_512; null: product_tile's). Its NR
+     * is product_tile's. */
+    const sb_tile *split_exact_tile;
     /* Other tiles the planner may give a product whose shape they fit with
      * fewer padded rows and columns (small products); null-terminated. With
      * a prepacked B only those of the packing's NR qualify. */
@@ -126,6 +130,11 @@ SB_ISA_PATHS(SB_ISA_DECLARE)
 const sb_isa *sb_isa_get(int path);
 /* The ISA of a supported path, or null (not built, not runnable, bad index). */
 const sb_isa *sb_isa_supported(int path);
+
+/* The product's tile for a mode: product_tile[mode], or split_exact_tile in
+ * exact mode when splits_512 (the CPU fact, passed in so that tests can give
+ * either answer). */
+const sb_tile *sb_mode_product_tile(const sb_gemm_config *gemm, int mode, int splits_512);
 
 /* The tile a convolution with cout_g channels per group uses. */
 const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g);

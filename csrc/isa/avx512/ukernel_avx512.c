@@ -132,8 +132,11 @@ static const sb_tile *avx512_conv_tile(size_t cout_g)
     return &tile_8x32;
 }
 
+extern const sb_tile sb_tile_avx512_6x32_ymm;   /* ukernel_avx512_ymm.c */
+
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
+    .split_exact_tile = &sb_tile_avx512_6x32_ymm,
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),
