@@ -213,7 +213,9 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
             return SB_ERR_NO_MEMORY;
         plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel_floats);
         plan->compute_ns = macs / tile->muladds_per_ns;
-    } else if (m == 1) {   /* one row of A: the row kernel streams each strip of B once */
+    } else if (m == 1 && tile->nr % gemm->lanes == 0) {
+        /* one row of A: the row kernel streams each strip of B once (it takes
+         * whole vectors of its own width: not the split CPU's 8 x 24 tile) */
         plan->route = SB_ROUTE_ROW;
         plan->compute_chunks = sb_ceil_div(n, SB_ROW_GROUPS_PER_CHUNK * plan->row_cols);
         plan->compute_ns = b_elements * SB_NS_PER_PACKED;
@@ -289,16 +291,16 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
 }
 
 /* The framework's assumptions about a tile of an ISA. */
-static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile)
+static int tile_violations(const sb_gemm_config *gemm, const sb_tile *tile, int lanes)
 {
     int bad = 0;
     bad += tile->mr < 1 || tile->nr < 1 || tile->mr > gemm->max_mr || tile->nr > gemm->max_nr;
     bad += tile->nr > SB_MAX_TILE_NR;
     bad += tile->mr % 2 != 0;   /* the few-column kernel: 4-lane slivers end in 4 or 2 rows */
-    bad += tile->nr % gemm->lanes != 0;
+    bad += tile->nr % lanes != 0;
     bad += tile->mc < tile->mr || tile->mc % tile->mr != 0;   /* tiles start on whole strips */
     bad += tile->nc < tile->nr || tile->nc % tile->nr != 0;
-    bad += tile->narrow_nr < 1 || tile->narrow_nr > tile->nr || tile->narrow_nr % gemm->lanes;
+    bad += tile->narrow_nr < 1 || tile->narrow_nr > tile->nr || tile->narrow_nr % lanes;
     bad += !tile->exact || !tile->fast || !tile->narrow_exact || !tile->narrow_fast;
     bad += !tile->direct_exact || !tile->direct_fast || !tile->narrow_direct_exact ||
            !tile->narrow_direct_fast;
@@ -322,16 +324,22 @@ int sb_plan_selfcheck(void)
         const sb_gemm_config *gemm = isa->gemm;
         bad += gemm->row_strips < 1 || gemm->lanes < 1;
         bad += !gemm->row_exact || !gemm->row_fast || !gemm->column_exact || !gemm->column_fast;
-        for (int mode = 0; mode < 2; ++mode) bad += tile_violations(gemm, gemm->product_tile[mode]);
+        for (int mode = 0; mode < 2; ++mode)
+            bad += tile_violations(gemm, gemm->product_tile[mode], gemm->lanes);
         for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)
-            bad += tile_violations(gemm, gemm->other_tiles[i]);
+            bad += tile_violations(gemm, gemm->other_tiles[i], gemm->lanes);
         /* B is packed before the mode is known: both modes read one layout. */
         bad += gemm->product_tile[0]->nr != gemm->product_tile[1]->nr;
         if (gemm->split_exact_tile)
-            bad += tile_violations(gemm, gemm->split_exact_tile) +
+            bad += tile_violations(gemm, gemm->split_exact_tile, gemm->split_lanes) +
                    (gemm->split_exact_tile->nr != gemm->product_tile[1]->nr);
-        for (size_t cout_g = 1; cout_g <= 256; ++cout_g)
-            bad += tile_violations(gemm, sb_conv_tile(gemm, cout_g));
+        for (size_t cout_g = 1; cout_g <= 256; ++cout_g) {
+            bad += tile_violations(gemm, sb_conv_tile(gemm, cout_g), gemm->lanes);
+            if (gemm->split_exact_conv_tile)
+                bad += gemm->split_exact_conv_tile->mr != sb_conv_tile(gemm, cout_g)->mr;
+        }
+        if (gemm->split_exact_conv_tile)
+            bad += tile_violations(gemm, gemm->split_exact_conv_tile, gemm->split_lanes);
     }
     return bad + sb_step_selfcheck();
 }

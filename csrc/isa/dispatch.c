@@ -165,6 +165,14 @@ const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g)
     return gemm->conv_tile ? gemm->conv_tile(cout_g) : gemm->product_tile[SB_MODE_FAST];
 }
 
+const sb_tile *sb_conv_product_tile(const sb_gemm_config *gemm, const sb_tile *packed, int mode,
+                                    int splits_512)
+{
+    const sb_tile *split = gemm->split_exact_conv_tile;
+    if (mode == SB_MODE_EXACT && splits_512 && split && split->mr == packed->mr) return split;
+    return packed;
+}
+
 const char *sb_build_info(void)
 {
     static char info[160];

@@ -85,6 +85,11 @@ typedef struct sb_gemm_config {
      * product's fast tile). A function of cout_g alone: weights are packed
      * before the mode or any input size is known. */
     const sb_tile *(*conv_tile)(size_t cout_g);
+    /* The exact convolution's product tile on a CPU that splits 512-bit
+     * operations (null: conv_tile's). It reads the weights packed for
+     * conv_tile, so its MR is conv_tile's for every cout_g. */
+    const sb_tile *split_exact_conv_tile;
+    int split_lanes;              /* floats per vector of the split tiles */
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;
@@ -136,8 +141,13 @@ const sb_isa *sb_isa_supported(int path);
  * either answer). */
 const sb_tile *sb_mode_product_tile(const sb_gemm_config *gemm, int mode, int splits_512);
 
-/* The tile a convolution with cout_g channels per group uses. */
+/* The tile a convolution with cout_g channels per group uses: the weights'
+ * packing, and the product's in fast mode. */
 const sb_tile *sb_conv_tile(const sb_gemm_config *gemm, size_t cout_g);
+/* The convolution's product tile for a mode, given its packing tile
+ * `packed` (sb_conv_tile's) and the CPU fact splits_512. */
+const sb_tile *sb_conv_product_tile(const sb_gemm_config *gemm, const sb_tile *packed, int mode,
+                                    int splits_512);
 
 /* The generic packers every tile of this build uses (pack.c). */
 void sb_pack_a_strips(const sb_tile *tile, const float *a, ptrdiff_t a_row, ptrdiff_t a_col,

@@ -28,6 +28,7 @@
 #include "framework/driver.h"
 #include "framework/memory.h"
 #include "framework/threads.h"
+#include "isa/cpu_x86.h"
 
 /* Floats after the stored planes: a whole-strip copy reads up to NR - 1 past
  * the last input float a run needs. */
@@ -270,7 +271,9 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
     desc.b_form = pointwise ? SB_B_MATRIX : call->wide_w ? SB_B_OFFSETS : SB_B_GATHERED;
     desc.a_packed = 1;
     desc.count = d->n * d->groups;
-    desc.tile = tile;
+    /* the exact tile of a CPU that splits 512-bit operations reads the same
+     * packed weights (its MR is the packing's); the tile never changes a bit */
+    desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, sb_cpu_splits_512());
     return sb_plan_product(d->isa->gemm, d->mode, &desc, plan);
 }
 

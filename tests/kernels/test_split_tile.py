@@ -1,10 +1,15 @@
-"""avx512's exact tile for CPUs that split 512-bit operations (AMD Zen 4):
-6 x 32 over 256-bit vectors (csrc/isa/avx512/ukernel_avx512_ymm.c). The CPU
-check decides whether a machine runs it; SAMEBITS_SPLIT_512 forces the
-answer, so every AVX-512 machine tests both tiles here. Each runs in a fresh
-process (the library reads the variable once) against the naive C loop over
-every m, n up to 70 (test_exact's sweep), on one and two threads, and the
-two tiles' products of a transformer's shapes must have the same bits."""
+"""avx512's exact tiles for CPUs that split 512-bit operations (AMD Zen 4):
+6 x 32 for products and 8 x 24 for convolutions, over 256-bit vectors
+(csrc/isa/avx512/ukernel_avx512_ymm.c). The CPU check decides whether a
+machine runs them; SAMEBITS_SPLIT_512 forces the answer, so every AVX-512
+machine tests both sets of tiles here, each in a fresh process (the library
+reads the variable once):
+
+- test_exact's and test_conv's exact cases on the avx512 path, against the
+  naive C loops bit for bit, at 1 and 2 threads;
+- the plans name the tiles the setting asks for;
+- products and convolutions of model shapes (special values included) have
+  the same bits under both settings."""
 from __future__ import annotations
 
 import json
@@ -19,39 +24,69 @@ import samebits
 
 HERE = Path(__file__).resolve().parent
 
-CHILD = r"""
+DIGEST = r"""
 import hashlib, json, sys
-import numpy as np
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/.."]
 import samebits
-from test_exact import _sweep
 from conftest import test_values
-_sweep("avx512", [0, 1, 2, 5, 13, 70], threads=1)
-_sweep("avx512", [0, 3, 33], threads=2)
 digest = hashlib.sha256()
+plans = []
 with samebits.use_path("avx512"):
     for m, k, n in [(128, 384, 1536), (7, 300, 45), (1, 64, 96), (6, 32, 32), (250, 17, 70)]:
-        a = test_values((m, k), m + k, 8)
-        b = test_values((k, n), k + n, 8)
+        a, b = test_values((m, k), m + k, 8), test_values((k, n), k + n, 8)
         for threads in (1, 2):
             digest.update(samebits.matmul(a, b, mode="exact", threads=threads).tobytes())
-    plan = str(samebits.explain(samebits.matmul, a, b, mode="exact"))
-print(json.dumps({"digest": digest.hexdigest(), "plan": plan}))
+    plans.append(str(samebits.explain(samebits.matmul, a, b, mode="exact")))
+    # (c, h, cout, k, stride, groups): 3x3, pointwise, strided, the stem, grouped,
+    # one output channel (a row of A: no row kernel for the 8 x 24 tile), and per group
+    for c, h, cout, k, stride, groups in [(64, 30, 64, 3, 1, 1), (48, 17, 72, 1, 1, 1),
+                                          (32, 19, 40, 3, 2, 1), (3, 45, 24, 7, 2, 1),
+                                          (40, 12, 64, 3, 1, 4), (16, 11, 1, 3, 1, 1),
+                                          (8, 9, 4, 3, 1, 4)]:
+        x = test_values((1, c, h, h), c + h, 8)
+        w = test_values((cout, c // groups, k, k), cout + k, 2)
+        bias = test_values((cout,), c)
+        for threads in (1, 2):
+            y = samebits.conv2d(x, w, bias, stride=stride, padding=k // 2, groups=groups,
+                                activation="relu", mode="exact", threads=threads)
+            digest.update(y.tobytes())
+        plans.append(str(samebits.explain(samebits.conv2d, x, w, bias, stride=stride,
+                                          padding=k // 2, groups=groups, mode="exact")))
+print(json.dumps({"digest": digest.hexdigest(), "plans": plans}))
 """
 
 
-def _run(split: str) -> dict:
-    env = dict(os.environ, SAMEBITS_SPLIT_512=split)
-    out = subprocess.run([sys.executable, "-c", CHILD, str(HERE)], env=env, capture_output=True,
-                         text=True, timeout=600)
-    assert out.returncode == 0, out.stdout + out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def _env(split: str) -> dict:
+    return dict(os.environ, SAMEBITS_SPLIT_512=split)
 
 
-def test_both_exact_tiles_match_the_naive_loop_and_each_other():
+def _require_avx512() -> None:
     if "avx512" not in samebits.paths():
         pytest.skip("the avx512 path cannot run on this CPU")
-    split, whole = _run("1"), _run("0")
-    assert "tile 6x32" in split["plan"], split["plan"]
-    assert "tile 6x32" not in whole["plan"], whole["plan"]
-    assert split["digest"] == whole["digest"]
+
+
+@pytest.mark.parametrize("split", ["0", "1"])
+def test_exact_cases_against_the_naive_loops(split: str):
+    _require_avx512()
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
+         "-k", "avx512 and (exact or gatherer or offsets or model_layers)",
+         str(HERE / "test_exact.py"), str(HERE / "test_conv.py")],
+        env=_env(split), capture_output=True, text=True, timeout=900, cwd=HERE.parent.parent)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and " failed" not in out.stdout, out.stdout[-2000:]
+
+
+def test_both_settings_give_the_same_bits():
+    _require_avx512()
+    runs = {}
+    for split in ("0", "1"):
+        out = subprocess.run([sys.executable, "-c", DIGEST, str(HERE)], env=_env(split),
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stdout + out.stderr
+        runs[split] = json.loads(out.stdout.strip().splitlines()[-1])
+    product_plan, conv_plans = runs["1"]["plans"][0], runs["1"]["plans"][1:]
+    assert "tile 6x32" in product_plan, product_plan
+    assert all("tile 8x24" in p for p in conv_plans), conv_plans
+    assert not any("tile 6x32" in p or "tile 8x24" in p for p in runs["0"]["plans"]), runs["0"]
+    assert runs["1"]["digest"] == runs["0"]["digest"]

@@ -132,11 +132,13 @@ static const sb_tile *avx512_conv_tile(size_t cout_g)
     return &tile_8x32;
 }
 
-extern const sb_tile sb_tile_avx512_6x32_ymm;   /* ukernel_avx512_ymm.c */
+/* ukernel_avx512_ymm.c */
+extern const sb_tile sb_tile_avx512_6x32_ymm, sb_tile_avx512_8x24_ymm;
 
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
     .split_exact_tile = &sb_tile_avx512_6x32_ymm,
+    .split_exact_conv_tile = &sb_tile_avx512_8x24_ymm, .split_lanes = 8,
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),

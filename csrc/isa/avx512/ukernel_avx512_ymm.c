@@ -1,7 +1,8 @@
-/* avx512 path: the exact product's tile on CPUs that run each 512-bit
- * operation as two 256-bit halves (AMD Zen 4; sb_cpu_splits_512): 6 rows x
- * 32 columns as 4 vectors of 8 lanes (24 accumulators + 4 B + 1 broadcast
- * of the 32 registers AVX-512VL gives 256-bit code).
+/* avx512 path: the exact tiles on CPUs that run each 512-bit operation as
+ * two 256-bit halves (AMD Zen 4; sb_cpu_splits_512), over vectors of 8 lanes:
+ * the product's 6 rows x 32 columns (24 accumulators + 4 B + 1 broadcast of
+ * the 32 registers AVX-512VL gives 256-bit code), and the convolution's 8 x
+ * 24 (24 + 3 + 1), whose 8 rows read the weights packed for the 8x32 tile.
  *
  * Why: exact mode multiplies, then adds (two roundings). Zen 4 issues
  * multiplies to two pipes and adds to two others, each 256 bits wide. Over
@@ -35,18 +36,23 @@ typedef __m256 vec_t;
 
 #if defined(SB_AVX512_YMM_BUILT)
 #define UKR_LANES 8
-#define UKR_TILE_MAX_MR 6
+#define UKR_TILE_MAX_MR 8
 #define UKR_TILE_MAX_NV 4
 #define UKR_ROW_STRIPS 4
-#define UKR_ROW_NVS(X) X(4)
-#define UKR_COLUMN_MRS(X) X(6)
+#define UKR_ROW_NVS(X) X(3) X(4)
+#define UKR_COLUMN_MRS(X) X(8)
 #include "isa/sliver_fma3.h"
 #include "isa/ukernel_template.h"
 
 UKR_DEFINE_TILE(avx512_6x32_ymm, 6, 32, 1)
+UKR_DEFINE_TILE(avx512_8x24_ymm, 8, 24, 1)
 
 const sb_tile sb_tile_avx512_6x32_ymm = {
     .name = "avx512 6x32 ymm", .mr = 6, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
     UKR_TILE_KERNELS(avx512_6x32_ymm, 32), UKR_GENERIC_PACKERS,
+};
+const sb_tile sb_tile_avx512_8x24_ymm = {
+    .name = "avx512 8x24 ymm", .mr = 8, .nr = 24, .mc = 96, .nc = 960, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_8x24_ymm, 24), UKR_GENERIC_PACKERS,
 };
 #endif
