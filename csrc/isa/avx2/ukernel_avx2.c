@@ -4,10 +4,9 @@
 #include "isa/isa.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
 #include "isa/cpu_x86.h"
+#include "isa/vec_ymm.h"
 
-typedef __m256 vec_t;
 #define UKR_LANES 8
 #define UKR_TILE_MAX_MR 6
 #define UKR_TILE_MAX_NV 2
@@ -15,16 +14,6 @@ typedef __m256 vec_t;
 #define UKR_ROW_NVS(X) X(2)
 #define UKR_COLUMN_MRS(X) X(6)
 #define UKR_DW_NV 14
-#define vec_load(p) _mm256_loadu_ps(p)
-#define vec_store(p, v) _mm256_storeu_ps((p), (v))
-#define vec_splat(x) _mm256_set1_ps(x)
-#define vec_zero() _mm256_setzero_ps()
-#define vec_add(a, b) _mm256_add_ps((a), (b))
-#define vec_mul(a, b) _mm256_mul_ps((a), (b))
-#define vec_fma(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
-#define vec_canon(v)                                                                        \
-    _mm256_blendv_ps((v), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),               \
-                     _mm256_cmp_ps((v), (v), _CMP_UNORD_Q))
 #include "isa/sliver_fma3.h"
 #include "isa/ukernel_template.h"
 

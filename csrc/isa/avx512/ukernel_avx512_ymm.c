@@ -19,22 +19,7 @@
 #include "isa/isa.h"
 
 #if defined(SB_EMULATE_AVX512) || (defined(__AVX512F__) && defined(__FMA__))
-#include <immintrin.h>
-#define SB_AVX512_YMM_BUILT 1
-typedef __m256 vec_t;
-#define vec_load(p) _mm256_loadu_ps(p)
-#define vec_store(p, v) _mm256_storeu_ps((p), (v))
-#define vec_splat(x) _mm256_set1_ps(x)
-#define vec_zero() _mm256_setzero_ps()
-#define vec_add(a, b) _mm256_add_ps((a), (b))
-#define vec_mul(a, b) _mm256_mul_ps((a), (b))
-#define vec_fma(acc, a, b) _mm256_fmadd_ps((a), (b), (acc))
-#define vec_canon(v)                                                                        \
-    _mm256_blendv_ps((v), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),              \
-                     _mm256_cmp_ps((v), (v), _CMP_UNORD_Q))
-#endif
-
-#if defined(SB_AVX512_YMM_BUILT)
+#include "isa/vec_ymm.h"
 #define UKR_LANES 8
 #define UKR_TILE_MAX_MR 8
 #define UKR_TILE_MAX_NV 4
