@@ -22,32 +22,31 @@ static double now(){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t
 #define P(x) _mm256_##x
 #define L 8
 #endif
-__attribute__((noinline)) void k_exact(long kc, const float*a, const float*b, float*c){
+/* One k step per iteration: the accumulators stay in registers; fused picks
+ * a fused multiply-add or a multiply then an add (a constant of each caller,
+ * so each gets its own straight code). */
+static inline __attribute__((always_inline)) void tile(long kc, const float *a, const float *b,
+                                                       float *c, const int fused)
+{
   V acc[MR][NV];
-  for(int r=0;r<MR;r++)for(int v=0;v<NV;v++)acc[r][v]=P(setzero_ps)();
-  for(long p=0;p<kc;p++){
-    V bb[NV]; const float*bp=b+(p&15)*NV*L;
-    for(int v=0;v<NV;v++) bb[v]=P(loadu_ps)(bp+v*L);
-    const float*ap=a+(p&63)*MR;
-    #pragma GCC unroll 16
-    for(int r=0;r<MR;r++){V av=P(set1_ps)(ap[r]);
-      for(int v=0;v<NV;v++) acc[r][v]=P(add_ps)(acc[r][v],P(mul_ps)(av,bb[v]));}
+  for (int r = 0; r < MR; r++) for (int v = 0; v < NV; v++) acc[r][v] = P(setzero_ps)();
+  for (long p = 0; p < kc; p++) {
+    V bb[NV];
+    const float *bp = b + (p & 15) * NV * L;
+    for (int v = 0; v < NV; v++) bb[v] = P(loadu_ps)(bp + v * L);
+    const float *ap = a + (p & 63) * MR;
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      V av = P(set1_ps)(ap[r]);
+      for (int v = 0; v < NV; v++)
+        acc[r][v] = fused ? P(fmadd_ps)(av, bb[v], acc[r][v])
+                          : P(add_ps)(acc[r][v], P(mul_ps)(av, bb[v]));
+    }
   }
-  for(int r=0;r<MR;r++)for(int v=0;v<NV;v++)P(storeu_ps)(c+(r*NV+v)*L,acc[r][v]);
+  for (int r = 0; r < MR; r++) for (int v = 0; v < NV; v++) P(storeu_ps)(c + (r * NV + v) * L, acc[r][v]);
 }
-__attribute__((noinline)) void k_fast(long kc, const float*a, const float*b, float*c){
-  V acc[MR][NV];
-  for(int r=0;r<MR;r++)for(int v=0;v<NV;v++)acc[r][v]=P(setzero_ps)();
-  for(long p=0;p<kc;p++){
-    V bb[NV]; const float*bp=b+(p&15)*NV*L;
-    for(int v=0;v<NV;v++) bb[v]=P(loadu_ps)(bp+v*L);
-    const float*ap=a+(p&63)*MR;
-    #pragma GCC unroll 16
-    for(int r=0;r<MR;r++){V av=P(set1_ps)(ap[r]);
-      for(int v=0;v<NV;v++) acc[r][v]=P(fmadd_ps)(av,bb[v],acc[r][v]);}
-  }
-  for(int r=0;r<MR;r++)for(int v=0;v<NV;v++)P(storeu_ps)(c+(r*NV+v)*L,acc[r][v]);
-}
+__attribute__((noinline)) void k_exact(long kc, const float *a, const float *b, float *c) { tile(kc, a, b, c, 0); }
+__attribute__((noinline)) void k_fast(long kc, const float *a, const float *b, float *c) { tile(kc, a, b, c, 1); }
 float A[4096],B[4096],C[4096];
 int main(){
   for(int i=0;i<4096;i++){A[i]=1e-3f*i;B[i]=1;}
