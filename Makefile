@@ -158,7 +158,7 @@ sanitize:
 	    tests/kernels/test_packed_and_rows.py tests/kernels/test_properties.py tests/kernels/test_conv.py \
 	    tests/kernels/test_maxpool.py tests/kernels/test_operands.py tests/kernels/test_depthwise.py \
 	    tests/kernels/test_batched.py tests/kernels/test_linear.py tests/kernels/test_plan.py tests/builds/test_abi.py \
-	    tests/kernels/test_split_tile.py \
+	    tests/kernels/test_split_tile.py tests/kernels/test_conv_lanes.py \
 	    tests/kernels/test_elementwise.py tests/kernels/test_activations.py tests/kernels/test_arith.py \
 	    tests/kernels/test_reduce.py tests/kernels/test_norm_pool.py tests/kernels/test_attention.py tests/kernels/test_movement.py \
 	    tests/kernels/test_resize.py tests/graph/test_onnx_reader.py tests/graph/test_onnx_ops.py \

@@ -193,6 +193,7 @@ enum sb_route {
     SB_ROUTE_ROW = 4,        /* one row of A: the row kernel streams B */
     SB_ROUTE_COLUMN = 5,     /* one column of B (a 1x1 convolution over a 1x1 input) */
     SB_ROUTE_DEPTHWISE = 6,  /* the direct depthwise kernel */
+    SB_ROUTE_LANES = 7,      /* a convolution with output channels in the vector lanes */
 };
 enum sb_b_source {
     SB_B_NONE = 0,

@@ -109,15 +109,19 @@ size_t sb_packed_a_floats(const sb_tile *tile, size_t m, size_t k)
     return sb_ceil_div(m, (size_t)tile->mr) * (size_t)tile->mr * k;
 }
 
-/* The padded outputs a tile computes for m x n: whole MR-row strips by whole
- * NR-column strips, a ragged last strip of at most narrow_nr columns counted
- * at that width (the narrow tile). */
+size_t sb_tile_computed_cols(const sb_tile *tile, size_t n)
+{
+    size_t nr = (size_t)tile->nr, last = n % nr;
+    return n / nr * nr + (last == 0 ? 0 : last <= (size_t)tile->narrow_nr
+                                              ? (size_t)tile->narrow_nr : nr);
+}
+
+/* The padded outputs a tile computes for m x n: whole MR-row strips by the
+ * columns it computes. */
 static double padded_area(const sb_tile *tile, size_t m, size_t n)
 {
-    size_t mr = (size_t)tile->mr, nr = (size_t)tile->nr, last = n % nr;
-    size_t cols = n / nr * nr + (last == 0 ? 0 : last <= (size_t)tile->narrow_nr
-                                                     ? (size_t)tile->narrow_nr : nr);
-    return (double)sb_ceil_div(m, mr) * (double)mr * (double)cols;
+    size_t mr = (size_t)tile->mr;
+    return (double)sb_ceil_div(m, mr) * (double)mr * (double)sb_tile_computed_cols(tile, n);
 }
 
 /* The ISA's tile for this mode, or another of its tiles that pads the

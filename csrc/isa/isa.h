@@ -90,6 +90,12 @@ typedef struct sb_gemm_config {
      * conv_tile, so its MR is conv_tile's for every cout_g. */
     const sb_tile *split_exact_conv_tile;
     int split_lanes;              /* floats per vector of the split tiles */
+    /* The convolution's channels-in-lanes kernels (kernels/conv_lanes.c;
+     * null: the path has none): SB_LANES_WIDTH lanes, which is conv_tile's
+     * MR for every cout_g. lanes_need_split: taken only on a CPU that splits
+     * 512-bit operations, where these 256-bit vectors run at full speed. */
+    sb_lanes_kernel_fn lanes_exact, lanes_fast;
+    int lanes_need_split;
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;
@@ -163,6 +169,9 @@ void sb_pack_b_rows(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdif
  * of MR rows; block kb starts at kb * SB_KC * ceil(m / MR) * MR, strip s of
  * it at s * kc * MR. */
 size_t sb_packed_a_floats(const sb_tile *tile, size_t m, size_t k);
+/* The columns the tile computes for n: whole NR-column strips, a ragged last
+ * strip of at most narrow_nr columns counted at that width (the narrow tile). */
+size_t sb_tile_computed_cols(const sb_tile *tile, size_t n);
 void sb_pack_a_whole(const sb_tile *tile, size_t m, size_t k, const float *a, ptrdiff_t a_row,
                      ptrdiff_t a_col, float *dst);
 /* One k-block of it (block kb of a whole packing). */

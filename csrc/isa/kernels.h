@@ -68,6 +68,25 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t co
                                     const float *ap, const float *x, ptrdiff_t x_step, float *y,
                                     ptrdiff_t y_col, int accumulate);
 
+/* Output channels in the lanes (a convolution whose map would leave a
+ * pixel-lane tile's strips half empty, kernels/conv_lanes.c), W floats per
+ * vector, W being the convolution tile's MR: for r < rows, s < strips and
+ * i < W,
+ *   out[r*SB_LANES_OUT_LD + s*W + i] = the sum over p < kc of
+ *                                      A(s*W + i, p) * x[off[p] + r],
+ * where A is consecutive strips of one k-block of packed A (strip s at
+ * ap + s*strip_step, element (p, i) at p*W + i). Each output starts from
+ * +0, or from out when accumulate, and adds its products in increasing p with
+ * the tile kernel's operations; NaN canonical. rows is 1 to
+ * SB_LANES_MAX_ROWS, strips 1 to SB_LANES_MAX_STRIPS. */
+#define SB_LANES_MAX_ROWS 7
+#define SB_LANES_MAX_STRIPS 3
+#define SB_LANES_WIDTH 8
+#define SB_LANES_OUT_LD (SB_LANES_MAX_STRIPS * SB_LANES_WIDTH)
+typedef void (*sb_lanes_kernel_fn)(size_t rows, size_t strips, size_t kc, const float *ap,
+                                   ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
+                                   float *out, int accumulate);
+
 /* Depthwise convolution rows: for r < rows and x < cols,
  * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of
  * w[t] * in[r*in_row + off[t] + x], from +0, one multiply and one add per tap

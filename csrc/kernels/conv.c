@@ -13,6 +13,10 @@
  * - an output map of at most SB_FEW_COLUMNS_MAP positions (any kernel): the
  *   weights times a few columns, output channels in the vector lanes
  *   (few_columns.c);
+ * - a map on which the tiles below would compute many positions only to
+ *   throw them away (7x7: 64 for 49), on a path with the kernels: output
+ *   channels in the vector lanes, B read from the same planes
+ *   (conv_lanes.c);
  * - other shapes: the patch matrix is never built; the input is stored once
  *   as padded rows split by column phase (padded_rows.c), or read in place,
  *   and the patches are gathered from it into packed strips
@@ -66,6 +70,8 @@ typedef struct {
      * reads_by_offsets); 0 when the patches are gathered. */
     size_t wide_w;
     const ptrdiff_t *b_off;
+    int lanes;                       /* the channels-in-lanes route (conv_lanes.c) */
+    const sb_tile *tile;             /* the weights' packing */
 } conv_call;
 
 /* The gatherer reads the input in place when it needs no padding and no
@@ -250,6 +256,7 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
 {
     memset(call, 0, sizeof *call);
     call->d = d;
+    call->tile = tile;
     call->cin_g = d->c / d->groups, call->cout_g = d->cout / d->groups;
     call->k = call->cin_g * d->kh * d->kw;
     call->cols = d->out_h * d->out_w;
@@ -274,6 +281,12 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
     /* the exact tile of a CPU that splits 512-bit operations reads the same
      * packed weights (its MR is the packing's); the tile never changes a bit */
     desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, sb_cpu_splits_512());
+    if (call->stored_rows > 0 &&
+        sb_conv_lanes_applies(d, desc.tile, desc.n, sb_cpu_splits_512())) {
+        call->lanes = 1, call->wide_w = 0;   /* no product plan: conv_lanes.c plans its own */
+        memset(plan, 0, sizeof *plan);
+        return SB_OK;
+    }
     return sb_plan_product(d->isa->gemm, d->mode, &desc, plan);
 }
 
@@ -388,7 +401,11 @@ static int run_call(const sb_conv_desc *d, conv_call *call, const sb_product_pla
     bind_run(d, call, plan, &run);
     call->packed = packed;
     int status = store_planes(d, call, &own_planes);
-    if (status == SB_OK) status = sb_run_products(&run);
+    if (status == SB_OK && call->lanes)
+        status = sb_conv_lanes_run(d, call->tile, packed, call->planes, call->plane_floats,
+                                   &call->rows);
+    else if (status == SB_OK)
+        status = sb_run_products(&run);
     sb_workspace_release(own_planes);
     return status;
 }
@@ -522,7 +539,8 @@ int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
     sb_product_run run;
     status = plan_call(&d, &call, &plan, tile);
     bind_run(&d, &call, &plan, &run);
-    if (status == SB_OK) sb_describe_products(&run, d.path, info);
+    if (status == SB_OK && call.lanes) sb_conv_lanes_describe(&d, tile, &call.rows, info);
+    else if (status == SB_OK) sb_describe_products(&run, d.path, info);
     return status;
 }
 

@@ -51,3 +51,5 @@ def test_fused_instructions_only_in_fast_kernels():
             assert kernel in found, kernel
             body = re.split(rf"<{kernel}(@@\w+)?>:", text, maxsplit=1)[-1].split("\n\n", 1)[0]
             assert "zmm" in body, f"{kernel} does not use 512-bit registers"
+        # The channels-in-lanes kernels, on 256-bit registers: fast fuses, exact not.
+        assert "sb_lanes_avx512_ymm_fast" in found and "sb_lanes_avx512_ymm_exact" not in found

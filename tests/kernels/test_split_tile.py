@@ -1,15 +1,16 @@
-"""avx512's exact tiles for CPUs that split 512-bit operations (AMD Zen 4):
-6 x 32 for products and 8 x 24 for convolutions, over 256-bit vectors
-(csrc/isa/avx512/ukernel_avx512_ymm.c). The CPU check decides whether a
-machine runs them; SAMEBITS_SPLIT_512 forces the answer, so every AVX-512
-machine tests both sets of tiles here, each in a fresh process (the library
-reads the variable once):
+"""avx512's 256-bit kernels for CPUs that split 512-bit operations (AMD Zen
+4): the exact tiles, 6 x 32 for products and 8 x 24 for convolutions, and the
+channels-in-lanes convolutions of small maps in both modes
+(csrc/isa/avx512/ukernel_avx512_ymm.c, csrc/kernels/conv_lanes.c). The CPU
+check decides whether a machine runs them; SAMEBITS_SPLIT_512 forces the
+answer, so every AVX-512 machine tests both settings here, each in a fresh
+process (the library reads the variable once):
 
 - test_exact's and test_conv's exact cases on the avx512 path, against the
   naive C loops bit for bit, at 1 and 2 threads;
-- the plans name the tiles the setting asks for;
+- the plans name the tiles and routes the setting asks for;
 - products and convolutions of model shapes (special values included) have
-  the same bits under both settings."""
+  the same bits under both settings, in exact and in fast mode."""
 from __future__ import annotations
 
 import json
@@ -38,20 +39,25 @@ with samebits.use_path("avx512"):
             digest.update(samebits.matmul(a, b, mode="exact", threads=threads).tobytes())
     plans.append(str(samebits.explain(samebits.matmul, a, b, mode="exact")))
     # (c, h, cout, k, stride, groups): 3x3, pointwise, strided, the stem, grouped,
-    # one output channel (a row of A: no row kernel for the 8 x 24 tile), and per group
+    # one output channel (a row of A: no row kernel for the 8 x 24 tile), and per
+    # group; then 7x7 maps (channels in lanes): 3x3, pointwise over several k-blocks,
+    # strided, grouped, and 13 columns (tiles of 7 and 6)
     for c, h, cout, k, stride, groups in [(64, 30, 64, 3, 1, 1), (48, 17, 72, 1, 1, 1),
                                           (32, 19, 40, 3, 2, 1), (3, 45, 24, 7, 2, 1),
                                           (40, 12, 64, 3, 1, 4), (16, 11, 1, 3, 1, 1),
-                                          (8, 9, 4, 3, 1, 4)]:
+                                          (8, 9, 4, 3, 1, 4), (64, 7, 40, 3, 1, 1),
+                                          (600, 7, 70, 1, 1, 1), (24, 14, 48, 3, 2, 1),
+                                          (36, 7, 96, 3, 1, 3), (20, 13, 33, 3, 1, 1)]:
         x = test_values((1, c, h, h), c + h, 8)
         w = test_values((cout, c // groups, k, k), cout + k, 2)
         bias = test_values((cout,), c)
-        for threads in (1, 2):
-            y = samebits.conv2d(x, w, bias, stride=stride, padding=k // 2, groups=groups,
-                                activation="relu", mode="exact", threads=threads)
-            digest.update(y.tobytes())
-        plans.append(str(samebits.explain(samebits.conv2d, x, w, bias, stride=stride,
-                                          padding=k // 2, groups=groups, mode="exact")))
+        for mode in ("exact", "fast"):
+            for threads in (1, 2):
+                y = samebits.conv2d(x, w, bias, stride=stride, padding=k // 2, groups=groups,
+                                    activation="relu", mode=mode, threads=threads)
+                digest.update(y.tobytes())
+            plans.append(str(samebits.explain(samebits.conv2d, x, w, bias, stride=stride,
+                                              padding=k // 2, groups=groups, mode=mode)))
 print(json.dumps({"digest": digest.hexdigest(), "plans": plans}))
 """
 
@@ -87,6 +93,15 @@ def test_both_settings_give_the_same_bits():
         runs[split] = json.loads(out.stdout.strip().splitlines()[-1])
     product_plan, conv_plans = runs["1"]["plans"][0], runs["1"]["plans"][1:]
     assert "tile 6x32" in product_plan, product_plan
-    assert all("tile 8x24" in p for p in conv_plans), conv_plans
-    assert not any("tile 6x32" in p or "tile 8x24" in p for p in runs["0"]["plans"]), runs["0"]
+    exact_plans, fast_plans = conv_plans[0::2], conv_plans[1::2]
+    assert all("tile 8x24" in p or "route channel lanes" in p for p in exact_plans), conv_plans
+    # channel lanes (conv_lanes.c) where the pixel tile would compute over 1.1 times
+    # the positions kept (1.2 pointwise), and in fast mode for layers with taps and
+    # 48 or more output channels per group
+    assert ["route channel lanes" in p for p in exact_plans] == [
+        False, False, False, False, False, False, True, True, False, True, True, False], conv_plans
+    assert ["route channel lanes" in p for p in fast_plans] == [
+        True, False, True, False, False, False, True, True, True, True, True, False], conv_plans
+    assert not any("tile 6x32" in p or "tile 8x24" in p or "channel lanes" in p
+                   for p in runs["0"]["plans"]), runs["0"]
     assert runs["1"]["digest"] == runs["0"]["digest"]

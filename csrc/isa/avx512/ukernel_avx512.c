@@ -134,11 +134,19 @@ static const sb_tile *avx512_conv_tile(size_t cout_g)
 
 /* ukernel_avx512_ymm.c */
 extern const sb_tile sb_tile_avx512_6x32_ymm, sb_tile_avx512_8x24_ymm;
+void sb_lanes_avx512_ymm_exact(size_t rows, size_t strips, size_t kc, const float *ap,
+                               ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
+                               float *out, int accumulate);
+void sb_lanes_avx512_ymm_fast(size_t rows, size_t strips, size_t kc, const float *ap,
+                              ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
+                              float *out, int accumulate);
 
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
     .split_exact_tile = &sb_tile_avx512_6x32_ymm,
     .split_exact_conv_tile = &sb_tile_avx512_8x24_ymm, .split_lanes = 8,
+    .lanes_exact = sb_lanes_avx512_ymm_exact, .lanes_fast = sb_lanes_avx512_ymm_fast,
+    .lanes_need_split = 1,
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),

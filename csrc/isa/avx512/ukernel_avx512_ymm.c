@@ -14,7 +14,12 @@
  *
  * Each output is still its products in increasing k, one multiply then one
  * add each, from the same packed A and B (NR 32, as the 12x32 tile): the
- * tile cannot change a bit. Fast mode never takes this tile (its fused
+ * tile cannot change a bit.
+ *
+ * Here too the channels-in-lanes kernels (lanes_template.h) of convolutions
+ * over small maps, in both modes: 8 output channels (one packed strip) per
+ * vector, 7 output positions x 3 strips (21 accumulators + 3 weights + 1
+ * broadcast). Fast mode never takes this tile (its fused
  * kernels are defined, as every tile's are, and tested with the others). */
 #include "isa/isa.h"
 
@@ -28,8 +33,11 @@
 #define UKR_COLUMN_MRS(X) X(8)
 #include "isa/sliver_fma3.h"
 #include "isa/ukernel_template.h"
+#include "isa/lanes_template.h"
 
 UKR_DEFINE_TILE(avx512_6x32_ymm, 6, 32, 1)
+UKR_DEFINE_LANES(avx512_ymm_exact, 0)
+UKR_DEFINE_LANES(avx512_ymm_fast, 1)
 UKR_DEFINE_TILE(avx512_8x24_ymm, 8, 24, 1)
 
 const sb_tile sb_tile_avx512_6x32_ymm = {

@@ -125,6 +125,6 @@ def field_index(structure: type[ctypes.Structure], name: str) -> int:
 
 # enum sb_route and enum sb_b_source, for explain().
 ROUTES = {0: "empty", 1: "zero-k", 2: "tiles", 3: "panels", 4: "row", 5: "column",
-          6: "depthwise"}
+          6: "depthwise", 7: "channel lanes"}
 B_SOURCES = {0: "none", 1: "prepacked", 2: "packed whole", 3: "in place", 4: "per panel",
              5: "per strip", 6: "by offsets"}

@@ -23,8 +23,8 @@ TRACE = os.environ.get("SAMEBITS_TRACE", "").strip().lower() == "plan"
 class Plan:
     """The plan of one call (see docs/design.md for the routes).
 
-    route: "tiles", "panels", "row", "column", "depthwise", "zero-k" or
-    "empty"; b_source: how B reaches the kernels ("prepacked", "packed
+    route: "tiles", "panels", "row", "column", "channel lanes", "depthwise",
+    "zero-k" or "empty"; b_source: how B reaches the kernels ("prepacked", "packed
     whole", "in place", "per panel", "per strip", "by offsets"); tile: the
     register tile (MR, NR) and cache_tile (MC, NC); products: the 2-D products the call
     runs together, each of shape (m, n, k); prepare_chunks and compute_chunks:

@@ -1,0 +1,219 @@
+/* A convolution with its output channels in the vector lanes.
+ *
+ * The tile route (conv.c) puts output positions in the lanes, NR of them per
+ * strip, so a map of 49 positions (7x7) computes 64 and throws 15 away, and a
+ * 3x3 layer over 14x14 read by offsets computes 224 for 196. This route puts
+ * output channels in the lanes instead (one packed strip of SB_LANES_WIDTH
+ * weights per vector, the weights packed for the tile route unchanged) and
+ * broadcasts the input, for up to SB_LANES_MAX_ROWS consecutive output
+ * positions of one output row at a time: every position it computes is kept.
+ *
+ * Tap p = (c, ky, kx) of output (oy, ox) is the float
+ *   tap_off[p] + oy * row_step + ox
+ * of the image and group's planes: the input itself (pointwise, or read in
+ * place) or its stored padded rows (padded_rows.c), with
+ *   tap_off[p] = c*plane_floats + ky*dh*rs + phase(kx*dw)*pws + pos(kx*dw),
+ *   row_step = sh*rs,
+ * the gatherer's addressing (conv.c), so that the positions of one output
+ * row read consecutive floats for every tap. When row_step is the output
+ * width (pointwise) the map is one row of OH*OW positions.
+ *
+ * Each output is its taps in increasing p from +0 with the tile kernel's
+ * operations (sb_lanes_kernel_fn), k-block after k-block, so the route gives
+ * the tile route's bits in both modes. A chunk is up to SB_LANES_MAX_STRIPS
+ * strips of one image and group by a run of position tiles, a constant of
+ * the shape; it stores its outputs to the NCHW output and runs the epilogue
+ * (bias, BatchNormalization, residual, activation, canonical NaN) on them. */
+#include <string.h>
+#include "kernels/conv_internal.h"
+#include "framework/checked.h"
+#include "framework/memory.h"
+#include "framework/step.h"
+
+/* When the route is taken, from single layers measured both ways on a Zen 4
+ * (bench/results/conv-lanes-2026-12-06.md): when the pixel tile would
+ * compute more than WASTE_TAPS (a kernel reading taps from stored planes) or
+ * WASTE_POINTWISE (a pointwise layer, whose planes are far apart) times the
+ * outputs it keeps; and in fast mode for every layer with taps and at least
+ * FAST_TAPS_COUT output channels per group, where the fused kernel beats the
+ * pixel tile's gather whatever the map (stems, strided and 5x5 layers). */
+#define WASTE_TAPS 1.10
+#define WASTE_POINTWISE 1.20
+#define FAST_TAPS_COUT 48
+/* Position tiles per chunk: a chunk runs k-block by k-block over all of
+ * them, so that a block's weights (SB_KC x 24 floats, 24 KiB) stay in the
+ * first-level cache while its tiles read them, and keeps their sums in
+ * scratch (5 KiB). */
+#define CHUNK_TILES 8
+
+typedef struct {
+    const sb_conv_desc *d;
+    sb_lanes_kernel_fn kernel;
+    const float *packed;              /* every group's weights, packed for the conv tile */
+    size_t cin_g, cout_g, k, cols, group_floats;
+    size_t strips;                    /* packed strips per group */
+    size_t blocks;                    /* chunks' channel blocks per group */
+    const float *planes;              /* image n, group g at planes + (n*C + g*cin_g)*plane_floats */
+    size_t plane_floats;
+    const ptrdiff_t *tap_off;         /* k entries */
+    size_t map_rows, map_cols, row_step;
+    size_t row_tiles;                 /* position tiles per map row */
+    size_t tiles_per_chunk, parts;    /* chunks per (image, group, block) */
+} lanes_job;
+
+int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size_t pixel_cols,
+                          int splits_512)
+{
+    const sb_gemm_config *gemm = d->isa->gemm;
+    if (!gemm->lanes_exact || !gemm->lanes_fast || (gemm->lanes_need_split && !splits_512))
+        return 0;
+    const size_t cout_g = d->cout / d->groups, cols = d->out_h * d->out_w;
+    if (d->c == 0 || cols <= SB_FEW_COLUMNS_MAP ||
+        (size_t)sb_conv_tile(gemm, cout_g)->mr != SB_LANES_WIDTH)
+        return 0;
+    const int pointwise = sb_conv_is_pointwise(d);
+    if (d->mode == SB_MODE_FAST && !pointwise && cout_g >= FAST_TAPS_COUT) return 1;
+    return (double)sb_tile_computed_cols(pixel_tile, pixel_cols) >
+           (pointwise ? WASTE_POINTWISE : WASTE_TAPS) * (double)cols;
+}
+
+static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
+                     const float *planes, size_t plane_floats, const sb_padded_rows *rows,
+                     const ptrdiff_t *tap_off, lanes_job *job, sb_step_plan *plan)
+{
+    memset(job, 0, sizeof *job);
+    job->d = d;
+    job->kernel = d->mode == SB_MODE_EXACT ? d->isa->gemm->lanes_exact : d->isa->gemm->lanes_fast;
+    job->packed = packed;
+    job->cin_g = d->c / d->groups, job->cout_g = d->cout / d->groups;
+    job->k = job->cin_g * d->kh * d->kw;
+    job->cols = d->out_h * d->out_w;
+    job->group_floats = sb_packed_a_floats(tile, job->cout_g, job->k);
+    job->strips = sb_ceil_div(job->cout_g, SB_LANES_WIDTH);
+    job->blocks = sb_ceil_div(job->strips, SB_LANES_MAX_STRIPS);
+    job->planes = planes, job->plane_floats = plane_floats, job->tap_off = tap_off;
+    job->row_step = d->stride_h * rows->rs;
+    if (job->row_step == d->out_w) {   /* rows follow one another: one long row */
+        job->map_rows = 1, job->map_cols = job->cols;
+    } else {
+        job->map_rows = d->out_h, job->map_cols = d->out_w;
+    }
+    job->row_tiles = sb_ceil_div(job->map_cols, SB_LANES_MAX_ROWS);
+    const size_t tiles = job->map_rows * job->row_tiles;
+    job->tiles_per_chunk = sb_min_size(tiles, CHUNK_TILES);
+    job->parts = sb_ceil_div(tiles, job->tiles_per_chunk);
+    const double muladds = (double)d->n * (double)d->groups * (double)job->strips *
+                           SB_LANES_WIDTH * (double)job->cols * (double)job->k;
+    *plan = sb_plan_step(d->n * d->groups * job->blocks * job->parts, 1,
+                         muladds / (double)tile->muladds_per_ns);
+}
+
+/* Output position tile i of a map row: [*first, *end), near-equal widths of
+ * at most SB_LANES_MAX_ROWS. */
+static void tile_span(const lanes_job *job, size_t i, size_t *first, size_t *end)
+{
+    *first = i * job->map_cols / job->row_tiles;
+    *end = (i + 1) * job->map_cols / job->row_tiles;
+}
+
+static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const lanes_job *job = ctx;
+    const sb_conv_desc *d = job->d;
+    const size_t block = chunk / job->parts, part = chunk % job->parts;
+    const size_t ng = block / job->blocks, cb = block % job->blocks;
+    const size_t n = ng / d->groups, g = ng % d->groups;
+    /* near-equal blocks: 4 strips run as 2 + 2, not 3 + 1 */
+    const size_t strip0 = cb * job->strips / job->blocks;
+    const size_t strips = (cb + 1) * job->strips / job->blocks - strip0;
+    const size_t ch0 = strip0 * SB_LANES_WIDTH;
+    const size_t channels = sb_min_size(strips * SB_LANES_WIDTH, job->cout_g - ch0);
+    const size_t cols = job->cols, k = job->k;
+    const float *x = job->planes + (n * d->c + g * job->cin_g) * job->plane_floats;
+    const float *w = job->packed + g * job->group_floats;
+    float *y = d->y + (n * d->cout + g * job->cout_g + ch0) * cols;
+    const size_t t0 = part * job->tiles_per_chunk;
+    const size_t t1 = sb_min_size(job->map_rows * job->row_tiles, t0 + job->tiles_per_chunk);
+    float sums[CHUNK_TILES][SB_LANES_MAX_ROWS * SB_LANES_OUT_LD];
+    for (size_t kb = 0; kb * SB_KC < k; ++kb) {
+        const size_t kc = sb_min_size(k - kb * SB_KC, SB_KC);
+        const float *ap = w + kb * SB_KC * job->strips * SB_LANES_WIDTH + strip0 * kc * SB_LANES_WIDTH;
+        for (size_t t = t0; t < t1; ++t) {
+            size_t ox0, ox1;
+            tile_span(job, t % job->row_tiles, &ox0, &ox1);
+            job->kernel(ox1 - ox0, strips, kc, ap, (ptrdiff_t)(kc * SB_LANES_WIDTH),
+                        x + t / job->row_tiles * job->row_step + ox0, job->tap_off + kb * SB_KC,
+                        sums[t - t0], kb > 0);
+        }
+    }
+    for (size_t t = t0; t < t1; ++t) {
+        size_t ox0, ox1;
+        tile_span(job, t % job->row_tiles, &ox0, &ox1);
+        float *yt = y + t / job->row_tiles * job->map_cols + ox0;
+        for (size_t ch = 0; ch < channels; ++ch)
+            for (size_t r = 0; r < ox1 - ox0; ++r)
+                yt[ch * cols + r] = sums[t - t0][r * SB_LANES_OUT_LD + ch];
+    }
+    /* the chunk's positions are one run of the output planes */
+    size_t first, end, unused;
+    tile_span(job, t0 % job->row_tiles, &first, &unused);
+    tile_span(job, (t1 - 1) % job->row_tiles, &unused, &end);
+    first += t0 / job->row_tiles * job->map_cols;
+    end += (t1 - 1) / job->row_tiles * job->map_cols;
+    const size_t channel = g * job->cout_g + ch0;   /* the output channel of row 0 */
+    const sb_epilogue_ops e = {
+        .row_bias = d->bias ? d->bias + channel : NULL,
+        .row_affine = d->affine ? d->affine + 4 * channel : NULL,
+        .residual = d->residual ? d->residual + (y + first - d->y) : NULL,
+        .activation = d->activation};
+    d->isa->gemm->epilogue(y + first, (ptrdiff_t)cols, channels, end - first, &e);
+}
+
+/* tap_off (k entries) for planes of plane_floats floats stored as rows. */
+static void fill_tap_offsets(const sb_conv_desc *d, size_t plane_floats,
+                             const sb_padded_rows *rows, ptrdiff_t *tap_off)
+{
+    size_t p = 0;
+    for (size_t c = 0; c < d->c / d->groups; ++c)
+        for (size_t ky = 0; ky < d->kh; ++ky)
+            for (size_t kx = 0; kx < d->kw; ++kx, ++p) {
+                const size_t col = kx * d->dil_w;
+                tap_off[p] = (ptrdiff_t)(c * plane_floats + ky * d->dil_h * rows->rs +
+                                         col % d->stride_w * rows->pws + col / d->stride_w);
+            }
+}
+
+int sb_conv_lanes_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
+                      const float *planes, size_t plane_floats, const sb_padded_rows *rows)
+{
+    const size_t k = d->c / d->groups * d->kh * d->kw;
+    size_t bytes;
+    if (!sb_mul_ok(k, sizeof(ptrdiff_t), &bytes)) return SB_ERR_NO_MEMORY;
+    ptrdiff_t *tap_off = sb_workspace_get(bytes);
+    if (!tap_off) return SB_ERR_NO_MEMORY;
+    fill_tap_offsets(d, plane_floats, rows, tap_off);
+    lanes_job job;
+    sb_step_plan plan;
+    plan_job(d, tile, packed, planes, plane_floats, rows, tap_off, &job, &plan);
+    sb_run_step(&plan, d->max_threads, lanes_chunk, &job);
+    sb_workspace_release(tap_off);
+    return SB_OK;
+}
+
+void sb_conv_lanes_describe(const sb_conv_desc *d, const sb_tile *tile,
+                            const sb_padded_rows *rows, sb_plan_info *info)
+{
+    lanes_job job;
+    sb_step_plan plan;
+    plan_job(d, tile, NULL, NULL, 0, rows, NULL, &job, &plan);
+    info->route = SB_ROUTE_LANES;
+    info->b_source = sb_conv_is_pointwise(d) ? SB_B_IN_PLACE : SB_B_BY_OFFSETS;
+    info->mr = SB_LANES_MAX_ROWS, info->nr = SB_LANES_MAX_STRIPS * SB_LANES_WIDTH;
+    info->products = (int64_t)(d->n * d->groups);
+    info->m = (int64_t)job.cout_g, info->n = (int64_t)job.cols, info->k = (int64_t)job.k;
+    info->compute_chunks = (int64_t)plan.chunks;
+    info->threads = sb_step_threads(&plan, d->max_threads);
+    info->waves = 1;
+    info->estimated_ns = (int64_t)plan.est_ns;
+}
