@@ -107,6 +107,8 @@ typedef struct sb_gemm_config {
 /* Depthwise convolution (kernels/depthwise.c). */
 typedef struct sb_dwconv_config {
     sb_depthwise_kernel_fn exact, fast;
+    sb_dw_flat_fn flat_exact, flat_fast;   /* null: the path has none */
+    sb_dw_flat_masks_fn flat_masks;
 } sb_dwconv_config;
 
 /* Elementwise functions of one input (unary.h). */

@@ -96,6 +96,23 @@ typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, co
                                        const ptrdiff_t *off, const float *in, ptrdiff_t in_row,
                                        float *out, ptrdiff_t out_row);
 
+/* Depthwise planes read in place (a layer at unit strides whose output map
+ * is its input's size, kernels/depthwise.c): for j < plane,
+ *   out[j] = the sum over taps t = 0, 1, ..., taps-1 of w[t] * x(j, t),
+ * x(j, t) = in[j + off[t]] where lane j % SB_DW_FLAT_LANES of
+ * masks[(j / SB_DW_FLAT_LANES) * taps + t] is set and +0 where it is not (the
+ * padding; the float there is never read), from +0, with the depthwise
+ * kernel's operations in increasing t; NaN canonical. */
+#define SB_DW_FLAT_LANES 16
+typedef void (*sb_dw_flat_fn)(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
+                              const uint16_t *masks, const float *in, float *out);
+/* The masks of sb_dw_flat_fn for an h x w plane, a kh x kw kernel (dilation
+ * dh, dw) and padding pad_top, pad_left, taps in (ky, kx) order; sizes below
+ * 2^31. */
+typedef void (*sb_dw_flat_masks_fn)(size_t h, size_t w, size_t kh, size_t kw, size_t dh,
+                                    size_t dw, size_t pad_top, size_t pad_left,
+                                    uint16_t *masks);
+
 /* What the epilogue does to finished outputs, in this order, each step one
  * rounded float32 operation per output (i, j):
  * - + row_bias[i] or + col_bias[j] (at most one given; none when both null);

@@ -7,7 +7,14 @@
  *   row base(oy) + off[ky*KW + kx] + ox
  * with off[] the same for all outputs, so the path's kernel (sb_dw_kernel_fn,
  * ukernel_template.h) reads contiguous vectors whatever the stride and
- * dilation. This file knows no ISA. */
+ * dilation.
+ *
+ * A layer at unit strides whose output map is its input's size, on a path
+ * with the kernel (sb_dw_flat_fn), reads each plane in place instead: output
+ * j reads input j + off[t] of its plane for tap t, the padding being masked
+ * lanes loaded as +0 (`flat` below). The same operations in the same order,
+ * so the same bits; no padded copy, and every lane of a narrow map used.
+ * This file knows no ISA. */
 #include <string.h>
 #include "kernels/conv_internal.h"
 #include "framework/checked.h"
@@ -30,6 +37,10 @@
 #define DW_TAPS_PER_NS 16.0
 #define DW_NS_PER_COPIED 0.25
 #define DW_EST_FACTOR 4.0
+/* Planes read in place have fewer outputs, kernels fewer taps x outputs and
+ * a smaller dilated extent (so smaller padding) than this: the mask builder's
+ * coordinates are 32-bit. */
+#define FLAT_MAX_PLANE ((size_t)1 << 30)
 
 typedef struct {
     const sb_conv_desc *d;
@@ -39,11 +50,24 @@ typedef struct {
     size_t taps, mult;
     size_t band_rows, bands;  /* output rows per band; bands == 1: whole planes */
     size_t planes, planes_per_chunk;
+    sb_dw_flat_fn flat;       /* planes read in place (null: padded rows) */
+    const uint16_t *masks;    /* flat: per vector of outputs, per tap */
     float *scratch;
     size_t scratch_floats;    /* per thread */
     int exact;
 } dw_call;
 
+
+/* The epilogue of `count` finished outputs of output channel oc at out. */
+static void plane_epilogue(const sb_conv_desc *d, size_t oc, float *out, size_t count)
+{
+    const sb_epilogue_ops e = {
+        .row_bias = d->bias ? d->bias + oc : NULL,
+        .row_affine = d->affine ? d->affine + 4 * oc : NULL,
+        .residual = d->residual ? d->residual + (out - d->y) : NULL,
+        .activation = d->activation};
+    d->isa->gemm->epilogue(out, 0, 1, count, &e);   /* at the path's width */
+}
 
 static void dw_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -62,6 +86,16 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
                                                          : call->planes;
         r0 = 0, r1 = d->out_h;
     }
+    if (call->flat) {
+        for (size_t p = p0; p < p1; ++p) {
+            size_t n = p / d->cout, oc = p % d->cout;
+            float *out = d->y + p * plane_out;
+            call->flat(plane_out, call->taps, d->weights + oc * call->taps, call->off, call->masks,
+                       d->x + (n * d->c + oc / call->mult) * plane_out, out);
+            plane_epilogue(d, oc, out, plane_out);
+        }
+        return;
+    }
     const size_t rows = r1 - r0;
     const size_t stored = (rows - 1) * d->stride_h + (d->kh - 1) * d->dil_h + 1;
     size_t have = (size_t)-1;   /* the input plane in scratch */
@@ -76,12 +110,7 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         float *out = d->y + p * plane_out + r0 * d->out_w;
         call->kernel(rows, d->out_w, call->taps, d->weights + oc * call->taps, call->off, scratch,
                      (ptrdiff_t)(d->stride_h * call->rows.rs), out, (ptrdiff_t)d->out_w);
-        const sb_epilogue_ops e = {
-            .row_bias = d->bias ? d->bias + oc : NULL,
-            .row_affine = d->affine ? d->affine + 4 * oc : NULL,
-            .residual = d->residual ? d->residual + (out - d->y) : NULL,
-            .activation = d->activation};
-        d->isa->gemm->epilogue(out, 0, 1, rows * d->out_w, &e);   /* at the path's width */
+        plane_epilogue(d, oc, out, rows * d->out_w);
     }
 }
 
@@ -116,6 +145,13 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         call->band_rows = d->out_h, call->bands = 1;
         call->planes_per_chunk = plane_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / plane_taps;
     }
+    /* Read in place: unit strides and the output map the input's (flat
+     * offsets), whole planes, on a path with the kernel. */
+    const sb_dwconv_config *dw = d->isa->dwconv;
+    if (call->bands == 1 && d->stride_h == 1 && d->stride_w == 1 && d->out_h == d->h &&
+        d->out_w == d->w && plane_out + 16 <= FLAT_MAX_PLANE && plane_taps <= FLAT_MAX_PLANE &&
+        d->dil_h <= FLAT_MAX_PLANE / d->kh && d->dil_w <= FLAT_MAX_PLANE / d->kw)
+        call->flat = call->exact ? dw->flat_exact : dw->flat_fast;
     if (call->bands > 1) {
         if (!sb_mul_ok(planes, call->bands, chunks)) return SB_ERR_NO_MEMORY;
     } else {
@@ -132,6 +168,7 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         call->scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float))
         return SB_ERR_NO_MEMORY;
     call->scratch_floats &= ~(size_t)15;
+    if (call->flat) call->scratch_floats = 0, stored_floats = 0;   /* nothing is copied */
 
     double total_taps = (double)planes * (double)plane_taps;
     double copied = (double)*chunks * (double)stored_floats;
@@ -143,14 +180,30 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
 
     /* One workspace: every thread's scratch, the tap offsets, the phase
      * bounds (stride_w <= rs, so those fit whenever the scratch does). */
-    size_t scratch_bytes, off_bytes, bounds_bytes;
+    size_t scratch_bytes, off_bytes, bounds_bytes, mask_bytes = 0;
     if (!sb_mul_ok((size_t)*threads * sizeof(float), call->scratch_floats, &scratch_bytes) ||
         !sb_mul_ok(taps, sizeof(ptrdiff_t), &off_bytes) ||
         !sb_mul_ok(2 * sizeof(size_t), d->stride_w, &bounds_bytes) ||
+        (call->flat && !sb_mul3_ok(sb_ceil_div(plane_out, SB_DW_FLAT_LANES), taps,
+                                   sizeof(uint16_t), &mask_bytes)) ||
         !sb_add_ok(off_bytes, bounds_bytes, workspace_bytes) ||
-        !sb_add_ok(*workspace_bytes, scratch_bytes, workspace_bytes))
+        !sb_add_ok(*workspace_bytes, scratch_bytes, workspace_bytes) ||
+        !sb_add_ok(*workspace_bytes, mask_bytes, workspace_bytes))
         return SB_ERR_NO_MEMORY;
     return SB_OK;
+}
+
+/* A plane read in place: tap t = (ky, kx) of output j at input j + off[t];
+ * the path's masks of the taps inside the input. */
+static void flat_taps(const sb_conv_desc *d, ptrdiff_t *off, uint16_t *masks)
+{
+    for (size_t ky = 0; ky < d->kh; ++ky)
+        for (size_t kx = 0; kx < d->kw; ++kx)
+            off[ky * d->kw + kx] =
+                ((ptrdiff_t)(ky * d->dil_h) - (ptrdiff_t)d->pad_top) * (ptrdiff_t)d->w +
+                (ptrdiff_t)(kx * d->dil_w) - (ptrdiff_t)d->pad_left;
+    d->isa->dwconv->flat_masks(d->h, d->w, d->kh, d->kw, d->dil_h, d->dil_w, d->pad_top,
+                               d->pad_left, masks);
 }
 
 int sb_depthwise_run(const sb_conv_desc *d)
@@ -168,7 +221,6 @@ int sb_depthwise_run(const sb_conv_desc *d)
     call.scratch = (float *)(void *)workspace;
     ptrdiff_t *off = (ptrdiff_t *)(void *)(workspace + scratch_bytes);
     size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
-    sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);
     call.rows.lo = lo, call.rows.hi = lo + d->stride_w;
     for (size_t ky = 0; ky < d->kh; ++ky)
         for (size_t kx = 0; kx < d->kw; ++kx) {
@@ -178,6 +230,13 @@ int sb_depthwise_run(const sb_conv_desc *d)
                                                col / d->stride_w);
         }
     call.off = off;
+    if (call.flat) {   /* the masks after the phase bounds */
+        uint16_t *masks = (uint16_t *)(void *)(lo + 2 * d->stride_w);
+        flat_taps(d, off, masks);
+        call.masks = masks;
+    } else {
+        sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);
+    }
 
     sb_parallel_run(threads, chunks, dw_chunk, &call);
     sb_workspace_release(workspace);
@@ -193,6 +252,7 @@ int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info)
     int status = plan_call(d, 0, &call, &chunks, &threads, &workspace_bytes, &est_ns);
     if (status != SB_OK) return status;
     info->route = SB_ROUTE_DEPTHWISE;
+    info->b_source = call.flat ? SB_B_IN_PLACE : SB_B_PER_STRIP;   /* planes read in place, or copied padded */
     info->products = (int64_t)call.planes;
     info->m = (int64_t)d->out_h, info->n = (int64_t)d->out_w, info->k = (int64_t)call.taps;
     info->compute_chunks = (int64_t)chunks;

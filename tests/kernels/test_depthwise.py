@@ -222,6 +222,50 @@ def test_layers_threads_and_naive(path: str, layer) -> None:
         assert_same_bits(run(case, path, "fast", threads), fast, f"{path} fast t{threads}")
 
 
+# "Same" layers at unit strides (the output map the input's): on avx512 the
+# planes are read in place, the padding as masked lanes (dw_flat_avx512.c).
+# (n, c, mult, h, w, kh, kw, dilation, padding): MobileNet's 3x3 and 5x5 maps,
+# a multiplier, dilation, maps of 1, 2x3 and one column, a one-sided pad, a
+# 7x7 kernel, and 56x56 (several groups of 8 vectors).
+SAME_LAYERS = [
+    (1, 24, 1, 14, 14, 3, 3, 1, (1, 1, 1, 1)), (2, 16, 1, 7, 7, 5, 5, 1, (2, 2, 2, 2)),
+    (1, 8, 2, 9, 13, 3, 3, 2, (2, 2, 2, 2)), (1, 5, 1, 1, 1, 3, 3, 1, (1, 1, 1, 1)),
+    (1, 6, 1, 2, 3, 3, 3, 1, (1, 1, 1, 1)), (1, 4, 1, 17, 1, 3, 1, 1, (1, 1, 0, 0)),
+    (1, 7, 1, 11, 10, 1, 3, 1, (0, 0, 2, 0)), (1, 3, 3, 28, 28, 7, 7, 1, (3, 3, 3, 3)),
+    (1, 12, 1, 56, 56, 3, 3, 1, (1, 1, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("layer", SAME_LAYERS, ids=lambda l: "n{}c{}m{}h{}w{}k{}x{}".format(*l))
+def test_same_layers_read_in_place(path: str, layer) -> None:
+    """Exact against the naive loop at 1 and 2 threads (special values in the
+    input, the weights and the bias); fast mode bit for bit against the same
+    layer over the input with its padding written out as zeros (a larger
+    input, no padding: the padded-rows kernel), which multiplies the same
+    +0s in the same order."""
+    n, c, mult, h, w, kh, kw, dil, pads = layer
+    x = test_values((n, c, h, w), c + h, 8)
+    case = dict(x=x, w=test_values((c * mult, 1, kh, kw), c + kw, 3),
+                bias=test_values((c * mult,), 9), stride=(1, 1), padding=pads,
+                dilation=(dil, dil), activation="relu")
+    top, bottom, left, right = pads
+    padded = np.zeros((n, c, h + top + bottom, w + left + right), np.float32)
+    padded[:, :, top:top + h, left:left + w] = x
+    written = dict(case, x=padded, padding=(0, 0, 0, 0))
+    want = naive(case)
+    for threads in (1, 2):
+        assert_same_bits(run(case, path, "exact", threads), want, f"{path} exact t{threads}")
+        assert_same_bits(run(case, path, "fast", threads), run(written, path, "fast", 1),
+                         f"{path} fast t{threads}")
+    kw_ = dict(padding=pads, dilation=(dil, dil), groups=c, activation="relu")
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, case["w"], case["bias"], **kw_)
+        other = samebits.explain(samebits.conv2d, padded, case["w"], case["bias"],
+                                 groups=c, dilation=(dil, dil))
+    assert plan.route == "depthwise" and other.b_source == "per strip"
+    assert plan.b_source == ("in place" if path == "avx512" else "per strip"), plan
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_fast_within_higham_bound(path: str, seed: int) -> None:
     case = random_case(500 + seed, wide=seed % 4 == 3)

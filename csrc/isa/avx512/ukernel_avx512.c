@@ -151,7 +151,21 @@ static const sb_gemm_config gemm = {
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),
 };
+#if defined(SB_EMULATE_AVX512)
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512)};
+#else
+/* dw_flat_avx512.c: planes read in place with masked loads */
+void sb_dw_flat_avx512_exact(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
+                             const uint16_t *masks, const float *in, float *out);
+void sb_dw_flat_avx512_fast(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
+                            const uint16_t *masks, const float *in, float *out);
+void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh, size_t dw,
+                             size_t pad_top, size_t pad_left, uint16_t *masks);
+static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
+                                        .flat_exact = sb_dw_flat_avx512_exact,
+                                        .flat_fast = sb_dw_flat_avx512_fast,
+                                        .flat_masks = sb_dw_flat_masks_avx512};
+#endif
 
 const sb_isa sb_isa_avx512 = {
     .name = "avx512", .supported = avx512_supported, .fused = 1,

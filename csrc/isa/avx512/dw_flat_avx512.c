@@ -1,0 +1,133 @@
+/* avx512 path: depthwise planes read in place (sb_dw_flat_fn, kernels.h).
+ *
+ * A depthwise layer at unit strides whose output map is its input's size
+ * ("same" padding: MobileNet's 3x3 and 5x5 layers) has output j of a plane
+ * read tap t at input j + off[t] of the same plane, for every j: one flat
+ * offset per tap. So 16 consecutive outputs read 16 consecutive inputs, across
+ * row ends too, and the padding is the lanes whose tap falls outside the
+ * input, loaded as +0 by a masked load (a masked-out lane is never read, so a
+ * tap before the plane's first float or past its last cannot fault). No
+ * padded copy of the plane is built, and a 14-wide map fills the lanes.
+ *
+ * Each output is still its taps in increasing t from +0, one multiply and
+ * one add each (one fused multiply-add in fast mode), padding taps
+ * multiplying +0 as the padded rows' kernel does (an infinite weight there
+ * still gives NaN): the same operations in the same order, so the same
+ * bits. */
+#include "isa/isa.h"
+
+#if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
+#include <immintrin.h>
+
+/* Vectors of a plane in flight at once: independent chains. */
+#define GROUP 8
+
+static inline __attribute__((always_inline)) __m512
+dw_step(__m512 acc, __m512 w, __m512 x, const int fused)
+{
+    return fused ? _mm512_fmadd_ps(w, x, acc) : _mm512_add_ps(acc, _mm512_mul_ps(w, x));
+}
+
+static inline __attribute__((always_inline)) __m512 dw_canon(__m512 v)
+{
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+}
+
+/* Vectors v0 .. v0 + G - 1 of one plane. */
+static inline __attribute__((always_inline)) void
+dw_flat_group(const int G, size_t v0, size_t plane, size_t taps, const float *w,
+              const ptrdiff_t *off, const uint16_t *masks, const float *in, float *out,
+              const int fused)
+{
+    __m512 acc[GROUP];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) acc[g] = _mm512_setzero_ps();
+    for (size_t t = 0; t < taps; ++t) {
+        const __m512 a = _mm512_set1_ps(w[t]);
+        const float *tap = in + off[t];
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+            const size_t v = v0 + (size_t)g;
+            const __m512 x = _mm512_maskz_loadu_ps((__mmask16)masks[v * taps + t], tap + v * 16);
+            acc[g] = dw_step(acc[g], a, x, fused);
+        }
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const size_t j = (v0 + (size_t)g) * 16;
+        if (j + 16 <= plane)
+            _mm512_storeu_ps(out + j, dw_canon(acc[g]));
+        else
+            _mm512_mask_storeu_ps(out + j, (__mmask16)((1u << (plane - j)) - 1u), dw_canon(acc[g]));
+    }
+}
+
+static inline __attribute__((always_inline)) void
+dw_flat(size_t plane, size_t taps, const float *w, const ptrdiff_t *off, const uint16_t *masks,
+        const float *in, float *out, const int fused)
+{
+    const size_t vecs = (plane + 15) / 16;
+    size_t v0 = 0;
+    for (; v0 + GROUP <= vecs; v0 += GROUP)
+        dw_flat_group(GROUP, v0, plane, taps, w, off, masks, in, out, fused);
+    switch (vecs - v0) {
+    case 1: dw_flat_group(1, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 2: dw_flat_group(2, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 3: dw_flat_group(3, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 4: dw_flat_group(4, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 5: dw_flat_group(5, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 6: dw_flat_group(6, v0, plane, taps, w, off, masks, in, out, fused); break;
+    case 7: dw_flat_group(7, v0, plane, taps, w, off, masks, in, out, fused); break;
+    default: break;
+    }
+}
+
+/* masks[v*taps + t] for ky*kw + kx = t: the lanes of outputs j = 16v + l <
+ * h*w whose tap lies inside the input, input row j / w + ky*dh - pad_top in
+ * [0, h) and column j % w + kx*dw - pad_left in [0, w) (unsigned compares: a
+ * coordinate before the input wraps to a huge value). Sizes below 2^31
+ * (depthwise.c checks). */
+void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh, size_t dw,
+                             size_t pad_top, size_t pad_left, uint16_t *masks)
+{
+    const size_t plane = h * w, vecs = (plane + 15) / 16, taps = kh * kw;
+    const __m512i hv = _mm512_set1_epi32((int)h), wv = _mm512_set1_epi32((int)w);
+    const __m512i planev = _mm512_set1_epi32((int)plane), sixteen = _mm512_set1_epi32(16);
+    const __m512i one = _mm512_set1_epi32(1);
+    int first[16], rows[16];
+    for (int l = 0; l < 16; ++l) first[l] = (int)((size_t)l % w), rows[l] = (int)((size_t)l / w);
+    __m512i px = _mm512_loadu_si512(first), py = _mm512_loadu_si512(rows);
+    __m512i j = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (size_t v = 0; v < vecs; ++v, masks += taps) {
+        const __mmask16 live = _mm512_cmplt_epu32_mask(j, planev);
+        for (size_t ky = 0; ky < kh; ++ky) {
+            const __m512i y = _mm512_add_epi32(py, _mm512_set1_epi32((int)(ky * dh) - (int)pad_top));
+            const __mmask16 row = live & _mm512_cmplt_epu32_mask(y, hv);
+            for (size_t kx = 0; kx < kw; ++kx) {
+                const __m512i x = _mm512_add_epi32(px, _mm512_set1_epi32((int)(kx * dw) -
+                                                                         (int)pad_left));
+                masks[ky * kw + kx] = (uint16_t)(row & _mm512_cmplt_epu32_mask(x, wv));
+            }
+        }
+        /* the next 16 outputs: column + 16, less w (and row + 1) until inside */
+        j = _mm512_add_epi32(j, sixteen), px = _mm512_add_epi32(px, sixteen);
+        for (__mmask16 over; (over = _mm512_cmpge_epu32_mask(px, wv)) != 0;) {
+            px = _mm512_mask_sub_epi32(px, over, px, wv);
+            py = _mm512_mask_add_epi32(py, over, py, one);
+        }
+    }
+}
+
+void sb_dw_flat_avx512_exact(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
+                             const uint16_t *masks, const float *in, float *out)
+{
+    dw_flat(plane, taps, w, off, masks, in, out, 0);
+}
+
+void sb_dw_flat_avx512_fast(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
+                            const uint16_t *masks, const float *in, float *out)
+{
+    dw_flat(plane, taps, w, off, masks, in, out, 1);
+}
+#endif
