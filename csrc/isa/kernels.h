@@ -100,7 +100,8 @@ typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, co
  * is its input's size, kernels/depthwise.c): for j < plane,
  *   out[j] = the sum over taps t = 0, 1, ..., taps-1 of w[t] * x(j, t),
  * x(j, t) = in[j + off[t]] where lane j % SB_DW_FLAT_LANES of
- * masks[(j / SB_DW_FLAT_LANES) * taps + t] is set and +0 where it is not (the
+ * masks[t * vecs + j / SB_DW_FLAT_LANES] is set, vecs = ceil(plane /
+ * SB_DW_FLAT_LANES) (one run of masks per tap), and +0 where it is not (the
  * padding; the float there is never read), from +0, with the depthwise
  * kernel's operations in increasing t; NaN canonical. */
 #define SB_DW_FLAT_LANES 16

@@ -43,13 +43,15 @@ dw_flat_group(const int G, size_t v0, size_t plane, size_t taps, const float *w,
     __m512 acc[GROUP];
 #pragma GCC unroll 8
     for (int g = 0; g < G; ++g) acc[g] = _mm512_setzero_ps();
+    const size_t vecs = (plane + 15) / 16;
     for (size_t t = 0; t < taps; ++t) {
         const __m512 a = _mm512_set1_ps(w[t]);
-        const float *tap = in + off[t];
+        /* one base per tap; the group's vectors and masks at constant offsets */
+        const float *tap = in + off[t] + v0 * 16;
+        const uint16_t *mask = masks + t * vecs + v0;
 #pragma GCC unroll 8
         for (int g = 0; g < G; ++g) {
-            const size_t v = v0 + (size_t)g;
-            const __m512 x = _mm512_maskz_loadu_ps((__mmask16)masks[v * taps + t], tap + v * 16);
+            const __m512 x = _mm512_maskz_loadu_ps((__mmask16)mask[g], tap + g * 16);
             acc[g] = dw_step(acc[g], a, x, fused);
         }
     }
@@ -83,15 +85,15 @@ dw_flat(size_t plane, size_t taps, const float *w, const ptrdiff_t *off, const u
     }
 }
 
-/* masks[v*taps + t] for ky*kw + kx = t: the lanes of outputs j = 16v + l <
- * h*w whose tap lies inside the input, input row j / w + ky*dh - pad_top in
- * [0, h) and column j % w + kx*dw - pad_left in [0, w) (unsigned compares: a
- * coordinate before the input wraps to a huge value). Sizes below 2^31
- * (depthwise.c checks). */
+/* masks[t*vecs + v] for t = ky*kw + kx, vecs = ceil(h*w / 16): the lanes of
+ * outputs j = 16v + l < h*w whose tap lies inside the input, input row
+ * j / w + ky*dh - pad_top in [0, h) and column j % w + kx*dw - pad_left in
+ * [0, w) (unsigned compares: a coordinate before the input wraps to a huge
+ * value). Sizes below 2^31 (depthwise.c checks). */
 void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh, size_t dw,
                              size_t pad_top, size_t pad_left, uint16_t *masks)
 {
-    const size_t plane = h * w, vecs = (plane + 15) / 16, taps = kh * kw;
+    const size_t plane = h * w, vecs = (plane + 15) / 16;
     const __m512i hv = _mm512_set1_epi32((int)h), wv = _mm512_set1_epi32((int)w);
     const __m512i planev = _mm512_set1_epi32((int)plane), sixteen = _mm512_set1_epi32(16);
     const __m512i one = _mm512_set1_epi32(1);
@@ -99,7 +101,7 @@ void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh
     for (int l = 0; l < 16; ++l) first[l] = (int)((size_t)l % w), rows[l] = (int)((size_t)l / w);
     __m512i px = _mm512_loadu_si512(first), py = _mm512_loadu_si512(rows);
     __m512i j = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (size_t v = 0; v < vecs; ++v, masks += taps) {
+    for (size_t v = 0; v < vecs; ++v) {
         const __mmask16 live = _mm512_cmplt_epu32_mask(j, planev);
         for (size_t ky = 0; ky < kh; ++ky) {
             const __m512i y = _mm512_add_epi32(py, _mm512_set1_epi32((int)(ky * dh) - (int)pad_top));
@@ -107,7 +109,7 @@ void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh
             for (size_t kx = 0; kx < kw; ++kx) {
                 const __m512i x = _mm512_add_epi32(px, _mm512_set1_epi32((int)(kx * dw) -
                                                                          (int)pad_left));
-                masks[ky * kw + kx] = (uint16_t)(row & _mm512_cmplt_epu32_mask(x, wv));
+                masks[(ky * kw + kx) * vecs + v] = (uint16_t)(row & _mm512_cmplt_epu32_mask(x, wv));
             }
         }
         /* the next 16 outputs: column + 16, less w (and row + 1) until inside */
