@@ -78,14 +78,18 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t co
  * ap + s*strip_step, element (p, i) at p*W + i). Each output starts from
  * +0, or from out when accumulate, and adds its products in increasing p with
  * the tile kernel's operations; NaN canonical. rows is 1 to
- * SB_LANES_MAX_ROWS, strips 1 to SB_LANES_MAX_STRIPS. */
+ * SB_LANES_MAX_ROWS, strips 1 to SB_LANES_MAX_STRIPS. With y (the last
+ * k-block), the outputs go to y[i*y_row + r] for output channels i <
+ * channels instead of out (the convolution's NCHW planes, turned over in
+ * registers). */
 #define SB_LANES_MAX_ROWS 7
 #define SB_LANES_MAX_STRIPS 3
 #define SB_LANES_WIDTH 8
 #define SB_LANES_OUT_LD (SB_LANES_MAX_STRIPS * SB_LANES_WIDTH)
 typedef void (*sb_lanes_kernel_fn)(size_t rows, size_t strips, size_t kc, const float *ap,
                                    ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
-                                   float *out, int accumulate);
+                                   float *out, int accumulate, float *y, ptrdiff_t y_row,
+                                   size_t channels);
 
 /* Depthwise convolution rows: for r < rows and x < cols,
  * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of

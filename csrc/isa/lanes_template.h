@@ -13,11 +13,32 @@
 #if !defined(UKR_LANES) || UKR_LANES != SB_LANES_WIDTH
 #error "include ukernel_template.h first, over vectors of SB_LANES_WIDTH floats"
 #endif
+#if !defined(__AVX__)
+#error "the transposed store is written for 256-bit AVX vectors"
+#endif
+
+/* rows[i] becomes column i of the 8 x 8 block (the usual unpack, shuffle and
+ * lane-swap transpose): moves, no arithmetic. */
+static inline __attribute__((always_inline)) void ukr_transpose8(__m256 r[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
 
 static inline __attribute__((always_inline)) void
 ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff_t strip_step,
           const float *restrict x, const ptrdiff_t *restrict off, float *restrict out,
-          int accumulate, const int fused)
+          int accumulate, float *restrict y, ptrdiff_t y_row, size_t channels, const int fused)
 {
     enum { LD = SB_LANES_OUT_LD };
     vec_t acc[SB_LANES_MAX_ROWS][SB_LANES_MAX_STRIPS];
@@ -42,11 +63,36 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
         }
     }
 
+    if (!y) {
 #pragma GCC unroll 8
-    UKR_FOR(r, R, SB_LANES_MAX_ROWS)
+        UKR_FOR(r, R, SB_LANES_MAX_ROWS)
 #pragma GCC unroll 4
-        UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
-            vec_store(out + r * LD + s * UKR_LANES, vec_canon(acc[r][s]));
+            UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
+                vec_store(out + r * LD + s * UKR_LANES, vec_canon(acc[r][s]));
+        return;
+    }
+    /* Each strip's block turned over in registers: channel i's R positions
+     * stored as one masked run of its output row. */
+#if defined(__AVX512VL__)   /* AMD runs AVX's vmaskmovps store as microcode */
+    const __mmask8 live = (__mmask8)((1u << R) - 1u);
+#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
+#else
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(R),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
+#endif
+#pragma GCC unroll 4
+    UKR_FOR(s, S, SB_LANES_MAX_STRIPS) {
+        __m256 block[8];
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) block[r] = r < R ? vec_canon(acc[r][s]) : vec_zero();
+        ukr_transpose8(block);
+#pragma GCC unroll 8
+        for (int i = 0; i < UKR_LANES; ++i)
+            if ((size_t)(s * UKR_LANES + i) < channels)
+                UKR_LANES_STORE(y + (ptrdiff_t)(s * UKR_LANES + i) * y_row, block[i]);
+    }
+#undef UKR_LANES_STORE
 }
 
 #if SB_LANES_MAX_ROWS != 7 || SB_LANES_MAX_STRIPS != 3
@@ -54,7 +100,8 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #endif
 #define UKR_LANES_CASE(R, S, fused)                                                          \
     case (R) * 4 + (S):                                                                      \
-        ukr_lanes(R, S, kc, ap, strip_step, x, off, out, accumulate, fused);                 \
+        ukr_lanes(R, S, kc, ap, strip_step, x, off, out, accumulate, y, y_row, channels,     \
+                  fused);                                                                    \
         return;
 #define UKR_LANES_ROW(R, fused)                                                              \
     UKR_LANES_CASE(R, 1, fused) UKR_LANES_CASE(R, 2, fused) UKR_LANES_CASE(R, 3, fused)
@@ -63,7 +110,8 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #define UKR_DEFINE_LANES(name, fused)                                                        \
     void sb_lanes_##name(size_t rows, size_t strips, size_t kc, const float *ap,              \
                          ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,         \
-                         float *out, int accumulate)                                         \
+                         float *out, int accumulate, float *y, ptrdiff_t y_row,              \
+                         size_t channels)                                                    \
     {                                                                                        \
         switch (rows * 4 + strips) {                                                         \
             UKR_LANES_ROW(1, fused) UKR_LANES_ROW(2, fused) UKR_LANES_ROW(3, fused)          \

@@ -22,8 +22,9 @@
  * operations (sb_lanes_kernel_fn), k-block after k-block, so the route gives
  * the tile route's bits in both modes. A chunk is up to SB_LANES_MAX_STRIPS
  * strips of one image and group by a run of position tiles, a constant of
- * the shape; it stores its outputs to the NCHW output and runs the epilogue
- * (bias, BatchNormalization, residual, activation, canonical NaN) on them. */
+ * the shape; the kernel stores the last k-block's sums to the NCHW output,
+ * turned over in registers, and the chunk runs the epilogue (bias,
+ * BatchNormalization, residual, activation, canonical NaN) on them. */
 #include <string.h>
 #include "kernels/conv_internal.h"
 #include "framework/checked.h"
@@ -139,21 +140,16 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
     for (size_t kb = 0; kb * SB_KC < k; ++kb) {
         const size_t kc = sb_min_size(k - kb * SB_KC, SB_KC);
         const float *ap = w + kb * SB_KC * job->strips * SB_LANES_WIDTH + strip0 * kc * SB_LANES_WIDTH;
+        const int last = (kb + 1) * SB_KC >= k;   /* the kernel stores to the output */
         for (size_t t = t0; t < t1; ++t) {
             size_t ox0, ox1;
             tile_span(job, t % job->row_tiles, &ox0, &ox1);
             job->kernel(ox1 - ox0, strips, kc, ap, (ptrdiff_t)(kc * SB_LANES_WIDTH),
                         x + t / job->row_tiles * job->row_step + ox0, job->tap_off + kb * SB_KC,
-                        sums[t - t0], kb > 0);
+                        sums[t - t0], kb > 0,
+                        last ? y + t / job->row_tiles * job->map_cols + ox0 : NULL,
+                        (ptrdiff_t)cols, channels);
         }
-    }
-    for (size_t t = t0; t < t1; ++t) {
-        size_t ox0, ox1;
-        tile_span(job, t % job->row_tiles, &ox0, &ox1);
-        float *yt = y + t / job->row_tiles * job->map_cols + ox0;
-        for (size_t ch = 0; ch < channels; ++ch)
-            for (size_t r = 0; r < ox1 - ox0; ++r)
-                yt[ch * cols + r] = sums[t - t0][r * SB_LANES_OUT_LD + ch];
     }
     /* the chunk's positions are one run of the output planes */
     size_t first, end, unused;
