@@ -80,3 +80,14 @@ int sb_conv_parse(const sb_conv2d_args *args, sb_conv_desc *d)
     if (status != SB_OK) return status;
     return sb_conv_pointers_ok(d) ? SB_OK : SB_ERR_ARGUMENT;
 }
+
+void sb_conv_describe_steps(const sb_conv_desc *d, size_t cout_g, size_t cols, size_t k,
+                            size_t chunks, int threads, double est_ns, sb_plan_info *info)
+{
+    info->products = (int64_t)(d->n * d->groups);
+    info->m = (int64_t)cout_g, info->n = (int64_t)cols, info->k = (int64_t)k;
+    info->compute_chunks = (int64_t)chunks;
+    info->threads = threads;
+    info->waves = 1;
+    info->estimated_ns = (int64_t)est_ns;
+}

@@ -87,6 +87,12 @@ int sb_few_columns_applies(const sb_conv_desc *d);
 int sb_few_columns_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed);
 void sb_few_columns_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan_info *info);
 
+/* conv_args.c: the plan_info fields common to the convolution routes planned
+ * as steps (few_columns.c, conv_lanes.c): products, shape, chunks, threads
+ * (of a max_threads cap) and estimate. */
+void sb_conv_describe_steps(const sb_conv_desc *d, size_t cout_g, size_t cols, size_t k,
+                            size_t chunks, int threads, double est_ns, sb_plan_info *info);
+
 /* conv_lanes.c: output channels in the vector lanes, for a map whose
  * pixel-lane tiles (pixel_tile, pixel_cols columns as conv.c plans them)
  * would compute many positions they throw away; the weights packed for

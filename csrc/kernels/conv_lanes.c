@@ -206,10 +206,6 @@ void sb_conv_lanes_describe(const sb_conv_desc *d, const sb_tile *tile,
     info->route = SB_ROUTE_LANES;
     info->b_source = sb_conv_is_pointwise(d) ? SB_B_IN_PLACE : SB_B_BY_OFFSETS;
     info->mr = SB_LANES_MAX_ROWS, info->nr = SB_LANES_MAX_STRIPS * SB_LANES_WIDTH;
-    info->products = (int64_t)(d->n * d->groups);
-    info->m = (int64_t)job.cout_g, info->n = (int64_t)job.cols, info->k = (int64_t)job.k;
-    info->compute_chunks = (int64_t)plan.chunks;
-    info->threads = sb_step_threads(&plan, d->max_threads);
-    info->waves = 1;
-    info->estimated_ns = (int64_t)plan.est_ns;
+    sb_conv_describe_steps(d, job.cout_g, job.cols, job.k, plan.chunks,
+                           sb_step_threads(&plan, d->max_threads), plan.est_ns, info);
 }

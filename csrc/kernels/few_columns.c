@@ -171,10 +171,6 @@ void sb_few_columns_describe(const sb_conv_desc *d, const sb_tile *tile, sb_plan
     info->route = SB_ROUTE_COLUMN;
     info->b_source = sb_conv_is_pointwise(d) ? SB_B_IN_PLACE : SB_B_PACKED_WHOLE;
     info->mr = tile->mr, info->nr = (int64_t)job.cols;
-    info->products = (int64_t)(d->n * d->groups);
-    info->m = (int64_t)job.cout_g, info->n = (int64_t)job.cols, info->k = (int64_t)job.k;
-    info->compute_chunks = (int64_t)plan.chunks;
-    info->threads = sb_step_threads(&plan, d->max_threads);
-    info->waves = 1;
-    info->estimated_ns = (int64_t)plan.est_ns;
+    sb_conv_describe_steps(d, job.cout_g, job.cols, job.k, plan.chunks,
+                           sb_step_threads(&plan, d->max_threads), plan.est_ns, info);
 }
