@@ -280,9 +280,9 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
     desc.count = d->n * d->groups;
     /* the exact tile of a CPU that splits 512-bit operations reads the same
      * packed weights (its MR is the packing's); the tile never changes a bit */
-    desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, sb_cpu_splits_512());
-    if (call->stored_rows > 0 &&
-        sb_conv_lanes_applies(d, desc.tile, desc.n, sb_cpu_splits_512())) {
+    const int splits_512 = sb_cpu_splits_512();
+    desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, splits_512);
+    if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, splits_512)) {
         call->lanes = 1, call->wide_w = 0;   /* no product plan: conv_lanes.c plans its own */
         memset(plan, 0, sizeof *plan);
         return SB_OK;
@@ -353,11 +353,7 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     float *stored = (float *)(void *)(workspace + bounds_bytes + offsets_bytes);
     if (call->wide_w) {   /* tap p = (c, ky, kx)'s row in the group's stored planes */
         ptrdiff_t *b_off = (ptrdiff_t *)(void *)(workspace + bounds_bytes);
-        const size_t taps = d->kh * d->kw;
-        for (size_t p = 0; p < call->k; ++p)
-            b_off[p] = (ptrdiff_t)(p / taps * call->plane_floats +
-                                   p % taps / d->kw * d->dil_h * call->rows.rs +
-                                   p % d->kw * d->dil_w);
+        sb_padded_tap_offsets(&call->rows, call->cin_g, call->plane_floats, b_off);
         call->b_off = b_off;
     }
     sb_padded_phase_bounds(&call->rows, lo, lo + sw);

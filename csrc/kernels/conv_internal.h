@@ -69,6 +69,12 @@ typedef struct {
 int sb_padded_rows_size(const sb_conv_desc *d, sb_padded_rows *rows);
 /* The phase bounds, stride_w entries each, for rows->lo and rows->hi. */
 void sb_padded_phase_bounds(const sb_padded_rows *rows, size_t *lo, size_t *hi);
+/* Tap p = (c, ky, kx)'s offset, for c < channels, in planes of plane_floats
+ * floats stored as rows: c*plane_floats + ky*dh*rs + phase(kx*dw)*pws +
+ * pos(kx*dw), so that output (oy, ox) reads it at + oy*sh*rs + ox (conv.c's
+ * offsets route, conv_lanes.c, depthwise.c). */
+void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t plane_floats,
+                           ptrdiff_t *off);
 /* Padded rows [prow0, prow0 + nrows) of input plane `plane` (index n*C + c)
  * into dst, row s at dst + s*rs, then `slack` zeros. */
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,

@@ -166,20 +166,6 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
     d->isa->gemm->epilogue(y + first, (ptrdiff_t)cols, channels, end - first, &e);
 }
 
-/* tap_off (k entries) for planes of plane_floats floats stored as rows. */
-static void fill_tap_offsets(const sb_conv_desc *d, size_t plane_floats,
-                             const sb_padded_rows *rows, ptrdiff_t *tap_off)
-{
-    size_t p = 0;
-    for (size_t c = 0; c < d->c / d->groups; ++c)
-        for (size_t ky = 0; ky < d->kh; ++ky)
-            for (size_t kx = 0; kx < d->kw; ++kx, ++p) {
-                const size_t col = kx * d->dil_w;
-                tap_off[p] = (ptrdiff_t)(c * plane_floats + ky * d->dil_h * rows->rs +
-                                         col % d->stride_w * rows->pws + col / d->stride_w);
-            }
-}
-
 int sb_conv_lanes_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
                       const float *planes, size_t plane_floats, const sb_padded_rows *rows)
 {
@@ -188,7 +174,7 @@ int sb_conv_lanes_run(const sb_conv_desc *d, const sb_tile *tile, const float *p
     if (!sb_mul_ok(k, sizeof(ptrdiff_t), &bytes)) return SB_ERR_NO_MEMORY;
     ptrdiff_t *tap_off = sb_workspace_get(bytes);
     if (!tap_off) return SB_ERR_NO_MEMORY;
-    fill_tap_offsets(d, plane_floats, rows, tap_off);
+    sb_padded_tap_offsets(rows, d->c / d->groups, plane_floats, tap_off);
     lanes_job job;
     sb_step_plan plan;
     plan_job(d, tile, packed, planes, plane_floats, rows, tap_off, &job, &plan);

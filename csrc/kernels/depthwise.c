@@ -222,19 +222,13 @@ int sb_depthwise_run(const sb_conv_desc *d)
     ptrdiff_t *off = (ptrdiff_t *)(void *)(workspace + scratch_bytes);
     size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
     call.rows.lo = lo, call.rows.hi = lo + d->stride_w;
-    for (size_t ky = 0; ky < d->kh; ++ky)
-        for (size_t kx = 0; kx < d->kw; ++kx) {
-            size_t col = kx * d->dil_w;
-            off[ky * d->kw + kx] = (ptrdiff_t)(ky * d->dil_h * call.rows.rs +
-                                               (col % d->stride_w) * call.rows.pws +
-                                               col / d->stride_w);
-        }
     call.off = off;
     if (call.flat) {   /* the masks after the phase bounds */
         uint16_t *masks = (uint16_t *)(void *)(lo + 2 * d->stride_w);
         flat_taps(d, off, masks);
         call.masks = masks;
-    } else {
+    } else {   /* one input channel: the taps of plane 0 */
+        sb_padded_tap_offsets(&call.rows, 1, 0, off);
         sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);
     }
 

@@ -43,6 +43,19 @@ void sb_padded_phase_bounds(const sb_padded_rows *rows, size_t *lo, size_t *hi)
     }
 }
 
+void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t plane_floats,
+                           ptrdiff_t *off)
+{
+    const sb_conv_desc *d = rows->d;
+    for (size_t c = 0; c < channels; ++c)
+        for (size_t ky = 0; ky < d->kh; ++ky)
+            for (size_t kx = 0; kx < d->kw; ++kx) {
+                const size_t col = kx * d->dil_w;
+                *off++ = (ptrdiff_t)(c * plane_floats + ky * d->dil_h * rows->rs +
+                                     col % d->stride_w * rows->pws + col / d->stride_w);
+            }
+}
+
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
                           size_t nrows, size_t slack)
 {
