@@ -74,6 +74,11 @@ void sb_graph_free(sb_graph *g);
  * (its id; a new one when create, else -1; -2 when out of memory), and a
  * buffer the graph frees with itself (0, or SB_ERR_NO_MEMORY). */
 int sb_graph_value(sb_graph *g, const char *name, int create);
+/* A new value for a constant the loader makes (a fused node's steps or
+ * weights): named `base`, or `base#k` with the first k no value has, since
+ * the nodes its name comes from may share a name (ONNX does not make node
+ * names unique, and exporters leave them empty). Its id, or -2. */
+int sb_graph_new_value(sb_graph *g, const char *base);
 int sb_graph_keep_buffer(sb_graph *g, void *buffer);
 /* An object freed (by free_fn) with the graph: SB_OK, or SB_ERR_NO_MEMORY
  * (the object freed now). */

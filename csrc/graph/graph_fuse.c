@@ -158,7 +158,8 @@ static int gemm_plain(const sb_graph *g, const sb_node *n, const sb_onnx_node *p
  * beta in binary64, rounded once). Returns 1 when done. */
 static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
 {
-    if (bn->n_in != 5 || !only_attrs(bn_proto, "epsilon", "momentum")) return 0;
+    if (bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0 || !only_attrs(bn_proto, "epsilon", "momentum"))
+        return 0;
     for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
     const sb_tval *s[4];
     for (int i = 0; i < 4; ++i) {
@@ -194,10 +195,11 @@ static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_pr
     sb_tval folded = *w;
     folded.data = new_w;
     char name[1024];
-    snprintf(name, sizeof name, "%s::bn_folded:%s", g->values[conv->in[1]].name, bn->name);
-    int wv = sb_graph_value(g, name, 1);
-    snprintf(name, sizeof name, "%s::bn_folded_bias", bn->name);
-    int bv = sb_graph_value(g, name, 1);
+    snprintf(name, sizeof name, "%s::bn_folded:%s", g->values[conv->in[1]].name,
+             g->values[bn->out[0]].name);
+    int wv = sb_graph_new_value(g, name);
+    snprintf(name, sizeof name, "%s::bn_folded_bias", g->values[bn->out[0]].name);
+    int bv = sb_graph_new_value(g, name);
     if (wv < 0 || bv < 0) return -1;
     g->values[wv].kind = g->values[bv].kind = SB_V_CONST;
     g->values[wv].konst = folded;
@@ -229,7 +231,8 @@ static int is(const sb_node *n, const char *op) { return n->op && strcmp(n->op_t
  * when out of memory. */
 static int absorb_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
 {
-    if (bn->n_in != 5 || bn->in[0] != conv->out[0] || !only_attrs(bn_proto, "epsilon", "momentum"))
+    if (bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0 || bn->in[0] != conv->out[0] ||
+        !only_attrs(bn_proto, "epsilon", "momentum"))
         return 0;
     for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
     const sb_tval *w = conv->n_in > 1 ? constant(g, conv->in[1]) : NULL;
@@ -253,8 +256,8 @@ static int absorb_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_
         steps[4 * c + 3] = s[1][c];                                 /* bias */
     }
     char name[1024];
-    snprintf(name, sizeof name, "%s::batch_norm_steps", bn->name);
-    int v = sb_graph_value(g, name, 1);
+    snprintf(name, sizeof name, "%s::batch_norm_steps", g->values[bn->out[0]].name);
+    int v = sb_graph_new_value(g, name);
     if (v < 0) return -1;
     g->values[v].kind = SB_V_CONST;
     g->values[v].konst.info.dtype = SB_DT_FLOAT;

@@ -2,6 +2,7 @@
  * over the names' FNV-1a hashes), the buffers the graph owns, and freeing
  * it all. The loader, the constants, the rewrites and the ops' load all
  * come here; this file calls none of them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "graph/error.h"
@@ -59,6 +60,19 @@ look:
     memset(&g->values[v], 0, sizeof g->values[v]);
     g->values[v].name = copy;
     g->slots[at] = v;
+    return v;
+}
+
+int sb_graph_new_value(sb_graph *g, const char *base)
+{
+    size_t len = strlen(base);
+    char *name = malloc(len + 24);
+    if (!name) return -2;
+    memcpy(name, base, len + 1);
+    for (unsigned long k = 1; sb_graph_value(g, name, 0) >= 0; ++k)
+        snprintf(name + len, 24, "#%lu", k);
+    int v = sb_graph_value(g, name, 1);
+    free(name);
     return v;
 }
 

@@ -279,3 +279,41 @@ def test_residual_that_does_not_broadcast_is_clear():
     with pytest.raises(ValueError, match="broadcast"):
         so.load(data).run({"x": np.ones((1, 1, 3, 3), np.float32),
                            "r": np.ones((1, 3, 3, 3), np.float32)})
+
+
+@pytest.mark.parametrize("node_name", ["", "same"])
+def test_two_fusions_whose_nodes_share_a_name(node_name):
+    """Two Conv -> BatchNormalization pairs whose nodes have no name, or one
+    name (ONNX does not make node names unique): each pair keeps its own
+    statistics. The constants a fusion makes were once named after the
+    BatchNormalization node alone, so the second pair's replaced the first's
+    and both modes gave wrong values (seed 60064 of the long differential
+    pass)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    inits = {"w1": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+             "b1": rng.standard_normal(4).astype(np.float32),
+             "w2": rng.standard_normal((4, 4, 1, 1)).astype(np.float32)}
+    bns = []
+    for k in (1, 2):
+        bn = [rng.uniform(0.5, 2, 4).astype(np.float32), rng.standard_normal(4).astype(np.float32),
+              rng.standard_normal(4).astype(np.float32), rng.uniform(0.5, 2, 4).astype(np.float32)]
+        inits.update({f"s{k}": bn[0], f"bb{k}": bn[1], f"m{k}": bn[2], f"v{k}": bn[3]})
+        bns.append(bn)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name=node_name),
+             helper.make_node("BatchNormalization", ["c1", "s1", "bb1", "m1", "v1"], ["n1"],
+                              name=node_name),
+             helper.make_node("Conv", ["n1", "w2"], ["c2"], name=node_name),
+             helper.make_node("BatchNormalization", ["c2", "s2", "bb2", "m2", "v2"], ["y"],
+                              name=node_name)]
+    data = graph_model(nodes, {"x": (F, [2, 3, 6, 5])}, {"y": (F, None)}, inits=inits)
+    first = chain_oracle(x, inits["w1"], inits["b1"], [1, 1], [1, 1, 1, 1], [1, 1], 1, bns[0],
+                         None, None, 1e-5)
+    want = chain_oracle(first, inits["w2"], None, [1, 1], [0, 0, 0, 0], [1, 1], 1, bns[1], None,
+                        None, 1e-5)
+    for what, out in run_everywhere(data, {"x": x}, modes=("exact",)):
+        assert np.array_equal(bits(out["y"]), bits(want)), what
+    # fast mode folds each BatchNormalization into its Conv's weights
+    # (ONNX Runtime refuses the model with two nodes named alike)
+    for what, out in run_everywhere(data, {"x": x}, modes=("fast",)):
+        np.testing.assert_allclose(out["y"], want, rtol=2e-4, atol=2e-4, err_msg=what)
