@@ -54,16 +54,16 @@ MINUS_INF_LIMIT_OPS = {"Gelu", "Mish"}
 NAN_IGNORING_OPS = {"MaxPool"}
 
 
-def _input_sees_nan(case, feeds: dict, ops=NAN_IGNORING_OPS) -> bool:
+def _input_sees_nan(case, feeds: dict, ops=NAN_IGNORING_OPS, test=np.isnan) -> bool:
     """Whether the input of a node of `ops` (MaxPool by default) holds NaN
-    at these feeds (found by running the graph with those inputs as
-    outputs, in ONNX Runtime)."""
+    (or what `test` finds) at these feeds (found by running the graph with
+    those inputs as outputs, in ONNX Runtime)."""
     import copy
     from onnx import helper
     probe = copy.deepcopy(case.model)
     wanted = [n.input[0] for n in probe.graph.node if n.op_type in ops]
     feeds_nan = [n for n in wanted if n in feeds]
-    if any(np.isnan(feeds[n]).any() for n in feeds_nan):
+    if any(test(feeds[n]).any() for n in feeds_nan):
         return True
     del probe.graph.output[:]
     probe.graph.output.extend(helper.make_empty_tensor_value_info(n) for n in wanted
@@ -71,11 +71,14 @@ def _input_sees_nan(case, feeds: dict, ops=NAN_IGNORING_OPS) -> bool:
     if not probe.graph.output:
         return False
     values = _ort_run(probe.SerializeToString(), feeds, False) or _reference_run(probe, feeds)
-    return values is None or any(np.isnan(np.asarray(v, np.float64)).any() for v in values)
+    return values is None or any(test(np.asarray(v, np.float64)).any() for v in values)
 
 
 # operators whose NaN ONNX Runtime skips (its bug: docs/differential.md)
 ORT_SKIPS_NAN = {"GlobalMaxPool", "ReduceMax", "ReduceMin"}
+
+# normalizations whose variance samebits sums as (x - mean)^2 (docs/exact-ops.md)
+NORMS = {"GroupNormalization", "InstanceNormalization", "LayerNormalization"}
 
 # operators that turn the sign of a zero into +-inf
 ZERO_SIGN_EXPOSERS = {"Reciprocal", "Div", "Log", "Pow"}
@@ -146,7 +149,12 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
       Gelu or Mish (which may meet -inf): samebits' documented limit -0;
     - DeformConv fed NaN with no reference value, differing only where ONNX
       Runtime gives NaN: a sample wholly outside the input is zero padding
-      (0), which ONNX Runtime turns into NaN (seed 942 of the fixed pass)."""
+      (0), which ONNX Runtime turns into NaN (seed 942 of the fixed pass);
+    - LRN fed +-inf, differing only where ONNX Runtime gives NaN: its
+      running window sum subtracts inf from inf (seed 45464);
+    - a normalization fed values whose squares overflow, differing only
+      where the oracles give NaN: their E[x^2] - E[x]^2 is inf - inf
+      (seed 49130)."""
     got = np.asarray(got)
     if NAN_IGNORING_OPS & set(case.ops) and _input_sees_nan(case, feeds):
         return "MaxPool fed NaN: samebits ignores NaN taps (docs/maxpool.md), the oracles propagate it"
@@ -160,6 +168,19 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
             all(_ort_nan_only(got, o, rtol) for o in ort_outs)):
         return "DeformConv fed NaN: ONNX Runtime gives NaN for samples wholly outside the input " \
                "(zero padding, so 0), and the reference evaluator cannot run the graph"
+    if ("LRN" in case.ops and got.dtype.kind == "f" and ort_outs and
+            _input_sees_nan(case, feeds, {"LRN"}, np.isinf) and
+            all(_ort_nan_only(got, o, rtol) for o in ort_outs)):
+        return "LRN fed +-inf: ONNX Runtime's running window sum gives NaN (inf - inf) in " \
+               "channels whose window holds no inf, and the reference evaluator's LRN sums " \
+               "over the batch index instead of the channel (seed 45464 of the long pass)"
+    if (NORMS & set(case.ops) and got.dtype.kind == "f" and ort_outs and
+            _input_sees_nan(case, feeds, NORMS, lambda a: np.isfinite(a) & (np.abs(a) >= 1.8e19)) and
+            all(_ort_nan_only(got, o, rtol) for o in ort_outs) and
+            (reference is None or _ort_nan_only(got, reference, rtol))):
+        return "a normalization whose variance overflows float32: the oracles' E[x^2] - E[x]^2 " \
+               "is inf - inf = NaN, samebits' documented sum of (x - mean)^2 is inf, so x - mean " \
+               "scales to 0 (docs/exact-ops.md; seed 49130 of the long pass)"
     if reference is None:
         # no tie-breaker: excuse only NaN samebits propagates where ONNX
         # Runtime's max/min family is known to skip it
@@ -298,6 +319,19 @@ def run_samebits(model_bytes: bytes, feeds_list: list[dict], paths=None, threads
     return out
 
 
+def _nodewise(case, feeds: dict, got: dict, mode: str, path: str, cache: dict, batch: int) -> str:
+    """The graph judged node by node (nodewise.py): why its difference is
+    not a samebits bug, or "" (the first wrong node is kept in the cache's
+    note)."""
+    from nodewise import judge_nodes
+    key = (mode, batch)
+    if key not in cache:
+        cache[key] = judge_nodes(case, feeds, got, mode, path, 1, _ort_run, _reference_run,
+                                 _excused, type(case))
+    ok, why = cache[key]
+    return why if ok else ""
+
+
 def judge(case, paths=None) -> Verdict:
     model_bytes = case.model.SerializeToString()
     try:
@@ -320,6 +354,7 @@ def judge(case, paths=None) -> Verdict:
             return v
     names = [o.name for o in case.model.graph.output]
     ort_wrong, excused, with_ort = [], [], []
+    nodewise_cache: dict = {}
     for b, feeds in enumerate(case.feeds):
         ort_opt = _ort_run(model_bytes, feeds, True)
         ort_plain = _ort_run(model_bytes, feeds, False)
@@ -356,13 +391,18 @@ def judge(case, paths=None) -> Verdict:
                 why = _excused(case, feeds, got[name], ref,
                                [o[i] for o in (ort_opt, ort_plain) if o is not None and o[i] is not None],
                                rtol, fast)
+                if not why:
+                    why = _nodewise(case, feeds, got, mode, (paths or samebits.paths())[-1],
+                                    nodewise_cache, b)
                 if why:
                     excused.append(f"{name}: {why}")
                     continue
                 v.status, v.mismatch = "wrong", v.mismatch + [name]
                 v.detail += f"{mode} {name} (batch {b}): differs from ONNX Runtime " + \
-                    ("and the reference evaluator\n" if ref is not None else
-                     "; the reference evaluator fails\n")
+                    ("and the reference evaluator" if ref is not None else
+                     "; the reference evaluator fails")
+                node_note = nodewise_cache.get((mode, b))
+                v.detail += f"; node by node: {node_note[1]}\n" if node_note else "\n"
     if v.status == "ok" and with_ort:
         v.status, v.detail = "with_ort", f"samebits agrees with ONNX Runtime, not with the " \
                                          f"reference evaluator, on {sorted(set(with_ort))}"

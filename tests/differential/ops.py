@@ -657,6 +657,8 @@ def slice_(g: Graph, op: str) -> bool:
     dims = [d for d in range(len(x.shape)) if not x.sym[d]]
     axis = int(rng.choice(dims))
     n = x.shape[axis]
+    if n == 0:          # an empty value: nothing to slice (and no start to draw)
+        return False
     step = int(rng.choice([1, 1, 2, -1]))
     start = int(rng.integers(-n, n))
     end = int(rng.integers(-n - 2, n + 3))

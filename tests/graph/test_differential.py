@@ -133,6 +133,37 @@ def test_judge_finds_a_wrong_result():
     assert v.status == "wrong", v
 
 
+def test_judge_node_by_node_finds_a_wrong_node():
+    """The node-by-node step (nodewise.py) excuses an ill-conditioned graph
+    only while each node is right: BatchNormalization -> Sin at 2.9e20
+    (judged_batchnorm_sin_amplified) with Sin's value moved by 1e-3 at a
+    moderate input, in the judged run and in the run with intermediates
+    exposed alike (a bug of the Sin node), is wrong, and the detail names
+    Sin."""
+    import nodewise
+    case = shrink.load(HERE / "differential" / "regressions" / "judged_batchnorm_sin_amplified.onnx")
+    sin_out = next(n.output[0] for n in case.model.graph.node if n.op_type == "Sin")
+
+    def moved(outs: dict) -> dict:
+        a = outs[sin_out].copy()
+        flat = a.reshape(-1)
+        i = int(np.flatnonzero(np.isfinite(flat) & (np.abs(flat) < 0.5))[0])
+        flat[i] += np.float32(1e-3)
+        return {**outs, sin_out: a}
+
+    real_runs, real_nodes = compare.run_samebits, nodewise._run_samebits
+    compare.run_samebits = lambda *a, **k: {key: [moved(o) for o in outs]
+                                            for key, outs in real_runs(*a, **k).items()}
+    nodewise._run_samebits = lambda *a, **k: moved(real_nodes(*a, **k))
+    try:
+        v = compare.judge(case)
+    finally:
+        compare.run_samebits, nodewise._run_samebits = real_runs, real_nodes
+    assert v.status == "wrong", v
+    assert "node Sin" in v.detail, v.detail
+    assert compare.judge(case).status == "disputed"
+
+
 # ---- the npm package under Node: the same exact digests ---------------------------------
 
 NODE_GRAPHS = 80
