@@ -381,6 +381,8 @@ def conv(g: Graph, op: str) -> bool:
     if x is None:
         return False
     n, c, h, w = x.shape
+    if min(c, h, w) == 0:   # an empty image: no kernel fits
+        return False
     kh, kw = int(rng.integers(1, min(3, h) + 1)), int(rng.integers(1, min(3, w) + 1))
     sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
     pads = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
@@ -501,6 +503,8 @@ def deform_conv(g: Graph, op: str) -> bool:
     if x is None:
         return False
     n, c, h, w = x.shape
+    if min(c, h, w) == 0:   # an empty image: no kernel fits
+        return False
     kh, kw = int(rng.integers(1, min(3, h) + 1)), int(rng.integers(1, min(3, w) + 1))
     sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
     dh, dw = int(rng.choice([1, 2])), int(rng.choice([1, 2]))
@@ -758,6 +762,8 @@ def gather(g: Graph, op: str) -> bool:
     dims = [d for d in range(len(x.shape)) if not x.sym[d]]
     axis = int(g.rng.choice(dims))
     n = x.shape[axis]
+    if n == 0:          # an empty axis: no index to draw
+        return False
     ishape = [int(s) for s in g.rng.integers(1, 4, int(g.rng.integers(0, 3)))]
     idx = g.rng.integers(-n, n, ishape).astype(np.int64)
     shape = x.shape[:axis] + ishape + x.shape[axis + 1:]
@@ -1078,6 +1084,8 @@ def indexing(g: Graph, op: str) -> bool:
                           g.const(np.array([0.0, 1.5], np.float32))], [out], axis=axis)
         return True
     r = len(x.shape)
+    if 0 in x.shape:    # an empty value: no index to draw (GatherND, the scatters)
+        return False
     if op == "GatherND":
         k = int(rng.integers(1, r + 1))
         lead = [int(rng.integers(1, 4))]

@@ -51,6 +51,15 @@ def test_fixed_seed_pass_finds_nothing_wrong(block):
     assert r["verdicts"]["refused"] < 0.05 * per, r["refused"]
 
 
+def test_generator_builds_graphs_over_empty_values():
+    """make fuzz draws seeds far beyond the fixed pass; builders that drew
+    an index or a kernel size from an empty axis crashed it (Slice, Gather,
+    the scatters, Conv; seeds below). Each must now build its graph, and so
+    must a range of 5,000 seeds (about 2 s)."""
+    for seed in [18230, 30966, 134549] + list(range(200000, 205000)):
+        make_case(seed)
+
+
 def test_generator_covers_operators_types_and_forms():
     """The graphs hold what the pass promises: most supported operators,
     every element type, symbolic dimensions, several readers of one value
