@@ -107,6 +107,7 @@ enum sb_activation {
     SB_ACT_TANH = 10,
     SB_ACT_HARDSWISH_ONNX = 11,   /* ONNX's HardSwish formula */
     SB_ACT_HARDSIGMOID_ONNX = 12,   /* ONNX's HardSigmoid: alpha's bits in bits 32-63, beta 0.5 */
+    SB_ACT_SWISH_ONNX = 13,   /* ONNX's Mul(x, Sigmoid(x)): the sigmoid rounded, then one multiply */
     SB_ACT_COUNT
 };
 /* The elementwise functions of sb_unary. Part of the ABI: never renumber. */

@@ -63,7 +63,7 @@ static void finish_outputs(const sb_product_run *run, const sb_operands *ops, fl
         .col_bias = ops->col_bias ? ops->col_bias + col : NULL,
         .row_affine = ops->row_affine ? ops->row_affine + 4 * row : NULL,
         .residual = ops->residual ? ops->residual + (c - ops->c) : NULL,
-        .activation = run->activation};
+        .activation = run->activation, .fast = !run->plan->exact};
     run->plan->gemm->epilogue(c, ops->ldc, rows, cols, &e);
 }
 

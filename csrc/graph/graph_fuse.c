@@ -6,7 +6,10 @@
  *   Conv, Gemm (run as one linear) or MatMul (constant weights) output runs
  *   as that product's epilogue, which applies the standalone operator's
  *   definition to each finished sum; Clip to [0, 6] equals relu6 bit for
- *   bit (maximum(-0, +0) is +0, NaN stays NaN);
+ *   bit (maximum(-0, +0) is +0, NaN stays NaN); so does the pair
+ *   Mul(v, Sigmoid(v)) that exporters write for SiLU/Swish, when the two
+ *   are v's only readers (SB_ACT_SWISH_ONNX: the sigmoid of that mode's
+ *   Sigmoid node, then one rounded multiply);
  * - an Add of a constant 1-D bias that is the only reader of a MatMul with
  *   constant 2-D weights becomes the product's bias (one rounded add after
  *   each sum, as the Add does).
@@ -33,18 +36,23 @@
 typedef struct {
     int *count;                  /* per value: node inputs reading it */
     int *reader;                 /* per value: the (last) node reading it */
+    int *first;                  /* per value: the first node reading it */
 } readers;
 
 static int count_readers(sb_graph *g, readers *r)
 {
     r->count = calloc((size_t)g->n_values + 1, sizeof(int));
     r->reader = calloc((size_t)g->n_values + 1, sizeof(int));
-    if (!r->count || !r->reader) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
+    r->first = calloc((size_t)g->n_values + 1, sizeof(int));
+    if (!r->count || !r->reader || !r->first) return sb_fail(SB_ERR_NO_MEMORY, "out of memory");
     for (int k = 0; k < g->n_nodes; ++k) {
         const sb_node *n = &g->nodes[k];
         if (!n->op) continue;
-        for (int i = 0; i < n->n_in; ++i)
-            if (n->in[i] >= 0) r->count[n->in[i]]++, r->reader[n->in[i]] = k;
+        for (int i = 0; i < n->n_in; ++i) {
+            if (n->in[i] < 0) continue;
+            if (!r->count[n->in[i]]++) r->first[n->in[i]] = k;
+            r->reader[n->in[i]] = k;
+        }
     }
     return SB_OK;
 }
@@ -53,6 +61,7 @@ static void free_readers(readers *r)
 {
     free(r->count);
     free(r->reader);
+    free(r->first);
 }
 
 /* The one node reading value v, or -1 (none, several, or a graph output). */
@@ -221,6 +230,30 @@ static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_pr
 
 static int is(const sb_node *n, const char *op) { return n->op && strcmp(n->op_type, op) == 0; }
 
+/* The pair exporters write for SiLU/Swish on value v: a Sigmoid of v and a
+ * Mul of v and that Sigmoid (either order), the only two readers of v, the
+ * Sigmoid's output read by the Mul alone, neither v nor it a graph output,
+ * no attributes. Returns the Sigmoid's node and sets *mul, or -1. */
+static int swish_pair(const sb_graph *g, const readers *r, const sb_onnx_node **protos, int v,
+                      int *mul)
+{
+    if (v < 0 || g->values[v].is_output || r->count[v] != 2 || r->first[v] == r->reader[v])
+        return -1;
+    for (int pick = 0; pick < 2; ++pick) {
+        const int s = pick ? r->reader[v] : r->first[v], m = pick ? r->first[v] : r->reader[v];
+        const sb_node *sig = &g->nodes[s], *mn = &g->nodes[m];
+        if (!is(sig, "Sigmoid") || !is(mn, "Mul") || protos[s]->attr_count || protos[m]->attr_count)
+            continue;
+        if (sig->n_in != 1 || sig->n_out != 1 || mn->n_in != 2 || mn->n_out != 1) continue;
+        const int sv = sig->out[0];
+        if (only_reader(g, r, sv) != m) continue;
+        if (!((mn->in[0] == v && mn->in[1] == sv) || (mn->in[0] == sv && mn->in[1] == v))) continue;
+        *mul = m;
+        return s;
+    }
+    return -1;
+}
+
 /* Both modes: a BatchNormalization (inference form, constant float32
  * statistics, one per output channel) that is the only reader of a Conv
  * with constant weights runs in the Conv's epilogue with the standalone
@@ -341,13 +374,12 @@ int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos)
         sb_node *n = &g->nodes[k];
         if (!(is(n, "Conv") || is(n, "Gemm") || is(n, "MatMul")) || n->n_out < 1) continue;
         int j = only_reader(g, &r, n->out[0]);
-        if (j < 0) continue;
-        sb_node *user = &g->nodes[j];
+        sb_node *user = j >= 0 ? &g->nodes[j] : NULL;
         const sb_tval *w = n->n_in > 1 ? constant(g, n->in[1]) : NULL;
         int packed_w = w && w->info.dtype == SB_DT_FLOAT && (!is(n, "MatMul") ||
                        (w->info.rank == 2 && sb_vinfo_numel(&w->info) > 0));
         /* MatMul with packed weights, then Add of a constant 1-D bias */
-        if (is(n, "MatMul") && is(user, "Add") && n->fused_bias < 0 && user->n_in == 2 &&
+        if (user && is(n, "MatMul") && is(user, "Add") && n->fused_bias < 0 && user->n_in == 2 &&
             !protos[j]->attr_count && packed_w && w->info.rank == 2) {
             int other = user->in[0] == n->out[0] ? user->in[1] : user->in[0];
             int twice = user->in[0] == n->out[0] && user->in[1] == n->out[0];
@@ -358,17 +390,22 @@ int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos)
                 n->out = user->out, n->n_out = user->n_out;
                 user->op = NULL;
                 j = only_reader(g, &r, n->out[0]);
-                if (j < 0) continue;
-                user = &g->nodes[j];
+                user = j >= 0 ? &g->nodes[j] : NULL;
             }
         }
-        int64_t act = activation_of(g, user, protos[j]);
+        int64_t act = user ? activation_of(g, user, protos[j]) : 0;
+        int sigmoid = -1;
+        if (!act && (sigmoid = swish_pair(g, &r, protos, n->out[0], &j)) >= 0) {
+            act = SB_ACT_SWISH_ONNX;
+            user = &g->nodes[j];
+        }
         if (!act) continue;
         if (is(n, "Gemm") && !gemm_plain(g, n, protos[k])) continue;
         if (is(n, "MatMul") && !packed_w) continue;
         n->activation = act;
         n->out = user->out, n->n_out = user->n_out;
         user->op = NULL;
+        if (sigmoid >= 0) g->nodes[sigmoid].op = NULL;
     }
     free_readers(&r);
     return SB_OK;

@@ -362,7 +362,10 @@ static int make_labels(sb_graph *g)
         if (n->activation) {
             static const char *const names[] = {
                 "", "relu", "relu6", "leaky_relu", "gelu", "gelu_tanh", "silu", "hardswish",
-                "hardsigmoid", "sigmoid", "tanh", "hardswish_onnx", "hardsigmoid_onnx"};
+                "hardsigmoid", "sigmoid", "tanh", "hardswish_onnx", "hardsigmoid_onnx",
+                "swish_onnx"};
+            _Static_assert(sizeof names / sizeof names[0] == SB_ACT_COUNT,
+                           "a name for each activation of samebits.h");
             int code = (int)(n->activation & 0xFF);
             size_t len = strlen(text);
             snprintf(text + len, sizeof text - len, "+%s",

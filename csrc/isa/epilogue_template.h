@@ -21,6 +21,7 @@
 #include <string.h>
 #include "samebits.h"
 #include "math/activation.h"
+#include "math/fast_math.h"
 #include "isa/kernels.h"
 
 static inline float epi_canonical(float v)
@@ -92,8 +93,17 @@ static inline float epi_canonical(float v)
 #define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
 #define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
 
-/* Defines void NAME(c, ldc, rows, cols, e) (sb_epilogue_fn). */
+/* Defines void NAME(c, ldc, rows, cols, e) (sb_epilogue_fn), and
+ * NAME_swish_fast, fast mode's x * sigmoid(x) over a row in place: a function
+ * of its own, not inlined, since with the path's flags it fuses
+ * multiply-adds, which only functions named *_fast may (tests/builds/
+ * test_codegen.py). Fast mode's swish runs the steps before the activation
+ * first, then this over each row while it is in cache. */
 #define EPILOGUE_DEFINE(NAME)                                                                \
+    static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t n)            \
+    {                                                                                        \
+        for (size_t j = 0; j < n; ++j) row[j] = epi_canonical(row[j] * sb_fast_sigmoid(row[j])); \
+    }                                                                                        \
     void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const sb_epilogue_ops *e)  \
     {                                                                                        \
         const float *row_bias = e->row_bias, *col_bias = e->col_bias;                        \
@@ -120,6 +130,15 @@ static inline float epi_canonical(float v)
         case SB_ACT_TANH: EPI_ROWS(sb_exact_tanh)                                            \
         case SB_ACT_HARDSWISH_ONNX: EPI_ROWS(sb_act_hardswish_onnx)                          \
         case SB_ACT_HARDSIGMOID_ONNX: EPI_ROWS(EPI_HARDSIGMOID_ONNX)                         \
+        case SB_ACT_SWISH_ONNX:                                                              \
+            if (e->fast) {                                                                   \
+                sb_epilogue_ops before = *e;                                                 \
+                before.activation = SB_ACT_NONE;                                             \
+                NAME(c, ldc, rows, cols, &before);                                           \
+                for (size_t i = 0; i < rows; ++i) NAME##_swish_fast(c + (ptrdiff_t)i * ldc, cols); \
+                return;                                                                      \
+            }                                                                                \
+            EPI_ROWS(sb_act_swish_onnx)                                                      \
         default: EPI_ROWS(EPI_NONE) /* unreachable: the callers check the code */            \
         }                                                                                    \
     }

@@ -126,7 +126,9 @@ typedef void (*sb_dw_flat_masks_fn)(size_t h, size_t w, size_t kh, size_t kw, si
  *   v = ((v - mean) * r) * weight + bias, four rounded operations;
  * - with residual: v = v + residual[i*ldc + j] (the residual has C's layout
  *   and never overlaps C);
- * - the activation (enum sb_activation, its parameter in the high 32 bits);
+ * - the activation (enum sb_activation, its parameter in the high 32 bits;
+ *   with fast set, SB_ACT_SWISH_ONNX uses fast mode's sigmoid, as the
+ *   graph's unfused Sigmoid node would);
  * - every NaN made canonical.
  * row_affine and residual come only with row_bias or no bias (a
  * convolution's). */
@@ -135,6 +137,7 @@ typedef struct {
     const float *row_affine;
     const float *residual;
     int64_t activation;
+    int fast;   /* fast mode: SB_ACT_SWISH_ONNX takes fast mode's sigmoid */
 } sb_epilogue_ops;
 
 /* The epilogue of rows x cols outputs at c (row stride ldc), pointers of e

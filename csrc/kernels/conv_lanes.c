@@ -162,7 +162,7 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
         .row_bias = d->bias ? d->bias + channel : NULL,
         .row_affine = d->affine ? d->affine + 4 * channel : NULL,
         .residual = d->residual ? d->residual + (y + first - d->y) : NULL,
-        .activation = d->activation};
+        .activation = d->activation, .fast = d->mode == SB_MODE_FAST};
     d->isa->gemm->epilogue(y + first, (ptrdiff_t)cols, channels, end - first, &e);
 }
 

@@ -65,7 +65,7 @@ static void plane_epilogue(const sb_conv_desc *d, size_t oc, float *out, size_t 
         .row_bias = d->bias ? d->bias + oc : NULL,
         .row_affine = d->affine ? d->affine + 4 * oc : NULL,
         .residual = d->residual ? d->residual + (out - d->y) : NULL,
-        .activation = d->activation};
+        .activation = d->activation, .fast = d->mode == SB_MODE_FAST};
     d->isa->gemm->epilogue(out, 0, 1, count, &e);   /* at the path's width */
 }
 

@@ -110,7 +110,7 @@ static void few_columns_chunk(void *ctx, size_t chunk, int thread_index)
         .row_bias = d->bias ? d->bias + first : NULL,
         .row_affine = d->affine ? d->affine + 4 * first : NULL,
         .residual = d->residual ? d->residual + (y - d->y) : NULL,
-        .activation = d->activation};
+        .activation = d->activation, .fast = d->mode == SB_MODE_FAST};
     d->isa->gemm->epilogue(y, (ptrdiff_t)cols, rows, cols, &e);   /* at the path's width */
 }
 

@@ -317,3 +317,90 @@ def test_two_fusions_whose_nodes_share_a_name(node_name):
     # (ONNX Runtime refuses the model with two nodes named alike)
     for what, out in run_everywhere(data, {"x": x}, modes=("fast",)):
         np.testing.assert_allclose(out["y"], want, rtol=2e-4, atol=2e-4, err_msg=what)
+
+
+def _swish_graphs(rng):
+    """name -> (nodes, inputs, inits) of products followed by the pair
+    exporters write for SiLU: Sigmoid(v) and Mul of v and it, either order."""
+    conv_w = rng.standard_normal((6, 3, 3, 3)).astype(np.float32)
+    bn = {"s": rng.uniform(0.5, 2, 6).astype(np.float32), "bb": rng.standard_normal(6).astype(np.float32),
+          "m": rng.standard_normal(6).astype(np.float32), "v": rng.uniform(0.5, 2, 6).astype(np.float32)}
+    lin_w = rng.standard_normal((12, 7)).astype(np.float32)
+    lin_b = rng.standard_normal(7).astype(np.float32)
+    image = {"x": (F, [2, 3, 8, 9])}
+    rows = {"x": (F, [5, 12])}
+
+    def pair(v, first):
+        return [helper.make_node("Sigmoid", [v], ["s_out"]),
+                helper.make_node("Mul", [v, "s_out"] if first else ["s_out", v], ["y"])]
+    return {
+        "conv": ([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1])] + pair("c", True),
+                 image, {"w": conv_w}),
+        "conv_bn_sigmoid_first": (
+            [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"])]
+            + pair("n", False), image, {"w": conv_w, **bn}),
+        "gemm": ([helper.make_node("Gemm", ["x", "w", "b"], ["c"])] + pair("c", True), rows,
+                 {"w": lin_w, "b": lin_b}),
+        "matmul_bias": ([helper.make_node("MatMul", ["x", "w"], ["p"]),
+                         helper.make_node("Add", ["p", "b"], ["c"])] + pair("c", False), rows,
+                        {"w": lin_w, "b": lin_b}),
+    }
+
+
+@pytest.mark.parametrize("name", ["conv", "conv_bn_sigmoid_first", "gemm", "matmul_bias"])
+def test_swish_pair_fuses_into_the_product(name):
+    """Conv, Gemm and MatMul + bias followed by Sigmoid and Mul (YOLOv5/v8,
+    EfficientNet) run as one node whose epilogue is swish_onnx: in each
+    mode, on every path, at 1 and 2 threads, the bits of the same graph with
+    the product's output also a graph output (which nothing fuses), with
+    special values; and ONNX Runtime's values on finite inputs."""
+    rng = np.random.default_rng(9)
+    nodes, inputs, inits = _swish_graphs(rng)[name]
+    shape = inputs["x"][1]
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    x.reshape(-1)[:5] = [np.nan, np.inf, -np.inf, -0.0, 1e-40]
+    data = graph_model(nodes, inputs, {"y": (F, None)}, inits=inits)
+    split = graph_model(nodes, inputs, {"y": (F, None), "s_out": (F, None)}, inits=inits)
+    for mode in ("exact", "fast"):
+        for path in samebits.paths():
+            with samebits.use_path(path):
+                want = so.load(split, mode=mode, threads=1).run({"x": x})["y"]
+                for n in (1, 2):
+                    got = so.load(data, mode=mode, threads=n).run({"x": x})["y"]
+                    assert np.array_equal(bits(got), bits(want)), f"{name} {mode} {path} {n}"
+        profile: dict = {}
+        so.load(data, mode=mode).run({"x": x}, profile=profile)
+        assert [k for k in profile if k.endswith("+swish_onnx")], profile
+        assert not {"Sigmoid", "Mul"} & set(profile), profile
+    finite = np.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0)
+    ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
+    for mode in ("exact", "fast"):
+        got = so.load(data, mode=mode).run({"x": finite})["y"]
+        np.testing.assert_allclose(got, ref, rtol=2e-4, atol=2e-4, err_msg=f"{name} {mode}")
+
+
+def test_swish_pair_that_does_not_fit_stays_apart():
+    """The pair fuses only as exporters write it: not when the Sigmoid's
+    output is read again, when the product's output has a third reader, or
+    when the Mul takes another value; each graph keeps its own bits."""
+    rng = np.random.default_rng(10)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    x = rng.standard_normal((1, 3, 6, 6)).astype(np.float32)
+    conv = helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1])
+    sig = helper.make_node("Sigmoid", ["c"], ["s"])
+    graphs = {
+        "sigmoid_read_twice": [conv, sig, helper.make_node("Mul", ["c", "s"], ["m"]),
+                               helper.make_node("Add", ["m", "s"], ["y"])],
+        "third_reader": [conv, sig, helper.make_node("Mul", ["c", "s"], ["m"]),
+                         helper.make_node("Add", ["m", "c"], ["y"])],
+        "mul_of_another": [conv, sig, helper.make_node("Relu", ["c"], ["r"]),
+                           helper.make_node("Mul", ["r", "s"], ["y"])],
+    }
+    for name, nodes in graphs.items():
+        data = graph_model(nodes, {"x": (F, [1, 3, 6, 6])}, {"y": (F, None)}, inits={"w": w})
+        profile: dict = {}
+        got = so.load(data, mode="exact").run({"x": x}, profile=profile)["y"]
+        assert "Sigmoid" in profile and not [k for k in profile if "swish" in k], (name, profile)
+        ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
+        np.testing.assert_allclose(got, ref, rtol=2e-5, atol=2e-5, err_msg=name)

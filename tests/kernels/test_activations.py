@@ -215,3 +215,34 @@ def test_onnx_hard_activations_standalone_and_fused(path, alpha):
     assert np.array_equal(_bits(fused_hs), _bits(_onnx_hardsigmoid(lin, alpha)))
     assert np.array_equal(_bits(fused_hw), _bits(_onnx_hardswish(lin)))
     assert np.array_equal(_bits(conv_hw), _bits(_onnx_hardswish(conv)))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_swish_onnx_fused(path):
+    """ONNX's Mul(x, Sigmoid(x)), the pair exporters write for SiLU, as the
+    epilogue of linear and conv2d (activation "swish_onnx", what
+    samebits.onnx fuses the pair into): exact mode gives samebits.sigmoid's
+    correctly rounded value times x, one rounded multiply, bit for bit, with
+    special values, at 1 and 2 threads; fast mode gives fast sigmoid times x
+    (the unfused pair's bits on the same path)."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(4)
+    xl = rng.standard_normal((33, 20)).astype(np.float32) * 3
+    xl[0, :6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40]
+    w = rng.standard_normal((17, 20)).astype(np.float32)
+    xc = rng.standard_normal((2, 3, 7, 7)).astype(np.float32) * 3
+    wc = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    with samebits.use_path(path):
+        for mode in ("exact", "fast"):
+            lin = samebits.linear(xl, w, mode=mode)
+            conv = samebits.conv2d(xc, wc, padding=1, mode=mode)
+            with np.errstate(all="ignore"):
+                want_lin = ref.canonical(lin * samebits.sigmoid(lin, mode=mode))
+                want_conv = ref.canonical(conv * samebits.sigmoid(conv, mode=mode))
+            for threads in (1, 2):
+                got_lin = samebits.linear(xl, w, activation="swish_onnx", mode=mode,
+                                          threads=threads)
+                got_conv = samebits.conv2d(xc, wc, padding=1, activation="swish_onnx",
+                                           mode=mode, threads=threads)
+                assert np.array_equal(_bits(got_lin), _bits(want_lin)), (mode, threads)
+                assert np.array_equal(_bits(got_conv), _bits(want_conv)), (mode, threads)

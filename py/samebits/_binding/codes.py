@@ -15,6 +15,7 @@ ACTIVATION_CODES: dict[str, int] = {
     "tanh": 10,
     "hardswish_onnx": 11,
     "hardsigmoid_onnx": 12,
+    "swish_onnx": 13,
 }
 
 # enum sb_unary_op: the elementwise functions of sb_unary

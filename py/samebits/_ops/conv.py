@@ -116,7 +116,9 @@ def conv2d(x: Any, w: Any, bias: Any = None, *, stride: IntPair = 1, padding: An
         bits of the standalone function (docs/exact-ops.md): "relu", "relu6",
         "leaky_relu" (slope 0.01) or ("leaky_relu", slope), "gelu",
         "gelu_tanh" (torch's approximate="tanh"), "silu", "hardswish",
-        "hardsigmoid", "sigmoid", "tanh". NaN stays NaN.
+        "hardsigmoid", "sigmoid", "tanh"; and "swish_onnx", ONNX's
+        ``x * sigmoid(x)`` as two operations (the sigmoid rounded, then one
+        multiply; in fast mode with fast mode's sigmoid). NaN stays NaN.
     mode
         ``"exact"``: each output sums its taps (channel, kernel row, kernel
         column) in that order from +0 with every product and sum rounded to

@@ -28,7 +28,9 @@ def linear(x: Any, weight: Any, bias: Any = None, *, activation: Any = None,
         bits of the standalone function (docs/exact-ops.md): "relu", "relu6",
         "leaky_relu" (slope 0.01) or ("leaky_relu", slope), "gelu",
         "gelu_tanh" (torch's approximate="tanh"), "silu", "hardswish",
-        "hardsigmoid", "sigmoid", "tanh". NaN stays NaN.
+        "hardsigmoid", "sigmoid", "tanh"; and "swish_onnx", ONNX's
+        ``x * sigmoid(x)`` as two operations (the sigmoid rounded, then one
+        multiply; in fast mode with fast mode's sigmoid). NaN stays NaN.
     mode
         ``"exact"``: each output is the product as ``matmul`` defines it (its
         in_features products summed in increasing order from +0, every product

@@ -252,7 +252,8 @@ static int conv3d_run(sb_run_ctx *R, const float *residual, float *y, int with_a
     for (int64_t n = 0; n < a.n; ++n) {
         const sb_epilogue_ops e = {.row_bias = bias, .row_affine = s->affine,
                                    .residual = residual ? residual + n * a.cout * plane : NULL,
-                                   .activation = with_activation ? s->activation : 0};
+                                   .activation = with_activation ? s->activation : 0,
+                                   .fast = R->mode == SB_MODE_FAST};
         sb_epilogue_ops_run(y + n * a.cout * plane, (ptrdiff_t)plane, (size_t)a.cout, (size_t)plane,
                             &e);
     }
@@ -348,9 +349,10 @@ static int run_broadcast_residual(sb_run_ctx *R, const sb_tval *residual, int th
     if (!status) status = sb_k_binary(R, SB_BIN_ADD, &conv_out, residual, R->out[0]);
     free(conv_out.data);
     if (status) return status;
-    if (s->activation)
-        sb_epilogue(R->out[0]->data, 0, 1, (size_t)sb_vinfo_numel(&R->out[0]->info), NULL, NULL,
-                    s->activation);
+    if (s->activation) {
+        const sb_epilogue_ops e = {.activation = s->activation, .fast = R->mode == SB_MODE_FAST};
+        sb_epilogue_ops_run(R->out[0]->data, 0, 1, (size_t)sb_vinfo_numel(&R->out[0]->info), &e);
+    }
     return SB_OK;
 }
 
