@@ -43,13 +43,14 @@ static inline float sb_fast_exp(float x)
     return sbt_nan_in_nan_out(x, (p * s1) * s2);
 }
 
-/* 1 / (1 + e^-x) with the fast exp; below -16, e^x itself (the two differ
- * by a factor 1 + e^x, within 2^-23 of 1), which keeps the tail's small and
- * subnormal results where e^-x would overflow. */
+/* With e = e^-|x| (the fast exp, once): 1 / (1 + e) for x >= 0 and
+ * e / (1 + e) for x < 0, the same function. e never overflows, so the tail's
+ * small and subnormal results come out of e itself, and one exp serves both
+ * signs (half the work of evaluating e^-x and e^x). */
 static inline float sb_fast_sigmoid(float x)
 {
-    float y = 1.0f / (1.0f + sb_fast_exp(-x));
-    y = x < -16.0f ? sb_fast_exp(x) : y;
+    float e = sb_fast_exp(-__builtin_fabsf(x));
+    float y = (x < 0.0f ? e : 1.0f) / (1.0f + e);
     return sbt_nan_in_nan_out(x, y);
 }
 
