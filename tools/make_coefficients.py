@@ -122,14 +122,60 @@ def build() -> tuple[dict, list[str]]:
         e = max(e, worst(lambda u: abs(horner(coeffs, u) - mp.erf(centre + u)) / mp.erf(centre + u),
                          -mp.mpf(1) / 8, mp.mpf(1) / 8, 400))
     report.append(f"erf 1/2 <= |x| < 4: pieces against erf, relative: {log2_or_none(e)}")
+
+    # The fast route of exp and sigmoid (math/exp_route.h): not part of the
+    # contract (its results are kept only when a rounding test proves them
+    # correctly rounded), so these may change. e^t = 2^(k/16) e^r with k =
+    # round(16 t / ln 2), r = t - k ln2/16 (ln2/16 in two parts, the first
+    # with 36 significant bits so that k times it is exact for |k| < 2^12),
+    # e^r - 1 = r + r^2 (1/2 + r/6 + r^2/24 + r^3/120) on |r| <= ln2/32.
+    l16 = LN2 / 16
+    l16_hi = to_double(mp.ldexp(mp.floor(mp.ldexp(l16, 40)), -40))
+    route = {
+        "SB_EXP_ROUTE_16_OVER_LN2": to_double(16 / LN2),
+        "SB_EXP_ROUTE_LN2_16_HI": l16_hi,
+        "SB_EXP_ROUTE_LN2_16_LO": to_double(l16 - mp.mpf(l16_hi)),
+    }
+    taylor = [to_double(1 / mp.factorial(i)) for i in (2, 3, 4, 5)]
+    table = [to_double(mp.power(2, mp.mpf(j) / 16)) for j in range(16)]
+    rmax = LN2 / 32
+    e = worst(lambda r: abs(1 + r + r * r * horner(taylor, r) - mp.exp(r)) / mp.exp(r), -rmax, rmax)
+    report.append(f"exp's fast route: 1 + r + r^2 Q(r) against e^r on |r| <= ln2/32, relative: "
+                  f"{log2_or_none(e)}")
     return {"consts": consts, "exp_p": exp_p, "log_g": log_g, "erf_small": erf_small,
-            "erf_pieces": pieces}, report
+            "erf_pieces": pieces, "route": route, "route_q": taylor, "route_table": table}, report
 
 
 LOG_EXCEPTIONS = [(0x3C413D3A, 0xC08E158F), (0x41178FEB, 0x400FE5E7), (0x4C5D65A5, 0x418F034B),
                   (0x65D890D3, 0x4254D1F9), (0x6F31A8EC, 0x42845A89)]
 SIGMOID_SMALL = [("c3", mp.mpf(-1) / 48), ("c5", mp.mpf(1) / 480), ("c7", mp.mpf(-17) / 80640),
                  ("c9", mp.mpf(31) / 1451520)]
+
+
+# sin's and cos's reduction constant and exceptions (math/trig.h writes them out)
+TRIG_SECTIONS = """## TWO_OVER_PI: the 320 bits sin and cos reduce with
+
+`T = floor(2^320 * 2/pi)`, as 80 hexadecimal digits, most significant first:
+
+`0xa2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561b7246e3a424dd2e0`
+
+Their polynomial coefficients are the binary64 values nearest to `±1/n!`
+(exact-ops.md, "sin and cos"); their only other table is the next one.
+
+## TRIG_EXCEPTIONS: inputs whose sin or cos is given, not computed
+
+The values `|x|` where the sin or cos recipe's binary64 value lies on the
+wrong side of a float32 rounding midpoint (found by
+`bench/accuracy_exhaustive.py` over all 2^32 inputs). The listed result
+replaces the recipe's rounded value for `|x|`, before sin's sign rule.
+
+| function | \\|x\\| bits | result bits |
+|---|---|---|
+| sin | `0x46199998` | `0xBEB1FA5D` |
+| cos | `0x5F18B878` | `0x3F7F14BB` |
+| cos | `0x6115CB11` | `0x3F78142F` |
+
+"""
 
 
 def hexf(v: float) -> str:
@@ -171,6 +217,13 @@ def header_text(t: dict) -> str:
         row = ", ".join(hexf(t["erf_pieces"][j][i]) for j in range(ERF_PIECES))
         lines.append(f"    /* c{i} */ {row},")
     lines.append("};")
+    lines += ["", "/* The fast route of exp and sigmoid (math/exp_route.h): not part of the contract;",
+              " * a result is kept only when the rounding test proves it correctly rounded. */"]
+    for name, v in t["route"].items():
+        lines.append(f"#define {name} {hexf(v)}")
+    array("sb_exp_route_q", t["route_q"])
+    lines.append("/* 2^(j/16), j = 0..15, each rounded to the nearest binary64 */")
+    array("sb_exp_route_table", t["route_table"])
     lines += ["", "#endif", ""]
     return "\n".join(lines)
 
@@ -217,6 +270,14 @@ def tables_text(t: dict, report: list[str]) -> str:
                 "Taylor coefficients of sigmoid(x) - 1/2 = x (1/4 + c3 x^2 + c5 x^4 + c7 x^6 + c9 x^8),",
                 "each rounded to the nearest binary64:", "", "| name | value |", "|---|---|"])
     out.extend(f"| {n} | `{hexf(to_double(v))}` |" for n, v in SIGMOID_SMALL)
+    out.extend(["", TRIG_SECTIONS.rstrip("\n")])
+    out.extend(["", "## EXP_ROUTE: the fast route of exp and sigmoid (not part of the contract)", "",
+                "Only a result the rounding test proves correctly rounded is kept",
+                "(exact-ops.md, \"exp and sigmoid: the fast route\"), so these values may change",
+                "without changing a bit.", "", "| name | value |", "|---|---|"])
+    out.extend(f"| {n[len('SB_EXP_ROUTE_'):]} | `{hexf(v)}` |" for n, v in t["route"].items())
+    out.extend(f"| Q{i} (1/{(2, 6, 24, 120)[i]}) | `{hexf(v)}` |" for i, v in enumerate(t["route_q"]))
+    out.extend(f"| T{j} (2^({j}/16)) | `{hexf(v)}` |" for j, v in enumerate(t["route_table"]))
     out.extend(["", "## Approximation errors (the polynomials evaluated exactly)", ""])
     out.extend(f"- {line}" for line in report)
     out.append("")

@@ -22,7 +22,14 @@
 #include "samebits.h"
 #include "math/activation.h"
 #include "math/fast_math.h"
+#include "math/exp_route.h"
 #include "isa/kernels.h"
+
+/* Exact sigmoid of n floats (y may be x): the kernels' fast route with the
+ * recipe's bits (math/exp_route.h); a path may give its own. */
+#ifndef SB_EPI_SIGMOID_N
+#define SB_EPI_SIGMOID_N(x, y, n) sb_exact_sigmoid_n(x, y, n)
+#endif
 
 static inline float epi_canonical(float v)
 {
@@ -89,6 +96,26 @@ static inline float epi_canonical(float v)
         return;                                                                              \
     }
 
+/* Exact sigmoid (swish 0) or ONNX's x * sigmoid(x) (1) of rows already
+ * through the steps before the activation, a block at a time, so that the
+ * route's vector kernel serves the epilogue too: the same bits as the
+ * element function (canonical NaN included). */
+static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols, int swish)
+{
+    float s[SB_EXP_ROUTE_BLOCK];
+    for (size_t i = 0; i < rows; ++i) {
+        float *row = c + (ptrdiff_t)i * ldc;
+        for (size_t j0 = 0; j0 < cols; j0 += SB_EXP_ROUTE_BLOCK) {
+            const size_t m = cols - j0 < SB_EXP_ROUTE_BLOCK ? cols - j0 : SB_EXP_ROUTE_BLOCK;
+            SB_EPI_SIGMOID_N(row + j0, s, m);
+            if (swish)
+                for (size_t j = 0; j < m; ++j) row[j0 + j] = epi_canonical(row[j0 + j] * s[j]);
+            else
+                for (size_t j = 0; j < m; ++j) row[j0 + j] = s[j];
+        }
+    }
+}
+
 #define EPI_NONE(v) (v)
 #define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
 #define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
@@ -126,19 +153,20 @@ static inline float epi_canonical(float v)
         case SB_ACT_SILU: EPI_ROWS(sb_act_silu)                                              \
         case SB_ACT_HARDSWISH: EPI_ROWS(sb_act_hardswish)                                    \
         case SB_ACT_HARDSIGMOID: EPI_ROWS(sb_act_hardsigmoid)                                \
-        case SB_ACT_SIGMOID: EPI_ROWS(sb_exact_sigmoid)                                      \
+        case SB_ACT_SIGMOID:                                                                 \
+        case SB_ACT_SWISH_ONNX: {                                                            \
+            sb_epilogue_ops before = *e;                                                     \
+            before.activation = SB_ACT_NONE;                                                \
+            NAME(c, ldc, rows, cols, &before);                                               \
+            if (code == SB_ACT_SWISH_ONNX && e->fast)                                        \
+                for (size_t i = 0; i < rows; ++i) NAME##_swish_fast(c + (ptrdiff_t)i * ldc, cols); \
+            else                                                                             \
+                epi_sigmoid_rows(c, ldc, rows, cols, code == SB_ACT_SWISH_ONNX);             \
+            return;                                                                          \
+        }                                                                                    \
         case SB_ACT_TANH: EPI_ROWS(sb_exact_tanh)                                            \
         case SB_ACT_HARDSWISH_ONNX: EPI_ROWS(sb_act_hardswish_onnx)                          \
         case SB_ACT_HARDSIGMOID_ONNX: EPI_ROWS(EPI_HARDSIGMOID_ONNX)                         \
-        case SB_ACT_SWISH_ONNX:                                                              \
-            if (e->fast) {                                                                   \
-                sb_epilogue_ops before = *e;                                                 \
-                before.activation = SB_ACT_NONE;                                             \
-                NAME(c, ldc, rows, cols, &before);                                           \
-                for (size_t i = 0; i < rows; ++i) NAME##_swish_fast(c + (ptrdiff_t)i * ldc, cols); \
-                return;                                                                      \
-            }                                                                                \
-            EPI_ROWS(sb_act_swish_onnx)                                                      \
         default: EPI_ROWS(EPI_NONE) /* unreachable: the callers check the code */            \
         }                                                                                    \
     }

@@ -17,13 +17,21 @@
 #include "math/arith.h"
 #include "math/fast_math.h"
 #include "math/trig.h"
+#include "math/exp_route.h"
 #include "isa/isa.h"
 
 /* A path may give Erf and Gelu its own code of the same operations
  * (isa/avx512/erf_avx512.h: the scalar text's table lookup vectorizes badly);
- * by default they run the scalar text a lane per element. */
+ * by default they run the scalar text a lane per element. Likewise exp's and
+ * sigmoid's fast route (math/exp_route.h; isa/avx512/exp_route_avx512.h). */
 #ifndef SB_PATH_ERF_N
 #define SB_PATH_ERF_N(x, y, n) for (size_t i = 0; i < (n); ++i) (y)[i] = sb_exact_erf((x)[i])
+#endif
+#ifndef SB_PATH_EXP_N
+#define SB_PATH_EXP_N(x, y, n) sb_exact_exp_n(x, y, n)
+#endif
+#ifndef SB_PATH_SIGMOID_N
+#define SB_PATH_SIGMOID_N(x, y, n) sb_exact_sigmoid_n(x, y, n)
 #endif
 #ifndef SB_PATH_GELU_N
 #define SB_PATH_GELU_N(x, y, n) for (size_t i = 0; i < (n); ++i) (y)[i] = sb_act_gelu((x)[i])
@@ -49,11 +57,11 @@
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
     {                                                                                      \
         switch (op) {                                                                      \
-        case SB_OP_EXP: UNARY_LOOP(sb_exact_exp)                                           \
+        case SB_OP_EXP: SB_PATH_EXP_N(x, y, n); break;                                     \
         case SB_OP_LOG: UNARY_LOOP(sb_exact_log)                                           \
         case SB_OP_TANH: UNARY_LOOP(sb_exact_tanh)                                         \
         case SB_OP_ERF: SB_PATH_ERF_N(x, y, n); break;                                     \
-        case SB_OP_SIGMOID: UNARY_LOOP(sb_exact_sigmoid)                                   \
+        case SB_OP_SIGMOID: SB_PATH_SIGMOID_N(x, y, n); break;                             \
         case SB_OP_RELU: UNARY_LOOP(sb_act_relu)                                           \
         case SB_OP_RELU6: UNARY_LOOP(sb_act_relu6)                                         \
         case SB_OP_LEAKY_RELU:                                                             \

@@ -72,11 +72,6 @@ static inline float sb_act_hardswish_onnx(float x)
     return sbt_canonical(x * sb_act_hardsigmoid_onnx(x, SB_ONNX_ONE_SIXTH, 0.5f));
 }
 
-/* ONNX's Mul(x, Sigmoid(x)), the two nodes exporters write for SiLU/Swish:
- * the correctly rounded sigmoid, then one rounded float32 multiply (not
- * sb_act_silu's one rounding: the bits of the graph as written). */
-static inline float sb_act_swish_onnx(float x) { return sbt_canonical(x * sb_exact_sigmoid(x)); }
-
 /* x * sigmoid(x) = x / (1 + e^-x); -inf gives -0 (the limit). */
 static inline float sb_act_silu(float x)
 {

@@ -66,4 +66,35 @@ static const double sb_erf_pieces[168] = {
     /* c11 */ 0x1.61097834adbfdp-11, 0x1.9792cf62e415bp-12, -0x1.6e432174e4fb9p-13, -0x1.6186925b1a49ep-12, -0x1.07f2942f29257p-13, 0x1.312b5209d33c1p-14, 0x1.8c2cbbbde9747p-14, 0x1.0a61099461ab4p-15, -0x1.53f781a2f8ce9p-17, -0x1.ef219c71728b5p-17, -0x1.ac797b25b8411p-18, -0x1.6b294e4729e88p-21, 0x1.ac810845afcbcp-21, 0x1.3fe6871d5d01cp-21,
 };
 
+/* The fast route of exp and sigmoid (math/exp_route.h): not part of the contract;
+ * a result is kept only when the rounding test proves it correctly rounded. */
+#define SB_EXP_ROUTE_16_OVER_LN2 0x1.71547652b82fep+4
+#define SB_EXP_ROUTE_LN2_16_HI 0x1.62e42fefa0000p-5
+#define SB_EXP_ROUTE_LN2_16_LO 0x1.cf79abc9e3b3ap-44
+static const double sb_exp_route_q[4] = {
+    0x1.0000000000000p-1,
+    0x1.5555555555555p-3,
+    0x1.5555555555555p-5,
+    0x1.1111111111111p-7,
+};
+/* 2^(j/16), j = 0..15, each rounded to the nearest binary64 */
+static const double sb_exp_route_table[16] = {
+    0x1.0000000000000p+0,
+    0x1.0b5586cf9890fp+0,
+    0x1.172b83c7d517bp+0,
+    0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0,
+    0x1.3dea64c123422p+0,
+    0x1.4bfdad5362a27p+0,
+    0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0,
+    0x1.7a11473eb0187p+0,
+    0x1.8ace5422aa0dbp+0,
+    0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0,
+    0x1.c199bdd85529cp+0,
+    0x1.d5818dcfba487p+0,
+    0x1.ea4afa2a490dap+0,
+};
+
 #endif

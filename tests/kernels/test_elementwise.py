@@ -241,6 +241,54 @@ def test_sin_cos_fall_back_to_the_recipe_where_the_fast_route_is_unsure(name, pa
         assert _bits(np.float32(rounded)) == _bits(w), (name, v)
 
 
+# Inputs exp's and sigmoid's fast route cannot settle (docs/exact-ops.md,
+# "exp and sigmoid: the fast route"): its rounding test fails on these (found
+# by scanning 2^21 floats from 1, -1, 0.01, -50 and 30 with a numpy copy of
+# csrc/math/exp_route.h), and the neighbours of its range's ends.
+EXP_ROUTE_UNSURE = {
+    "exp": [0x3F80971E, 0xBF80CDC7, 0x3C248A08, 0xC24B112C, 0x41F0AB33,
+            0xC2D00000, 0xC2CFFFFF, 0xC2D00001, 0x42B20000, 0x42B1FFFF, 0x42B20001],
+    "sigmoid": [0x3F8099CB, 0xBF831910, 0x3C2724DF, 0xC24B112C, 0xC24DA1CE,
+                0x42C80000, 0x42C7FFFF, 0x42C80001, 0xC2C80000, 0xC2C7FFFF, 0xC2C80001],
+}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", ["exp", "sigmoid"])
+def test_exp_sigmoid_fall_back_to_the_recipe_where_the_fast_route_is_unsure(name, path):
+    """exp's and sigmoid's route: the elements its rounding test rejects and
+    its range's ends, among ordinary ones at the edges of the kernel's
+    256-element blocks, with inf and NaN: the pure-Python recipe's bits and
+    the correctly rounded float (mpmath), at 1 and 2 threads and in place."""
+    _path_or_skip(path)
+    import mpmath   # a test dependency (make deps)
+    hard = np.array(EXP_ROUTE_UNSURE[name], np.uint32).view(np.float32)
+    x = np.linspace(-30, 30, 1031, dtype=np.float32)
+    spots = [0, 1, 255, 256, 257, 511, 512, 700, 767, 768, 1000, 1017, 1029, 1030]
+    for i, v in zip(spots, hard):
+        x[i] = v
+    x[2], x[258], x[259] = np.inf, np.nan, -np.inf
+    want = ref.FUNCTIONS[name](x)
+    fn = getattr(samebits, name)
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            assert np.array_equal(_bits(fn(x, mode="exact", threads=threads)), _bits(want))
+        inplace = x.copy()
+        fn(inplace, mode="exact", out=inplace)
+        assert np.array_equal(_bits(inplace), _bits(want))
+    mpmath.mp.prec = 200
+    checked = 0
+    for v, w in zip(hard, want[spots[:len(hard)]]):
+        a = mpmath.mpf(float(v))
+        exact = mpmath.exp(a) if name == "exp" else 1 / (1 + mpmath.exp(-a))
+        if not mpmath.mpf(2) ** -126 <= exact < mpmath.mpf(2) ** 128:
+            continue        # subnormal or beyond float32: the recipe comparison above holds it
+        with mpmath.workprec(24):        # one rounding to 24 bits
+            assert _bits(np.float32(float(+exact))) == _bits(w), (name, v)
+        checked += 1
+    assert checked >= 5
+
+
 def test_cos_is_even_bit_for_bit():
     x = INPUTS[~np.isnan(INPUTS)]
     assert np.array_equal(_bits(samebits.cos(-x, mode="exact")), _bits(samebits.cos(x, mode="exact")))

@@ -104,6 +104,10 @@ typedef __m512 sliver_vec;
 #define sliver_fma vec_fma
 #define sliver_canon vec_canon
 #endif
+#if !defined(SB_EMULATE_AVX512) && defined(__AVX512F__)
+#include "isa/avx512/exp_route_avx512.h"
+#define SB_EPI_SIGMOID_N(x, y, n) sbx_exp_route_n(x, y, n, 1)
+#endif
 #include "isa/ukernel_template.h"
 
 UKR_DEFINE_TILE(avx512, 12, 32, 1)

@@ -5,6 +5,9 @@
 #include "isa/avx512/erf_avx512.h"
 #define SB_PATH_ERF_N(x, y, n) sbx_erf_gelu_n(x, y, n, 0)
 #define SB_PATH_GELU_N(x, y, n) sbx_erf_gelu_n(x, y, n, 1)
+#include "isa/avx512/exp_route_avx512.h"
+#define SB_PATH_EXP_N(x, y, n) sbx_exp_route_n(x, y, n, 0)
+#define SB_PATH_SIGMOID_N(x, y, n) sbx_exp_route_n(x, y, n, 1)
 #endif
 #include "isa/unary_template.h"
 
