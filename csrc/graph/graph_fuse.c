@@ -161,14 +161,32 @@ static int gemm_plain(const sb_graph *g, const sb_node *n, const sb_onnx_node *p
     return 1;
 }
 
+/* Whether a BatchNormalization's attributes are those of its inference
+ * form as the standalone operator reads them (reduce/batch_norm.c): epsilon,
+ * momentum, spatial 1, training_mode 0, and opset 1-6's is_test and
+ * consumed_inputs, which it ignores. Exporters such as paddle2onnx write
+ * training_mode = 0 out. */
+static int batch_norm_inference(const sb_onnx_node *p)
+{
+    for (size_t i = 0; i < p->attr_count; ++i) {
+        const sb_onnx_attr *a = &p->attrs[i];
+        if (!strcmp(a->name, "epsilon") || !strcmp(a->name, "momentum") ||
+            !strcmp(a->name, "is_test") || !strcmp(a->name, "consumed_inputs"))
+            continue;
+        if (!strcmp(a->name, "spatial") && a->type == SB_A_INT && a->i == 1) continue;
+        if (!strcmp(a->name, "training_mode") && a->type == SB_A_INT && a->i == 0) continue;
+        return 0;
+    }
+    return 1;
+}
+
 /* Fast mode: Conv(W, B) then BatchNormalization as one Conv with new
  * constant weights (W * scale per output channel, scale = gamma /
  * sqrt(var + eps) in binary64 rounded to float32; bias (B - mean) * scale +
  * beta in binary64, rounded once). Returns 1 when done. */
 static int fold_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
 {
-    if (bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0 || !only_attrs(bn_proto, "epsilon", "momentum"))
-        return 0;
+    if (bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0 || !batch_norm_inference(bn_proto)) return 0;
     for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
     const sb_tval *s[4];
     for (int i = 0; i < 4; ++i) {
@@ -265,7 +283,7 @@ static int swish_pair(const sb_graph *g, const readers *r, const sb_onnx_node **
 static int absorb_batch_norm(sb_graph *g, sb_node *conv, const sb_onnx_node *bn_proto, sb_node *bn)
 {
     if (bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0 || bn->in[0] != conv->out[0] ||
-        !only_attrs(bn_proto, "epsilon", "momentum"))
+        !batch_norm_inference(bn_proto))
         return 0;
     for (int j = 1; j < bn->n_out; ++j) if (bn->out[j] >= 0) return 0;
     const sb_tval *w = conv->n_in > 1 ? constant(g, conv->in[1]) : NULL;

@@ -404,3 +404,31 @@ def test_swish_pair_that_does_not_fit_stays_apart():
         assert "Sigmoid" in profile and not [k for k in profile if "swish" in k], (name, profile)
         ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
         np.testing.assert_allclose(got, ref, rtol=2e-5, atol=2e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("attrs,opset", [({"training_mode": 0}, 15), ({"spatial": 1}, 7)])
+def test_batch_norm_with_its_inference_attributes_written_out_fuses(attrs, opset):
+    """A BatchNormalization whose attributes spell out the inference form
+    (paddle2onnx writes training_mode = 0; opset 7-8 exporters spatial = 1)
+    is still absorbed into the Conv, with the bits of the graph with the
+    Conv's output exposed (which nothing fuses), in both modes."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((1, 3, 6, 7)).astype(np.float32)
+    inits = {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+             "s": rng.uniform(0.5, 2, 4).astype(np.float32), "bb": rng.standard_normal(4).astype(np.float32),
+             "m": rng.standard_normal(4).astype(np.float32), "v": rng.uniform(0.5, 2, 4).astype(np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["y"], **attrs)]
+    data = graph_model(nodes, {"x": (F, [1, 3, 6, 7])}, {"y": (F, None)}, inits=inits, opset=opset)
+    split = graph_model(nodes, {"x": (F, [1, 3, 6, 7])}, {"y": (F, None), "c": (F, None)},
+                        inits=inits, opset=opset)
+    want = so.load(split, mode="exact").run({"x": x})["y"]
+    for what, out in run_everywhere(data, {"x": x}, modes=("exact",)):
+        assert np.array_equal(bits(out["y"]), bits(want)), what
+    for mode in ("exact", "fast"):
+        profile: dict = {}
+        so.load(data, mode=mode).run({"x": x}, profile=profile)
+        assert "BatchNormalization" not in profile, (mode, profile)
+    ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
+    np.testing.assert_allclose(so.load(data, mode="fast").run({"x": x})["y"], ref, rtol=2e-4,
+                               atol=2e-4)
