@@ -9,7 +9,9 @@
  *   bit (maximum(-0, +0) is +0, NaN stays NaN); so does the pair
  *   Mul(v, Sigmoid(v)) that exporters write for SiLU/Swish, when the two
  *   are v's only readers (SB_ACT_SWISH_ONNX: the sigmoid of that mode's
- *   Sigmoid node, then one rounded multiply);
+ *   Sigmoid node, then one rounded multiply), and the chain paddle2onnx
+ *   writes for HardSwish, Add(v, 3) -> Clip(0, 6) -> Mul(v, .) -> Div(., 6),
+ *   which is torch's hardswish step for step (SB_ACT_HARDSWISH);
  * - an Add of a constant 1-D bias that is the only reader of a MatMul with
  *   constant 2-D weights becomes the product's bias (one rounded add after
  *   each sum, as the Add does).
@@ -272,6 +274,61 @@ static int swish_pair(const sb_graph *g, const readers *r, const sb_onnx_node **
     return -1;
 }
 
+/* Whether node n (a Clip) clips to [0, 6], its bounds as attributes before
+ * opset 11 and constant inputs from it. */
+static int clips_to_0_6(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
+{
+    float lo, hi;
+    if (g->opset < 11) {
+        if (!only_attrs(p, "min", "max")) return 0;
+        const sb_onnx_attr *a = sb_onnx_find_attr(p, "min"), *b = sb_onnx_find_attr(p, "max");
+        if (!a || a->type != SB_A_FLOAT || !b || b->type != SB_A_FLOAT) return 0;
+        lo = a->f, hi = b->f;
+    } else if (p->attr_count || n->n_in != 3 || !scalar(g, n->in[1], &lo) || !scalar(g, n->in[2], &hi)) {
+        return 0;
+    }
+    return lo == 0.0f && hi == 6.0f;
+}
+
+/* The chain paddle2onnx writes for HardSwish on value v: Add(v, 3) ->
+ * Clip(0, 6) -> Mul(v, clip) -> Div(mul, 6), either operand order of the
+ * Add and the Mul; the Add and the Mul v's only readers, each link read by
+ * the next alone, no attributes but the Clip's bounds, no graph outputs.
+ * Its operations are torch's hardswish, (x * relu6(x + 3)) / 6, step for
+ * step (x + 3 is never -0, so Clip and relu6 agree), which is
+ * SB_ACT_HARDSWISH. Returns the Div's node and sets chain[] to the Add, Clip
+ * and Mul, or -1. */
+static int hardswish_chain(const sb_graph *g, const readers *r, const sb_onnx_node **protos,
+                           int v, int chain[3])
+{
+    if (v < 0 || g->values[v].is_output || r->count[v] != 2 || r->first[v] == r->reader[v])
+        return -1;
+    const int a = r->first[v], m = r->reader[v];
+    const sb_node *add = &g->nodes[a], *mul = &g->nodes[m];
+    float k;
+    if (!is(add, "Add") || !is(mul, "Mul") || protos[a]->attr_count || protos[m]->attr_count ||
+        add->n_in != 2 || add->n_out != 1 || mul->n_in != 2 || mul->n_out != 1)
+        return -1;
+    const int three = add->in[0] == v ? add->in[1] : add->in[0];
+    if (three == v || !scalar(g, three, &k) || k != 3.0f) return -1;
+    const int c = only_reader(g, r, add->out[0]);
+    if (c < 0 || !is(&g->nodes[c], "Clip") || g->nodes[c].n_out != 1 ||
+        g->nodes[c].in[0] != add->out[0] || !clips_to_0_6(g, &g->nodes[c], protos[c]))
+        return -1;
+    const int clipped = g->nodes[c].out[0];
+    if (only_reader(g, r, clipped) != m ||
+        !((mul->in[0] == v && mul->in[1] == clipped) || (mul->in[0] == clipped && mul->in[1] == v)))
+        return -1;
+    const int d = only_reader(g, r, mul->out[0]);
+    if (d < 0) return -1;
+    const sb_node *div = &g->nodes[d];
+    if (!is(div, "Div") || protos[d]->attr_count || div->n_in != 2 || div->n_out != 1 ||
+        div->in[0] != mul->out[0] || !scalar(g, div->in[1], &k) || k != 6.0f)
+        return -1;
+    chain[0] = a, chain[1] = c, chain[2] = m;
+    return d;
+}
+
 /* Both modes: a BatchNormalization (inference form, constant float32
  * statistics, one per output channel) that is the only reader of a Conv
  * with constant weights runs in the Conv's epilogue with the standalone
@@ -412,9 +469,12 @@ int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos)
             }
         }
         int64_t act = user ? activation_of(g, user, protos[j]) : 0;
-        int sigmoid = -1;
-        if (!act && (sigmoid = swish_pair(g, &r, protos, n->out[0], &j)) >= 0) {
+        int absorbed[3] = {-1, -1, -1};    /* nodes before `user` the activation takes */
+        if (!act && (absorbed[0] = swish_pair(g, &r, protos, n->out[0], &j)) >= 0) {
             act = SB_ACT_SWISH_ONNX;
+            user = &g->nodes[j];
+        } else if (!act && (j = hardswish_chain(g, &r, protos, n->out[0], absorbed)) >= 0) {
+            act = SB_ACT_HARDSWISH;
             user = &g->nodes[j];
         }
         if (!act) continue;
@@ -423,7 +483,8 @@ int sb_graph_fuse(sb_graph *g, const sb_onnx_node **protos)
         n->activation = act;
         n->out = user->out, n->n_out = user->n_out;
         user->op = NULL;
-        if (sigmoid >= 0) g->nodes[sigmoid].op = NULL;
+        for (int i = 0; i < 3; ++i)
+            if (absorbed[i] >= 0) g->nodes[absorbed[i]].op = NULL;
     }
     free_readers(&r);
     return SB_OK;

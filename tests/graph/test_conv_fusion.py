@@ -432,3 +432,71 @@ def test_batch_norm_with_its_inference_attributes_written_out_fuses(attrs, opset
     ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
     np.testing.assert_allclose(so.load(data, mode="fast").run({"x": x})["y"], ref, rtol=2e-4,
                                atol=2e-4)
+
+
+def _hardswish_chain(v, opset, add_first=True, mul_first=True, three=3.0, six=6.0, hi=6.0):
+    """paddle2onnx's HardSwish on v: Add(v, 3) -> Clip(0, 6) -> Mul(v, .) -> Div(., 6)."""
+    clip = (helper.make_node("Clip", ["a"], ["cl"], min=0.0, max=hi) if opset < 11 else
+            helper.make_node("Clip", ["a", "zero", "hi"], ["cl"]))
+    return ([helper.make_node("Add", [v, "three"] if add_first else ["three", v], ["a"]), clip,
+             helper.make_node("Mul", [v, "cl"] if mul_first else ["cl", v], ["m"]),
+             helper.make_node("Div", ["m", "six"], ["y"])],
+            {"three": np.float32([three]), "six": np.float32([six]), "zero": np.float32(0.0),
+             "hi": np.float32(hi)} if opset >= 11 else
+            {"three": np.float32([three]), "six": np.float32([six])})
+
+
+@pytest.mark.parametrize("opset,add_first,mul_first", [(13, True, True), (13, False, False),
+                                                        (9, True, False)])
+def test_paddle_hardswish_chain_fuses(opset, add_first, mul_first):
+    """The chain paddle2onnx writes for HardSwish after a Conv (+
+    BatchNormalization) runs as the Conv's epilogue (torch's hardswish, step
+    for step): the bits of the graph with the chain's Clip exposed (which
+    nothing fuses) on every path at 1 and 2 threads with special values, in
+    both modes; ONNX Runtime's values."""
+    rng = np.random.default_rng(13)
+    x = (rng.standard_normal((1, 3, 7, 6)) * 4).astype(np.float32)
+    x.reshape(-1)[:5] = [np.nan, np.inf, -np.inf, -0.0, -3.0]
+    chain, consts = _hardswish_chain("n", opset, add_first, mul_first)
+    inits = {"w": rng.standard_normal((5, 3, 3, 3)).astype(np.float32),
+             "s": rng.uniform(0.5, 2, 5).astype(np.float32), "bb": rng.standard_normal(5).astype(np.float32),
+             "m0": rng.standard_normal(5).astype(np.float32), "v": rng.uniform(0.5, 2, 5).astype(np.float32),
+             **consts}
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "s", "bb", "m0", "v"], ["n"])] + chain
+    data = graph_model(nodes, {"x": (F, [1, 3, 7, 6])}, {"y": (F, None)}, inits=inits, opset=opset)
+    split = graph_model(nodes, {"x": (F, [1, 3, 7, 6])}, {"y": (F, None), "cl": (F, None)},
+                        inits=inits, opset=opset)
+    for mode in ("exact", "fast"):
+        for path in samebits.paths():
+            with samebits.use_path(path):
+                want = so.load(split, mode=mode, threads=1).run({"x": x})["y"]
+                for n in (1, 2):
+                    got = so.load(data, mode=mode, threads=n).run({"x": x})["y"]
+                    assert np.array_equal(bits(got), bits(want)), f"{mode} {path} {n}"
+        profile: dict = {}
+        so.load(data, mode=mode).run({"x": x}, profile=profile)
+        assert [k for k in profile if k.endswith("+hardswish")], profile
+        assert not {"Add", "Clip", "Mul", "Div"} & set(profile), profile
+    finite = np.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0)
+    ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
+    np.testing.assert_allclose(so.load(data, mode="exact").run({"x": finite})["y"], ref, rtol=2e-5,
+                               atol=2e-5)
+
+
+@pytest.mark.parametrize("change", [{"three": 2.5}, {"six": 5.0}, {"hi": 5.0}])
+def test_hardswish_chain_with_other_constants_stays_apart(change):
+    """Another constant in the chain (Add 2.5, Div 5, Clip to [0, 5]) is not
+    hardswish: the nodes run as written, with ONNX Runtime's values."""
+    rng = np.random.default_rng(14)
+    x = (rng.standard_normal((1, 2, 5, 5)) * 4).astype(np.float32)
+    chain, consts = _hardswish_chain("c", 13, **change)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1])] + chain
+    data = graph_model(nodes, {"x": (F, [1, 2, 5, 5])}, {"y": (F, None)},
+                       inits={"w": rng.standard_normal((3, 2, 3, 3)).astype(np.float32), **consts},
+                       opset=13)
+    profile: dict = {}
+    got = so.load(data, mode="exact").run({"x": x}, profile=profile)["y"]
+    assert "Clip" in profile and not [k for k in profile if "hardswish" in k], profile
+    ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": x})[0]
+    np.testing.assert_allclose(got, ref, rtol=2e-5, atol=2e-5)
