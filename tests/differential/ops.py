@@ -992,8 +992,32 @@ def constant_of_shape(g: Graph, op: str) -> bool:
 
 def fused_patterns(g: Graph, op: str) -> bool:
     """The patterns the loader rewrites: Conv + Add (a per-channel bias or a
-    residual) + Relu, MatMul + Add of a 1-D constant bias + an activation."""
+    residual) + Relu, MatMul + Add of a 1-D constant bias + an activation,
+    and a Conv followed by the SiLU pair (Sigmoid and Mul) or paddle2onnx's
+    HardSwish chain (Add 3, Clip 0-6, Mul, Div 6)."""
     rng = g.rng
+    if op == "Conv+SiLU":
+        if not conv(g, "Conv"):
+            return False
+        y = g.values[-1]
+        if rng.random() < 0.5:
+            s = derived(y, g, exact=False, family="transcendental")
+            g.node("Sigmoid", [y.name], [s])
+            out = merge(derived(y, g), s)
+            g.node("Mul", [y.name, s.name] if rng.random() < 0.5 else [s.name, y.name], [out])
+            return True
+        a = derived(y, g)
+        g.node("Add", [y.name, g.const(np.float32([3.0]))], [a])
+        c = derived(a, g)
+        if g.opset < 11:
+            g.node("Clip", [a.name], [c], min=0.0, max=6.0)
+        else:
+            g.node("Clip", [a.name, g.const(np.float32(0)), g.const(np.float32(6))], [c])
+        m = merge(derived(y, g), c)
+        g.node("Mul", [y.name, c.name] if rng.random() < 0.5 else [c.name, y.name], [m])
+        out = derived(m, g)
+        g.node("Div", [m.name, g.const(np.float32([6.0]))], [out])
+        return True
     if op == "Conv+Add+Relu":
         if not conv(g, "Conv"):
             return False
@@ -1024,7 +1048,8 @@ BUILDERS += (
      (gather_elements, "GatherElements", 0.7), (instance_norm, "InstanceNormalization", 0.7),
      (instance_norm, "GroupNormalization", 0.5), (mod, "Mod", 0.7), (einsum, "Einsum", 0.5),
      (conv_transpose, "ConvTranspose", 0.7), (constant_of_shape, "ConstantOfShape", 0.4),
-     (fused_patterns, "Conv+Add+Relu", 1.5), (fused_patterns, "MatMul+Add", 1.5)]
+     (fused_patterns, "Conv+Add+Relu", 1.5), (fused_patterns, "MatMul+Add", 1.5),
+     (fused_patterns, "Conv+SiLU", 1.0)]
     + [(reduce, op, 0.5) for op in ("ReduceL1", "ReduceProd")]
 )
 
