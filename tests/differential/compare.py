@@ -131,6 +131,16 @@ def _one_side_nan_only(got, want, rtol: float) -> bool:
     return bool(differs.any() and (np.isnan(g[differs]) != np.isnan(w[differs])).all())
 
 
+def _ort_nan_where_got_is_not(got, ort_out, rtol: float) -> bool:
+    """Whether got differs from ONNX Runtime's output only where that one is
+    NaN and got is not (finite or infinite)."""
+    g, o = np.asarray(got, np.float64), np.asarray(ort_out, np.float64)
+    if g.shape != o.shape:
+        return False
+    differs = _differs(g, o, rtol)
+    return bool(differs.any() and np.isnan(o[differs]).all() and not np.isnan(g[differs]).any())
+
+
 def _ort_nan_only(got, ort_out, rtol: float) -> bool:
     """Whether got differs from ONNX Runtime's output only where that one is
     NaN and got is finite."""
@@ -156,11 +166,14 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
       the sign of max(-0, +0) open);
     - where the only differences are NaNs of the reference on a graph with
       Gelu or Mish (which may meet -inf): samebits' documented limit -0;
-    - DeformConv fed NaN with no reference value, differing only where ONNX
-      Runtime gives NaN: a sample wholly outside the input is zero padding
-      (0), which ONNX Runtime turns into NaN (seed 942 of the fixed pass);
-    - LRN fed +-inf, differing only where ONNX Runtime gives NaN: its
-      running window sum subtracts inf from inf (seed 45464);
+    - DeformConv fed NaN or inf with no reference value, differing only
+      where ONNX Runtime gives NaN: a sample wholly outside the input is zero
+      padding (0), one partly outside weighs its inside taps alone, which
+      ONNX Runtime turns into NaN (seed 942 of the fixed pass, 312744 of the
+      long pass);
+    - LRN fed +-inf or NaN, differing only where ONNX Runtime gives NaN: its
+      running window sum carries NaN into other channels (seeds 45464,
+      313107);
     - a normalization fed values whose squares overflow, differing only
       where the oracles give NaN: their E[x^2] - E[x]^2 is inf - inf
       (seed 49130);
@@ -177,16 +190,18 @@ def _excused(case, feeds: dict, got, reference, ort_outs: list, rtol: float, fas
         return "AveragePool fed NaN: the reference evaluator skips NaN taps (its padding marker) and " \
                "ONNX Runtime's max/min family skips the NaN it propagates"
     if (reference is None and "DeformConv" in case.ops and got.dtype.kind == "f" and ort_outs and
-            _input_sees_nan(case, feeds, {"DeformConv"}) and
-            all(_ort_nan_only(got, o, rtol) for o in ort_outs)):
-        return "DeformConv fed NaN: ONNX Runtime gives NaN for samples wholly outside the input " \
-               "(zero padding, so 0), and the reference evaluator cannot run the graph"
+            _input_sees_nan(case, feeds, {"DeformConv"}, lambda a: ~np.isfinite(a)) and
+            all(_ort_nan_where_got_is_not(got, o, rtol) for o in ort_outs)):
+        return "DeformConv fed NaN or inf: ONNX Runtime gives NaN for samples wholly or partly " \
+               "outside the input (zero padding weighs 0 there, so 0 or the inside taps' value, " \
+               "inf included), and the reference evaluator cannot run the graph"
     if ("LRN" in case.ops and got.dtype.kind == "f" and ort_outs and
-            _input_sees_nan(case, feeds, {"LRN"}, np.isinf) and
+            _input_sees_nan(case, feeds, {"LRN"}, lambda a: ~np.isfinite(a)) and
             all(_ort_nan_only(got, o, rtol) for o in ort_outs)):
-        return "LRN fed +-inf: ONNX Runtime's running window sum gives NaN (inf - inf) in " \
-               "channels whose window holds no inf, and the reference evaluator's LRN sums " \
-               "over the batch index instead of the channel (seed 45464 of the long pass)"
+        return "LRN fed +-inf or NaN: ONNX Runtime's running window sum carries NaN (inf - inf, " \
+               "NaN - NaN) into channels whose window holds none, and the reference evaluator's " \
+               "LRN sums over the batch index instead of the channel (seeds 45464, 313107 of the " \
+               "long pass)"
     if (NORMS & set(case.ops) and got.dtype.kind == "f" and ort_outs and
             _input_sees_nan(case, feeds, NORMS, lambda a: np.isfinite(a) & (np.abs(a) >= 1.8e19)) and
             all(_ort_nan_only(got, o, rtol) for o in ort_outs) and
