@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 
 from samebits._binding import abi as _abi, lib as _lib, paths as _paths
+from samebits._binding.codes import ACTIVATION_CODES
 from samebits._version import __version__
+
+ACTIVATION_COUNT = len(ACTIVATION_CODES)   # SB_ACT_COUNT: the first code that is not one
 
 HEADER = (Path(__file__).resolve().parents[2] / "csrc" / "samebits.h").read_text()
 
@@ -91,7 +94,7 @@ def test_matmul_refuses_out_of_range_arguments():
     assert _matmul_status() == 0
     limit = 1 << 40
     for bad in [dict(m=-1), dict(n=limit + 1), dict(k=-5), dict(mode=2), dict(max_threads=0),
-                dict(activation=13), dict(activation=-1), dict(activation=1 | (5 << 32)),
+                dict(activation=ACTIVATION_COUNT), dict(activation=-1), dict(activation=1 | (5 << 32)),
                 dict(activation=3 | (1 << 8)), dict(path=99), dict(a_row=1 << 62), dict(c=0),
                 dict(a=0), dict(b_col=-(1 << 62))]:
         assert _matmul_status(**bad) == _lib.STATUS_ARGUMENT, bad
@@ -121,7 +124,7 @@ def test_conv_references_refuse_windows_that_overflow():
         assert conv(function) == 0
         for bad in [dict(kh=(1 << 24) + 1, dil_h=1 << 40), dict(stride_w=(1 << 40) + 1),
                     dict(pad_left=-1), dict(dil_w=0), dict(groups=0), dict(h=1 << 41),
-                    dict(activation=13), dict(activation=2 | (1 << 32))]:
+                    dict(activation=ACTIVATION_COUNT), dict(activation=2 | (1 << 32))]:
             assert conv(function, **bad) == _lib.STATUS_ARGUMENT, (function, bad)
     pool = _abi.MaxPool2dArgs(1, 1, 4, 4, (1 << 24) + 1, 1, 1, 1, 1 << 40, 1, 0, 0, 0, 0,
                               x.ctypes.data, y.ctypes.data, 1)
