@@ -116,6 +116,22 @@ static int scalar(const sb_graph *g, int v, float *out)
     return 1;
 }
 
+/* Whether node n (a Clip) clips to [0, 6], its bounds as attributes before
+ * opset 11 and constant inputs from it. */
+static int clips_to_0_6(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
+{
+    float lo, hi;
+    if (g->opset < 11) {
+        if (!only_attrs(p, "min", "max")) return 0;
+        const sb_onnx_attr *a = sb_onnx_find_attr(p, "min"), *b = sb_onnx_find_attr(p, "max");
+        if (!a || a->type != SB_A_FLOAT || !b || b->type != SB_A_FLOAT) return 0;
+        lo = a->f, hi = b->f;
+    } else if (p->attr_count || n->n_in != 3 || !scalar(g, n->in[1], &lo) || !scalar(g, n->in[2], &hi)) {
+        return 0;
+    }
+    return lo == 0.0f && hi == 6.0f;
+}
+
 /* The activation equal to this node bit for bit, or 0. */
 static int64_t activation_of(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
 {
@@ -130,19 +146,7 @@ static int64_t activation_of(const sb_graph *g, const sb_node *n, const sb_onnx_
     }
     if (!strcmp(op, "LeakyRelu") && only_attrs(p, "alpha", NULL))
         return with_param(SB_ACT_LEAKY_RELU, attr_float(p, "alpha", 0.01f));
-    if (!strcmp(op, "Clip")) {
-        float lo, hi;
-        if (g->opset < 11) {
-            if (!only_attrs(p, "min", "max")) return 0;
-            const sb_onnx_attr *a = sb_onnx_find_attr(p, "min"), *b = sb_onnx_find_attr(p, "max");
-            if (!a || a->type != SB_A_FLOAT || !b || b->type != SB_A_FLOAT) return 0;
-            lo = a->f, hi = b->f;
-        } else {
-            if (p->attr_count || n->n_in != 3 || !scalar(g, n->in[1], &lo) || !scalar(g, n->in[2], &hi))
-                return 0;
-        }
-        return lo == 0.0f && hi == 6.0f ? SB_ACT_RELU6 : 0;
-    }
+    if (!strcmp(op, "Clip")) return clips_to_0_6(g, n, p) ? SB_ACT_RELU6 : 0;
     return 0;
 }
 
@@ -272,22 +276,6 @@ static int swish_pair(const sb_graph *g, const readers *r, const sb_onnx_node **
         return s;
     }
     return -1;
-}
-
-/* Whether node n (a Clip) clips to [0, 6], its bounds as attributes before
- * opset 11 and constant inputs from it. */
-static int clips_to_0_6(const sb_graph *g, const sb_node *n, const sb_onnx_node *p)
-{
-    float lo, hi;
-    if (g->opset < 11) {
-        if (!only_attrs(p, "min", "max")) return 0;
-        const sb_onnx_attr *a = sb_onnx_find_attr(p, "min"), *b = sb_onnx_find_attr(p, "max");
-        if (!a || a->type != SB_A_FLOAT || !b || b->type != SB_A_FLOAT) return 0;
-        lo = a->f, hi = b->f;
-    } else if (p->attr_count || n->n_in != 3 || !scalar(g, n->in[1], &lo) || !scalar(g, n->in[2], &hi)) {
-        return 0;
-    }
-    return lo == 0.0f && hi == 6.0f;
 }
 
 /* The chain paddle2onnx writes for HardSwish on value v: Add(v, 3) ->
