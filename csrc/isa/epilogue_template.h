@@ -102,11 +102,11 @@ static inline float epi_canonical(float v)
  * element function (canonical NaN included). */
 static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols, int swish)
 {
-    float s[SB_EXP_ROUTE_BLOCK];
+    float s[SBT_ROUTE_BLOCK];
     for (size_t i = 0; i < rows; ++i) {
         float *row = c + (ptrdiff_t)i * ldc;
-        for (size_t j0 = 0; j0 < cols; j0 += SB_EXP_ROUTE_BLOCK) {
-            const size_t m = cols - j0 < SB_EXP_ROUTE_BLOCK ? cols - j0 : SB_EXP_ROUTE_BLOCK;
+        for (size_t j0 = 0; j0 < cols; j0 += SBT_ROUTE_BLOCK) {
+            const size_t m = cols - j0 < SBT_ROUTE_BLOCK ? cols - j0 : SBT_ROUTE_BLOCK;
             SB_EPI_SIGMOID_N(row + j0, s, m);
             if (swish)
                 for (size_t j = 0; j < m; ++j) row[j0 + j] = epi_canonical(row[j0 + j] * s[j]);

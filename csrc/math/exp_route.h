@@ -21,9 +21,6 @@
 #include <stdint.h>
 #include "math/transcendental.h"
 
-#define SB_EXP_ROUTE_UNSURE 0x7f800001u    /* a signalling NaN: never an output */
-#define SB_EXP_ROUTE_BLOCK 256
-
 /* e^t in binary64 for |t| <= 120, within 2^-42 relative. */
 static inline __attribute__((always_inline)) double sbt_exp_route_double(double t)
 {
@@ -46,7 +43,7 @@ static inline __attribute__((always_inline)) float sbt_exp_route_round(double v,
 {
     double err = v * 0x1p-41;                      /* v > 0 */
     float lo = (float)(v - err), hi = (float)(v + err);
-    return lo == hi && in_range ? lo : sbt_float(SB_EXP_ROUTE_UNSURE);
+    return lo == hi && in_range ? lo : sbt_float(SBT_ROUTE_UNSURE);
 }
 
 static inline __attribute__((always_inline)) float sbt_exp_route(float x)
@@ -62,32 +59,14 @@ static inline __attribute__((always_inline)) float sbt_sigmoid_route(float x)
     return sbt_exp_route_round(v, t >= -100.0 && t <= 100.0);
 }
 
-/* exp (sigmoid 0) or sigmoid (1) of n floats; y may be x (in place). */
-static inline __attribute__((always_inline)) void sbt_exp_route_n(const float *x, float *y, size_t n,
-                                                                  int sigmoid)
+/* exp or sigmoid of n floats; y may be x (in place). */
+static inline void sb_exact_exp_n(const float *x, float *y, size_t n)
 {
-    float block[SB_EXP_ROUTE_BLOCK];
-    for (size_t i0 = 0; i0 < n; i0 += SB_EXP_ROUTE_BLOCK) {
-        const size_t m = n - i0 < SB_EXP_ROUTE_BLOCK ? n - i0 : SB_EXP_ROUTE_BLOCK;
-        uint32_t unsure = 0;
-        if (sigmoid)
-            for (size_t i = 0; i < m; ++i) {
-                block[i] = sbt_sigmoid_route(x[i0 + i]);
-                unsure |= sbt_bits32(block[i]) == SB_EXP_ROUTE_UNSURE;
-            }
-        else
-            for (size_t i = 0; i < m; ++i) {
-                block[i] = sbt_exp_route(x[i0 + i]);
-                unsure |= sbt_bits32(block[i]) == SB_EXP_ROUTE_UNSURE;
-            }
-        for (size_t i = 0; unsure && i < m; ++i)
-            if (sbt_bits32(block[i]) == SB_EXP_ROUTE_UNSURE)
-                block[i] = sigmoid ? sb_exact_sigmoid(x[i0 + i]) : sb_exact_exp(x[i0 + i]);
-        for (size_t i = 0; i < m; ++i) y[i0 + i] = block[i];
-    }
+    SBT_ROUTE_N(x, y, n, sbt_exp_route, sb_exact_exp);
 }
-
-static inline void sb_exact_exp_n(const float *x, float *y, size_t n) { sbt_exp_route_n(x, y, n, 0); }
-static inline void sb_exact_sigmoid_n(const float *x, float *y, size_t n) { sbt_exp_route_n(x, y, n, 1); }
+static inline void sb_exact_sigmoid_n(const float *x, float *y, size_t n)
+{
+    SBT_ROUTE_N(x, y, n, sbt_sigmoid_route, sb_exact_sigmoid);
+}
 
 #endif

@@ -215,4 +215,36 @@ static inline float sb_exact_erf(float x)
     return sbt_nan_in_nan_out(x, sbt_float(sbt_bits32(y) | sign));
 }
 
+/* The kernels' fast routes (trig.h's sin and cos, exp_route.h's exp and
+ * sigmoid): a route gives an element's float32 result where its rounding
+ * test proves it correctly rounded, else SBT_ROUTE_UNSURE, and those
+ * elements take the recipe, whose bits the route's are. A block at a time, so
+ * that the route's loop has no call in it and vectorizes, and so that y may
+ * be x: the recipe reads x after the route, before the block is stored. */
+#define SBT_ROUTE_UNSURE 0x7f800001u       /* a signalling NaN: never an output */
+#define SBT_ROUTE_BLOCK 256
+
+/* Elements of block[0, m) the route left unsure take RECIPE(x[i]). */
+#define SBT_ROUTE_SETTLE(x, block, m, RECIPE)                                                \
+    do {                                                                                     \
+        for (size_t j_ = 0; j_ < (m); ++j_)                                                  \
+            if (sbt_bits32((block)[j_]) == SBT_ROUTE_UNSURE) (block)[j_] = RECIPE((x)[j_]);  \
+    } while (0)
+
+/* y[i] = the route's or the recipe's result for x[i], i < n (statements). */
+#define SBT_ROUTE_N(x, y, n, ROUTE, RECIPE)                                                  \
+    do {                                                                                     \
+        float block_[SBT_ROUTE_BLOCK];                                                       \
+        for (size_t i0_ = 0; i0_ < (n); i0_ += SBT_ROUTE_BLOCK) {                            \
+            const size_t m_ = (n) - i0_ < SBT_ROUTE_BLOCK ? (n) - i0_ : SBT_ROUTE_BLOCK;     \
+            uint32_t unsure_ = 0;                                                            \
+            for (size_t i_ = 0; i_ < m_; ++i_) {                                             \
+                block_[i_] = ROUTE((x)[i0_ + i_]);                                           \
+                unsure_ |= sbt_bits32(block_[i_]) == SBT_ROUTE_UNSURE;                       \
+            }                                                                                \
+            if (unsure_) SBT_ROUTE_SETTLE((x) + i0_, block_, m_, RECIPE);                    \
+            for (size_t i_ = 0; i_ < m_; ++i_) (y)[i0_ + i_] = block_[i_];                   \
+        }                                                                                    \
+    } while (0)
+
 #endif

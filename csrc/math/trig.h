@@ -147,9 +147,8 @@ static inline float sb_exact_cos(float x)
  * analysis gives under 2^-48), so when v - |v| 2^-46 and v + |v| 2^-46
  * round to the same float32, that float is sin x correctly rounded.
  * Otherwise (about one input in four million, and every |x| >= 2^19, inf
- * and NaN) it returns SB_TRIG_UNSURE and the caller runs the recipe above.
+ * and NaN) it returns SBT_ROUTE_UNSURE and the caller runs the recipe above.
  * Branch-free, so a vector path's compiler runs it a lane per element. */
-#define SB_TRIG_UNSURE 0x7f800001u        /* a signalling NaN: never an output */
 #define SB_TRIG_FAST_LIMIT 0x1p19
 #define SB_TWO_OVER_PI 0x1.45f306dc9c883p-1
 #define SB_PI_OVER_2_P1 0x1.921fb544p+0    /* pi/2's first 33 bits */
@@ -182,30 +181,19 @@ static inline __attribute__((always_inline)) float sbt_sin_cos_fast(float x, int
     float lo = (float)(v - err), hi = (float)(v + err);
     int sure = lo == hi && a < SB_TRIG_FAST_LIMIT && a > -SB_TRIG_FAST_LIMIT;   /* NaN: false */
     if (!want_cos) lo = x == 0.0f ? x : lo;   /* sin(-0) = -0, where r + r z S(z) gives +0 */
-    return sure ? lo : sbt_float(SB_TRIG_UNSURE);
+    return sure ? lo : sbt_float(SBT_ROUTE_UNSURE);
 }
 
-/* sin (want_cos 0) or cos (1) of n floats; y may be x (in place). */
-#define SB_TRIG_BLOCK 256
-static inline __attribute__((always_inline)) void sbt_sin_cos_n(const float *x, float *y, size_t n,
-                                                                int want_cos)
+/* sin or cos of n floats; y may be x (in place). */
+#define SBT_SIN_FAST(v) sbt_sin_cos_fast((v), 0)
+#define SBT_COS_FAST(v) sbt_sin_cos_fast((v), 1)
+static inline void sb_exact_sin_n(const float *x, float *y, size_t n)
 {
-    float block[SB_TRIG_BLOCK];
-    for (size_t i0 = 0; i0 < n; i0 += SB_TRIG_BLOCK) {
-        const size_t m = n - i0 < SB_TRIG_BLOCK ? n - i0 : SB_TRIG_BLOCK;
-        uint32_t unsure = 0;
-        for (size_t i = 0; i < m; ++i) {
-            block[i] = sbt_sin_cos_fast(x[i0 + i], want_cos);
-            unsure |= sbt_bits32(block[i]) == SB_TRIG_UNSURE;
-        }
-        for (size_t i = 0; unsure && i < m; ++i)
-            if (sbt_bits32(block[i]) == SB_TRIG_UNSURE)
-                block[i] = want_cos ? sb_exact_cos(x[i0 + i]) : sb_exact_sin(x[i0 + i]);
-        for (size_t i = 0; i < m; ++i) y[i0 + i] = block[i];
-    }
+    SBT_ROUTE_N(x, y, n, SBT_SIN_FAST, sb_exact_sin);
 }
-
-static inline void sb_exact_sin_n(const float *x, float *y, size_t n) { sbt_sin_cos_n(x, y, n, 0); }
-static inline void sb_exact_cos_n(const float *x, float *y, size_t n) { sbt_sin_cos_n(x, y, n, 1); }
+static inline void sb_exact_cos_n(const float *x, float *y, size_t n)
+{
+    SBT_ROUTE_N(x, y, n, SBT_COS_FAST, sb_exact_cos);
+}
 
 #endif

@@ -57,9 +57,9 @@ static inline void sbx_exp_route_n(const float *x, float *y, size_t n, int sigmo
 {
     const sbx_exp_table table = {_mm512_loadu_pd(sb_exp_route_table), _mm512_loadu_pd(sb_exp_route_table + 8)};
     const double lo = sigmoid ? -100.0 : -104.0, hi = sigmoid ? 100.0 : 89.0;
-    float block[SB_EXP_ROUTE_BLOCK];
-    for (size_t i0 = 0; i0 < n; i0 += SB_EXP_ROUTE_BLOCK) {
-        const size_t m = n - i0 < SB_EXP_ROUTE_BLOCK ? n - i0 : SB_EXP_ROUTE_BLOCK;
+    float block[SBT_ROUTE_BLOCK];
+    for (size_t i0 = 0; i0 < n; i0 += SBT_ROUTE_BLOCK) {
+        const size_t m = n - i0 < SBT_ROUTE_BLOCK ? n - i0 : SBT_ROUTE_BLOCK;
         uint32_t unsure_any = 0;
         for (size_t i = 0; i < m; i += 8) {
             __mmask8 live = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1u);
@@ -73,13 +73,14 @@ static inline void sbx_exp_route_n(const float *x, float *y, size_t n, int sigmo
             }
             __mmask8 unsure;
             __m256 r = sbx_exp_route_round(v, t, lo, hi, &unsure);
-            r = _mm256_mask_blend_ps(unsure, r, _mm256_castsi256_ps(_mm256_set1_epi32((int)SB_EXP_ROUTE_UNSURE)));
+            r = _mm256_mask_blend_ps(unsure, r, _mm256_castsi256_ps(_mm256_set1_epi32((int)SBT_ROUTE_UNSURE)));
             _mm256_mask_storeu_ps(block + i, live, r);
             unsure_any |= (uint32_t)(unsure & live);
         }
-        for (size_t i = 0; unsure_any && i < m; ++i)
-            if (sbt_bits32(block[i]) == SB_EXP_ROUTE_UNSURE)
-                block[i] = sigmoid ? sb_exact_sigmoid(x[i0 + i]) : sb_exact_exp(x[i0 + i]);
+        if (unsure_any && sigmoid)
+            SBT_ROUTE_SETTLE(x + i0, block, m, sb_exact_sigmoid);
+        else if (unsure_any)
+            SBT_ROUTE_SETTLE(x + i0, block, m, sb_exact_exp);
         for (size_t i = 0; i < m; ++i) y[i0 + i] = block[i];
     }
 }
