@@ -319,6 +319,25 @@ def test_two_fusions_whose_nodes_share_a_name(node_name):
         np.testing.assert_allclose(out["y"], want, rtol=2e-4, atol=2e-4, err_msg=what)
 
 
+def _assert_fused_with_unfused_bits(data: bytes, split: bytes, x: np.ndarray, suffix: str,
+                                    absorbed: set, label: str) -> None:
+    """In each mode, on every path, at 1 and 2 threads: `data` gives the bits
+    of `split` (the same graph with a link of the pattern exposed, which
+    nothing fuses), and runs as a node named `...+suffix` with none of the
+    `absorbed` operators left."""
+    for mode in ("exact", "fast"):
+        for path in samebits.paths():
+            with samebits.use_path(path):
+                want = so.load(split, mode=mode, threads=1).run({"x": x})["y"]
+                for n in (1, 2):
+                    got = so.load(data, mode=mode, threads=n).run({"x": x})["y"]
+                    assert np.array_equal(bits(got), bits(want)), f"{label} {mode} {path} {n}"
+        profile: dict = {}
+        so.load(data, mode=mode).run({"x": x}, profile=profile)
+        assert [k for k in profile if k.endswith("+" + suffix)], profile
+        assert not absorbed & set(profile), profile
+
+
 def _swish_graphs(rng):
     """name -> (nodes, inputs, inits) of products followed by the pair
     exporters write for SiLU: Sigmoid(v) and Mul of v and it, either order."""
@@ -362,17 +381,7 @@ def test_swish_pair_fuses_into_the_product(name):
     x.reshape(-1)[:5] = [np.nan, np.inf, -np.inf, -0.0, 1e-40]
     data = graph_model(nodes, inputs, {"y": (F, None)}, inits=inits)
     split = graph_model(nodes, inputs, {"y": (F, None), "s_out": (F, None)}, inits=inits)
-    for mode in ("exact", "fast"):
-        for path in samebits.paths():
-            with samebits.use_path(path):
-                want = so.load(split, mode=mode, threads=1).run({"x": x})["y"]
-                for n in (1, 2):
-                    got = so.load(data, mode=mode, threads=n).run({"x": x})["y"]
-                    assert np.array_equal(bits(got), bits(want)), f"{name} {mode} {path} {n}"
-        profile: dict = {}
-        so.load(data, mode=mode).run({"x": x}, profile=profile)
-        assert [k for k in profile if k.endswith("+swish_onnx")], profile
-        assert not {"Sigmoid", "Mul"} & set(profile), profile
+    _assert_fused_with_unfused_bits(data, split, x, "swish_onnx", {"Sigmoid", "Mul"}, name)
     finite = np.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0)
     ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
     for mode in ("exact", "fast"):
@@ -467,17 +476,8 @@ def test_paddle_hardswish_chain_fuses(opset, add_first, mul_first):
     data = graph_model(nodes, {"x": (F, [1, 3, 7, 6])}, {"y": (F, None)}, inits=inits, opset=opset)
     split = graph_model(nodes, {"x": (F, [1, 3, 7, 6])}, {"y": (F, None), "cl": (F, None)},
                         inits=inits, opset=opset)
-    for mode in ("exact", "fast"):
-        for path in samebits.paths():
-            with samebits.use_path(path):
-                want = so.load(split, mode=mode, threads=1).run({"x": x})["y"]
-                for n in (1, 2):
-                    got = so.load(data, mode=mode, threads=n).run({"x": x})["y"]
-                    assert np.array_equal(bits(got), bits(want)), f"{mode} {path} {n}"
-        profile: dict = {}
-        so.load(data, mode=mode).run({"x": x}, profile=profile)
-        assert [k for k in profile if k.endswith("+hardswish")], profile
-        assert not {"Add", "Clip", "Mul", "Div"} & set(profile), profile
+    _assert_fused_with_unfused_bits(data, split, x, "hardswish", {"Add", "Clip", "Mul", "Div"},
+                                    f"opset {opset}")
     finite = np.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0)
     ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
     np.testing.assert_allclose(so.load(data, mode="exact").run({"x": finite})["y"], ref, rtol=2e-5,
