@@ -517,6 +517,18 @@ def chain_lines(chain: dict) -> list[str]:
     return lines
 
 
+def ort_row(data: dict, r: dict) -> str:
+    """A network's table row against ONNX Runtime: params, nodes (in the file
+    / samebits exact / fast), threads, the three times and both ratios."""
+    size = data["sizes"].get(r["network"], {})
+    nodes = size.get("samebits_nodes") or {}
+    return (f"| {r['network']} | {size.get('params', 0):,} | {size.get('nodes', '?')} / "
+            f"{nodes.get('exact', '?')} / {nodes.get('fast', '?')} | {r['threads']} | "
+            f"{ms(r, 'samebits exact')} | {ms(r, 'samebits fast')} | {ms(r, 'onnxruntime')} | "
+            f"{ratio_text(r, 'onnxruntime', 'samebits fast')} | "
+            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} |")
+
+
 def small_lines(data: dict) -> list[str]:
     lines = ["", "## Small networks, where dispatch dominates (batch 1)", "",
              "samebits.onnx.reference.SMALL_NETWORKS: `vad_small`, a voice-activity model of "
@@ -532,15 +544,7 @@ def small_lines(data: dict) -> list[str]:
              "| network | params | nodes | threads | exact ms | fast ms | "
              "ORT ms | fast vs ORT | exact vs ORT |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for r in data["small_rows"]:
-        size = data["sizes"].get(r["network"], {})
-        nodes = size.get("samebits_nodes") or {}
-        lines.append(
-            f"| {r['network']} | {size.get('params', 0):,} | {size.get('nodes', '?')} / "
-            f"{nodes.get('exact', '?')} / {nodes.get('fast', '?')} | {r['threads']} | {ms(r, 'samebits exact')} | "
-            f"{ms(r, 'samebits fast')} | {ms(r, 'onnxruntime')} | "
-            f"{ratio_text(r, 'onnxruntime', 'samebits fast')} | "
-            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} |")
+    lines += [ort_row(data, r) for r in data["small_rows"]]
     torch_notes = {r["notes"]["torch"] for r in data["small_rows"] if "torch" in r["notes"]}
     if torch_notes:
         lines += ["", "torch is left out where bench/_torch_onnx.py does not map an operator ("
@@ -558,16 +562,7 @@ def published_lines(data: dict) -> list[str]:
              "in samebits.onnx, exact / fast mode.", "",
              "| model | params | nodes | threads | exact ms | fast ms | ORT ms | fast vs ORT | "
              "exact vs ORT |", "|---|---|---|---|---|---|---|---|---|"]
-    for r in data["published_rows"]:
-        size = data["sizes"].get(r["network"], {})
-        nodes = size.get("samebits_nodes") or {}
-        lines.append(
-            f"| {r['network']} | {size.get('params', 0):,} | {size.get('nodes', '?')} / "
-            f"{nodes.get('exact', '?')} / {nodes.get('fast', '?')} | {r['threads']} | "
-            f"{ms(r, 'samebits exact')} | {ms(r, 'samebits fast')} | {ms(r, 'onnxruntime')} | "
-            f"{ratio_text(r, 'onnxruntime', 'samebits fast')} | "
-            f"{ratio_text(r, 'onnxruntime', 'samebits exact')} |")
-    return lines
+    return lines + [ort_row(data, r) for r in data["published_rows"]]
 
 
 def memory_lines(memory: dict) -> list[str]:
