@@ -21,7 +21,8 @@
 
 typedef struct {
     const sb_reduce_args *args;
-    sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) */
+    sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) of the mode */
+    sb_unary_kernel_fn exact;     /* its exact one: columns use the exact exp in both modes */
     size_t outer, n, inner, blocks;
     sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */
     const float *x, *weight, *bias;
@@ -44,9 +45,10 @@ static void column_sums(const float *x, size_t n, size_t inner, size_t w, float 
  * compiler's choice of max instruction cannot show), s = the sum of
  * e^(x - m) over j; then y = e^(x - m) / s, or for log_softmax
  * (x - m) - log(s). */
-static void softmax_block(const float *x, float *y, size_t n, size_t inner, size_t w, int log_form)
+static void softmax_block(const float *x, float *y, size_t n, size_t inner, size_t w, int log_form,
+                          sb_unary_kernel_fn exact)
 {
-    float m[BLOCK], s[BLOCK];
+    float m[BLOCK], s[BLOCK], e[BLOCK];
     for (size_t i = 0; i < w; ++i) m[i] = x[i];
     for (size_t j = 1; j < n; ++j) {
         const float *row = x + j * inner;
@@ -61,11 +63,11 @@ static void softmax_block(const float *x, float *y, size_t n, size_t inner, size
     for (size_t j = 0; j < n; ++j) {
         const float *row = x + j * inner;
         float *out = y + j * inner;
-        for (size_t i = 0; i < w; ++i) {
-            float e = sb_exact_exp(row[i] - m[i]);
-            s[i] = s[i] + e;
-            if (!log_form) out[i] = e;
-        }
+        for (size_t i = 0; i < w; ++i) e[i] = row[i] - m[i];
+        exact(SB_OP_EXP, 0.0f, e, e, w);   /* the path's vector kernel: sb_exact_exp's bits */
+        for (size_t i = 0; i < w; ++i) s[i] = s[i] + e[i];
+        if (!log_form)
+            for (size_t i = 0; i < w; ++i) out[i] = e[i];
     }
     if (log_form) {
         for (size_t i = 0; i < w; ++i) s[i] = sb_exact_log(s[i]);
@@ -278,7 +280,7 @@ static void reduce_chunk(void *ctx, size_t unit, int thread_index)
             out[i] = sbt_canonical(op == SB_RED_MEAN ? acc[i] / count : acc[i]);
     } else {   /* layer_norm always has inner = 1: it never comes here */
         softmax_block(x, job->y + o * job->n * job->inner + i0, job->n, job->inner, w,
-                      op == SB_RED_LOG_SOFTMAX);
+                      op == SB_RED_LOG_SOFTMAX, job->exact);
     }
 }
 
@@ -316,6 +318,7 @@ int sb_reduce(const sb_reduce_args *args)
     /* softmax's exp along rows: fast mode's own where the mode is fast */
     const sb_isa *isa = sb_isa_supported((int)args->path);
     job.unary = args->mode == SB_MODE_FAST ? isa->unary->fast : isa->unary->exact;
+    job.exact = isa->unary->exact;
     double est_ns =
         (double)total * (args->op >= SB_RED_SOFTMAX ? SB_COST_SOFTMAX : SB_COST_REDUCE);
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */

@@ -71,6 +71,31 @@ def test_softmax_every_dim(path, log):
                 assert np.array_equal(_bits(got), _bits(softmax_oracle(x, dim % 3, log))), dim
 
 
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_columns_in_both_modes(path, log):
+    """Along an inner axis both modes use the exact exp (docs/exact-ops.md):
+    columns whose x - m falls where exp is subnormal, underflows or is
+    special, in blocks of 256 columns and a part block, in place too."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((5, 3, 300)) * 30).astype(np.float32)
+    x[:, 0, 10] = [-100.0, -87.5, 0.0, -103.9, -110.0]    # subnormal and underflowing terms
+    x[:, 0, 11] = [np.inf, 1.0, -np.inf, 2.0, -0.0]
+    x[:, 0, 12] = [np.nan, 1.0, 2.0, 3.0, 4.0]
+    x[:, :, 13] = -np.inf
+    x[:, 1, 14] = [1e-41, -1e-41, 0.0, -0.0, 3e38]
+    fn = samebits.log_softmax if log else samebits.softmax
+    want = _bits(softmax_oracle(x, 0, log))
+    with samebits.use_path(path):
+        for mode in ("exact", "fast"):
+            for threads in (1, 2):
+                assert np.array_equal(_bits(fn(x, 0, mode=mode, threads=threads)), want), mode
+            inplace = x.copy()
+            fn(inplace, 0, mode=mode, out=inplace)
+            assert np.array_equal(_bits(inplace), want), mode
+
+
 def test_softmax_special_rows():
     x = np.array([[0.0, 0.0, 0.0, 0.0], [-np.inf] * 4, [1.0, np.inf, 2.0, 3.0],
                   [1.0, np.nan, 2.0, 3.0], [1000.0, -1000.0, 0.0, 1000.0]], np.float32)
