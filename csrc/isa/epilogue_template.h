@@ -36,27 +36,61 @@ static inline float epi_canonical(float v)
     return v != v ? sbt_float(SB_CANONICAL_NAN_BITS) : v;
 }
 
+/* A row's elements go EPI_WIDTH at a time: the whole groups in place, then
+ * the last few in zero-padded copies of the row and its operands, so that
+ * the tail runs the same vector code. A scalar tail cost as much as the
+ * vectors: the channel-lanes convolution hands over rows of 7 to 56
+ * positions. The same operations on the same values, so the same bits. */
+#ifndef EPI_WIDTH
+#define EPI_WIDTH 16
+#endif
+
+/* LOOP(ACT, r, cb, rs, n) over a row ROW of cols, with its column bias CB
+ * and residual row RS (either may be null, and LOOP then does not read it). */
+#define EPI_ROW(LOOP, ACT, ROW, CB, RS)                                                      \
+    {                                                                                        \
+        const size_t main_ = cols / EPI_WIDTH * EPI_WIDTH;                                   \
+        LOOP(ACT, (ROW), (CB), (RS), main_)                                                  \
+        if (main_ < cols) {                                                                  \
+            const size_t rest_ = (cols - main_) * sizeof(float);                             \
+            float r_[EPI_WIDTH] = {0}, cb_[EPI_WIDTH] = {0}, rs_[EPI_WIDTH] = {0};           \
+            memcpy(r_, (ROW) + main_, rest_);                                                \
+            if (CB) memcpy(cb_, (CB) + main_, rest_);                                        \
+            if (RS) memcpy(rs_, (RS) + main_, rest_);                                        \
+            LOOP(ACT, r_, cb_, rs_, EPI_WIDTH)                                               \
+            memcpy((ROW) + main_, r_, rest_);                                                \
+        }                                                                                    \
+    }
+
+#define EPI_L_COL_BIAS(ACT, r, cb, rs, n)                                                    \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = r[j] + cb[j];                                                              \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
+#define EPI_L_ROW_BIAS(ACT, r, cb, rs, n)                                                    \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = r[j] + bias;                                                               \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
+#define EPI_L_PLAIN(ACT, r, cb, rs, n)                                                       \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = r[j];                                                                      \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
+
 /* The rows of one activation, ACT(v) being its element function of v. */
 #define EPI_ROWS(ACT)                                                                        \
     if (row_affine || residual) EPI_ROWS_FUSED(ACT)                                          \
     for (size_t i = 0; i < rows; ++i) {                                                      \
         float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
+        const float *no_ = NULL;                                                             \
         if (col_bias) {                                                                      \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j] + col_bias[j];                                              \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            EPI_ROW(EPI_L_COL_BIAS, ACT, row, col_bias, no_)                                 \
         } else if (row_bias) {                                                               \
             const float bias = row_bias[i];                                                  \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j] + bias;                                                     \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            EPI_ROW(EPI_L_ROW_BIAS, ACT, row, no_, no_)                                      \
         } else {                                                                             \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j];                                                            \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            EPI_ROW(EPI_L_PLAIN, ACT, row, no_, no_)                                         \
         }                                                                                    \
     }                                                                                        \
     return;
@@ -65,32 +99,38 @@ static inline float epi_canonical(float v)
  * no bias the add is of -0, which gives every v back unchanged (-0 + -0 is
  * -0, +0 + -0 is +0, NaN stays NaN), so one loop serves both. */
 #define EPI_AFFINE(v, a) ((((v) - (a)[0]) * (a)[1]) * (a)[2] + (a)[3])
+#define EPI_L_AFFINE_RES(ACT, r, cb, rs, n)                                                  \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = EPI_AFFINE(r[j] + bias, aff) + rs[j];                                      \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
+#define EPI_L_AFFINE(ACT, r, cb, rs, n)                                                      \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = EPI_AFFINE(r[j] + bias, aff);                                              \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
+#define EPI_L_RES(ACT, r, cb, rs, n)                                                         \
+    for (size_t j = 0; j < (n); ++j) {                                                       \
+        float v = (r[j] + bias) + rs[j];                                                     \
+        r[j] = epi_canonical(ACT(v));                                                        \
+    }
 #define EPI_ROWS_FUSED(ACT)                                                                  \
     {                                                                                        \
         for (size_t i = 0; i < rows; ++i) {                                                  \
             float *restrict row = c + (ptrdiff_t)i * ldc;                                    \
+            const float *no_ = NULL;                                                         \
             const float bias = row_bias ? row_bias[i] : -0.0f;                               \
+            const float *restrict res = residual ? residual + (ptrdiff_t)i * ldc : NULL;     \
+            const float aff[4] = {row_affine ? row_affine[4 * i] : 0.0f,                     \
+                                  row_affine ? row_affine[4 * i + 1] : 0.0f,                 \
+                                  row_affine ? row_affine[4 * i + 2] : 0.0f,                 \
+                                  row_affine ? row_affine[4 * i + 3] : 0.0f};                \
             if (row_affine && residual) {                                                    \
-                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
-                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
-                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = EPI_AFFINE(row[j] + bias, aff) + res[j];                       \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                EPI_ROW(EPI_L_AFFINE_RES, ACT, row, no_, res)                                \
             } else if (row_affine) {                                                         \
-                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
-                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = EPI_AFFINE(row[j] + bias, aff);                                \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                EPI_ROW(EPI_L_AFFINE, ACT, row, no_, no_)                                    \
             } else {                                                                         \
-                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = (row[j] + bias) + res[j];                                      \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                EPI_ROW(EPI_L_RES, ACT, row, no_, res)                                       \
             }                                                                                \
         }                                                                                    \
         return;                                                                              \
@@ -117,6 +157,7 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
 }
 
 #define EPI_NONE(v) (v)
+#define EPI_SWISH_FAST(v) ((v) * sb_fast_sigmoid(v))
 #define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
 #define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
 
@@ -127,9 +168,10 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
  * test_codegen.py). Fast mode's swish runs the steps before the activation
  * first, then this over each row while it is in cache. */
 #define EPILOGUE_DEFINE(NAME)                                                                \
-    static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t n)            \
+    static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t cols)         \
     {                                                                                        \
-        for (size_t j = 0; j < n; ++j) row[j] = epi_canonical(row[j] * sb_fast_sigmoid(row[j])); \
+        const float *no_ = NULL;                                                             \
+        EPI_ROW(EPI_L_PLAIN, EPI_SWISH_FAST, row, no_, no_)                                  \
     }                                                                                        \
     void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const sb_epilogue_ops *e)  \
     {                                                                                        \
