@@ -136,20 +136,30 @@ static inline float epi_canonical(float v)
         return;                                                                              \
     }
 
-/* Exact sigmoid (swish 0) or ONNX's x * sigmoid(x) (1) of rows already
- * through the steps before the activation, a block at a time, so that the
- * route's vector kernel serves the epilogue too: the same bits as the
- * element function (canonical NaN included). */
-static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols, int swish)
+/* Exact sigmoid (swish 0) or ONNX's x * sigmoid(x) (1) of rows whose only
+ * step before the activation is a bias (row_bias[i] or col_bias[j]; none:
+ * null), a block at a time, so that the route's vector kernel serves the
+ * epilogue too. v = canonical(row + bias) as the bias step stores it, then
+ * the activation of v: the same bits as the two passes and as the element
+ * function (canonical NaN included), in one pass over the row. */
+static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t cols,
+                                    const float *row_bias, const float *col_bias, int swish)
 {
-    float s[SBT_ROUTE_BLOCK];
+    float v[SBT_ROUTE_BLOCK], s[SBT_ROUTE_BLOCK];
     for (size_t i = 0; i < rows; ++i) {
         float *row = c + (ptrdiff_t)i * ldc;
         for (size_t j0 = 0; j0 < cols; j0 += SBT_ROUTE_BLOCK) {
             const size_t m = cols - j0 < SBT_ROUTE_BLOCK ? cols - j0 : SBT_ROUTE_BLOCK;
-            SB_EPI_SIGMOID_N(row + j0, s, m);
+            const float *x = v;   /* the activation's input: v, or the row as it is */
+            if (col_bias)
+                for (size_t j = 0; j < m; ++j) v[j] = epi_canonical(row[j0 + j] + col_bias[j0 + j]);
+            else if (row_bias)
+                for (size_t j = 0; j < m; ++j) v[j] = epi_canonical(row[j0 + j] + row_bias[i]);
+            else
+                x = row + j0;
+            SB_EPI_SIGMOID_N(x, s, m);
             if (swish)
-                for (size_t j = 0; j < m; ++j) row[j0 + j] = epi_canonical(row[j0 + j] * s[j]);
+                for (size_t j = 0; j < m; ++j) row[j0 + j] = epi_canonical(x[j] * s[j]);
             else
                 for (size_t j = 0; j < m; ++j) row[j0 + j] = s[j];
         }
@@ -168,10 +178,19 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
  * test_codegen.py). Fast mode's swish runs the steps before the activation
  * first, then this over each row while it is in cache. */
 #define EPILOGUE_DEFINE(NAME)                                                                \
-    static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t cols)         \
+    static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t cols,         \
+                                                            const float *row_bias,          \
+                                                            const float *col_bias)          \
     {                                                                                        \
         const float *no_ = NULL;                                                             \
-        EPI_ROW(EPI_L_PLAIN, EPI_SWISH_FAST, row, no_, no_)                                  \
+        if (col_bias) {                                                                      \
+            EPI_ROW(EPI_L_COL_BIAS, EPI_SWISH_FAST, row, col_bias, no_)                      \
+        } else if (row_bias) {                                                               \
+            const float bias = *row_bias;                                                    \
+            EPI_ROW(EPI_L_ROW_BIAS, EPI_SWISH_FAST, row, no_, no_)                           \
+        } else {                                                                             \
+            EPI_ROW(EPI_L_PLAIN, EPI_SWISH_FAST, row, no_, no_)                              \
+        }                                                                                    \
     }                                                                                        \
     void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const sb_epilogue_ops *e)  \
     {                                                                                        \
@@ -197,13 +216,20 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
         case SB_ACT_HARDSIGMOID: EPI_ROWS(sb_act_hardsigmoid)                                \
         case SB_ACT_SIGMOID:                                                                 \
         case SB_ACT_SWISH_ONNX: {                                                            \
-            sb_epilogue_ops before = *e;                                                     \
-            before.activation = SB_ACT_NONE;                                                \
-            NAME(c, ldc, rows, cols, &before);                                               \
+            /* A bias goes in the activation's pass; the fused steps run first */            \
+            if (row_affine || residual) {                                                    \
+                sb_epilogue_ops before = *e;                                                 \
+                before.activation = SB_ACT_NONE;                                            \
+                NAME(c, ldc, rows, cols, &before);                                           \
+                row_bias = col_bias = NULL;                                                  \
+            }                                                                                \
             if (code == SB_ACT_SWISH_ONNX && e->fast)                                        \
-                for (size_t i = 0; i < rows; ++i) NAME##_swish_fast(c + (ptrdiff_t)i * ldc, cols); \
+                for (size_t i = 0; i < rows; ++i)                                            \
+                    NAME##_swish_fast(c + (ptrdiff_t)i * ldc, cols,                          \
+                                      row_bias ? row_bias + i : NULL, col_bias);             \
             else                                                                             \
-                epi_sigmoid_rows(c, ldc, rows, cols, code == SB_ACT_SWISH_ONNX);             \
+                epi_sigmoid_rows(c, ldc, rows, cols, row_bias, col_bias,                     \
+                                 code == SB_ACT_SWISH_ONNX);                                 \
             return;                                                                          \
         }                                                                                    \
         case SB_ACT_TANH: EPI_ROWS(sb_exact_tanh)                                            \

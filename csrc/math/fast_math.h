@@ -21,11 +21,9 @@
  * with 13 bits so that k * LN2_HI is exact without FMA), a degree-6
  * polynomial (Chebyshev, coefficients rounded to float32) for e^r, then
  * 2^k applied in two exact halves so that subnormal results round once. */
-static inline float sb_fast_exp(float x)
+static inline float sbf_exp_core(float t)   /* t in [-104, 89], or NaN (then NaN) */
 {
     const float shifter = 0x1.8p23f;
-    float t = x < -104.0f ? -104.0f : x;
-    t = t > 89.0f ? 89.0f : t;
     float shifted = SBF_FMA(t, 0x1.715476p+0f, shifter);
     float k = shifted - shifter;
     float r = SBF_FMA(-k, 0x1.62ep-1f, t);
@@ -40,7 +38,14 @@ static inline float sb_fast_exp(float x)
     int32_t ki = (int32_t)(sbt_bits32(shifted) - sbt_bits32(shifter));
     int32_t k1 = ki / 2, k2 = ki - k1;
     float s1 = sbt_float((uint32_t)(k1 + 127) << 23), s2 = sbt_float((uint32_t)(k2 + 127) << 23);
-    return sbt_nan_in_nan_out(x, (p * s1) * s2);
+    return (p * s1) * s2;
+}
+
+static inline float sb_fast_exp(float x)
+{
+    float t = x < -104.0f ? -104.0f : x;
+    t = t > 89.0f ? 89.0f : t;
+    return sbt_nan_in_nan_out(x, sbf_exp_core(t));
 }
 
 /* With e = e^-|x| (the fast exp, once): 1 / (1 + e) for x >= 0 and
@@ -49,7 +54,10 @@ static inline float sb_fast_exp(float x)
  * signs (half the work of evaluating e^-x and e^x). */
 static inline float sb_fast_sigmoid(float x)
 {
-    float e = sb_fast_exp(-__builtin_fabsf(x));
+    /* sb_fast_exp of -|x| <= 0, less the steps that cannot act there (the
+     * upper clamp; its NaN test, which the one below repeats): same bits */
+    float t = -__builtin_fabsf(x);
+    float e = sbf_exp_core(t < -104.0f ? -104.0f : t);
     float y = (x < 0.0f ? e : 1.0f) / (1.0f + e);
     return sbt_nan_in_nan_out(x, y);
 }

@@ -5,6 +5,8 @@ on every path and at 1 and 2 threads; the fused form has the standalone
 bits; accuracy of the smooth ones against the mathematical functions."""
 from __future__ import annotations
 
+import itertools
+
 import math
 
 import numpy as np
@@ -232,17 +234,20 @@ def test_swish_onnx_fused(path):
     w = rng.standard_normal((17, 20)).astype(np.float32)
     xc = rng.standard_normal((2, 3, 7, 7)).astype(np.float32) * 3
     wc = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    bl = rng.standard_normal(17).astype(np.float32)
+    bc = rng.standard_normal(4).astype(np.float32)
+    bl[3], bc[1] = np.inf, -np.inf   # a bias goes in the activation's pass: its specials too
     with samebits.use_path(path):
-        for mode in ("exact", "fast"):
-            lin = samebits.linear(xl, w, mode=mode)
-            conv = samebits.conv2d(xc, wc, padding=1, mode=mode)
+        for mode, (b_lin, b_conv) in itertools.product(("exact", "fast"), ((None, None), (bl, bc))):
+            lin = samebits.linear(xl, w, b_lin, mode=mode)
+            conv = samebits.conv2d(xc, wc, b_conv, padding=1, mode=mode)
             with np.errstate(all="ignore"):
                 want_lin = ref.canonical(lin * samebits.sigmoid(lin, mode=mode))
                 want_conv = ref.canonical(conv * samebits.sigmoid(conv, mode=mode))
             for threads in (1, 2):
-                got_lin = samebits.linear(xl, w, activation="swish_onnx", mode=mode,
+                got_lin = samebits.linear(xl, w, b_lin, activation="swish_onnx", mode=mode,
                                           threads=threads)
-                got_conv = samebits.conv2d(xc, wc, padding=1, activation="swish_onnx",
+                got_conv = samebits.conv2d(xc, wc, b_conv, padding=1, activation="swish_onnx",
                                            mode=mode, threads=threads)
                 assert np.array_equal(_bits(got_lin), _bits(want_lin)), (mode, threads)
                 assert np.array_equal(_bits(got_conv), _bits(want_conv)), (mode, threads)
