@@ -18,8 +18,8 @@
  * independent outputs, so vectorising changes no bit. A final pass turns NaN
  * into -FLT_MAX (no inside tap) or 0x7FC00000 (all inside taps NaN).
  *
- * Windows of 2 or 3 columns at column stride 1 or 2 (unit dilation across
- * columns) and of 1 to 3 rows take a faster route: the fold of take is
+ * Windows of 2 or 3 columns at column stride 1 or 2, or 4 to 64 at stride 1
+ * (unit dilation across columns), and of 1 to 8 rows take a faster route: the fold of take is
  * associative (isa/pool.h), so each input row is folded across once into a
  * row of its windows' row maxima (h), kept in a ring of as many rows as the
  * window has, and each output row folds the h rows of its window's inside
@@ -31,9 +31,13 @@
  * passes, with every input row read once per window width instead of once
  * per window tap.
  *
- * Work is split into chunks of whole output rows, about 16384 outputs each:
- * a function of the shape only, and each output is written by one chunk. */
+ * Small planes at unit strides take the plane route (max_pool_planes below).
+ *
+ * Work is split into chunks of whole output rows (the plane route: whole
+ * planes), about 16384 outputs each: a function of the shape only, and each
+ * output is written by one chunk. */
 #include <float.h>
+#include <string.h>
 #include "samebits.h"
 #include "framework/geometry.h"
 #include "framework/memory.h"
@@ -43,6 +47,7 @@
 
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
 #define STACK_FOLD_W 512                 /* fold rows up to this width live on the stack */
+#define FOLD_MAX_KH 8                    /* the fold route's ring: one row per window row */
 
 typedef union { uint32_t u; float f; } bits32;
 static const bits32 canonical_nan = {0x7fc00000u};
@@ -80,7 +85,8 @@ static int column_has_inside_tap(const max_pool_ctx *c, int64_t ox)
 /* Whether the fold route serves this pooling (see the top). */
 static int fold_route(const max_pool_ctx *c)
 {
-    return c->dw == 1 && (c->sw == 1 || c->sw == 2) && (c->kw == 2 || c->kw == 3) && c->kh <= 3;
+    return c->dw == 1 && c->kh <= FOLD_MAX_KH && c->kw >= 2 &&
+           (((c->sw == 1 || c->sw == 2) && c->kw <= 3) || (c->sw == 1 && c->kw <= 64));
 }
 
 /* Input row `row` folded across into h[0, ow): each output column's inside
@@ -88,8 +94,13 @@ static int fold_route(const max_pool_ctx *c)
 static void fold_across(const max_pool_ctx *c, const float *row, float *h)
 {
     int64_t lo = c->inner_lo, hi = c->inner_hi;
-    if (hi > lo)
+    if (hi > lo && c->kw <= 3) {
         c->pool->hfold[c->kw - 2][c->sw - 1](row + (lo * c->sw - c->pl), h + lo, (size_t)(hi - lo));
+    } else if (hi > lo) {   /* unit stride, wider: taps 0-2 folded, then one pass per tap */
+        const float *first = row + (lo - c->pl);
+        c->pool->hfold[1][0](first, h + lo, (size_t)(hi - lo));
+        for (int64_t kx = 3; kx < c->kw; ++kx) c->pool->pass(h + lo, first + kx, (size_t)(hi - lo));
+    }
     for (int64_t ox = 0; ox < c->ow; ++ox) {   /* the ends: [0, lo) and [hi, ow) */
         if (ox == lo && hi > lo) ox = hi;
         if (ox >= c->ow) break;
@@ -102,11 +113,11 @@ static void fold_across(const max_pool_ctx *c, const float *row, float *h)
     }
 }
 
-/* The fold route's ring: up to 3 folded input rows, each named by its
- * (plane, input row) key, -1 when empty. */
+/* The fold route's ring: up to FOLD_MAX_KH folded input rows, each named by
+ * its (plane, input row) key, -1 when empty. */
 typedef struct {
-    float *rows[3];
-    int64_t key[3];
+    float *rows[FOLD_MAX_KH];
+    int64_t key[FOLD_MAX_KH];
 } fold_ring;
 
 /* Output row r on the fold route: window rows [ky_lo, ky_hi) inside. */
@@ -114,11 +125,11 @@ static void fold_row(const max_pool_ctx *c, fold_ring *ring, size_t plane, int64
                      int64_t ky_lo, int64_t ky_hi, float *best)
 {
     const float *x_plane = c->x + plane * (size_t)c->h * (size_t)c->w;
-    int64_t want[3];
+    int64_t want[FOLD_MAX_KH];
     int count = 0;
     for (int64_t ky = ky_lo; ky < ky_hi; ++ky)
         want[count++] = (int64_t)plane * c->h + top + ky * c->dh;
-    const float *rows[3];
+    const float *rows[FOLD_MAX_KH];
     for (int i = 0; i < count; ++i) {
         int slot = -1;
         for (int s = 0; s < (int)c->kh && slot < 0; ++s)
@@ -135,7 +146,10 @@ static void fold_row(const max_pool_ctx *c, fold_ring *ring, size_t plane, int64
         }
         rows[i] = ring->rows[slot];
     }
-    c->pool->vfold[count - 1](rows, best, (size_t)c->ow);
+    /* rows 0-2 folded (NaN stored canonical), then one pass per row: a
+     * canonical NaN stays one, as take keeps best when v is NaN */
+    c->pool->vfold[(count < 3 ? count : 3) - 1](rows, best, (size_t)c->ow);
+    for (int i = 3; i < count; ++i) c->pool->pass(best, rows[i], (size_t)c->ow);
 }
 
 static void fill(float *dst, size_t n, float value)
@@ -192,18 +206,67 @@ static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
     const max_pool_ctx *c = (const max_pool_ctx *)ctx;
     size_t r0, r1;
     sb_step_units(&c->plan, chunk, &r0, &r1);
-    float stack_rows[3 * STACK_FOLD_W];
+    float stack_rows[FOLD_MAX_KH * STACK_FOLD_W];
     float *fold_rows = NULL;
-    fold_ring ring = {{NULL, NULL, NULL}, {-1, -1, -1}};
+    fold_ring ring;
+    for (int s = 0; s < FOLD_MAX_KH; ++s) ring.rows[s] = NULL, ring.key[s] = -1;
     if (fold_route(c)) {   /* kh rows of ow floats (ow <= SIZE_MAX / 4 already) */
         size_t ow = (size_t)c->ow;
         fold_rows = ow <= STACK_FOLD_W ? stack_rows
-                    : ow < SIZE_MAX / (3 * sizeof(float))
-                        ? (float *)sb_workspace_get(3 * ow * sizeof(float)) : NULL;
-        for (int s = 0; s < 3 && fold_rows; ++s) ring.rows[s] = fold_rows + (size_t)s * ow;
+                    : ow < SIZE_MAX / (FOLD_MAX_KH * sizeof(float))
+                        ? (float *)sb_workspace_get((size_t)c->kh * ow * sizeof(float)) : NULL;
+        for (int s = 0; s < (int)c->kh && fold_rows; ++s) ring.rows[s] = fold_rows + (size_t)s * ow;
     }
     for (size_t r = r0; r < r1; ++r) max_pool_row(c, r, fold_rows ? &ring : NULL);
     if (fold_rows && fold_rows != stack_rows) sb_workspace_release(fold_rows);
+}
+
+/* The plane route: unit strides and dilations, windows that all fit in the
+ * padded plane with at least one inside tap (each padding < the window), and
+ * a padded plane of at most PLANE_MAX floats. The plane is stored padded
+ * with NaN, which take ignores exactly as it ignores a tap outside the input;
+ * then the row fold runs once over the whole padded plane as one row (the
+ * outputs between its rows are computed and dropped), and so does the column
+ * fold, kh rows apart. The same takes of the same taps in (ky, kx) order as
+ * the fold route, in a few long vector passes where YOLO's SPPF (5 x 5 over
+ * 10 x 10 or 20 x 20 planes) ran hundreds of calls on rows of 6 to 20. */
+#define PLANE_MAX 2048   /* three planes on the stack: 24 KiB */
+
+static int plane_route(const max_pool_ctx *c)
+{
+    const int64_t hp = c->oh + c->kh - 1, wp = c->ow + c->kw - 1;
+    return c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->kw >= 2 &&
+           c->kh <= 64 && c->kw <= 64 && hp * wp <= PLANE_MAX && c->pt < c->kh &&
+           c->pl < c->kw && hp >= c->pt + c->h && hp - c->pt - c->h < c->kh &&
+           wp >= c->pl + c->w && wp - c->pl - c->w < c->kw;
+}
+
+static void max_pool_planes(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const max_pool_ctx *c = (const max_pool_ctx *)ctx;
+    const size_t kh = (size_t)c->kh, kw = (size_t)c->kw, oh = (size_t)c->oh, ow = (size_t)c->ow;
+    const size_t h = (size_t)c->h, w = (size_t)c->w, hp = oh + kh - 1, wp = ow + kw - 1;
+    float padded[PLANE_MAX], across[PLANE_MAX], best[PLANE_MAX];
+    for (size_t i = 0; i < hp * wp; ++i) padded[i] = canonical_nan.f;
+    size_t p0, p1;
+    sb_step_units(&c->plan, chunk, &p0, &p1);
+    for (size_t p = p0; p < p1; ++p) {
+        const float *x = c->x + p * h * w;
+        for (size_t iy = 0; iy < h; ++iy)   /* the inside; the NaN border stays */
+            memcpy(padded + (iy + (size_t)c->pt) * wp + (size_t)c->pl, x + iy * w, w * sizeof(float));
+        /* across[j]: taps kx of padded[j + kx], for every j a window can start at */
+        const size_t na = hp * wp - kw + 1;
+        c->pool->hfold[kw >= 3][0](padded, across, na);
+        for (size_t kx = 3; kx < kw; ++kx) c->pool->pass(across, padded + kx, na);
+        /* best[oy * wp + ox]: rows ky of across, wp apart */
+        const size_t nb = (oh - 1) * wp + ow;
+        const float *rows[3] = {across, across + (kh > 1) * wp, across + (kh > 2) * 2 * wp};
+        c->pool->vfold[(kh < 3 ? kh : 3) - 1](rows, best, nb);
+        for (size_t ky = 3; ky < kh; ++ky) c->pool->pass(best, across + ky * wp, nb);
+        float *y = c->y + p * oh * ow;
+        for (size_t oy = 0; oy < oh; ++oy) memcpy(y + oy * ow, best + oy * wp, ow * sizeof(float));
+    }
 }
 
 /* a * b, or 0 when it exceeds limit (a, b >= 0). */
@@ -277,8 +340,14 @@ int sb_max_pool2d(const sb_max_pool2d_args *args)
     max_pool_ctx ctx = {x, y, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, cols, pl, rows,
                         sb_isa_get(sb_path_best())->pool, inner_lo, inner_hi, {0}};
     double est_ns = (double)total_out * (double)kh * (double)kw * SB_COST_POOL_TAP;
-    ctx.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)ow, SB_STEP_CHUNK_ITEMS), est_ns);
-    sb_run_step(&ctx.plan, threads, max_pool_chunk, &ctx);
+    if (plane_route(&ctx)) {   /* units: planes */
+        ctx.plan = sb_plan_step((size_t)planes,
+                                sb_units_per_chunk((size_t)plane_out, SB_STEP_CHUNK_ITEMS), est_ns);
+        sb_run_step(&ctx.plan, threads, max_pool_planes, &ctx);
+    } else {                   /* units: output rows */
+        ctx.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)ow, SB_STEP_CHUNK_ITEMS), est_ns);
+        sb_run_step(&ctx.plan, threads, max_pool_chunk, &ctx);
+    }
     if (cols != stack_cols) sb_workspace_release(cols);
     return SB_OK;
 }

@@ -168,6 +168,38 @@ def test_fold_route_every_form():
                                             threads=threads), want)
 
 
+def test_wide_windows_and_plane_route():
+    """Windows wider than 3 columns at column stride 1 (the fold route, each
+    extra column one pass; up to 8 rows in its ring) and the plane route
+    (unit strides, every padding below the window, a padded plane of at most
+    2048 floats: YOLO's SPPF, 5 x 5 with padding 2), with paddings that do
+    and do not fit it, row strides and dilations that leave it, planes just
+    under and over its size, special values and windows of only NaN, at 1
+    and 2 threads."""
+    rng = np.random.default_rng(55)
+    shapes = [(1, 3, 10, 10), (2, 2, 20, 20), (1, 2, 40, 40), (1, 1, 41, 41), (1, 2, 1, 9),
+              (1, 2, 9, 1), (1, 1, 3, 70), (1, 1, 60, 60)]
+    for _ in range(250):
+        shape = shapes[int(rng.integers(len(shapes)))]
+        kh, kw = int(rng.integers(1, 10)), int(rng.integers(2, 10))
+        sh = int(rng.choice([1, 1, 1, 2]))
+        dh = int(rng.choice([1, 1, 1, 2]))
+        pad = tuple(int(v) for v in rng.integers(0, max(kh, kw) + 1, size=4))
+        x = _data(rng, shape, float(rng.choice([0.0, 0.3, 0.95])))
+        try:
+            want = reference(x, (kh, kw), (sh, 1), pad, (dh, 1))
+        except AssertionError:   # no output
+            continue
+        for threads in (1, 2):
+            assert_bits(samebits.max_pool2d(x, (kh, kw), (sh, 1), pad, (dh, 1),
+                                            threads=threads), want)
+    x = _data(rng, (1, 4, 20, 20), 0.2)   # SPPF: three in a row
+    for _ in range(3):
+        want = reference(x, 5, 1, 2)
+        x = samebits.max_pool2d(x, 5, 1, 2)
+        assert_bits(x, want)
+
+
 def test_ties_and_signed_zeros():
     x = np.array([-0.0, 0.0, 0.0, -0.0], np.float32).reshape(1, 1, 1, 4)
     got = samebits.max_pool2d(x, (1, 2), (1, 2)).view(np.uint32).ravel()
