@@ -103,6 +103,8 @@ def _firefox_profile(directory: Path, port: int) -> None:
         "browser.newtabpage.activity-stream.showSponsored": False,
         "browser.newtabpage.activity-stream.showSponsoredTopSites": False,
         "browser.discovery.enabled": False, "browser.ping-centre.telemetry": False,
+        "media.gmp-provider.enabled": False, "media.gmp-widevinecdm.enabled": False,
+        "media.gmp-gmpopenh264.enabled": False,
     }
     lines = [f"user_pref({json.dumps(k)}, {json.dumps(v)});" for k, v in prefs.items()]
     (directory / "user.js").write_text("\n".join(lines) + "\n")
@@ -152,19 +154,21 @@ def _run_firefox(page_path: str, name: str, timeout_s: float, extra: dict | None
         console = [line for line in _tail(log, 200).splitlines()
                    if "error" in line.lower() or "warn" in line.lower()]
         log.close()
-    services = [url for url in mailbox.blocked if _mozilla_service(url)]
+    services = [url for url in mailbox.blocked if _browser_service(url)]
     result.update(engine="firefox", browser_version=_firefox_version(),
                   blocked=[url for url in mailbox.blocked if url not in services],
                   browser_services=services, console=console, wall_s=time.monotonic() - start)
     return result
 
 
-def _mozilla_service(url: str) -> bool:
-    """A request of Firefox itself (remote settings, telemetry, push), which
+def _browser_service(url: str) -> bool:
+    """A request of Firefox itself (remote settings, telemetry, push, plugin
+    updates), which
     some prefs cannot stop: refused like any other, listed apart from the
     page's own requests."""
     host = (urlsplit(url).hostname if "://" in url else url.rsplit(":", 1)[0]) or ""
-    return host.endswith((".mozilla.com", ".mozilla.org", ".mozilla.net", ".mozaws.net"))
+    return host.endswith((".mozilla.com", ".mozilla.org", ".mozilla.net", ".mozaws.net")) or \
+        host == "update.googleapis.com"   # the media plugins' (Widevine) updater
 
 
 def _tail(log, lines: int = 8) -> str:

@@ -2,6 +2,7 @@
 // (js-check-worker.mjs) at each thread count of ?threads, shows the lines and
 // compares them with native ones (?native=URL of {"lines": [...]}), then sets
 // window.jsCheckResult for web/run_browser.py.
+import { reportWhenDone } from "./report.mjs";
 const query = new URLSearchParams(location.search);
 const threadCounts = (query.get("threads") ?? "1,2").split(",").map(Number);
 const suites = (query.get("suites") ?? "gemm,conv,ops").split(",").filter(Boolean);
@@ -13,6 +14,7 @@ const chain = query.get("chain") ? { url: query.get("chain"), nodes: Number(quer
 const result = { done: false, lines: [], rows: [], models: [], chain: [],
     isolated: globalThis.crossOriginIsolated === true, threadsNotes: [], modules: [], error: null };
 window.jsCheckResult = result;
+reportWhenDone("jsCheckResult");   // ?report=PATH: POSTed when done (report.mjs)
 
 const show = (id, text, cls) => {
     const element = document.getElementById(id);

@@ -6,6 +6,7 @@
 // Query parameters (all optional): networks=resnet50,...   modes=exact
 //   models=URL (the folder with models.json; default out/models/)
 //   wheel=URL   pyodide=URL
+import { reportWhenDone } from "./report.mjs";
 import { wheelURL } from "./wheel.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -15,6 +16,7 @@ const $ = (id) => document.getElementById(id);
 
 const result = { done: false, ok: false, error: null, rows: [], header: null, info: null };
 window.modelsResult = result;
+reportWhenDone("modelsResult");   // ?report=PATH: POSTed when done (report.mjs)
 
 function addRow(line, native, seconds) {
   const match = line.split("sha256=")[1] === native.split("sha256=")[1];

@@ -7,6 +7,7 @@
 //
 // Query parameters: case=URL (required)   wheel=URL   pyodide=URL
 //   pywheels=URL (folder with pywheels.json, made by web/fetch_pywheels.py)
+import { reportWhenDone } from "./report.mjs";
 import { wheelURL } from "./wheel.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -14,6 +15,7 @@ const here = (url) => new URL(url, location.href).href;
 const $ = (id) => document.getElementById(id);
 const result = { done: false, exitCode: null, output: "", error: null };
 window.pytestResult = result;
+reportWhenDone("pytestResult");   // ?report=PATH: POSTed when done (report.mjs)
 
 async function main() {
   const indexURL = here(params.get("pyodide") || "node_modules/pyodide/");

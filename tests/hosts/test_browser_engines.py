@@ -59,18 +59,24 @@ def _native(groups=hashes.GROUPS, suites=hashes.SUITES, modes=("exact",), flip_b
                                                     flip_bit=flip_bit)]}
 
 
-def _run(engine, query: dict, native: dict, timeout_s: float = 600) -> dict:
-    import json
+def _run_page(engine, page: str, result_name: str, query: dict, extra: dict | None = None,
+              timeout_s: float = 600, isolated: bool = True) -> dict:
     from urllib.parse import urlencode
     name, engines = engine
-    extra = {"/native-lines.json": (json.dumps(native).encode(), "application/json")}
-    query = {**query, "native": "/native-lines.json"}
-    result = engines.run_until_done(name, f"index.html?{urlencode(query)}", "samebitsResult",
-                                    timeout_s, extra)
+    result = engines.run_until_done(name, f"{page}?{urlencode(query)}", result_name, timeout_s,
+                                    extra, isolated)
     assert not result.get("error"), f"{name}: page error: {result['error']}\n{result['console']}"
     assert result["done"]
     assert not result["blocked"], f"{name}: the page asked for remote URLs: {result['blocked']}"
     return result
+
+
+def _run(engine, query: dict, native: dict, timeout_s: float = 600) -> dict:
+    """web/index.html (the hash suites through Pyodide) with these native lines."""
+    import json
+    extra = {"/native-lines.json": (json.dumps(native).encode(), "application/json")}
+    return _run_page(engine, "index.html", "samebitsResult",
+                     {**query, "native": "/native-lines.json"}, extra, timeout_s)
 
 
 def test_exact_suites_match_native(engine):
@@ -136,3 +142,129 @@ def test_notices_one_flipped_bit(engine):
                                 groups=groups, flip_bit=FLIP_BIT)
     assert hashes.parse_line(result["lines"][0]).digest == hashes.parse_line(flipped[0]).digest
     assert result["ok"] is False and result["rows"][0]["verdict"] != "match"
+
+
+def _models_or_skip() -> list[str]:
+    import json
+    manifest = ROOT / "web" / "out" / "models" / "models.json"
+    if not manifest.is_file():
+        message = "web/out/models is missing (run: python web/make_models.py)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return [n["name"] for n in json.loads(manifest.read_text())["networks"]]
+
+
+def test_models_suite_matches_native(engine):
+    """web/models.html: the five reference networks with samebits.onnx in
+    Pyodide in the engine: every exact digest equals the native and pinned
+    one."""
+    from model_digests import PINNED
+    from samebits.onnx import suite
+    names = _models_or_skip()
+    result = _run_page(engine, "models.html", "modelsResult", {}, timeout_s=1200)
+    assert result["header"] == suite.header()
+    assert [r["line"].split()[1] for r in result["rows"]] == names
+    for row in result["rows"]:
+        name, mode, path, threads, digest = suite.parse_line(row["line"])
+        assert (mode, path, threads) == ("exact", "vec4", 1)
+        assert digest == suite.parse_line(row["native"])[4] == PINNED[name], row
+    assert result["ok"]
+    print(f"\n{result['browser_version']}: " + "; ".join(r["line"] for r in result["rows"]))
+
+
+# Firefox gives SharedArrayBuffer to a cross-origin isolated page; WebKitGTK
+# 2.50 does not (crossOriginIsolated is true, SharedArrayBuffer undefined).
+THREADED = {"firefox": True, "webkit": False}
+RELAXED = {"firefox": True, "webkit": False}   # relaxed SIMD compiles
+
+
+def _js_package_or_skip():
+    dist = ROOT / "js" / "dist"
+    missing = [n for n in ("samebits-single.wasm", "samebits-threads.wasm",
+                           "samebits-threads.worker.js") if not (dist / n).is_file()]
+    if missing:
+        message = f"the npm package tests need js/dist/{missing[0]}: run bash js/build.sh"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+def test_js_package_suites_match_native(engine):
+    """The npm package's hash suites (web/js-check.html, in a module worker)
+    at 1, 2 and 4 threads: on Web Workers where the engine gives
+    SharedArrayBuffer, else one thread with the package's note; the
+    relaxed-SIMD build where the engine compiles it; every digest native."""
+    import json
+    _js_package_or_skip()
+    native = {"lines": [hashes.hash_lines(modes=["exact"], paths=["scalar"], threads=[1],
+                                          suite=s)[0] for s in hashes.SUITES]}
+    extra = {"/native-js.json": (json.dumps(native).encode(), "application/json")}
+    result = _run_page(engine, "js-check.html", "jsCheckResult",
+                       {"threads": "1,2,4", "native": "/native-js.json"}, extra)
+    threaded, relaxed = THREADED[engine[0]], RELAXED[engine[0]]
+    if threaded:
+        assert result["threadsNotes"] == []
+    else:
+        assert result["threadsNotes"] == [
+            f"one thread instead of {t}: SharedArrayBuffer is not available in this environment"
+            for t in (2, 4)]
+    assert [(m["threads"], m["threaded"], m["relaxedSimd"], m["fastModeFused"])
+            for m in result["modules"]] == \
+        [(t if threaded else 1, threaded and t > 1, relaxed, relaxed) for t in (1, 2, 4)]
+    assert [(r["suite"], r["threads"], r["threadsUsed"]) for r in result["rows"]] == [
+        (s, t, t if threaded else 1) for t in (1, 2, 4) for s in hashes.SUITES]
+    assert all(r["verdict"] == "match" for r in result["rows"]), result["rows"]
+    assert result["ok"] is True
+    print(f"\n{result['browser_version']}: " + "; ".join(result["lines"]))
+
+
+def test_js_package_models_suite(engine):
+    """The five reference networks through the npm package's loadModel (the
+    C graph runtime in the module, no Pyodide) at 1 thread, and at 4 where
+    the engine has SharedArrayBuffer: every exact digest is the pinned one."""
+    from model_digests import PINNED
+    from samebits.onnx import suite
+    _js_package_or_skip()
+    names = _models_or_skip()
+    counts = (1, 4) if THREADED[engine[0]] else (1,)
+    result = _run_page(engine, "js-check.html", "jsCheckResult",
+                       {"threads": ",".join(map(str, counts)), "suites": "",
+                        "models": ",".join(names)}, timeout_s=2400)
+    got = {}
+    for row in result["models"]:
+        name, mode, path, threads, digest = suite.parse_line(row["line"])
+        assert (mode, path, threads, row["threadsUsed"]) == ("exact", "vec4", row["threads"],
+                                                             row["threads"]), row
+        got[(name, threads)] = digest
+    assert got == {(n, t): PINNED[n] for n in names for t in counts}
+
+
+def test_pytest_plugin_page(engine, tmp_path):
+    """The same_bits fixture in Pyodide in the engine (web/pytest.html)
+    passes against digests written natively, and fails naming the array
+    whose golden digest is wrong."""
+    import json
+    import subprocess
+    from test_browser import PLUGIN_USER_TEST, _pywheels_or_skip
+    from test_testing import plugin_args
+    _pywheels_or_skip()
+    (tmp_path / "test_user_bits.py").write_text(PLUGIN_USER_TEST)
+    native = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             *plugin_args(), "--samebits-update",
+                             str(tmp_path / "test_user_bits.py")],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert native.returncode == 0, native.stdout + native.stderr
+    golden = json.loads((tmp_path / "same_bits.json").read_text())
+    for digests, code in ((golden, 0), (dict(golden, **{"softmax/48x40": "0" * 64}), 1)):
+        case = {"files": {"test_user_bits.py": PLUGIN_USER_TEST,
+                          "same_bits.json": json.dumps(digests)}, "args": ["-q"]}
+        extra = {"/pytest-case.json": (json.dumps(case).encode(), "application/json")}
+        result = _run_page(engine, "pytest.html", "pytestResult", {"case": "/pytest-case.json"},
+                           extra, timeout_s=300)
+        assert result["exitCode"] == code, result["output"]
+        if code == 0:
+            assert "1 passed" in result["output"]
+        else:
+            assert "softmax/48x40: digest " in result["output"]
+            assert "matmul/48x40x24: digest" not in result["output"]
