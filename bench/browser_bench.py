@@ -1,10 +1,12 @@
 """Browser benchmark: samebits (wasm, fast on relaxed SIMD and exact on plain
 SIMD128) against TensorFlow.js-wasm (XNNPACK) and onnxruntime-web, one thread,
-in Debian's Chromium through Playwright.
+in Debian's Chromium through Playwright, or in Firefox or WebKit (--engine,
+web/engines.py).
 
     python bench/browser_bench.py                      # every shape, 2 fresh pages
     python bench/browser_bench.py --shapes sq256,sq1024 --pages 3 --no-write
     python bench/browser_bench.py --shapes none --ops exp-1e6,softmax-4096x768
+    python bench/browser_bench.py --engine firefox     # browser-<date>-firefox.md
 
 The operators between the products (exp, tanh, erf, sigmoid, log, softmax,
 layer_norm) are timed too, against TF.js's wasm kernels where it has one, and
@@ -47,9 +49,18 @@ TARGET_SHAPES = ("sq256", "sq1024", "bert4096-qkvo", "bert4096-ffn-up", "bert409
 FAST_TARGET, EXACT_TARGET = 1.3, 0.95
 
 
-def run_page(query: dict, timeout_s: float, log) -> dict:
-    """One fresh Chromium process, one page; returns window.benchResult,
-    logging each cell as it comes."""
+def run_page(query: dict, timeout_s: float, log, engine: str = "chromium") -> dict:
+    """One fresh browser process, one page; returns window.benchResult,
+    logging each cell as it comes (in Chromium; the other engines' cells when
+    the page is done)."""
+    if engine != "chromium":
+        import engines
+        result = engines.run_until_done(engine, f"bench.html?{urlencode(query)}", "benchResult",
+                                        timeout_s)
+        for c in result.get("cells", []) + result.get("opCells", []) + \
+                result.get("modelCells", []):
+            log(f"  {c['lib']:15s} {c.get('name') or (c['m'], c['n'], c['k'])}: {c['ms']:9.3f} ms")
+        return result
     seen: set[tuple] = set()
 
     def on_poll(state: dict) -> None:
@@ -212,11 +223,14 @@ def markdown(pages: list[dict], best: dict, shapes: dict, meta: dict,
     libs = [lib for lib in ("samebits-fast", "samebits-exact", "tfjs", "ort")
             if any(k[0] == lib for k in best)]
     lines = [f"# Browser benchmark, {meta['date']}", "",
-             f"Chromium {meta['chromium']} (headless, `{' '.join(CHROMIUM_ARGS)}`), "
+             (f"Chromium {meta['browser']} (headless, `{' '.join(CHROMIUM_ARGS)}`), "
+              if meta.get("engine", "chromium") == "chromium" else
+              f"{meta['browser']} (web/engines.py: {meta['engine']}), ") +
              f"CPU: {meta['cpu']}; one thread everywhere.", "",
              f"* **samebits-fast**: samebits {meta['samebits'].get('version', '?')} in Pyodide "
              f"{meta['samebits'].get('pyodide', '?')}, `matmul(a, b, out=c, threads=1)`, fast mode "
-             f"on `{meta['samebits'].get('fast_library')}` (relaxed SIMD, fused: "
+             f"on `{meta['samebits'].get('fast_library')}` ("
+             f"{'relaxed SIMD' if 'relaxed' in str(meta['samebits'].get('fast_library')) else 'plain SIMD128: the engine has no relaxed SIMD'}, fused: "
              f"{meta['samebits'].get('fused')}), vec4 path, tile "
              f"{meta['samebits'].get('tile')}; B is packed inside every call.",
              f"* **samebits-exact**: the same, exact mode, on `{meta['samebits'].get('library')}` "
@@ -299,9 +313,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--wheel", help="samebits wheel URL path on the page's server "
                         "(default: the one wasm/out/wheel.json names)")
+    parser.add_argument("--engine", default="chromium", choices=("chromium", "firefox", "webkit"))
     args = parser.parse_args(argv)
 
     missing = missing_prerequisites()
+    if args.engine != "chromium":
+        import engines
+        missing = [m for m in missing if "Chromium" not in m and "Playwright" not in m]
+        missing += engines.missing_prerequisites(args.engine)
     missing += [f"{p.parent.name} from npm (run npm ci in web/)" for p in PEERS.values()
                 if not p.is_file()]
     if missing:
@@ -319,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"page {index + 1} of {args.pages} (load average {load:.2f})", flush=True)
         if load > 0.8:
             print("  warning: the machine is busy; timings will be low", flush=True)
-        result = run_page(query, args.timeout, lambda s: print(s, flush=True))
+        result = run_page(query, args.timeout, lambda s: print(s, flush=True), args.engine)
         result["load_before"], result["load_after"] = load, os.getloadavg()[0]
         if result.get("error") or result.get("blocked"):
             print(f"browser_bench.py: page error: {result.get('error')}; blocked: "
@@ -339,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     shapes = {name: tuple(dims) for name, dims in pages[0]["shapeDims"].items()}
     today = datetime.date.today().isoformat()
-    meta = {"date": today, "chromium": pages[0].get("browser_version"), "cpu": cpu_name(),
+    meta = {"date": today, "engine": args.engine, "browser": pages[0].get("browser_version"),
+            "cpu": cpu_name(),
             "samebits": pages[0]["info"].get("samebits", {}),
             "tfjs": pages[0]["info"].get("tfjs", {}), "ort": pages[0]["info"].get("ort", {}),
             "tfjs_version": package_version(PEERS["tfjs"]),
@@ -351,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
-        md = args.out / f"browser-{today}.md"
+        md = args.out / (f"browser-{today}.md" if args.engine == "chromium"
+                         else f"browser-{today}-{args.engine}.md")
         md.write_text(text, encoding="utf-8")
         cells = [dict(v, lib=k[0]) for k, v in sorted(best.items())]
         op_cells = [dict(v, lib=k[0]) for k, v in sorted(best_ops.items())]

@@ -10,6 +10,7 @@
 //                         default none: they are large)
 //   modes=fast,exact (samebits)   warmup=2   minms=80   reps=3
 //   wheel=URL   pyodide=URL
+import { reportWhenDone } from "./report.mjs";
 import { wheelURL } from "./wheel.mjs";
 import { SHAPES } from "./bench-shapes.mjs";
 import { startWorker } from "./bench-client.mjs";
@@ -53,6 +54,7 @@ const result = { done: false, error: null, cells: [], opCells: [], modelCells: [
                  libs, modes, userAgent: navigator.userAgent,
                  crossOriginIsolated: self.crossOriginIsolated };
 window.benchResult = result;
+reportWhenDone("benchResult");   // ?report=PATH: POSTed when done (report.mjs)
 
 const COLUMNS = [...(libs.includes("samebits") ? modes.map((m) => `samebits-${m}`) : []),
                  ...libs.filter((l) => l !== "samebits")];

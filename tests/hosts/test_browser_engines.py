@@ -268,3 +268,40 @@ def test_pytest_plugin_page(engine, tmp_path):
         else:
             assert "softmax/48x40: digest " in result["output"]
             assert "matmul/48x40x24: digest" not in result["output"]
+
+
+def test_bench_page_runs_every_library(engine):
+    """web/bench.html in the engine (bench/browser_bench.py --engine): samebits
+    in both modes (fast on the module the engine compiles), TF.js-wasm and
+    onnxruntime-web time the same products on one thread and agree (probe
+    outputs within 1e-3 sqrt(k)); then operators, against TF.js where it has
+    them. Times are recorded, not asserted."""
+    spec = importlib.util.spec_from_file_location("samebits_browser_bench",
+                                                  ROOT / "bench" / "browser_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    missing = [str(p.relative_to(ROOT)) for p in bench.PEERS.values() if not p.is_file()]
+    if missing:
+        message = f"the bench page needs {missing} (run: cd web && npm ci)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    ops = "erf-1e6,softmax-12288x128"
+    result = bench.run_page({"shapes": "sq64,m1", "ops": ops, "minms": 5, "reps": 1,
+                             "warmup": 1}, timeout_s=300, log=lambda line: None, engine=engine[0])
+    assert not result.get("error"), f"bench page error: {result['error']}\n{result['console']}"
+    assert not result["blocked"], f"the bench page asked for remote URLs: {result['blocked']}"
+    libs = {c["lib"] for c in result["cells"]}
+    assert libs == {"samebits-fast", "samebits-exact", "tfjs", "ort"}
+    assert len(result["cells"]) == 2 * len(libs) and all(c["ms"] > 0 for c in result["cells"])
+    info = result["info"]
+    assert (info["samebits"]["fast_library"] == RELAXED_NAME) is RELAXED[engine[0]]
+    assert info["samebits"]["fused"] is RELAXED[engine[0]]
+    assert info["tfjs"]["backend"] == "wasm" and info["tfjs"]["threads"] == 1
+    assert bench.check_agreement(bench.best_cells([result])) == []
+    op_cells = {(c["lib"], c["name"]) for c in result["opCells"]}
+    assert op_cells == {(lib, name) for name in ops.split(",")
+                        for lib in ("samebits-fast", "samebits-exact")} | {
+        ("tfjs", "erf-1e6"), ("tfjs", "softmax-12288x128")}
+    assert bench.check_named_agreement(bench.best_named_cells([result], "opCells"),
+                                       bench.OP_TOLERANCE) == []
