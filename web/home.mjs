@@ -17,8 +17,14 @@ const isolated = globalThis.crossOriginIsolated === true;
 for (let t = 1; t <= Math.max(1, Math.min(cores, 16)); t++) {
     $("threads").append(new Option(String(t), String(t), t === 1, t === 1));
 }
-$("isolation").textContent = isolated
+// WebKitGTK 2.50 sets crossOriginIsolated yet gives no SharedArrayBuffer:
+// threads need both, and the page says which one is missing.
+const shared = typeof SharedArrayBuffer === "function";
+$("isolation").textContent = isolated && shared
     ? `This page is cross-origin isolated: up to ${cores} threads (Web Workers).`
+    : isolated
+    ? "This page is cross-origin isolated, but this browser gives it no SharedArrayBuffer: " +
+      "the computation runs on one thread whatever you pick."
     : "This page is not cross-origin isolated (no COOP/COEP headers), so the browser allows no " +
       "shared memory: the computation runs on one thread whatever you pick.";
 

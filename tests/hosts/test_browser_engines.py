@@ -305,3 +305,90 @@ def test_bench_page_runs_every_library(engine):
         ("tfjs", "erf-1e6"), ("tfjs", "softmax-12288x128")}
     assert bench.check_named_agreement(bench.best_named_cells([result], "opCells"),
                                        bench.OP_TOLERANCE) == []
+
+
+def test_home_page_as_a_person_uses_it(engine, tmp_path):
+    """The front page (web/home.html) in the engine, driven as a person would
+    (web/engine_pages.py: typing, picking, clicking, choosing files): pick a
+    shape and 2 threads and run: the exact digest shown is the native one,
+    on 2 Web Workers where the engine gives SharedArrayBuffer and on one
+    thread with the reason shown where it does not; paste it (match) and a
+    wrong one (differs); choose .npy files and a golden file; a float64 file
+    gets the astype hint. A screenshot of each engine: web/out/home-<engine>.png."""
+    import json
+    import numpy as np
+    from samebits.testing import digest, portable_values
+    _js_package_or_skip()
+    name, engines = engine
+    pages = _load("engine_pages")
+    m, k, n = 48, 96, 40
+    native = digest(samebits.matmul(portable_values((m, k), 1), portable_values((k, n), 2),
+                                    mode="exact"))
+
+    def run(page):
+        runs = page.evaluate("window.homeState.runs")
+        page.click("#run")
+        page.wait_for(f"window.homeState.runs > {runs} || window.homeState.error")
+        state = page.evaluate("window.homeState")
+        assert not state["error"], state["error"]
+        return state
+
+    with pages.open_page(name) as (page, base, mailbox):
+        page.goto(f"{base}/")
+        page.wait_for("window.homeState && window.homeState.ready")
+        isolation = page.inner_text("#isolation")
+        if THREADED[name]:
+            assert "cross-origin isolated: up to" in isolation, isolation
+        else:
+            assert "no SharedArrayBuffer" in isolation, isolation
+        page.fill("#m", str(m))
+        page.fill("#k", str(k))
+        page.fill("#n", str(n))
+        page.select_option("#threads", "2")
+        state = run(page)
+        info = state["info"]
+        if THREADED[name]:
+            assert info["threads"] == 2 and info["threaded"] is True
+        else:
+            assert info["threads"] == 1 and info["threadsNote"].startswith("one thread instead of 2")
+        assert info["relaxedSimd"] is RELAXED[name]
+        assert {r["mode"]: r for r in state["results"]}["exact"]["digest"] == native
+        table = page.inner_text("#results")
+        assert native in table and "samebits fast" in table and "TF.js-wasm" in table
+        assert f"portable_values(({m}, {k}), 1)" in page.inner_text("#snippet")
+        page.fill("#native", native)
+        page.wait_for("window.homeState.verdict === 'match'")
+        assert "same bits" in page.inner_text("#verdict")
+        page.fill("#native", native[:-1] + ("0" if native[-1] != "0" else "1"))
+        page.wait_for("window.homeState.verdict === 'differs'")
+        page.fill("#native", "")
+
+        rng = np.random.default_rng(5)
+        a = rng.standard_normal((33, 70)).astype(np.float32)
+        b = rng.standard_normal((70, 21)).astype(np.float32)
+        np.save(tmp_path / "a.npy", a)
+        np.save(tmp_path / "b.npy", b)
+        page.set_input_files("#fileA", str(tmp_path / "a.npy"))
+        page.set_input_files("#fileB", str(tmp_path / "b.npy"))
+        page.wait_for("window.homeState.inputs && window.homeState.inputs.b === 'b.npy'")
+        assert page.input_value("#m") == "33" and page.input_value("#n") == "21"
+        state = run(page)
+        npy_digest = digest(samebits.matmul(a, b, mode="exact"))
+        assert {r["mode"]: r for r in state["results"]}["exact"]["digest"] == npy_digest
+        key = "matmul/a.npy-33x70x21"
+        golden = tmp_path / "same_bits.json"
+        golden.write_text(json.dumps({"other": "0" * 64, key: npy_digest}))
+        page.set_input_files("#golden", str(golden))
+        page.wait_for("window.homeState.verdict === 'match'")
+        assert key in page.inner_text("#verdict")
+        screenshot = ROOT / "web" / "out" / f"home-{name}.png"
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(screenshot)
+        assert screenshot.stat().st_size > 20_000
+
+        np.save(tmp_path / "wide.npy", a.astype(np.float64))
+        page.set_input_files("#fileA", str(tmp_path / "wide.npy"))
+        page.wait_for("window.homeState.error")
+        assert "a.astype(np.float32)" in page.inner_text("#status")
+    blocked = [url for url in mailbox.blocked if not engines._browser_service(url)]
+    assert not blocked, f"the page asked for remote URLs: {blocked}"
