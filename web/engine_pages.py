@@ -237,7 +237,7 @@ def _firefox(base: str, viewport: tuple[int, int]) -> Iterator[FirefoxPage]:
 
 
 @contextlib.contextmanager
-def _webkit(base: str, viewport: tuple[int, int]) -> Iterator[WebKitPage]:
+def _webkit(base: str, viewport: tuple[int, int], engine: str = "webkit") -> Iterator[WebKitPage]:
     from selenium import webdriver
     from selenium.webdriver.common.proxy import Proxy, ProxyType
     from selenium.webdriver.webkitgtk.options import Options
@@ -249,8 +249,9 @@ def _webkit(base: str, viewport: tuple[int, int]) -> Iterator[WebKitPage]:
         hostport = base.removeprefix("http://")
         options.proxy = Proxy({"proxyType": ProxyType.MANUAL, "httpProxy": hostport,
                                "sslProxy": hostport})
-        service = Service(executable_path=engines.WEBKIT_DRIVER, env={**os.environ,
-                                                                      "DISPLAY": display})
+        env = {**os.environ, "DISPLAY": display,
+               **(engines.JSC_SHARED if engine == "webkit-sab" else {})}
+        service = Service(executable_path=engines.WEBKIT_DRIVER, env=env)
         driver = webdriver.WebKitGTK(service=service, options=options)
         page = WebKitPage(driver)
         try:
@@ -271,7 +272,8 @@ def open_page(engine: str, extra: dict | None = None, isolated: bool = True,
     mailbox = Mailbox()
     server, base = serve(extra=extra, isolated=isolated, mailbox=mailbox)
     try:
-        with (_firefox if engine == "firefox" else _webkit)(base, viewport) as page:
+        opened = _firefox(base, viewport) if engine == "firefox" else _webkit(base, viewport, engine)
+        with opened as page:
             yield page, base, mailbox
     finally:
         server.shutdown()

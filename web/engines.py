@@ -42,7 +42,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from serve import Mailbox, serve  # noqa: E402
 
-ENGINES = ("firefox", "webkit")
+ENGINES = ("firefox", "webkit", "webkit-sab")
+# WebKitGTK sets crossOriginIsolated but leaves JavaScriptCore's
+# SharedArrayBuffer off; Safari turns it on under COOP/COEP. "webkit-sab" is
+# WebKitGTK with JavaScriptCore's own option for it (JSC_useSharedArrayBuffer),
+# to run the threaded module on JavaScriptCore as Safari would.
+JSC_SHARED = {"JSC_useSharedArrayBuffer": "1"}
 FIREFOX = os.environ.get("SAMEBITS_FIREFOX", "/usr/bin/firefox-esr")
 WEBKIT_DRIVER = os.environ.get("SAMEBITS_WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")
 MINIBROWSER = os.environ.get("SAMEBITS_MINIBROWSER",
@@ -57,7 +62,7 @@ def missing_prerequisites(engine: str) -> list[str]:
     missing = []
     if engine == "firefox" and not os.access(FIREFOX, os.X_OK):
         missing.append(f"Firefox ({FIREFOX}): apt-get install firefox-esr")
-    if engine == "webkit":
+    if engine.startswith("webkit"):
         for path, package in ((WEBKIT_DRIVER, "webkit2gtk-driver"), (MINIBROWSER, "webkit2gtk-driver"),
                               (XVFB, "xvfb")):
             if not os.access(path, os.X_OK):
@@ -196,7 +201,7 @@ def _xvfb() -> Iterator[str]:
 
 
 def _run_webkit(page_path: str, name: str, timeout_s: float, extra: dict | None,
-                isolated: bool) -> dict:
+                isolated: bool, engine: str = "webkit") -> dict:
     from selenium import webdriver
     from selenium.webdriver.common.proxy import Proxy, ProxyType
     from selenium.webdriver.webkitgtk.options import Options
@@ -213,7 +218,8 @@ def _run_webkit(page_path: str, name: str, timeout_s: float, extra: dict | None,
             hostport = base.removeprefix("http://")
             options.proxy = Proxy({"proxyType": ProxyType.MANUAL, "httpProxy": hostport,
                                    "sslProxy": hostport})
-            service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
+            env = {**os.environ, "DISPLAY": display, **(JSC_SHARED if engine == "webkit-sab" else {})}
+            service = Service(executable_path=WEBKIT_DRIVER, env=env)
             driver = webdriver.WebKitGTK(service=service, options=options)
             try:
                 version = f"WebKitGTK {driver.capabilities.get('browserVersion', '?')}"
@@ -230,7 +236,7 @@ def _run_webkit(page_path: str, name: str, timeout_s: float, extra: dict | None,
     finally:
         server.shutdown()
         server.server_close()
-    result.update(engine="webkit", browser_version=version, blocked=mailbox.blocked, console=[],
+    result.update(engine=engine, browser_version=version, blocked=mailbox.blocked, console=[],
                   wall_s=time.monotonic() - start)
     return result
 
@@ -243,8 +249,9 @@ def run_until_done(engine: str, page_path: str, name: str, timeout_s: float = 90
     missing = missing_prerequisites(engine)
     if missing:
         raise RuntimeError(f"{engine} needs: " + "; ".join(missing))
-    run = _run_firefox if engine == "firefox" else _run_webkit
-    return run(page_path, name, timeout_s, extra, isolated)
+    if engine == "firefox":
+        return _run_firefox(page_path, name, timeout_s, extra, isolated)
+    return _run_webkit(page_path, name, timeout_s, extra, isolated, engine)
 
 
 if __name__ == "__main__":
