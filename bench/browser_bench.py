@@ -377,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = [dict(v, lib=k[0]) for k, v in sorted(best.items())]
         op_cells = [dict(v, lib=k[0]) for k, v in sorted(best_ops.items())]
         model_cells = [dict(v, lib=k[0]) for k, v in sorted(best_models.items())]
-        (args.out / f"browser-{today}.json").write_text(json.dumps(
+        md.with_suffix(".json").write_text(json.dumps(
             {"meta": meta, "shapes": shapes, "cells": cells, "ops": ops, "op_cells": op_cells,
              "models": models, "model_cells": model_cells,
              "pages": [{"info": p["info"], "cells": p["cells"], "opCells": p.get("opCells", []),
