@@ -36,61 +36,27 @@ static inline float epi_canonical(float v)
     return v != v ? sbt_float(SB_CANONICAL_NAN_BITS) : v;
 }
 
-/* A row's elements go EPI_WIDTH at a time: the whole groups in place, then
- * the last few in zero-padded copies of the row and its operands, so that
- * the tail runs the same vector code. A scalar tail cost as much as the
- * vectors: the channel-lanes convolution hands over rows of 7 to 56
- * positions. The same operations on the same values, so the same bits. */
-#ifndef EPI_WIDTH
-#define EPI_WIDTH 16
-#endif
-
-/* LOOP(ACT, r, cb, rs, n) over a row ROW of cols, with its column bias CB
- * and residual row RS (either may be null, and LOOP then does not read it). */
-#define EPI_ROW(LOOP, ACT, ROW, CB, RS)                                                      \
-    {                                                                                        \
-        const size_t main_ = cols / EPI_WIDTH * EPI_WIDTH;                                   \
-        LOOP(ACT, (ROW), (CB), (RS), main_)                                                  \
-        if (main_ < cols) {                                                                  \
-            const size_t rest_ = (cols - main_) * sizeof(float);                             \
-            float r_[EPI_WIDTH] = {0}, cb_[EPI_WIDTH] = {0}, rs_[EPI_WIDTH] = {0};           \
-            memcpy(r_, (ROW) + main_, rest_);                                                \
-            if (CB) memcpy(cb_, (CB) + main_, rest_);                                        \
-            if (RS) memcpy(rs_, (RS) + main_, rest_);                                        \
-            LOOP(ACT, r_, cb_, rs_, EPI_WIDTH)                                               \
-            memcpy((ROW) + main_, r_, rest_);                                                \
-        }                                                                                    \
-    }
-
-#define EPI_L_COL_BIAS(ACT, r, cb, rs, n)                                                    \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = r[j] + cb[j];                                                              \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
-#define EPI_L_ROW_BIAS(ACT, r, cb, rs, n)                                                    \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = r[j] + bias;                                                               \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
-#define EPI_L_PLAIN(ACT, r, cb, rs, n)                                                       \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = r[j];                                                                      \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
-
 /* The rows of one activation, ACT(v) being its element function of v. */
 #define EPI_ROWS(ACT)                                                                        \
     if (row_affine || residual) EPI_ROWS_FUSED(ACT)                                          \
     for (size_t i = 0; i < rows; ++i) {                                                      \
         float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
-        const float *no_ = NULL;                                                             \
         if (col_bias) {                                                                      \
-            EPI_ROW(EPI_L_COL_BIAS, ACT, row, col_bias, no_)                                 \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j] + col_bias[j];                                              \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
         } else if (row_bias) {                                                               \
             const float bias = row_bias[i];                                                  \
-            EPI_ROW(EPI_L_ROW_BIAS, ACT, row, no_, no_)                                      \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j] + bias;                                                     \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
         } else {                                                                             \
-            EPI_ROW(EPI_L_PLAIN, ACT, row, no_, no_)                                         \
+            for (size_t j = 0; j < cols; ++j) {                                              \
+                float v = row[j];                                                            \
+                row[j] = epi_canonical(ACT(v));                                              \
+            }                                                                                \
         }                                                                                    \
     }                                                                                        \
     return;
@@ -99,38 +65,32 @@ static inline float epi_canonical(float v)
  * no bias the add is of -0, which gives every v back unchanged (-0 + -0 is
  * -0, +0 + -0 is +0, NaN stays NaN), so one loop serves both. */
 #define EPI_AFFINE(v, a) ((((v) - (a)[0]) * (a)[1]) * (a)[2] + (a)[3])
-#define EPI_L_AFFINE_RES(ACT, r, cb, rs, n)                                                  \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = EPI_AFFINE(r[j] + bias, aff) + rs[j];                                      \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
-#define EPI_L_AFFINE(ACT, r, cb, rs, n)                                                      \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = EPI_AFFINE(r[j] + bias, aff);                                              \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
-#define EPI_L_RES(ACT, r, cb, rs, n)                                                         \
-    for (size_t j = 0; j < (n); ++j) {                                                       \
-        float v = (r[j] + bias) + rs[j];                                                     \
-        r[j] = epi_canonical(ACT(v));                                                        \
-    }
 #define EPI_ROWS_FUSED(ACT)                                                                  \
     {                                                                                        \
         for (size_t i = 0; i < rows; ++i) {                                                  \
             float *restrict row = c + (ptrdiff_t)i * ldc;                                    \
-            const float *no_ = NULL;                                                         \
             const float bias = row_bias ? row_bias[i] : -0.0f;                               \
-            const float *restrict res = residual ? residual + (ptrdiff_t)i * ldc : NULL;     \
-            const float aff[4] = {row_affine ? row_affine[4 * i] : 0.0f,                     \
-                                  row_affine ? row_affine[4 * i + 1] : 0.0f,                 \
-                                  row_affine ? row_affine[4 * i + 2] : 0.0f,                 \
-                                  row_affine ? row_affine[4 * i + 3] : 0.0f};                \
             if (row_affine && residual) {                                                    \
-                EPI_ROW(EPI_L_AFFINE_RES, ACT, row, no_, res)                                \
+                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
+                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
+                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = EPI_AFFINE(row[j] + bias, aff) + res[j];                       \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
             } else if (row_affine) {                                                         \
-                EPI_ROW(EPI_L_AFFINE, ACT, row, no_, no_)                                    \
+                const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
+                                      row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = EPI_AFFINE(row[j] + bias, aff);                                \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
             } else {                                                                         \
-                EPI_ROW(EPI_L_RES, ACT, row, no_, res)                                       \
+                const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
+                for (size_t j = 0; j < cols; ++j) {                                          \
+                    float v = (row[j] + bias) + res[j];                                      \
+                    row[j] = epi_canonical(ACT(v));                                          \
+                }                                                                            \
             }                                                                                \
         }                                                                                    \
         return;                                                                              \
@@ -171,6 +131,27 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
 #define EPI_LEAKY_RELU(v) sb_act_leaky_relu((v), param)
 #define EPI_HARDSIGMOID_ONNX(v) sb_act_hardsigmoid_onnx((v), param, 0.5f)
 
+/* Fast swish over row[j0, j0 + B) with its bias (BIAS: the column's, or the
+ * row's, -0 when none: v + -0 is v): a loop of constant length B, which the
+ * compiler turns into whole vectors of the path's width or less; rows go
+ * 16, then 8, 4 and one at a time, so that a short row's tail (the
+ * channel-lanes convolution hands over rows of 7 to 56) is vectors too,
+ * where a compiler's scalar tail with its division per element cost as much
+ * as the rest of the row. */
+#define EPI_SWISH_BLOCK(B, BIAS)                                                             \
+    for (size_t j = j0; j < j0 + (B); ++j) {                                                 \
+        float v = row[j] + BIAS;                                                             \
+        row[j] = epi_canonical(EPI_SWISH_FAST(v));                                           \
+    }
+#define EPI_SWISH_ROW(BIAS)                                                                  \
+    {                                                                                        \
+        size_t j0 = 0;                                                                       \
+        for (; j0 + 16 <= cols; j0 += 16) EPI_SWISH_BLOCK(16, BIAS)                          \
+        if (cols - j0 >= 8) { EPI_SWISH_BLOCK(8, BIAS) j0 += 8; }                            \
+        if (cols - j0 >= 4) { EPI_SWISH_BLOCK(4, BIAS) j0 += 4; }                            \
+        for (; j0 < cols; ++j0) EPI_SWISH_BLOCK(1, BIAS)                                     \
+    }
+
 /* Defines void NAME(c, ldc, rows, cols, e) (sb_epilogue_fn), and
  * NAME_swish_fast, fast mode's x * sigmoid(x) over a row in place: a function
  * of its own, not inlined, since with the path's flags it fuses
@@ -182,15 +163,11 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
                                                             const float *row_bias,          \
                                                             const float *col_bias)          \
     {                                                                                        \
-        const float *no_ = NULL;                                                             \
-        if (col_bias) {                                                                      \
-            EPI_ROW(EPI_L_COL_BIAS, EPI_SWISH_FAST, row, col_bias, no_)                      \
-        } else if (row_bias) {                                                               \
-            const float bias = *row_bias;                                                    \
-            EPI_ROW(EPI_L_ROW_BIAS, EPI_SWISH_FAST, row, no_, no_)                           \
-        } else {                                                                             \
-            EPI_ROW(EPI_L_PLAIN, EPI_SWISH_FAST, row, no_, no_)                              \
-        }                                                                                    \
+        const float bias = row_bias ? *row_bias : -0.0f;                                     \
+        if (col_bias)                                                                        \
+            EPI_SWISH_ROW(col_bias[j])                                                       \
+        else                                                                                 \
+            EPI_SWISH_ROW(bias)                                                              \
     }                                                                                        \
     void NAME(float *c, ptrdiff_t ldc, size_t rows, size_t cols, const sb_epilogue_ops *e)  \
     {                                                                                        \
