@@ -1,5 +1,6 @@
-"""Firefox (SpiderMonkey) and WebKit (JavaScriptCore) for the browser tests,
-beside run_browser.py's Chromium (V8, through Playwright).
+"""One runner for the three browser engines: Chromium (V8, through
+Playwright: run_browser.py), Firefox (SpiderMonkey) and WebKit
+(JavaScriptCore).
 
     python web/engines.py firefox index.html samebitsResult   # runs a page, prints its result
 
@@ -9,6 +10,8 @@ of web/ from the 127.0.0.1 test server (web/serve.py, cross-origin isolated
 unless asked not to be) and waits until the page's result object
 (window[name]) is done:
 
+- **chromium**: Debian's chromium through Playwright (run_browser.py, whose
+  tests, tests/hosts/test_browser.py, drive Chromium's pages directly).
 - **firefox**: Debian's firefox-esr, headless and driverless (Firefox has no
   Debian WebDriver). The page POSTs its result to the server (report.mjs,
   ?report=PATH). The profile sends every request for another host through
@@ -42,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from serve import Mailbox, serve  # noqa: E402
 
-ENGINES = ("firefox", "webkit", "webkit-sab")
+ENGINES = ("chromium", "firefox", "webkit", "webkit-sab")
 # WebKitGTK sets crossOriginIsolated but leaves JavaScriptCore's
 # SharedArrayBuffer off; Safari turns it on under COOP/COEP. "webkit-sab" is
 # WebKitGTK with JavaScriptCore's own option for it (JSC_useSharedArrayBuffer),
@@ -59,6 +62,10 @@ def missing_prerequisites(engine: str) -> list[str]:
     """What the engine needs that is not here, in words; empty when all is there."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "chromium":
+        import run_browser
+        return [m for m in run_browser.missing_prerequisites()
+                if "Chromium" in m or "Playwright" in m]
     missing = []
     if engine == "firefox" and not os.access(FIREFOX, os.X_OK):
         missing.append(f"Firefox ({FIREFOX}): apt-get install firefox-esr")
@@ -249,6 +256,11 @@ def run_until_done(engine: str, page_path: str, name: str, timeout_s: float = 90
     missing = missing_prerequisites(engine)
     if missing:
         raise RuntimeError(f"{engine} needs: " + "; ".join(missing))
+    if engine == "chromium":
+        import run_browser
+        result = run_browser.run_until_done(page_path, name, timeout_s, extra, isolated)
+        result.update(engine="chromium", browser_version=f"Chromium {result['browser_version']}")
+        return result
     if engine == "firefox":
         return _run_firefox(page_path, name, timeout_s, extra, isolated)
     return _run_webkit(page_path, name, timeout_s, extra, isolated, engine)

@@ -41,6 +41,7 @@ def _engine(request):
     engines, page = _load("engines"), _load("run_browser")
     missing = engines.missing_prerequisites(request.param) + [
         m for m in page.missing_prerequisites() if "Chromium" not in m and "Playwright" not in m]
+    missing = list(dict.fromkeys(missing))
     if missing:
         message = f"the {request.param} tests need: " + "; ".join(missing)
         if os.environ.get("CI"):
@@ -52,6 +53,12 @@ def _engine(request):
 @pytest.fixture(scope="module", params=["firefox", "webkit"])
 def engine(request):
     """(engine name, web/engines.py) where the engine and the page's files are here."""
+    return _engine(request)
+
+
+@pytest.fixture(scope="module", params=["chromium", "firefox", "webkit"])
+def any_engine(request):
+    """Each of the three engines through the one runner (web/engines.py)."""
     return _engine(request)
 
 
@@ -90,9 +97,11 @@ def _run(engine, query: dict, native: dict, timeout_s: float = 600) -> dict:
                      {**query, "native": "/native-lines.json"}, extra, timeout_s)
 
 
-def test_exact_suites_match_native(engine):
+def test_exact_suites_match_native(any_engine):
     """Every exact line computed in the engine (every suite in full: gemm,
-    conv and ops) equals the native one, and the page says OK."""
+    conv and ops) equals the native one, and the page says OK: the three
+    engines through one runner, each result naming its engine and version."""
+    engine = any_engine
     native = _native()
     result = _run(engine, {"modes": "exact", "speed": 0}, native)
     assert result["headers"] == native["headers"]
@@ -105,6 +114,7 @@ def test_exact_suites_match_native(engine):
             f"{result['browser_version']}: {line}\nnative: {natives[b.suite]}")
     assert all(row["verdict"] == "match" for row in result["rows"])
     assert result["ok"] is True
+    assert result["engine"] == engine[0] and result["browser_version"]
     print(f"\n{result['browser_version']}: " + "; ".join(result["lines"]))
 
 
