@@ -6,7 +6,7 @@
 import { parseNpy } from "./npy.mjs";
 
 const $ = (id) => document.getElementById(id);
-const state = { ready: false, running: false, info: null, results: [], tfjs: null, verdict: null,
+const state = { ready: false, running: false, info: null, results: [], tfjs: null, tfjsNote: null, verdict: null,
                 error: null, inputs: null, runs: 0 };
 window.homeState = state;
 const files = { a: null, b: null };   // {name, shape, data} from .npy files
@@ -142,16 +142,26 @@ function request(message, onResult) {
     });
 }
 
-// TF.js-wasm on the same shape and thread count, in its own worker (random inputs).
-function timeTfjs(m, k, n, threads) {
+// TF.js-wasm on the same shape and thread count, in its own worker (random
+// inputs). It is only a speed reference: if it has not finished within
+// limitMs (its threaded backend was seen to hang in Firefox 153 on a busy
+// machine), its worker is stopped and the page says so.
+function timeTfjs(m, k, n, threads, limitMs = 60000) {
     return new Promise((resolve, reject) => {
         const tf = new Worker(new URL("bench-worker-tfjs.js", import.meta.url));
         let cell = null;
+        const timer = setTimeout(() => {
+            tf.terminate();
+            reject(new Error(`TF.js-wasm did not finish within ${limitMs / 1000} s; stopped`));
+        }, limitMs);
         tf.onmessage = ({ data }) => {
             if (data.type === "ready") tf.postMessage({ type: "shape", shape: [m, n, k] });
             else if (data.type === "cell") cell = data;
-            else if (data.type === "shapeDone") { tf.terminate(); resolve({ ...cell, info: null }); }
-            else if (data.type === "error") { tf.terminate(); reject(new Error(data.message)); }
+            else if (data.type === "shapeDone") {
+                clearTimeout(timer); tf.terminate(); resolve({ ...cell, info: null });
+            } else if (data.type === "error") {
+                clearTimeout(timer); tf.terminate(); reject(new Error(data.message));
+            }
         };
         tf.postMessage({ type: "init", threads, base: new URL("./", location.href).href,
                          warmup: 1, minMs: 150, reps: 3 });
@@ -163,7 +173,9 @@ function renderResults() {
     const flops = 2 * m * k * n;
     const rows = state.results.map((r) => `<tr><td>samebits ${r.mode}</td><td>${r.ms.toFixed(3)}</td>` +
         `<td>${(flops / (r.ms * 1e6)).toFixed(1)}</td><td class="digest">${r.digest}</td></tr>`);
-    if (state.tfjs) {
+    if (state.tfjsNote) {
+        rows.push(`<tr><td>TF.js-wasm</td><td colspan="3" class="note">${state.tfjsNote}</td></tr>`);
+    } else if (state.tfjs) {
         const exact = state.results.find((r) => r.mode === "exact");
         const ratio = exact ? ` (samebits exact ${(state.tfjs.ms / exact.ms).toFixed(2)}x)` : "";
         rows.push(`<tr><td>TF.js-wasm</td><td>${state.tfjs.ms.toFixed(3)}</td>` +
@@ -179,6 +191,7 @@ async function run() {
     $("run").disabled = true;
     state.results = [];
     state.tfjs = null;
+    state.tfjsNote = null;
     showError(null);
     try {
         const threads = Number($("threads").value);
@@ -198,7 +211,11 @@ async function run() {
         });
         if ($("withTfjs").checked) {
             $("status").textContent = "timing TF.js-wasm…";
-            state.tfjs = await timeTfjs(m, k, n, state.info.threads);
+            try {
+                state.tfjs = await timeTfjs(m, k, n, state.info.threads);
+            } catch (error) {   // a peer's failure is not the run's: shown in its row
+                state.tfjsNote = error.message;
+            }
             renderResults();
         }
         state.runs += 1;
