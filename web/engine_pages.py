@@ -238,24 +238,10 @@ def _firefox(base: str, viewport: tuple[int, int]) -> Iterator[FirefoxPage]:
 
 @contextlib.contextmanager
 def _webkit(base: str, viewport: tuple[int, int], engine: str = "webkit") -> Iterator[WebKitPage]:
-    from selenium import webdriver
-    from selenium.webdriver.common.proxy import Proxy, ProxyType
-    from selenium.webdriver.webkitgtk.options import Options
-    from selenium.webdriver.webkitgtk.service import Service
     with engines._xvfb() as display:
-        options = Options()
-        options.binary_location = engines.MINIBROWSER
-        options.add_argument("--automation")
-        hostport = base.removeprefix("http://")
-        options.proxy = Proxy({"proxyType": ProxyType.MANUAL, "httpProxy": hostport,
-                               "sslProxy": hostport})
-        env = {**os.environ, "DISPLAY": display,
-               **(engines.JSC_SHARED if engine == "webkit-sab" else {})}
-        service = Service(executable_path=engines.WEBKIT_DRIVER, env=env)
-        driver = webdriver.WebKitGTK(service=service, options=options)
-        page = WebKitPage(driver)
+        page = WebKitPage(engines.webkit_driver(base, display, engine))
         try:
-            driver.set_window_size(*viewport)
+            page._driver.set_window_size(*viewport)
             yield page
         finally:
             page.close()

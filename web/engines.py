@@ -207,27 +207,33 @@ def _xvfb() -> Iterator[str]:
         proc.wait()
 
 
-def _run_webkit(page_path: str, name: str, timeout_s: float, extra: dict | None,
-                isolated: bool, engine: str = "webkit") -> dict:
+def webkit_driver(base: str, display: str, engine: str = "webkit"):
+    """A selenium driver of MiniBrowser on `display`, every other host sent
+    through the test server at `base` (which refuses it); JavaScriptCore's
+    SharedArrayBuffer on for 'webkit-sab'."""
     from selenium import webdriver
     from selenium.webdriver.common.proxy import Proxy, ProxyType
     from selenium.webdriver.webkitgtk.options import Options
     from selenium.webdriver.webkitgtk.service import Service
+    options = Options()
+    options.binary_location = MINIBROWSER
+    options.add_argument("--automation")
+    hostport = base.removeprefix("http://")
+    options.proxy = Proxy({"proxyType": ProxyType.MANUAL, "httpProxy": hostport,
+                           "sslProxy": hostport})
+    env = {**os.environ, "DISPLAY": display, **(JSC_SHARED if engine == "webkit-sab" else {})}
+    return webdriver.WebKitGTK(service=Service(executable_path=WEBKIT_DRIVER, env=env),
+                               options=options)
 
+
+def _run_webkit(page_path: str, name: str, timeout_s: float, extra: dict | None,
+                isolated: bool, engine: str = "webkit") -> dict:
     mailbox = Mailbox()
     server, base = serve(extra=extra, isolated=isolated, mailbox=mailbox)
     start = time.monotonic()
     try:
         with _xvfb() as display:
-            options = Options()
-            options.binary_location = MINIBROWSER
-            options.add_argument("--automation")
-            hostport = base.removeprefix("http://")
-            options.proxy = Proxy({"proxyType": ProxyType.MANUAL, "httpProxy": hostport,
-                                   "sslProxy": hostport})
-            env = {**os.environ, "DISPLAY": display, **(JSC_SHARED if engine == "webkit-sab" else {})}
-            service = Service(executable_path=WEBKIT_DRIVER, env=env)
-            driver = webdriver.WebKitGTK(service=service, options=options)
+            driver = webkit_driver(base, display, engine)
             try:
                 version = f"WebKitGTK {driver.capabilities.get('browserVersion', '?')}"
                 driver.get(f"{base}/web/{page_path}")

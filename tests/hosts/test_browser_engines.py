@@ -24,6 +24,9 @@ from samebits import hashes
 
 pytestmark = pytest.mark.browser
 
+# Chromium's test module's helpers: the native hash lines, and the npm package's check
+from test_browser import _js_package_or_skip, _native  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 RELAXED_NAME = "libsamebits-relaxed.wasm"
 FLIP_BIT = 7
@@ -67,14 +70,6 @@ def threads_engine(request):
     """engine, and WebKit with JavaScriptCore's SharedArrayBuffer on as Safari
     has it (web/engines.py: webkit-sab), for the threaded module."""
     return _engine(request)
-
-
-def _native(groups=hashes.GROUPS, suites=hashes.SUITES, modes=("exact",), flip_bit=None):
-    return {"headers": {s: hashes.header(groups, s) for s in suites},
-            "lines": [line for s in suites
-                      for line in hashes.hash_lines(modes=list(modes), paths=[samebits.path()],
-                                                    threads=[1], groups=groups, suite=s,
-                                                    flip_bit=flip_bit)]}
 
 
 def _run_page(engine, page: str, result_name: str, query: dict, extra: dict | None = None,
@@ -126,7 +121,7 @@ def test_fast_mode_module_and_error_bound(engine):
     fast-mode bound |c - ref64| <= k 2^-24 sum|a b| + 1e-30, and the exact
     lines keep the native bits."""
     groups = ["sweep"]
-    native = _native(groups, suites=("gemm",), modes=("exact",))
+    native = _native(groups=groups, suites=("gemm",), modes=("exact",))
     result = _run(engine, {"suites": "gemm", "modes": "exact,fast", "groups": "sweep",
                            "speed": 0}, native, timeout_s=300)
     exact_rows = [r for r in result["rows"] if r["mode"] == "exact"]
@@ -156,7 +151,7 @@ def test_notices_one_flipped_bit(engine):
     """Negative control: with ?flip=BIT the page's line is the native line of
     the same flipped output, and the page reports the mismatch."""
     groups = ["sweep"]
-    native = _native(groups, suites=("gemm",))
+    native = _native(groups=groups, suites=("gemm",))
     result = _run(engine, {"suites": "gemm", "modes": "exact", "groups": "sweep", "speed": 0,
                            "flip": FLIP_BIT}, native, timeout_s=300)
     flipped = hashes.hash_lines(modes=["exact"], paths=[samebits.path()], threads=[1],
@@ -198,17 +193,6 @@ def test_models_suite_matches_native(engine):
 # 2.50 does not (crossOriginIsolated is true, SharedArrayBuffer undefined).
 THREADED = {"firefox": True, "webkit": False, "webkit-sab": True}
 RELAXED = {"firefox": True, "webkit": False, "webkit-sab": False}   # relaxed SIMD compiles
-
-
-def _js_package_or_skip():
-    dist = ROOT / "js" / "dist"
-    missing = [n for n in ("samebits-single.wasm", "samebits-threads.wasm",
-                           "samebits-threads.worker.js") if not (dist / n).is_file()]
-    if missing:
-        message = f"the npm package tests need js/dist/{missing[0]}: run bash js/build.sh"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
 
 
 def test_js_package_suites_match_native(threads_engine):
