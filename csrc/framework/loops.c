@@ -17,6 +17,7 @@
 #include <string.h>
 #include "framework/driver.h"
 #include "framework/checked.h"
+#include "framework/memory.h"
 
 /* Per-thread scratch: the A block of one tile, a packed edge group of B, an
  * edge tile of C, and a panel (or strip) of B. Sizes as tiling.c's
@@ -175,6 +176,8 @@ static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch
             break;
         }
         float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
+        if (last && ops->residual)
+            sb_prefetch_rows(ops->residual + (cp - ops->c), ops->ldc, live_rows, live_cols);
         const int whole = live_rows == mr && live_cols == nr;
         float *out = whole ? cp : s.edge_c;   /* a ragged edge goes through a tile buffer */
         ptrdiff_t ldo = whole ? ops->ldc : (ptrdiff_t)nr;

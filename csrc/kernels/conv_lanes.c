@@ -136,6 +136,14 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
     float *y = d->y + (n * d->cout + g * job->cout_g + ch0) * cols;
     const size_t t0 = part * job->tiles_per_chunk;
     const size_t t1 = sb_min_size(job->map_rows * job->row_tiles, t0 + job->tiles_per_chunk);
+    /* the chunk's positions are one run of the output planes */
+    size_t first, end, unused;
+    tile_span(job, t0 % job->row_tiles, &first, &unused);
+    tile_span(job, (t1 - 1) % job->row_tiles, &unused, &end);
+    first += t0 / job->row_tiles * job->map_cols;
+    end += (t1 - 1) / job->row_tiles * job->map_cols;
+    if (d->residual)
+        sb_prefetch_rows(d->residual + (y + first - d->y), (ptrdiff_t)cols, channels, end - first);
     float sums[CHUNK_TILES][SB_LANES_MAX_ROWS * SB_LANES_OUT_LD];
     for (size_t kb = 0; kb * SB_KC < k; ++kb) {
         const size_t kc = sb_min_size(k - kb * SB_KC, SB_KC);
@@ -151,12 +159,6 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
                         (ptrdiff_t)cols, channels);
         }
     }
-    /* the chunk's positions are one run of the output planes */
-    size_t first, end, unused;
-    tile_span(job, t0 % job->row_tiles, &first, &unused);
-    tile_span(job, (t1 - 1) % job->row_tiles, &unused, &end);
-    first += t0 / job->row_tiles * job->map_cols;
-    end += (t1 - 1) / job->row_tiles * job->map_cols;
     const size_t channel = g * job->cout_g + ch0;   /* the output channel of row 0 */
     const sb_epilogue_ops e = {
         .row_bias = d->bias ? d->bias + channel : NULL,
