@@ -54,8 +54,11 @@ static const float *packed_b_of(const sb_product_state *state)
 }
 
 /* A finished piece of C (rows from `row`, columns from `col`): bias, a
- * convolution's fused steps, activation and the canonical NaN, while it is
- * in cache, at the path's vector width. c is the piece in C itself. */
+ * convolution's fused steps, activation and the canonical NaN, at the path's
+ * vector width. c is the piece in C itself. The tile and panel routes finish
+ * a whole chunk after its last k-block (still in the second-level cache), not
+ * each register tile: per tile, the call and each 2-vector row's loop setup
+ * cost as much as the work. */
 static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
                            size_t row, size_t col, size_t rows, size_t cols)
 {
@@ -172,7 +175,6 @@ static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch
             const float *ap = a->block + ((ii - a->whole_rows) / mr) * kc * mr;
             plan->strips_kernel(rows - ii, live_cols, kc, ap, bp, b_step, cp, ops->ldc,
                                 accumulate);
-            if (last) finish_outputs(run, ops, cp, i0 + ii, col, rows - ii, live_cols);
             break;
         }
         float *cp = ops->c + (ptrdiff_t)(i0 + ii) * ops->ldc + (ptrdiff_t)col;
@@ -193,7 +195,6 @@ static void run_strip(const sb_product_run *run, const sb_operands *ops, scratch
                                                           accumulate);
         }
         if (!whole) copy_tile(s.edge_c, (ptrdiff_t)nr, cp, ops->ldc, live_rows, live_cols);
-        if (last) finish_outputs(run, ops, cp, i0 + ii, col, live_rows, live_cols);
     }
 }
 
@@ -235,6 +236,7 @@ static void compute_tile(const sb_product_run *run, const sb_product_state *stat
                       accumulate, last);
         }
     }
+    finish_outputs(run, ops, ops->c + (ptrdiff_t)i0 * ops->ldc + (ptrdiff_t)j0, i0, j0, rows, cols);
 }
 
 /* A panel read by offsets (SB_B_BY_OFFSETS): columns [j0, j0 + cols) of
@@ -314,6 +316,7 @@ static void compute_panel(const sb_product_run *run, const sb_product_state *sta
                       sb_min_size(cols - jj, nr), accumulate, last);
         }
     }
+    finish_outputs(run, ops, ops->c + j0, 0, j0, plan->m, cols);
 }
 
 /* The A row of a one-row product: plain, or packed (its values lie MR apart). */
