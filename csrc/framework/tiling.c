@@ -69,15 +69,19 @@ static int streams_fit_l1(size_t k, ptrdiff_t row_floats)
 }
 
 /* The tile's NC, narrowed when the call has fewer than MIN_TILE_CHUNKS tile
- * rows in all (in builds with threads), to no less than 4 strips. */
-static size_t tile_width(const sb_tile *tile, size_t tile_rows, size_t n)
+ * rows in all (in builds with threads), to no less than 4 strips, or 1 when
+ * no tile packs A (A prepacked, or read where it is): then a narrower tile
+ * costs nothing but its call, and a small map's 1x1 layer (48 x 169 x 256)
+ * gets 6 chunks for the threads instead of 2. */
+static size_t tile_width(const sb_tile *tile, size_t tile_rows, size_t n, int a_unpacked_per_tile)
 {
     const size_t nr = (size_t)tile->nr;
     if (tile_rows == 0 || tile_rows >= MIN_TILE_CHUNKS || !sb_threading_available())
         return (size_t)tile->nc;
     size_t columns_wanted = sb_ceil_div(MIN_TILE_CHUNKS, tile_rows);
     size_t width = sb_ceil_div(sb_ceil_div(n, columns_wanted), nr) * nr;
-    if (width < 4 * nr) width = 4 * nr;
+    const size_t least = a_unpacked_per_tile ? nr : 4 * nr;
+    if (width < least) width = least;
     return width < (size_t)tile->nc ? width : (size_t)tile->nc;
 }
 
@@ -173,7 +177,12 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     plan->tiles_m = sb_ceil_div(m, plan->mc);
     size_t all_tile_rows;
     if (!sb_mul_ok(plan->tiles_m, count, &all_tile_rows)) return SB_ERR_NO_MEMORY;
-    plan->nc = tile_width(tile, all_tile_rows, n);
+    /* no tile packs A: prepacked, or contiguous and read in place (n small
+     * enough that any tile width reads it directly, DIRECT_A_MAX_COLS) */
+    const int a_unpacked = desc->a_packed ||
+                           (!desc->a_packed && (desc->a_col == 1 || desc->a_row == 1) &&
+                            n <= DIRECT_A_MAX_COLS);
+    plan->nc = tile_width(tile, all_tile_rows, n, a_unpacked);
     plan->tiles_n = sb_ceil_div(n, plan->nc);
     plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, 0);
 
@@ -261,8 +270,20 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
             plan->b_source = plain ? SB_B_PER_PANEL : SB_B_PER_STRIP;
             plan->direct_a = a_contiguous && n <= DIRECT_A_MAX_COLS;
             plan->pack_a = !desc->a_packed && !plan->direct_a;
-            plan->panel_strips = SB_PANEL_STRIPS;
-            plan->compute_chunks = sb_ceil_div(plan->b_strips, SB_PANEL_STRIPS);
+            /* one tile row and few panels in all (a small map's 1x1 layer:
+             * 64 x 169 x 512 was one chunk): narrower panels, so that the
+             * threads have chunks to share; every row of A runs down each
+             * strip either way. Counted in the strips of n itself (b_strips
+             * is padded to row groups). A shape's choice, never the
+             * thread count's. */
+            const size_t strips = sb_ceil_div(n, (size_t)tile->nr);
+            size_t panel_strips = SB_PANEL_STRIPS;
+            if (plan->tiles_m == 1 && panels < MIN_PANEL_CHUNKS) {
+                const size_t wanted = sb_ceil_div(MIN_PANEL_CHUNKS, count);   /* per product */
+                panel_strips = sb_max_size(1, sb_min_size(SB_PANEL_STRIPS, strips / wanted));
+            }
+            plan->panel_strips = panel_strips;
+            plan->compute_chunks = sb_ceil_div(strips, panel_strips);
             size_t panel = (size_t)SB_KC * (plain ? SB_PANEL_STRIPS : 1) * (size_t)tile->nr;
             plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel);
             plan->compute_ns = macs / tile->muladds_per_ns + b_elements * SB_NS_PER_PACKED;

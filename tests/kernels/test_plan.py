@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from samebits._binding import abi as _abi, lib as _lib, paths as _paths
-from conftest import path_params
+from conftest import assert_same_bits, exact_oracle, path_params, raw_sgemm, test_values
 
 lib = _lib.lib
 
@@ -86,6 +86,23 @@ def test_routes_follow_the_shape():
     assert transposed["route"] == 4 and transposed["b_source"] == 2   # columns apart: packed
     tiny = plan_matmul(path, 1, 4, 16, 16, 16)
     assert tiny["threads"] == 1                                     # not worth a wake-up
+
+
+@pytest.mark.parametrize("path", path_params())
+@pytest.mark.parametrize("m,n,k", [(64, 169, 512), (32, 729, 128), (16, 40, 4000)])
+def test_one_tile_row_with_few_panels_shares_them(path, m, n, k):
+    """One tile row whose B makes fewer than 8 panels (a small map's 1x1
+    layer) is cut into narrower panels, so that two threads have chunks (it
+    used to be one chunk); every output keeps its sum order: exact mode is
+    the oracle's bits at 1 and 2 threads."""
+    p = plan_matmul(path, 1, 2, m, n, k)
+    assert p["compute_chunks"] >= 2, p                              # (some paths: tiles)
+    a, b = test_values((m, k), 1, 5), test_values((k, n), 2, 5)
+    want = exact_oracle(a, b)
+    for threads in (1, 2):
+        out = np.empty((m, n), np.float32)
+        raw_sgemm(path, "exact", threads, a, b, out)
+        assert_same_bits(out, want, f"{path} {m}x{n}x{k} at {threads} threads")
 
 
 def samebits_path() -> str:
