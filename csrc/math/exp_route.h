@@ -46,17 +46,26 @@ static inline __attribute__((always_inline)) float sbt_exp_route_round(double v,
     return lo == hi && in_range ? lo : sbt_float(SBT_ROUTE_UNSURE);
 }
 
+/* Beyond the ranges the recipe's result is saturated, and the route gives it
+ * directly rather than leaving the element to the recipe (a Softmax under an
+ * attention mask has many such): exp is +0 below -104 (e^-104 is below half
+ * of 2^-149) and +inf above 89; sigmoid is 1 for x > 100 (1 + e^-100 is 1 in
+ * binary64) and +0 for x < -104. NaN stays unsure (every compare is false). */
 static inline __attribute__((always_inline)) float sbt_exp_route(float x)
 {
     double t = (double)x;
-    return sbt_exp_route_round(sbt_exp_route_double(t), t >= -104.0 && t <= 89.0);   /* NaN: 0 */
+    float r = sbt_exp_route_round(sbt_exp_route_double(t), t >= -104.0 && t <= 89.0);
+    r = t < -104.0 ? 0.0f : r;
+    return t > 89.0 ? sbt_float(0x7f800000u) : r;
 }
 
 static inline __attribute__((always_inline)) float sbt_sigmoid_route(float x)
 {
     double t = -(double)x;
     double v = 1.0 / (1.0 + sbt_exp_route_double(t));
-    return sbt_exp_route_round(v, t >= -100.0 && t <= 100.0);
+    float r = sbt_exp_route_round(v, t >= -100.0 && t <= 100.0);
+    r = t < -100.0 ? 1.0f : r;
+    return t > 104.0 ? 0.0f : r;
 }
 
 /* exp or sigmoid of n floats; y may be x (in place). */
