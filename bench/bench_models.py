@@ -64,7 +64,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+# numpy only checks and feeds here; one OpenBLAS thread keeps its workers from
+# spinning beside the libraries being timed (set before numpy loads it; the
+# perf profile of a 1-thread run gave them 1-2% of the samples).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _machine  # noqa: E402

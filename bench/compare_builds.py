@@ -82,7 +82,9 @@ print((clock() - start) / calls, suite.output_digest(out)[:16])
 
 def run_once(library: str, model: str, name: str, mode: str, seconds: float,
              threads: int) -> tuple[float, str]:
-    env = dict(os.environ, SAMEBITS_LIBRARY=library)
+    # one OpenBLAS thread: the worker imports numpy, whose idle workers would
+    # otherwise spin beside the build being timed (1-2% of the samples)
+    env = dict(os.environ, SAMEBITS_LIBRARY=library, OPENBLAS_NUM_THREADS="1")
     worker = NETWORK_WORKER if model.endswith(".onnx") else WORKER
     got = subprocess.run([sys.executable, "-c", worker, model, name, mode, str(seconds),
                           str(threads)],

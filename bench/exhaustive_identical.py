@@ -7,8 +7,9 @@ lookup as register permutes) must give the recipe's bits for all 2^32 inputs.
 
 Builds bench/exhaustive_identical.c against the installed library (the
 recipe compiled into the harness as scalar code, -ffp-contract=off), runs it
-on two threads, and writes bench/results/identical-DATE.{md,json}. About 3.5
-minutes per function for four paths on two cores.
+on two threads, and writes bench/results/identical-DATE.{md,json} (or
+--out PATH), adding -2, -3... rather than overwrite a table already there.
+About 3.5 minutes per function for four paths on two cores.
 """
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ def main() -> None:
     parser.add_argument("--functions", default="sin,cos,erf,gelu")
     parser.add_argument("--paths", default=None, help="default: every supported path")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=pathlib.Path, default=None,
+                        help="results path without suffix (default bench/results/identical-DATE; "
+                             "an existing table is never overwritten: -2, -3... are added)")
     args = parser.parse_args()
     paths = args.paths.split(",") if args.paths else list(samebits.paths())
     rows = []
@@ -62,7 +66,10 @@ def main() -> None:
                              "differ": int(fields[5]), "first": fields[6:], "seconds": seconds})
                 print(line, flush=True)
     day = datetime.date.today().isoformat()
-    out = ROOT / "bench" / "results" / f"identical-{day}"
+    out = args.out or ROOT / "bench" / "results" / f"identical-{day}"
+    base, n = out, 2
+    while out.with_suffix(".md").exists() or out.with_suffix(".json").exists():
+        out, n = base.with_name(f"{base.name}-{n}"), n + 1   # a day's earlier table stays
     machine = f"{_machine.cpu_model()}, samebits {samebits.__version__}, {args.threads} threads"
     out.with_suffix(".json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
     names = ", ".join(sorted({r["function"] for r in rows}))
@@ -72,6 +79,7 @@ def main() -> None:
              "| function | path | inputs | differing |", "|---|---|---|---|"]
     lines += [f"| {r['function']} | {r['path']} | {r['inputs']:,} | {r['differ']} |" for r in rows]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print(f"written: {out}.{{md,json}}")
     if any(r["differ"] for r in rows):
         raise SystemExit("some path differs from the recipe")
 
