@@ -166,6 +166,13 @@ def test_feeds_container_round_trips():
     back = suite.unpack_feeds(suite.pack_feeds(feeds))
     assert np.array_equal(np.asarray(back["a"]), feeds["a"])
     assert np.array_equal(np.asarray(back["ids"]), feeds["ids"])
+    # a 0-d input keeps its shape (silero-vad's sample rate, which a model
+    # checks: it came back as shape (1,) and the run was refused), and a
+    # strided one its values
+    scalars = suite.unpack_feeds(suite.pack_feeds({"sr": np.array(16000, np.int64),
+                                                   "t": feeds["a"][:, ::2]}))
+    assert scalars["sr"].shape == () and np.asarray(scalars["sr"]) == 16000
+    assert np.array_equal(np.asarray(scalars["t"]), feeds["a"][:, ::2])
     with pytest.raises(TypeError, match="float64"):
         suite.pack_feeds({"x": np.zeros(2)})
 

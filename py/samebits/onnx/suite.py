@@ -38,7 +38,8 @@ def pack_feeds(feeds: Mapping[str, Any]) -> bytes:
     import numpy as np
     header, blobs = [], []
     for name, value in feeds.items():
-        a = np.ascontiguousarray(value)
+        shape = np.shape(value)
+        a = np.ascontiguousarray(value).reshape(shape)   # (which makes a 0-d value 1-d)
         dtype = {np.dtype(np.float32): "float32", np.dtype(np.int64): "int64",
                  np.dtype(np.int32): "int32"}.get(a.dtype)
         if dtype is None:
@@ -69,7 +70,8 @@ def unpack_feeds(data: bytes) -> dict[str, memoryview]:
         at += n * size
         # (typeshed's memoryview.cast overloads take literal formats; fmt is one of _DTYPES')
         m = memoryview(raw).cast(fmt)   # type: ignore[call-overload]
-        out[name] = m.cast("B").cast(fmt, shape) if shape and n else m
+        # (a 0-d input, shape [], is a 0-d view: silero-vad's sample rate)
+        out[name] = m.cast("B").cast(fmt, shape) if n else m
     return out
 
 
