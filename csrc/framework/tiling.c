@@ -177,11 +177,11 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     plan->tiles_m = sb_ceil_div(m, plan->mc);
     size_t all_tile_rows;
     if (!sb_mul_ok(plan->tiles_m, count, &all_tile_rows)) return SB_ERR_NO_MEMORY;
-    /* no tile packs A: prepacked, or contiguous and read in place (n small
-     * enough that any tile width reads it directly, DIRECT_A_MAX_COLS) */
-    const int a_unpacked = desc->a_packed ||
-                           (!desc->a_packed && (desc->a_col == 1 || desc->a_row == 1) &&
-                            n <= DIRECT_A_MAX_COLS);
+    /* A's rows or columns contiguous: the tiles may read it in place */
+    const int a_contiguous = !desc->a_packed && (desc->a_col == 1 || desc->a_row == 1);
+    /* no tile packs A: prepacked, or read in place whatever the tile width
+     * (n within DIRECT_A_MAX_COLS) */
+    const int a_unpacked = desc->a_packed || (a_contiguous && n <= DIRECT_A_MAX_COLS);
     plan->nc = tile_width(tile, all_tile_rows, n, a_unpacked);
     plan->tiles_n = sb_ceil_div(n, plan->nc);
     plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, 0);
@@ -264,7 +264,6 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
               streams_fit_l1(k, desc->b_row))) {
             per_panel = 1, in_place = 0;
         }
-        const int a_contiguous = !desc->a_packed && (desc->a_col == 1 || desc->a_row == 1);
         if (per_panel) {
             plan->route = SB_ROUTE_PANELS;
             plan->b_source = plain ? SB_B_PER_PANEL : SB_B_PER_STRIP;
