@@ -48,8 +48,11 @@
  * column in WIDE_WASTE is computed past a row's end and thrown away. */
 #define WIDE_WASTE 10
 /* Input planes stored per chunk of the parallel build: a few, so that a
- * layer of 64 channels still splits over the threads. */
+ * layer of 64 channels still splits over the threads. A plane of more than
+ * BAND_FLOATS stored floats is built in bands of rows of about that many
+ * instead, so that a stem's three large planes split over the threads too. */
 #define PLANES_PER_CHUNK 8
+#define BAND_FLOATS ((size_t)1 << 14)
 
 typedef struct {
     const sb_conv_desc *d;
@@ -65,6 +68,7 @@ typedef struct {
     size_t plane_floats;
     const float *planes_end;         /* whole-strip copies read below this */
     size_t plane_count;              /* stored planes (images x channels) */
+    size_t band_rows, bands;         /* the build's bands of a plane (bands == 1: whole planes) */
     /* Unit strides: the kernels read the stored planes by offsets, tap p's
      * row at b_off[p], and the columns are wide (rows of wide_w = rs;
      * reads_by_offsets); 0 when the patches are gathered. */
@@ -306,13 +310,22 @@ static void bind_run(const sb_conv_desc *d, const conv_call *call, const sb_prod
     run->operands_ctx = call;
 }
 
-/* sb_chunk_fn: stored planes [chunk * PLANES_PER_CHUNK, ...) (a chunk's
- * planes are the same whatever the thread count). */
+/* sb_chunk_fn: stored planes [chunk * PLANES_PER_CHUNK, ...), or band
+ * chunk % bands of plane chunk / bands (a chunk's rows are the same
+ * whatever the thread count). */
 static void build_planes_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const conv_call *call = ctx;
     float *stored = (float *)call->planes;   /* the workspace store_planes owns */
+    if (call->bands > 1) {
+        const size_t i = chunk / call->bands, r0 = chunk % call->bands * call->band_rows;
+        const size_t rows = sb_min_size(call->band_rows, call->stored_rows - r0);
+        const int last = i + 1 == call->plane_count && r0 + rows == call->stored_rows;
+        sb_padded_build_rows(&call->rows, stored + i * call->plane_floats + r0 * call->rows.rs, i,
+                             r0, rows, last ? PLANES_SLACK : 0);
+        return;
+    }
     const size_t end = sb_min_size(call->plane_count, (chunk + 1) * PLANES_PER_CHUNK);
     for (size_t i = chunk * PLANES_PER_CHUNK; i < end; ++i)
         sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
@@ -361,7 +374,14 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     call->planes = stored;
     call->planes_end = stored + floats;
     call->plane_count = planes;
-    const size_t chunks = sb_ceil_div(planes, PLANES_PER_CHUNK);
+    call->band_rows = sb_max_size(1, BAND_FLOATS / call->rows.rs);
+    call->bands = sb_ceil_div(call->stored_rows, call->band_rows);
+    size_t chunks;
+    if (call->bands > 1) {
+        if (!sb_mul_ok(planes, call->bands, &chunks)) return SB_ERR_NO_MEMORY;
+    } else {
+        chunks = sb_ceil_div(planes, PLANES_PER_CHUNK);
+    }
     sb_parallel_run(sb_threads_for_run(sb_thread_cap(d->max_threads),
                                         (double)floats * SB_NS_PER_PACKED, chunks),
                     chunks, build_planes_chunk, call);

@@ -131,6 +131,10 @@ GATHER_CASES = [
     (2, 6, 9, 8, (3, 3), (1, 2), (0, 0, 5, 6), (1, 2)),       # mostly padding
     (4, 7, 3, 24, (2, 2), (1, 1), (1, 1, 1, 1), (1, 1)),      # 4-wide outputs: 4-8 runs
     (1, 2, 2, 3, (3, 3), (1, 1), (300, 300, 300, 300), (1, 1)),   # taps read one by one
+    # stored planes of more than BAND_FLOATS (conv.c) are built in bands of
+    # rows, the last one short: a stem's planes, and three phases
+    (3, 130, 130, 16, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),
+    (2, 130, 160, 10, (3, 5), (1, 3), (2, 1, 3, 2), (2, 1)),
 ]
 
 
