@@ -10,14 +10,27 @@
 /* even[t] = in[2t] and odd[t] = in[2t + 1] for 2t + 1 < len, and
  * even[len / 2] = in[len - 1] when len is odd: a row split by column parity
  * in one pass. */
+#if VEC4_AVAILABLE
+/* pairs t .. t + 3 */
+static inline void split_stride2_step(float *even, float *odd, const float *in, size_t t)
+{
+    vec4 a = vec4_load(in + 2 * t), b = vec4_load(in + 2 * t + 4);
+    vec4_store(even + t, vec4_even(a, b));
+    vec4_store(odd + t, vec4_odd(a, b));
+}
+#endif
+
 static inline void split_stride2(float *even, float *odd, const float *in, size_t len)
 {
     size_t t = 0;
 #if VEC4_AVAILABLE
-    for (; 2 * t + 8 <= len; t += 4) {
-        vec4 a = vec4_load(in + 2 * t), b = vec4_load(in + 2 * t + 4);
-        vec4_store(even + t, vec4_even(a, b));
-        vec4_store(odd + t, vec4_odd(a, b));
+    for (; 2 * t + 8 <= len; t += 4) split_stride2_step(even, odd, in, t);
+    /* the last pairs: one step ending at the last pair, overlapping the one
+     * before (it writes the same values again), rather than a pair at a
+     * time (a 14-float row was 3 of its 7) */
+    if (len >= 8 && t < len / 2) {
+        split_stride2_step(even, odd, in, len / 2 - 4);
+        t = len / 2;
     }
 #endif
     for (; 2 * t + 1 < len; ++t) even[t] = in[2 * t], odd[t] = in[2 * t + 1];
