@@ -6,7 +6,8 @@
  * recipe's bits for all 2^32 inputs, NaNs included (the canonical NaN).
  *
  * Usage: exhaustive_identical FUNCTION PATHS THREADS   (FUNCTION one of
- * sin, cos, erf, gelu, exp, log, tanh, sigmoid; PATHS a comma-separated
+ * sin, cos, erf, gelu, exp, log, tanh, sigmoid, hardswish_onnx (the recipe:
+ * HardSigmoid then the product, as ONNX writes it); PATHS a comma-separated
  * list: the recipe is computed once for all)
  * Prints "FUNCTION PATH inputs N differ D" and the first differing inputs
  * per path; exits 1 when any differs. Built and run by bench/exhaustive_identical.py.
@@ -22,11 +23,21 @@
 #include "samebits.h"
 
 typedef float (*recipe_fn)(float);
+
+/* ONNX's HardSwish as the documentation writes it, x * HardSigmoid(x) with
+ * alpha = float32(1/6) and beta = 0.5, HardSigmoid's canonical NaN
+ * included: the recipe sb_act_hardswish_onnx's shorter form must match. */
+static float hardswish_onnx_composed(float x)
+{
+    return sbt_canonical(x * sb_act_hardsigmoid_onnx(x, SB_ONNX_ONE_SIXTH, 0.5f));
+}
+
 static const struct { const char *name; int op; recipe_fn recipe; } functions[] = {
     {"sin", SB_OP_SIN, sb_exact_sin}, {"cos", SB_OP_COS, sb_exact_cos},
     {"erf", SB_OP_ERF, sb_exact_erf}, {"gelu", SB_OP_GELU, sb_act_gelu},
     {"exp", SB_OP_EXP, sb_exact_exp}, {"log", SB_OP_LOG, sb_exact_log},
     {"tanh", SB_OP_TANH, sb_exact_tanh}, {"sigmoid", SB_OP_SIGMOID, sb_exact_sigmoid},
+    {"hardswish_onnx", SB_OP_HARDSWISH_ONNX, hardswish_onnx_composed},
 };
 
 #define BLOCK (1u << 20)
@@ -82,7 +93,7 @@ int main(int argc, char **argv)
     for (size_t f = 0; argc == 4 && f < sizeof functions / sizeof functions[0]; ++f)
         if (!strcmp(argv[1], functions[f].name)) op = functions[f].op, recipe = functions[f].recipe;
     if (!recipe) {
-        fprintf(stderr, "usage: %s sin|cos|erf|gelu|exp|log|tanh|sigmoid PATHS THREADS\n", argv[0]);
+        fprintf(stderr, "usage: %s sin|cos|erf|gelu|exp|log|tanh|sigmoid|hardswish_onnx PATHS THREADS\n", argv[0]);
         return 2;
     }
     char list[256];

@@ -66,10 +66,21 @@ static inline float sb_act_hardsigmoid_onnx(float x, float alpha, float beta)
     return sbt_canonical(t);
 }
 
-/* ONNX's HardSwish: x * HardSigmoid(x) with alpha = float32(1/6), beta = 0.5. */
+/* ONNX's HardSwish: x * HardSigmoid(x) with alpha = float32(1/6), beta = 0.5,
+ * HardSigmoid written so that it compiles to one max and one min: t = x *
+ * alpha + 0.5 is never -0 (a sum with +0.5 is -0 for no addend in round to
+ * nearest), so `0 > t ? 0 : t` is `t <= 0 ? 0 : t` for every t, NaN passed
+ * on by both; and t is NaN only when x is, so HardSigmoid's canonical NaN
+ * is left to the product's. The same bits as the two functions composed
+ * (all 2^32 inputs on every path: bench/results/identical-2026-12-06-
+ * hardswish-onnx.md), in about half the vector instructions. */
 static inline float sb_act_hardswish_onnx(float x)
 {
-    return sbt_canonical(x * sb_act_hardsigmoid_onnx(x, SB_ONNX_ONE_SIXTH, 0.5f));
+    float t = x * SB_ONNX_ONE_SIXTH;
+    t = t + 0.5f;
+    t = 0.0f > t ? 0.0f : t;
+    t = t > 1.0f ? 1.0f : t;
+    return sbt_canonical(x * t);
 }
 
 /* x * sigmoid(x) = x / (1 + e^-x); -inf gives -0 (the limit). */
