@@ -215,7 +215,8 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
         }
     }
     for (int v = 0; v < g->n_values; ++v)
-        if (p->values[v].where == PV_ALIAS) st->ptr[v] = st->ptr[p->values[v].alias];
+        if (p->values[v].where == PV_ALIAS)
+            st->ptr[v] = (uint8_t *)st->ptr[p->values[v].alias] + p->values[v].alias_offset;
     int status = SB_OK;
     int max_out = 1;
     for (int i = 0; i < p->n_steps; ++i)
@@ -230,7 +231,7 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
     for (int i = 0; i < p->n_steps && !status; ++i) {
         const sb_graph_step *stp = &p->steps[i];
         const sb_node *n = &g->nodes[stp->node];
-        if (n->op->flags & SB_OP_VIEW) {   /* its output shares its input's bytes */
+        if ((n->op->flags & SB_OP_VIEW) || stp->views) {   /* its outputs share its input's bytes */
             if (st->profile_calls) st->profile_calls[n->label] += 1;
             continue;
         }

@@ -14,6 +14,7 @@ int sb_node_infer(const sb_graph *g, const sb_node *n, const sb_tval *const *in,
     int status = n->op->infer(&I);
     needs->workspace = I.workspace;
     needs->inplace = I.inplace;
+    needs->outputs_view_input = I.outputs_view_input;
     if (status) return status;
     return sb_check_inferred_outputs(n, out);
 }

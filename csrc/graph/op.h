@@ -102,6 +102,10 @@ typedef struct sb_infer_ctx {
      * intermediate it was offered (tests/differential/ checks every
      * operator on intermediates with one reader). */
     int inplace;
+    /* every output is a run of input 0's bytes, output j right after output
+     * j - 1 (a Split along an axis with only 1s before it): the plan makes
+     * them views and the step does not run */
+    int outputs_view_input;
 } sb_infer_ctx;
 
 typedef struct sb_run_ctx {

@@ -242,6 +242,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         }
         sb_graph_step *st = &p->steps[p->n_steps++];
         st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0, st->prepared = NULL;
+        st->views = I.outputs_view_input && n->n_in > 0 && in[0] != NULL;
         if ((status = sb_node_prepare(g, n, in, infos, &st->prepared))) goto fail;
         for (int j = 0; j < n->n_out; ++j) {
             int v = n->out[j];
@@ -251,7 +252,11 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             pv->info = infos[j];
             int last = s->last_reader[v] > k ? s->last_reader[v] : k;
             int source = -1;
-            if (j == 0 && (n->op->flags & SB_OP_VIEW)) source = 0;
+            int64_t at = 0;   /* where in the source's bytes */
+            if (st->views) {
+                source = 0;
+                for (int i = 0; i < j; ++i) at += sb_vinfo_bytes(&infos[i]);
+            } else if (j == 0 && (n->op->flags & SB_OP_VIEW)) source = 0;
             else if (j == 0 && I.inplace >= 0 && I.inplace < n->n_in && in[I.inplace]) {
                 int r = root_of(p->values, n->in[I.inplace]);
                 int shared = 0;
@@ -263,8 +268,10 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             }
             if (source >= 0) {
                 int r = root_of(p->values, n->in[source]);
+                const sb_plan_value *src = &p->values[n->in[source]];
                 pv->where = PV_ALIAS;
                 pv->alias = r;
+                pv->alias_offset = (src->where == PV_ALIAS ? src->alias_offset : 0) + at;
                 if (p->values[r].where == PV_ARENA && p->values[r].last < last) p->values[r].last = last;
             } else {
                 pv->where = PV_ARENA;

@@ -28,6 +28,7 @@ typedef struct sb_plan_value {
     sb_vinfo info;
     int where;
     int alias;                   /* PV_ALIAS: the root value */
+    int64_t alias_offset;        /* PV_ALIAS: where in the root's bytes (a Split's views) */
     int64_t offset;              /* PV_ARENA */
     void *data;                  /* PV_CONST, PV_KNOWN */
     int first, last;             /* PV_ARENA: nodes (run order) that write and last read it */
@@ -38,6 +39,7 @@ typedef struct sb_graph_step {
     int64_t workspace;           /* its scratch: offset in the arena, bytes */
     int64_t workspace_bytes;
     void *prepared;              /* its op's prepare (owned), or null */
+    int views;                   /* its outputs are views of its input: nothing runs */
 } sb_graph_step;
 
 typedef struct sb_plan sb_plan;
