@@ -122,3 +122,13 @@ def measured_ghz(runs: int = 5) -> float | None:
             out = subprocess.run([exe], capture_output=True, text=True).stdout.split()
             best = max(best, float(out[0]))
     return best
+
+
+def free_stem(folder, stem: str, suffixes=(".md", ".json")) -> str:
+    """`stem`, or stem-2, stem-3, ...: the first name under `folder` with no
+    file of these suffixes yet, so that a day's earlier results stay."""
+    from pathlib import Path
+    folder, name, n = Path(folder), stem, 2
+    while any((folder / (name + s)).exists() for s in suffixes):
+        name, n = f"{stem}-{n}", n + 1
+    return name

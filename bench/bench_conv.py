@@ -42,8 +42,8 @@ import samebits  # noqa: E402
 from samebits.bench import time_call_spread  # noqa: E402
 from samebits.shapes import CONV_MODELS, ConvShape  # noqa: E402
 
-from _machine import (cpu_model, cpu_ticks, load_note, load_sample, others_share,  # noqa: E402
-                      stolen_share)
+from _machine import (cpu_model, cpu_ticks, free_stem, load_note, load_sample,  # noqa: E402
+                      others_share, stolen_share)
 
 # --quick: one layer of each kind (stem, 3x3, strided 3x3, 1x1, strided 1x1,
 # depthwise 3x3 and 5x5), short timing, nothing written unless --out is given
@@ -415,7 +415,7 @@ def write_report(data: dict, out_dir: Path | None) -> str:
     text = "\n".join(lines)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        stem = f"conv-{data['date']}"
+        stem = free_stem(out_dir, f"conv-{data['date']}", (".md", ".json", ".png"))
         (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=1))
         (out_dir / f"{stem}.md").write_text(text)
         plotted = plot(data, groups, out_dir / f"{stem}.png")

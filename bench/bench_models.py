@@ -665,10 +665,12 @@ def write(data: dict, out_dir: Path | None) -> str:
     text = "\n".join(lines) + "\n"
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / f"models-{day}.md").write_text(text)
-        (out_dir / f"models-{day}.json").write_text(json.dumps(data, indent=1) + "\n")
+        stem = _machine.free_stem(out_dir, f"models-{day}", (".md", ".json", ".png"))
+        (out_dir / f"{stem}.md").write_text(text)
+        (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=1) + "\n")
+        text += f"\nwritten: {out_dir / stem}.{{md,json}}\n"
         try:
-            plot(data, out_dir / f"models-{day}.png")
+            plot(data, out_dir / f"{stem}.png")
         except ImportError:
             pass
     return text
@@ -731,8 +733,6 @@ def main() -> int:
         args.batches, args.threads, args.rounds, args.seconds = [1], [1], 1, QUICK_SECONDS
     data = measure(args)
     print(write(data, out))
-    if out is not None:
-        print(f"written: {out}/models-{datetime.date.today().isoformat()}.{{md,json}}")
     return 1 if data["problems"] else 0
 
 
