@@ -15,6 +15,7 @@ int sb_node_infer(const sb_graph *g, const sb_node *n, const sb_tval *const *in,
     needs->workspace = I.workspace;
     needs->inplace = I.inplace;
     needs->outputs_view_input = I.outputs_view_input;
+    needs->inputs_in_output = I.inputs_in_output;
     if (status) return status;
     return sb_check_inferred_outputs(n, out);
 }

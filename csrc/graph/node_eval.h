@@ -12,6 +12,7 @@ typedef struct sb_node_needs {
     int64_t workspace;           /* bytes of scratch the run needs */
     int inplace;                 /* the input output 0 may overwrite, or -1 */
     int outputs_view_input;      /* sb_infer_ctx.outputs_view_input */
+    int inputs_in_output;        /* sb_infer_ctx.inputs_in_output */
 } sb_node_needs;
 
 /* The node's output infos (n->n_out, zeroed first) for these inputs (null

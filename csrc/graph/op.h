@@ -106,6 +106,11 @@ typedef struct sb_infer_ctx {
      * j - 1 (a Split along an axis with only 1s before it): the plan makes
      * them views and the step does not run */
     int outputs_view_input;
+    /* every input is a run of output 0's bytes, input i right after the
+     * inputs before it (a Concat along an axis with only 1s before it): the
+     * plan may have an input's producer write it there, and the run then
+     * copies nothing for that input (it finds it in place) */
+    int inputs_in_output;
 } sb_infer_ctx;
 
 typedef struct sb_run_ctx {

@@ -124,6 +124,87 @@ static int assign_arena(sb_plan *p, int n_values)
     return p->arena_bytes < 0 ? sb_fail(SB_ERR_NO_MEMORY, "out of memory while planning") : SB_OK;
 }
 
+/* ---- inputs written where a Concat puts them ------------------------------ */
+
+/* Where input j of gathering node n starts in its output (bytes), or -1 when
+ * it is absent or of another type (the run converts those). */
+static int64_t gathered_at(const sb_plan *p, const sb_node *n, int j)
+{
+    const sb_vinfo *y = &p->values[n->out[0]].info;
+    int64_t at = 0, size = sb_dtype_size(y->dtype);
+    for (int i = 0; i < n->n_in; ++i) {
+        int v = n->in[i];
+        if (v < 0 || n->consumed[i]) {
+            if (i == j) return -1;
+            continue;
+        }
+        if (i == j) return p->values[v].info.dtype == y->dtype ? at : -1;
+        at += sb_vinfo_numel(&p->values[v].info) * size;
+    }
+    return -1;
+}
+
+/* Whether root r can live at byte `at` of node n's output: every input
+ * whose run meets [at, at + bytes of r) is r's own bytes at that place (r
+ * itself or a view of it), so that the run's copies never write over r. */
+static int fits_in_gather(const sb_plan *p, const sb_node *n, int r, int64_t at)
+{
+    const int64_t end = at + sb_vinfo_bytes(&p->values[r].info);
+    for (int i = 0; i < n->n_in; ++i) {
+        int v = n->in[i];
+        if (v < 0 || n->consumed[i]) continue;
+        int64_t from = gathered_at(p, n, i);
+        int64_t bytes = sb_vinfo_bytes(&p->values[v].info);
+        if (from < 0) {   /* a converted input: its run is numel * the output's size */
+            if (bytes > 0) return 0;
+            continue;
+        }
+        if (bytes <= 0 || from + bytes <= at || from >= end) continue;
+        const sb_plan_value *pv = &p->values[v];
+        int64_t offset = pv->where == PV_ALIAS ? pv->alias_offset : 0;
+        if (root_of(p->values, v) != r || from - offset != at) return 0;
+    }
+    return 1;
+}
+
+/* A Concat along an axis with only 1s before it copies each input into a
+ * run of its output. Where an input's root (the value whose bytes it is)
+ * is written in this plan and read by no node after the Concat, the root
+ * is placed in that run instead (an alias of the output at its offset,
+ * with every view of it): its producer writes it there, and the Concat
+ * finds it in place. The output's bytes then live from the first such
+ * producer on. Concats run in order, so a Concat placed in a later one
+ * moves with its placed inputs. */
+static void place_gathered_inputs(const sb_graph *g, sb_plan *p)
+{
+    for (int s = 0; s < p->n_steps; ++s) {
+        const sb_graph_step *st = &p->steps[s];
+        if (!st->gathers) continue;
+        const sb_node *n = &g->nodes[st->node];
+        const int c = n->out[0];
+        if (c < 0 || p->values[c].where != PV_ARENA) continue;
+        for (int j = 0; j < n->n_in; ++j) {
+            int u = n->in[j];
+            if (u < 0 || n->consumed[j]) continue;
+            int64_t at = gathered_at(p, n, j);
+            int r = root_of(p->values, u);
+            sb_plan_value *pr = &p->values[r];
+            if (at < 0 || r == c || pr->where != PV_ARENA || pr->last > st->node ||
+                sb_vinfo_bytes(&p->values[u].info) <= 0)
+                continue;
+            at -= p->values[u].where == PV_ALIAS ? p->values[u].alias_offset : 0;
+            if (at < 0 || at + sb_vinfo_bytes(&pr->info) > sb_vinfo_bytes(&p->values[c].info) ||
+                !fits_in_gather(p, n, r, at))
+                continue;
+            for (int v = 0; v < g->n_values; ++v)
+                if (p->values[v].where == PV_ALIAS && p->values[v].alias == r)
+                    p->values[v].alias = c, p->values[v].alias_offset += at;
+            pr->where = PV_ALIAS, pr->alias = c, pr->alias_offset = at;
+            if (pr->first < p->values[c].first) p->values[c].first = pr->first;
+        }
+    }
+}
+
 /* ---- the walk over the nodes ---------------------------------------------- */
 
 /* Computes node n now (its inputs known): outputs become PV_KNOWN. */
@@ -243,6 +324,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
         sb_graph_step *st = &p->steps[p->n_steps++];
         st->node = k, st->workspace_bytes = I.workspace, st->workspace = 0, st->prepared = NULL;
         st->views = I.outputs_view_input && n->n_in > 0 && in[0] != NULL;
+        st->gathers = I.inputs_in_output;
         if ((status = sb_node_prepare(g, n, in, infos, &st->prepared))) goto fail;
         for (int j = 0; j < n->n_out; ++j) {
             int v = n->out[j];
@@ -279,6 +361,7 @@ int sb_plan_make(sb_session *s, int start, const sb_plan_value *init, sb_plan **
             }
         }
     }
+    place_gathered_inputs(g, p);
     if ((status = assign_arena(p, g->n_values))) goto fail;
     free(infos_big);
     free(in);

@@ -40,6 +40,7 @@ typedef struct sb_graph_step {
     int64_t workspace_bytes;
     void *prepared;              /* its op's prepare (owned), or null */
     int views;                   /* its outputs are views of its input: nothing runs */
+    int gathers;                 /* its inputs are runs of its output (a Concat's) */
 } sb_graph_step;
 
 typedef struct sb_plan sb_plan;
