@@ -94,9 +94,7 @@ static int split_infer(sb_infer_ctx *I)
     /* only 1s before the axis: output j is the run of x's bytes after
      * outputs 0 .. j - 1, a view (YOLOv8's C2f blocks split each Conv's
      * channels in two, a copy of 3% of the run) */
-    int64_t before = 1;
-    for (int d = 0; d < a; ++d) before *= x->info.dims[d];
-    I->outputs_view_input = before == 1;
+    I->outputs_view_input = prod_dims(x->info.dims, 0, a) == 1;
     return SB_OK;
 }
 
