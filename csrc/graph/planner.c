@@ -126,43 +126,42 @@ static int assign_arena(sb_plan *p, int n_values)
 
 /* ---- inputs written where a Concat puts them ------------------------------ */
 
-/* Where input j of gathering node n starts in its output (bytes), or -1 when
- * it is absent or of another type (the run converts those). */
-static int64_t gathered_at(const sb_plan *p, const sb_node *n, int j)
+/* Where each input of gathering node n starts in its output (bytes), in
+ * at[0 .. n_in): -1 where it is absent or of another type (the run
+ * converts those). */
+static void gathered_at(const sb_plan *p, const sb_node *n, int64_t *at)
 {
     const sb_vinfo *y = &p->values[n->out[0]].info;
-    int64_t at = 0, size = sb_dtype_size(y->dtype);
+    int64_t next = 0, size = sb_dtype_size(y->dtype);
     for (int i = 0; i < n->n_in; ++i) {
         int v = n->in[i];
-        if (v < 0 || n->consumed[i]) {
-            if (i == j) return -1;
-            continue;
-        }
-        if (i == j) return p->values[v].info.dtype == y->dtype ? at : -1;
-        at += sb_vinfo_numel(&p->values[v].info) * size;
+        at[i] = -1;
+        if (v < 0 || n->consumed[i]) continue;
+        if (p->values[v].info.dtype == y->dtype) at[i] = next;
+        next += sb_vinfo_numel(&p->values[v].info) * size;
     }
-    return -1;
 }
 
-/* Whether root r can live at byte `at` of node n's output: every input
- * whose run meets [at, at + bytes of r) is r's own bytes at that place (r
- * itself or a view of it), so that the run's copies never write over r. */
-static int fits_in_gather(const sb_plan *p, const sb_node *n, int r, int64_t at)
+/* Whether root r can live at byte `place` of node n's output (its inputs
+ * starting at at[]): every input whose run meets [place, place + bytes of
+ * r) is r's own bytes at that place (r itself or a view of it), so that the
+ * run's copies never write over r. */
+static int fits_in_gather(const sb_plan *p, const sb_node *n, const int64_t *at, int r,
+                          int64_t place)
 {
-    const int64_t end = at + sb_vinfo_bytes(&p->values[r].info);
+    const int64_t end = place + sb_vinfo_bytes(&p->values[r].info);
     for (int i = 0; i < n->n_in; ++i) {
         int v = n->in[i];
         if (v < 0 || n->consumed[i]) continue;
-        int64_t from = gathered_at(p, n, i);
         int64_t bytes = sb_vinfo_bytes(&p->values[v].info);
-        if (from < 0) {   /* a converted input: its run is numel * the output's size */
+        if (at[i] < 0) {   /* a converted input: its run is numel * the output's size */
             if (bytes > 0) return 0;
             continue;
         }
-        if (bytes <= 0 || from + bytes <= at || from >= end) continue;
+        if (bytes <= 0 || at[i] + bytes <= place || at[i] >= end) continue;
         const sb_plan_value *pv = &p->values[v];
         int64_t offset = pv->where == PV_ALIAS ? pv->alias_offset : 0;
-        if (root_of(p->values, v) != r || from - offset != at) return 0;
+        if (root_of(p->values, v) != r || at[i] - offset != place) return 0;
     }
     return 1;
 }
@@ -174,7 +173,8 @@ static int fits_in_gather(const sb_plan *p, const sb_node *n, int r, int64_t at)
  * with every view of it): its producer writes it there, and the Concat
  * finds it in place. The output's bytes then live from the first such
  * producer on. Concats run in order, so a Concat placed in a later one
- * moves with its placed inputs. */
+ * moves with its placed inputs. Placing is only a saving: without memory
+ * for the offsets, nothing is placed. */
 static void place_gathered_inputs(const sb_graph *g, sb_plan *p)
 {
     for (int s = 0; s < p->n_steps; ++s) {
@@ -182,26 +182,31 @@ static void place_gathered_inputs(const sb_graph *g, sb_plan *p)
         if (!st->gathers) continue;
         const sb_node *n = &g->nodes[st->node];
         const int c = n->out[0];
-        if (c < 0 || p->values[c].where != PV_ARENA) continue;
+        if (c < 0 || p->values[c].where != PV_ARENA || n->n_in < 1) continue;
+        int64_t *at = malloc((size_t)n->n_in * sizeof *at);
+        if (!at) continue;
+        gathered_at(p, n, at);
         for (int j = 0; j < n->n_in; ++j) {
             int u = n->in[j];
             if (u < 0 || n->consumed[j]) continue;
-            int64_t at = gathered_at(p, n, j);
             int r = root_of(p->values, u);
             sb_plan_value *pr = &p->values[r];
-            if (at < 0 || r == c || pr->where != PV_ARENA || pr->last > st->node ||
+            if (at[j] < 0 || r == c || pr->where != PV_ARENA || pr->last > st->node ||
                 sb_vinfo_bytes(&p->values[u].info) <= 0)
                 continue;
-            at -= p->values[u].where == PV_ALIAS ? p->values[u].alias_offset : 0;
-            if (at < 0 || at + sb_vinfo_bytes(&pr->info) > sb_vinfo_bytes(&p->values[c].info) ||
-                !fits_in_gather(p, n, r, at))
+            const int64_t place =
+                at[j] - (p->values[u].where == PV_ALIAS ? p->values[u].alias_offset : 0);
+            if (place < 0 ||
+                place + sb_vinfo_bytes(&pr->info) > sb_vinfo_bytes(&p->values[c].info) ||
+                !fits_in_gather(p, n, at, r, place))
                 continue;
             for (int v = 0; v < g->n_values; ++v)
                 if (p->values[v].where == PV_ALIAS && p->values[v].alias == r)
-                    p->values[v].alias = c, p->values[v].alias_offset += at;
-            pr->where = PV_ALIAS, pr->alias = c, pr->alias_offset = at;
+                    p->values[v].alias = c, p->values[v].alias_offset += place;
+            pr->where = PV_ALIAS, pr->alias = c, pr->alias_offset = place;
             if (pr->first < p->values[c].first) p->values[c].first = pr->first;
         }
+        free(at);
     }
 }
 
