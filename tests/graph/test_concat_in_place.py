@@ -144,11 +144,9 @@ def test_int64_and_a_converted_int32_input():
     j = np.arange(5, dtype=np.int32).reshape(1, 5)
     nodes = [node("Neg", ["i"], ["a"]), node("Mul", ["i", "i"], ["b"]),
              node("Concat", ["a", "b"], ["c"], axis=1),
+             node("Abs", ["i"], ["a2"]),
              node("Neg", ["j"], ["nj"]),
-             node("Concat", ["a2", "nj"], ["c2"], axis=1),
-             node("Abs", ["i"], ["a2"])]
-    # node order: a2 is made before its Concat
-    nodes = nodes[:3] + [nodes[5], nodes[3], nodes[4]]
+             node("Concat", ["a2", "nj"], ["c2"], axis=1)]
     data = graph_model(nodes, {"i": (I64, [1, 12]), "j": (I32, [1, 5])},
                        {"c": (I64, None), "c2": (I64, None)}, opset=13)
     # Concat of int64 with int32 (ONNX wants one type; samebits takes the
