@@ -173,6 +173,33 @@ def test_judge_node_by_node_finds_a_wrong_node():
     assert compare.judge(case).status == "disputed"
 
 
+def test_judge_excuses_maxpool_minus_inf_only_against_minus_flt_max():
+    """The excuse for MaxPool over a window of -inf taps (compare._excused)
+    holds only where samebits gives -inf and ONNX Runtime exactly -FLT_MAX:
+    the same graph with samebits' -inf replaced by -FLT_MAX / 2, or by 0,
+    is wrong. (The graph's tolerance is a product's, shrunk from a Conv
+    upstream, so a stand-in one ulp from -FLT_MAX would agree with ONNX
+    Runtime.)"""
+    case = shrink.load(HERE / "differential" / "regressions" / "judged_maxpool_minus_inf_window.onnx")
+    assert compare.judge(case).status == "disputed"
+    real = compare.run_samebits
+    lowest = np.finfo(np.float32).max
+    for stand_in in (np.float32(-lowest / 2), np.float32(0)):
+        def moved(*args, **kwargs):
+            out = real(*args, **kwargs)
+            for outs in out.values():
+                for o in outs:
+                    for a in o.values():
+                        a[np.isneginf(a)] = stand_in
+            return out
+        compare.run_samebits = moved
+        try:
+            v = compare.judge(case)
+        finally:
+            compare.run_samebits = real
+        assert v.status == "wrong", (stand_in, v)
+
+
 # ---- the npm package under Node: the same exact digests ---------------------------------
 
 NODE_GRAPHS = 80
