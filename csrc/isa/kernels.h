@@ -81,7 +81,10 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t co
  * SB_LANES_MAX_ROWS, strips 1 to SB_LANES_MAX_STRIPS. With y (the last
  * k-block), the outputs go to y[i*y_row + r] for output channels i <
  * channels instead of out (the convolution's NCHW planes, turned over in
- * registers). */
+ * registers), after two steps of the epilogue done in registers: +
+ * bias[s*W + i] (SB_LANES_OUT_LD floats, -0 where there is none: one
+ * rounded add, which gives v back for -0), then 0 where the sum is <= floor
+ * (0: sb_act_relu's bits; NaN: no change), then NaN canonical. */
 #define SB_LANES_MAX_ROWS 7
 #define SB_LANES_MAX_STRIPS 3
 #define SB_LANES_WIDTH 8
@@ -89,7 +92,7 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t co
 typedef void (*sb_lanes_kernel_fn)(size_t rows, size_t strips, size_t kc, const float *ap,
                                    ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
                                    float *out, int accumulate, float *y, ptrdiff_t y_row,
-                                   size_t channels);
+                                   size_t channels, const float *bias, float floor);
 
 /* Depthwise convolution rows: for r < rows and x < cols,
  * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of

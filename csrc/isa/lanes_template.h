@@ -38,7 +38,8 @@ static inline __attribute__((always_inline)) void ukr_transpose8(__m256 r[8])
 static inline __attribute__((always_inline)) void
 ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff_t strip_step,
           const float *restrict x, const ptrdiff_t *restrict off, float *restrict out,
-          int accumulate, float *restrict y, ptrdiff_t y_row, size_t channels, const int fused)
+          int accumulate, float *restrict y, ptrdiff_t y_row, size_t channels,
+          const float *restrict bias, float floor, const int fused)
 {
     enum { LD = SB_LANES_OUT_LD };
     vec_t acc[SB_LANES_MAX_ROWS][SB_LANES_MAX_STRIPS];
@@ -83,9 +84,18 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #endif
 #pragma GCC unroll 4
     UKR_FOR(s, S, SB_LANES_MAX_STRIPS) {
+        /* the epilogue's first steps, lane by lane, without branches: + the
+         * channel's bias (-0 for none: v + -0 is v), then 0 where v <= floor
+         * (relu: floor 0; none: floor NaN, which no v is <=), NaN canonical */
+        const __m256 b = _mm256_loadu_ps(bias + s * UKR_LANES);
+        const __m256 lo = _mm256_set1_ps(floor);
         __m256 block[8];
 #pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) block[r] = r < R ? vec_canon(acc[r][s]) : vec_zero();
+        for (int r = 0; r < 8; ++r) {
+            __m256 v = _mm256_add_ps(r < R ? acc[r][s] : vec_zero(), b);
+            v = _mm256_blendv_ps(v, vec_zero(), _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
+            block[r] = vec_canon(v);
+        }
         ukr_transpose8(block);
 #pragma GCC unroll 8
         for (int i = 0; i < UKR_LANES; ++i)
@@ -101,7 +111,7 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #define UKR_LANES_CASE(R, S, fused)                                                          \
     case (R) * 4 + (S):                                                                      \
         ukr_lanes(R, S, kc, ap, strip_step, x, off, out, accumulate, y, y_row, channels,     \
-                  fused);                                                                    \
+                  bias, floor, fused);                                                       \
         return;
 #define UKR_LANES_ROW(R, fused)                                                              \
     UKR_LANES_CASE(R, 1, fused) UKR_LANES_CASE(R, 2, fused) UKR_LANES_CASE(R, 3, fused)
@@ -111,7 +121,7 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
     void sb_lanes_##name(size_t rows, size_t strips, size_t kc, const float *ap,              \
                          ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,         \
                          float *out, int accumulate, float *y, ptrdiff_t y_row,              \
-                         size_t channels)                                                    \
+                         size_t channels, const float *bias, float floor)                    \
     {                                                                                        \
         switch (rows * 4 + strips) {                                                         \
             UKR_LANES_ROW(1, fused) UKR_LANES_ROW(2, fused) UKR_LANES_ROW(3, fused)          \

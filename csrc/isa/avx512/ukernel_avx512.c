@@ -141,11 +141,11 @@ extern const sb_tile sb_tile_avx512_6x32_ymm, sb_tile_avx512_8x24_ymm;
 void sb_lanes_avx512_ymm_exact(size_t rows, size_t strips, size_t kc, const float *ap,
                                ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
                                float *out, int accumulate, float *y, ptrdiff_t y_row,
-                               size_t channels);
+                               size_t channels, const float *bias, float floor);
 void sb_lanes_avx512_ymm_fast(size_t rows, size_t strips, size_t kc, const float *ap,
                               ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
                               float *out, int accumulate, float *y, ptrdiff_t y_row,
-                              size_t channels);
+                              size_t channels, const float *bias, float floor);
 
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
