@@ -12,8 +12,7 @@ import ctypes
 import numpy as np
 
 from samebits._binding import abi as _abi, lib as _lib
-
-ACT = {None: 0, "relu": 1, "relu6": 2}
+from samebits._ops.products import activation_code
 
 
 def _geometry(x, w, stride, padding, dilation):
@@ -91,7 +90,8 @@ def conv_argv(x, w, bias, y, stride, padding, dilation, groups, activation):
         0, 1, 1, n, c, h, width, cout, kh, kw, groups,
         stride[0], stride[1], dilation[0], dilation[1], *padding,
         x.ctypes.data, w.ctypes.data, 0,
-        bias.ctypes.data if bias is not None else 0, ACT[activation], y.ctypes.data)
+        bias.ctypes.data if bias is not None else 0,
+        activation_code(activation, "conv_naive"), y.ctypes.data)
 
 
 def conv_naive(x, w, bias=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1),

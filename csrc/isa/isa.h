@@ -95,6 +95,7 @@ typedef struct sb_gemm_config {
      * MR for every cout_g. lanes_need_split: taken only on a CPU that splits
      * 512-bit operations, where these 256-bit vectors run at full speed. */
     sb_lanes_kernel_fn lanes_exact, lanes_fast;
+    sb_lanes_store_fn lanes_store;
     int lanes_need_split;
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;

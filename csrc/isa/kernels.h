@@ -94,6 +94,12 @@ typedef void (*sb_lanes_kernel_fn)(size_t rows, size_t strips, size_t kc, const 
                                    float *out, int accumulate, float *y, ptrdiff_t y_row,
                                    size_t channels, const float *bias, float floor);
 
+/* The lanes kernel's last stores alone: for s < strips, i < W and channel
+ * s*W + i < channels, y[(s*W + i)*y_row + r] = out[r*SB_LANES_OUT_LD +
+ * s*W + i] for r < rows (bits unchanged). */
+typedef void (*sb_lanes_store_fn)(size_t rows, size_t strips, const float *out, float *y,
+                                  ptrdiff_t y_row, size_t channels);
+
 /* Depthwise convolution rows: for r < rows and x < cols,
  * out[r*out_row + x] = the sum over taps t = 0, 1, ..., taps-1 of
  * w[t] * in[r*in_row + off[t] + x], from +0, one multiply and one add per tap

@@ -105,6 +105,39 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #undef UKR_LANES_STORE
 }
 
+/* sb_lanes_store_fn: finished sums in the kernel's layout (out, rows of
+ * SB_LANES_OUT_LD) turned over as the kernel's last k-block does, with no
+ * arithmetic: the channel-lanes convolution's stores after an epilogue run
+ * on the sums themselves. */
+static inline void ukr_lanes_store(size_t rows, size_t strips, const float *out, float *y,
+                                   ptrdiff_t y_row, size_t channels)
+{
+#if defined(__AVX512VL__)
+    const __mmask8 live = (__mmask8)((1u << rows) - 1u);
+#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
+#else
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
+#endif
+    for (size_t s = 0; s < strips; ++s) {
+        __m256 block[8];
+        for (size_t r = 0; r < 8; ++r)
+            block[r] = r < rows ? _mm256_loadu_ps(out + r * SB_LANES_OUT_LD + s * UKR_LANES)
+                                : vec_zero();
+        ukr_transpose8(block);
+        for (size_t i = 0; i < UKR_LANES && s * UKR_LANES + i < channels; ++i)
+            UKR_LANES_STORE(y + (ptrdiff_t)(s * UKR_LANES + i) * y_row, block[i]);
+    }
+#undef UKR_LANES_STORE
+}
+#define UKR_DEFINE_LANES_STORE(name)                                                         \
+    void sb_lanes_store_##name(size_t rows, size_t strips, const float *out, float *y,       \
+                               ptrdiff_t y_row, size_t channels)                             \
+    {                                                                                        \
+        ukr_lanes_store(rows, strips, out, y, y_row, channels);                              \
+    }
+
 #if SB_LANES_MAX_ROWS != 7 || SB_LANES_MAX_STRIPS != 3
 #error "UKR_LANES_CASES lists rows 1..7 and strips 1..3"
 #endif

@@ -52,6 +52,7 @@ typedef union { uint32_t u; float f; } bits32;
 typedef struct {
     const sb_conv_desc *d;
     sb_lanes_kernel_fn kernel;
+    sb_lanes_store_fn store;          /* null: the epilogue runs on the output rows */
     const float *packed;              /* every group's weights, packed for the conv tile */
     size_t cin_g, cout_g, k, cols, group_floats;
     size_t strips;                    /* packed strips per group */
@@ -87,6 +88,7 @@ static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *pa
     memset(job, 0, sizeof *job);
     job->d = d;
     job->kernel = d->mode == SB_MODE_EXACT ? d->isa->gemm->lanes_exact : d->isa->gemm->lanes_fast;
+    job->store = d->isa->gemm->lanes_store;
     job->packed = packed;
     job->cin_g = d->c / d->groups, job->cout_g = d->cout / d->groups;
     job->k = job->cin_g * d->kh * d->kw;
@@ -146,22 +148,29 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
     end += (t1 - 1) / job->row_tiles * job->map_cols;
     if (d->residual)
         sb_prefetch_rows(d->residual + (y + first - d->y), (ptrdiff_t)cols, channels, end - first);
-    /* A bias and relu alone are done by the kernel in registers, before it
-     * turns the sums over: the epilogue's reading back of the masked runs
-     * just stored cost up to a third of a stem's time (0.85 cycles an
-     * output). Other steps run in the epilogue below. */
+    /* Where the epilogue runs. A bias and relu alone: in the kernel's
+     * registers, before it turns the sums over. Other activations, with
+     * at most a bias: on the sums in the kernel's layout (bias by column),
+     * then turned over by lanes_store. A BatchNormalization or residual:
+     * on the output rows after the kernel's stores. Reading back the
+     * masked runs just stored cost 0.85 cycles an output, a third of a
+     * stem's time; the first two never do. The same operations on the same
+     * values in every case, so the same bits. */
     const int code = (int)((uint64_t)d->activation & 0xffu);
-    const int in_kernel = !d->affine && !d->residual && (code == SB_ACT_NONE || code == SB_ACT_RELU);
+    const int fused_steps = d->affine || d->residual;
+    const int in_kernel = !fused_steps && (code == SB_ACT_NONE || code == SB_ACT_RELU);
+    const int on_sums = !fused_steps && !in_kernel && job->store;
     float bias[SB_LANES_OUT_LD];   /* the block's channels; -0 (no change) elsewhere */
     for (size_t i = 0; i < SB_LANES_OUT_LD; ++i)
-        bias[i] = in_kernel && d->bias && i < channels ? d->bias[g * job->cout_g + ch0 + i] : -0.0f;
+        bias[i] = (in_kernel || on_sums) && d->bias && i < channels
+                      ? d->bias[g * job->cout_g + ch0 + i] : -0.0f;
     const bits32 no_floor = {0x7fc00000u};   /* NaN: nothing is <= it */
     const float floor = in_kernel && code == SB_ACT_RELU ? 0.0f : no_floor.f;
     float sums[CHUNK_TILES][SB_LANES_MAX_ROWS * SB_LANES_OUT_LD];
     for (size_t kb = 0; kb * SB_KC < k; ++kb) {
         const size_t kc = sb_min_size(k - kb * SB_KC, SB_KC);
         const float *ap = w + kb * SB_KC * job->strips * SB_LANES_WIDTH + strip0 * kc * SB_LANES_WIDTH;
-        const int last = (kb + 1) * SB_KC >= k;   /* the kernel stores to the output */
+        const int last = (kb + 1) * SB_KC >= k && !on_sums;   /* the kernel stores to y */
         for (size_t t = t0; t < t1; ++t) {
             size_t ox0, ox1;
             tile_span(job, t % job->row_tiles, &ox0, &ox1);
@@ -173,6 +182,31 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
         }
     }
     if (in_kernel) return;
+    if (on_sums) {
+        /* the chunk's sums, tile after tile, are one run of floats (a tile
+         * of fewer than SB_LANES_MAX_ROWS positions zero-filled): one
+         * epilogue row, its column bias the block's repeated */
+        const size_t tile_floats = SB_LANES_MAX_ROWS * SB_LANES_OUT_LD, tiles = t1 - t0;
+        float bias_run[CHUNK_TILES * SB_LANES_MAX_ROWS * SB_LANES_OUT_LD];
+        for (size_t p = 0; p < tiles * SB_LANES_MAX_ROWS; ++p)
+            memcpy(bias_run + p * SB_LANES_OUT_LD, bias, sizeof bias);
+        for (size_t t = t0; t < t1; ++t) {
+            size_t ox0, ox1;
+            tile_span(job, t % job->row_tiles, &ox0, &ox1);
+            const size_t used = (ox1 - ox0) * SB_LANES_OUT_LD;
+            memset(sums[t - t0] + used, 0, (tile_floats - used) * sizeof(float));
+        }
+        const sb_epilogue_ops e = {.col_bias = d->bias ? bias_run : NULL,
+                                   .activation = d->activation, .fast = d->mode == SB_MODE_FAST};
+        d->isa->gemm->epilogue(sums[0], (ptrdiff_t)(tiles * tile_floats), 1, tiles * tile_floats, &e);
+        for (size_t t = t0; t < t1; ++t) {
+            size_t ox0, ox1;
+            tile_span(job, t % job->row_tiles, &ox0, &ox1);
+            job->store(ox1 - ox0, strips, sums[t - t0],
+                       y + t / job->row_tiles * job->map_cols + ox0, (ptrdiff_t)cols, channels);
+        }
+        return;
+    }
     const size_t channel = g * job->cout_g + ch0;   /* the output channel of row 0 */
     const sb_epilogue_ops e = {
         .row_bias = d->bias ? d->bias + channel : NULL,

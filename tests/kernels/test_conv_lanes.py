@@ -10,7 +10,7 @@ SAMEBITS_SPLIT_512=0 runs the same calls on the pixel tiles:
 
 - every case plans the route under 1 and not under 0;
 - exact mode equals the naive C loop bit for bit under both settings, at 1 and
-  2 threads: special values, biases and activations, groups, strides,
+  2 threads: special values, biases and every activation, groups, strides,
   dilation, asymmetric padding, the input read in place, several images, rows
   of 1 to 13 positions, 1 to 3 strips per block and ragged last strips, one
   k-block and several;
@@ -51,6 +51,16 @@ CASES = [
     ((1, 12, 7, 9, 64, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, "relu"), True),    # 2 + 3 + 3 strips
     ((1, 3, 40, 40, 64, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, "relu"), False),  # a stem
 ]
+# Every other activation over 52 channels (a ragged last strip), with a bias
+# and without: the epilogue runs on the sums in the kernel's layout, by
+# column, before they are turned over (relu and none: in the kernel's
+# registers)
+CASES += [((1, 12, 7, 9, 52, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, act, bias), True)
+          for act, bias in [("silu", True), ("swish_onnx", True), ("hardswish_onnx", True),
+                            ("sigmoid", True), (("leaky_relu", 0.1), True), ("gelu", True),
+                            ("tanh", True), (("hardsigmoid_onnx", 0.2), True),
+                            ("gelu_tanh", True), ("hardswish", True), ("swish_onnx", False),
+                            ("relu", False), (None, False)]]
 
 RUN = r"""
 import json, sys
@@ -75,11 +85,11 @@ print(json.dumps(out))
 
 
 def operands(case):
-    n, c, h, w, cout, kernel, stride, padding, dilation, groups, activation = case
+    n, c, h, w, cout, kernel, stride, padding, dilation, groups, activation, *has_bias = case
     seed = c * 31 + h * 7 + cout
     x = test_values((n, c, h, w), seed, 8)
     wt = test_values((cout, c // groups, *kernel), seed + 1, 3)
-    bias = test_values((cout,), seed + 2)
+    bias = test_values((cout,), seed + 2) if not has_bias or has_bias[0] else None
     return x, wt, bias, dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
                              activation=activation)
 

@@ -147,11 +147,15 @@ void sb_lanes_avx512_ymm_fast(size_t rows, size_t strips, size_t kc, const float
                               float *out, int accumulate, float *y, ptrdiff_t y_row,
                               size_t channels, const float *bias, float floor);
 
+void sb_lanes_store_avx512_ymm(size_t rows, size_t strips, const float *out, float *y,
+                               ptrdiff_t y_row, size_t channels);
+
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
     .split_exact_tile = &sb_tile_avx512_6x32_ymm,
     .split_exact_conv_tile = &sb_tile_avx512_8x24_ymm, .split_lanes = 8,
     .lanes_exact = sb_lanes_avx512_ymm_exact, .lanes_fast = sb_lanes_avx512_ymm_fast,
+    .lanes_store = sb_lanes_store_avx512_ymm,
     .lanes_need_split = 1,
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,

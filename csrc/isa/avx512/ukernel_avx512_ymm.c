@@ -38,6 +38,7 @@
 UKR_DEFINE_TILE(avx512_6x32_ymm, 6, 32, 1)
 UKR_DEFINE_LANES(avx512_ymm_exact, 0)
 UKR_DEFINE_LANES(avx512_ymm_fast, 1)
+UKR_DEFINE_LANES_STORE(avx512_ymm)
 UKR_DEFINE_TILE(avx512_8x24_ymm, 8, 24, 1)
 
 const sb_tile sb_tile_avx512_6x32_ymm = {
