@@ -9,7 +9,8 @@
  * bits:
  *
  * - pointwise (1x1 kernel, unit strides, no padding): B is the input itself,
- *   row p being input plane p;
+ *   row p being input plane p; a 1x1 kernel with strides and no padding is
+ *   pointwise over the input's taps gathered into compact planes first;
  * - an output map of at most SB_FEW_COLUMNS_MAP positions (any kernel): the
  *   weights times a few columns, output channels in the vector lanes
  *   (few_columns.c);
@@ -408,6 +409,73 @@ static int packed_weights(const sb_conv_desc *d, const sb_tile *tile, const floa
     return SB_OK;
 }
 
+/* A 1x1 kernel with strides and no padding reads one input float in
+ * stride_h x stride_w: gathered into compact planes of the output's map, they
+ * make it a pointwise layer (the same taps, c in increasing order, so the
+ * same sums and bits), which reads its planes in place as the product's B
+ * instead of storing every input row split by column phase to read a
+ * quarter of it (ResNet's downsampling layers). */
+static int subsamples(const sb_conv_desc *d)
+{
+    return d->kh == 1 && d->kw == 1 && (d->stride_h > 1 || d->stride_w > 1) && d->pad_top == 0 &&
+           d->pad_bottom == 0 && d->pad_left == 0 && d->pad_right == 0;
+}
+
+/* d as the pointwise layer over the compact planes (x set by the caller). */
+static sb_conv_desc pointwise_of(const sb_conv_desc *d)
+{
+    sb_conv_desc p = *d;
+    p.h = d->out_h, p.w = d->out_w;
+    p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+    p.x = NULL;
+    return p;
+}
+
+typedef struct {
+    const sb_conv_desc *d;
+    float *compact;
+} subsample_job;
+
+#define SUBSAMPLE_FLOATS ((size_t)1 << 14)   /* compact floats per chunk, about */
+
+/* sb_chunk_fn: compact planes [chunk * per, ...), per a constant of the shape. */
+static void subsample_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const subsample_job *job = ctx;
+    const sb_conv_desc *d = job->d;
+    const size_t map = d->out_h * d->out_w, planes = d->n * d->c;
+    const size_t per = sb_max_size(1, SUBSAMPLE_FLOATS / map);
+    const size_t end = sb_min_size(planes, (chunk + 1) * per);
+    for (size_t i = chunk * per; i < end; ++i) {
+        const float *plane = d->x + i * d->h * d->w;
+        float *out = job->compact + i * map;
+        for (size_t oy = 0; oy < d->out_h; ++oy, out += d->out_w) {
+            const float *row = plane + oy * d->stride_h * d->w;
+            for (size_t ox = 0; ox < d->out_w; ++ox) out[ox] = row[ox * d->stride_w];
+        }
+    }
+}
+
+/* The compact planes of x for subsamples(d), in workspace (for the caller
+ * to release); null when out of memory. */
+static float *subsample_input(const sb_conv_desc *d)
+{
+    size_t map, floats, bytes;
+    if (!sb_mul_ok(d->out_h, d->out_w, &map) || !sb_mul3_ok(d->n, d->c, map, &floats) ||
+        !sb_mul_ok(floats, sizeof(float), &bytes))
+        return NULL;
+    float *compact = sb_workspace_get(bytes ? bytes : sizeof(float));
+    if (!compact || floats == 0) return compact;
+    subsample_job job = {d, compact};
+    const size_t per = sb_max_size(1, SUBSAMPLE_FLOATS / map);
+    const size_t chunks = sb_ceil_div(d->n * d->c, per);
+    sb_parallel_run(sb_threads_for_run(sb_thread_cap(d->max_threads),
+                                        (double)floats * SB_NS_PER_PACKED, chunks),
+                    chunks, subsample_chunk, &job);
+    return compact;
+}
+
 /* The products of a planned call (call->d is d). */
 static int run_call(const sb_conv_desc *d, conv_call *call, const sb_product_plan *plan,
                     const float *packed)
@@ -434,6 +502,14 @@ static int run_groups(const sb_conv_desc *d)
     int status = packed_weights(d, tile, &packed, &own_packed);
     if (status == SB_OK && sb_few_columns_applies(d)) {
         status = sb_few_columns_run(d, tile, packed);
+    } else if (status == SB_OK && subsamples(d)) {
+        sb_conv_desc p = pointwise_of(d);
+        float *compact = (float *)(p.x = subsample_input(d));
+        conv_call call;
+        sb_product_plan plan;
+        status = compact ? plan_call(&p, &call, &plan, tile) : SB_ERR_NO_MEMORY;
+        if (status == SB_OK) status = run_call(&p, &call, &plan, packed);
+        sb_workspace_release(compact);
     } else if (status == SB_OK) {
         conv_call call;
         sb_product_plan plan;
@@ -476,6 +552,7 @@ enum { ROUTE_EMPTY, ROUTE_DEPTHWISE, ROUTE_FEW_COLUMNS, ROUTE_GROUPS };
 struct sb_conv2d_call {
     sb_conv_desc d;               /* parsed; its pointers given per run */
     int route, packed;            /* packed: the weights come in sb_conv2d_pack's layout */
+    int subsample;                /* ROUTE_GROUPS over compact planes (subsamples) */
     const sb_tile *tile;
     conv_call call;               /* ROUTE_GROUPS: planned, its pointers set per run */
     sb_product_plan plan;
@@ -499,7 +576,15 @@ int sb_conv2d_prepare(const sb_conv2d_args *args, sb_conv2d_call *c)
     } else {
         c->tile = sb_conv_tile(c->d.isa->gemm, c->d.cout / c->d.groups);
         c->route = sb_few_columns_applies(&c->d) ? ROUTE_FEW_COLUMNS : ROUTE_GROUPS;
-        if (c->route == ROUTE_GROUPS) status = plan_call(&c->d, &c->call, &c->plan, c->tile);
+        if (c->route == ROUTE_GROUPS) {
+            c->subsample = subsamples(&c->d);
+            if (c->subsample) {
+                sb_conv_desc p = pointwise_of(&c->d);
+                status = plan_call(&p, &c->call, &c->plan, c->tile);
+            } else {
+                status = plan_call(&c->d, &c->call, &c->plan, c->tile);
+            }
+        }
     }
     return status;
 }
@@ -526,6 +611,13 @@ int sb_conv2d_run_prepared(const sb_conv2d_call *c, const float *x, const float 
     int status = packed_weights(&d, c->tile, &packed, &own_packed);
     if (status == SB_OK && c->route == ROUTE_FEW_COLUMNS) {
         status = sb_few_columns_run(&d, c->tile, packed);
+    } else if (status == SB_OK && c->subsample) {
+        sb_conv_desc p = pointwise_of(&d);
+        float *compact = (float *)(p.x = subsample_input(&d));
+        conv_call call = c->call;
+        call.d = &p, call.rows.d = &p;
+        status = compact ? run_call(&p, &call, &c->plan, packed) : SB_ERR_NO_MEMORY;
+        sb_workspace_release(compact);
     } else if (status == SB_OK) {
         conv_call call = c->call;   /* this run's copy, pointing at this run's d */
         call.d = &d, call.rows.d = &d;
@@ -553,10 +645,13 @@ int sb_conv2d_plan(const sb_conv2d_args *args, sb_plan_info *info)
     conv_call call;
     sb_product_plan plan;
     sb_product_run run;
-    status = plan_call(&d, &call, &plan, tile);
-    bind_run(&d, &call, &plan, &run);
-    if (status == SB_OK && call.lanes) sb_conv_lanes_describe(&d, tile, &call.rows, info);
-    else if (status == SB_OK) sb_describe_products(&run, d.path, info);
+    sb_conv_desc p = subsamples(&d) ? pointwise_of(&d) : d;   /* what runs */
+    status = plan_call(&p, &call, &plan, tile);
+    bind_run(&p, &call, &plan, &run);
+    if (status == SB_OK && call.lanes) sb_conv_lanes_describe(&p, tile, &call.rows, info);
+    else if (status == SB_OK) sb_describe_products(&run, p.path, info);
+    if (status == SB_OK && subsamples(&d))   /* and the compact planes */
+        info->workspace_bytes += (int64_t)(d.n * d.c * d.out_h * d.out_w * sizeof(float));
     return status;
 }
 

@@ -200,6 +200,50 @@ def test_offsets_route_cases(path: str, case) -> None:
     assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
 
 
+# 1x1 kernels with strides and no padding (conv.c's subsamples): the input
+# gathered into compact planes of the output's map, then the pointwise
+# product. (n, c, h, w, cout, stride, groups)
+SUBSAMPLED_CASES = [
+    (1, 8, 9, 11, 12, (2, 2), 1),       # odd sides: the last row and column read
+    (2, 6, 10, 7, 10, (2, 1), 2),       # rows only, groups and images
+    (1, 5, 7, 20, 17, (1, 3), 1),       # columns only, stride 3
+    (1, 300, 8, 9, 40, (2, 2), 1),      # K = 300: two k-blocks
+    (1, 64, 28, 28, 48, (2, 2), 1),     # ResNet's downsampling, smaller
+    (3, 4, 5, 5, 3, (3, 3), 1),         # a 2x2 map: the few-column route instead
+]
+
+
+@pytest.mark.parametrize("case", SUBSAMPLED_CASES, ids=lambda c: "n{}c{}h{}w{}o{}".format(*c[:5]))
+def test_subsampled_pointwise_cases(path: str, case) -> None:
+    """Exact mode against the naive loop bit for bit at 1 and 2 threads, with
+    special values where the layer reads and where it skips; the plan is the
+    pointwise product over the output's map; fast mode equal at 1 and 2
+    threads and within the Higham bound."""
+    n, c, h, w, cout, stride, groups = case
+    x = test_values((n, c, h, w), c * 13 + w, 6)
+    wt = test_values((cout, c // groups, 1, 1), cout * 3 + h, 2)
+    bias = test_values((cout,), w + 2)
+    kw = dict(stride=stride, groups=groups)
+    want = conv_naive(x, wt, bias, stride, (0, 0, 0, 0), (1, 1), groups, "relu")
+    oh, ow = want.shape[2:]
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, wt, bias, **kw)
+        if oh * ow > 8:   # pointwise: the compact planes read in place
+            assert (plan.n, plan.k, plan.b_source) == (oh * ow, c // groups, "in place"), plan
+        for threads in (1, 2):
+            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, activation="relu",
+                                  **kw)
+            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
+        rng = np.random.default_rng(c + w)
+        x = rng.standard_normal(x.shape).astype(np.float32)
+        wt = rng.standard_normal(wt.shape).astype(np.float32)
+        fast = [samebits.conv2d(x, wt, mode="fast", threads=t, **kw) for t in (1, 2)]
+    assert_same_bits(fast[1], fast[0], f"{path} fast {case}: 2 threads against 1")
+    total, bound = conv_float64(x, wt, stride, (0, 0, 0, 0), (1, 1), groups)
+    excess = np.abs(fast[0].astype(np.float64) - total) - bound
+    assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
+
+
 # The few-column route (few_columns.c): output maps of 1 to 8 positions, so
 # 1 to 4 columns per kernel call (5 = 3 + 2, 6 = 3 + 3, 7 = 4 + 3, 8 = 4 + 4),
 # pointwise layers read in place and other kernels gathered (padding,
