@@ -167,6 +167,9 @@ static void lanes_chunk(void *ctx, size_t chunk, int thread_index)
     const bits32 no_floor = {0x7fc00000u};   /* NaN: nothing is <= it */
     const float floor = in_kernel && code == SB_ACT_RELU ? 0.0f : no_floor.f;
     float sums[CHUNK_TILES][SB_LANES_MAX_ROWS * SB_LANES_OUT_LD];
+    /* the epilogue on the sums reads every column: a block of fewer strips
+     * leaves the last ones to it as zeros, not as whatever the stack held */
+    if (on_sums && strips < SB_LANES_MAX_STRIPS) memset(sums, 0, sizeof sums);
     for (size_t kb = 0; kb * SB_KC < k; ++kb) {
         const size_t kc = sb_min_size(k - kb * SB_KC, SB_KC);
         const float *ap = w + kb * SB_KC * job->strips * SB_LANES_WIDTH + strip0 * kc * SB_LANES_WIDTH;
