@@ -110,6 +110,17 @@ def test_regression_graph(path):
     assert v.status not in ("wrong", "refused"), v.detail
 
 
+def judge_with(case, runner):
+    """compare.judge(case) with samebits run by `runner` (a stand-in for
+    compare.run_samebits), restored afterwards."""
+    real = compare.run_samebits
+    compare.run_samebits = runner
+    try:
+        return compare.judge(case)
+    finally:
+        compare.run_samebits = real
+
+
 def test_judge_finds_a_wrong_result():
     """The judge itself: an output changed by 1e-3 in one element is wrong
     (the test of the tester): on the first graph from seed 7 on whose
@@ -134,11 +145,7 @@ def test_judge_finds_a_wrong_result():
                 i = int(np.flatnonzero(np.isfinite(flat))[0])
                 flat[i] = flat[i] + np.float32(1e-3) * (1 + abs(flat[i]))
         return out
-    compare.run_samebits = broken
-    try:
-        v = compare.judge(case)
-    finally:
-        compare.run_samebits = real
+    v = judge_with(case, broken)
     assert v.status == "wrong", v
 
 
@@ -192,11 +199,7 @@ def test_judge_excuses_maxpool_minus_inf_only_against_minus_flt_max():
                     for a in o.values():
                         a[np.isneginf(a)] = stand_in
             return out
-        compare.run_samebits = moved
-        try:
-            v = compare.judge(case)
-        finally:
-            compare.run_samebits = real
+        v = judge_with(case, moved)
         assert v.status == "wrong", (stand_in, v)
 
 

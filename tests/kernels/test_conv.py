@@ -153,6 +153,26 @@ def test_patch_gatherer_cases(path: str, case) -> None:
             assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
 
 
+def exact_and_fast_agree(path: str, case, x, wt, bias, want, seed: int, kw: dict, stride,
+                         padding, dilation, groups: int) -> None:
+    """On `path`: exact mode with relu equals `want` bit for bit at 1 and 2
+    threads; then, on standard normal operands (seed), fast mode is equal at
+    1 and 2 threads and within the Higham bound."""
+    rng = np.random.default_rng(seed)
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, activation="relu",
+                                  **kw)
+            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
+        x = rng.standard_normal(x.shape).astype(np.float32)
+        wt = rng.standard_normal(wt.shape).astype(np.float32)
+        fast = [samebits.conv2d(x, wt, mode="fast", threads=t, **kw) for t in (1, 2)]
+    assert_same_bits(fast[1], fast[0], f"{path} fast {case}: 2 threads against 1")
+    total, bound = conv_float64(x, wt, stride, padding, dilation, groups)
+    excess = np.abs(fast[0].astype(np.float64) - total) - bound
+    assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
+
+
 # The offsets route (conv.c, reads_by_offsets): unit strides over stored
 # padded rows, the input read in place by tap offsets and the outputs computed
 # in wide rows (rs = out_w + the taps' reach), the columns past each row's end
@@ -186,18 +206,8 @@ def test_offsets_route_cases(path: str, case) -> None:
         plan = samebits.explain(samebits.conv2d, x, wt, bias, **kw)
         if path != "sme":   # sme runs its strips kernel: patches gathered
             assert plan.b_source == "by offsets", plan
-        for threads in (1, 2):
-            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, activation="relu",
-                                  **kw)
-            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
-        rng = np.random.default_rng(c + w)
-        x = rng.standard_normal(x.shape).astype(np.float32)
-        wt = rng.standard_normal(wt.shape).astype(np.float32)
-        fast = [samebits.conv2d(x, wt, mode="fast", threads=t, **kw) for t in (1, 2)]
-    assert_same_bits(fast[1], fast[0], f"{path} fast {case}: 2 threads against 1")
-    total, bound = conv_float64(x, wt, (1, 1), padding, dilation, groups)
-    excess = np.abs(fast[0].astype(np.float64) - total) - bound
-    assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
+    exact_and_fast_agree(path, case, x, wt, bias, want, c + w, kw, (1, 1), padding, dilation,
+                         groups)
 
 
 # 1x1 kernels with strides and no padding (conv.c's subsamples): the input
@@ -230,18 +240,8 @@ def test_subsampled_pointwise_cases(path: str, case) -> None:
         plan = samebits.explain(samebits.conv2d, x, wt, bias, **kw)
         if oh * ow > 8:   # pointwise: the compact planes read in place
             assert (plan.n, plan.k, plan.b_source) == (oh * ow, c // groups, "in place"), plan
-        for threads in (1, 2):
-            got = samebits.conv2d(x, wt, bias, mode="exact", threads=threads, activation="relu",
-                                  **kw)
-            assert_same_bits(got, want, f"{path} exact {case}, threads {threads}")
-        rng = np.random.default_rng(c + w)
-        x = rng.standard_normal(x.shape).astype(np.float32)
-        wt = rng.standard_normal(wt.shape).astype(np.float32)
-        fast = [samebits.conv2d(x, wt, mode="fast", threads=t, **kw) for t in (1, 2)]
-    assert_same_bits(fast[1], fast[0], f"{path} fast {case}: 2 threads against 1")
-    total, bound = conv_float64(x, wt, stride, (0, 0, 0, 0), (1, 1), groups)
-    excess = np.abs(fast[0].astype(np.float64) - total) - bound
-    assert excess.max(initial=-1) <= 0, f"{path} fast {case}: outside the Higham bound"
+    exact_and_fast_agree(path, case, x, wt, bias, want, c + w, kw, stride, (0, 0, 0, 0), (1, 1),
+                         groups)
 
 
 # The few-column route (few_columns.c): output maps of 1 to 8 positions, so
