@@ -180,6 +180,45 @@ def test_judge_node_by_node_finds_a_wrong_node():
     assert compare.judge(case).status == "disputed"
 
 
+def test_judge_serial_mean_excuse_holds_set_by_set():
+    """A normalization's serial-mean excuse (nodewise.py) is judged set by
+    set: on judged_instancenorm_constant_row_beside_nan (constant instances
+    beside instances holding NaN) the graph is disputed, and it is wrong when
+    samebits' InstanceNormalization moves by 0.1 in a finite instance (the
+    bound there is 0.013), or gives 0 for one NaN of an instance that holds
+    NaN."""
+    import nodewise
+    case = shrink.load(HERE / "differential" / "regressions" /
+                       "judged_instancenorm_constant_row_beside_nan.onnx")
+    assert compare.judge(case).status == "disputed"
+    norm_out = next(n.output[0] for n in case.model.graph.node
+                    if n.op_type == "InstanceNormalization")
+
+    def finite_moved(a):
+        flat = a.reshape(-1)
+        i = int(np.flatnonzero(np.isfinite(flat))[0])
+        flat[i] += np.float32(0.1)
+
+    def nan_zeroed(a):
+        flat = a.reshape(-1)
+        flat[int(np.flatnonzero(np.isnan(flat))[0])] = 0.0
+
+    real_nodes = nodewise._run_samebits
+    for change in (finite_moved, nan_zeroed):
+        def moved(outs: dict) -> dict:
+            a = np.array(outs[norm_out])
+            change(a)
+            return {**outs, norm_out: a}
+        real_runs = compare.run_samebits
+        nodewise._run_samebits = lambda *a, **k: moved(real_nodes(*a, **k))
+        try:
+            v = judge_with(case, lambda *a, **k: {key: [moved(o) for o in outs]
+                                                 for key, outs in real_runs(*a, **k).items()})
+        finally:
+            nodewise._run_samebits = real_nodes
+        assert v.status == "wrong", (change.__name__, v)
+
+
 def test_judge_excuses_maxpool_minus_inf_only_against_minus_flt_max():
     """The excuse for MaxPool over a window of -inf taps (compare._excused)
     holds only where samebits gives -inf and ONNX Runtime exactly -FLT_MAX:
