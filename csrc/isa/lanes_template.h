@@ -35,6 +35,30 @@ static inline __attribute__((always_inline)) void ukr_transpose8(__m256 r[8])
     r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
+/* block[r] (r < rows, one output position each, 8 channels in the lanes)
+ * turned over in registers and stored: channel first + i's positions as one
+ * masked run of its output row y + (first + i) * y_row, for first + i <
+ * channels. The kernel's last k-block and sb_lanes_store_fn both store so. */
+static inline __attribute__((always_inline)) void
+ukr_lanes_put(__m256 block[8], size_t rows, float *restrict y, ptrdiff_t y_row, size_t first,
+              size_t channels)
+{
+#if defined(__AVX512VL__)   /* AMD runs AVX's vmaskmovps store as microcode */
+    const __mmask8 live = (__mmask8)((1u << rows) - 1u);
+#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
+#else
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
+#endif
+    ukr_transpose8(block);
+#pragma GCC unroll 8
+    for (int i = 0; i < UKR_LANES; ++i)
+        if (first + (size_t)i < channels)
+            UKR_LANES_STORE(y + (ptrdiff_t)(first + (size_t)i) * y_row, block[i]);
+#undef UKR_LANES_STORE
+}
+
 static inline __attribute__((always_inline)) void
 ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff_t strip_step,
           const float *restrict x, const ptrdiff_t *restrict off, float *restrict out,
@@ -72,16 +96,6 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
                 vec_store(out + r * LD + s * UKR_LANES, vec_canon(acc[r][s]));
         return;
     }
-    /* Each strip's block turned over in registers: channel i's R positions
-     * stored as one masked run of its output row. */
-#if defined(__AVX512VL__)   /* AMD runs AVX's vmaskmovps store as microcode */
-    const __mmask8 live = (__mmask8)((1u << R) - 1u);
-#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
-#else
-    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(R),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
-#endif
 #pragma GCC unroll 4
     UKR_FOR(s, S, SB_LANES_MAX_STRIPS) {
         /* the epilogue's first steps, lane by lane, without branches: + the
@@ -96,13 +110,8 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
             v = _mm256_blendv_ps(v, vec_zero(), _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
             block[r] = vec_canon(v);
         }
-        ukr_transpose8(block);
-#pragma GCC unroll 8
-        for (int i = 0; i < UKR_LANES; ++i)
-            if ((size_t)(s * UKR_LANES + i) < channels)
-                UKR_LANES_STORE(y + (ptrdiff_t)(s * UKR_LANES + i) * y_row, block[i]);
+        ukr_lanes_put(block, R, y, y_row, (size_t)(s * UKR_LANES), channels);
     }
-#undef UKR_LANES_STORE
 }
 
 /* sb_lanes_store_fn: finished sums in the kernel's layout (out, rows of
@@ -112,24 +121,13 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 static inline void ukr_lanes_store(size_t rows, size_t strips, const float *out, float *y,
                                    ptrdiff_t y_row, size_t channels)
 {
-#if defined(__AVX512VL__)
-    const __mmask8 live = (__mmask8)((1u << rows) - 1u);
-#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
-#else
-    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
-#endif
     for (size_t s = 0; s < strips; ++s) {
         __m256 block[8];
         for (size_t r = 0; r < 8; ++r)
             block[r] = r < rows ? _mm256_loadu_ps(out + r * SB_LANES_OUT_LD + s * UKR_LANES)
                                 : vec_zero();
-        ukr_transpose8(block);
-        for (size_t i = 0; i < UKR_LANES && s * UKR_LANES + i < channels; ++i)
-            UKR_LANES_STORE(y + (ptrdiff_t)(s * UKR_LANES + i) * y_row, block[i]);
+        ukr_lanes_put(block, rows, y, y_row, s * UKR_LANES, channels);
     }
-#undef UKR_LANES_STORE
 }
 #define UKR_DEFINE_LANES_STORE(name)                                                         \
     void sb_lanes_store_##name(size_t rows, size_t strips, const float *out, float *y,       \
