@@ -37,10 +37,16 @@
  * WASTE_POINTWISE (a pointwise layer, whose planes are far apart) times the
  * outputs it keeps; and in fast mode for every layer with taps and at least
  * FAST_TAPS_COUT output channels per group, where the fused kernel beats the
- * pixel tile's gather whatever the map (stems, strided and 5x5 layers). */
+ * pixel tile's gather whatever the map (stems, strided and 5x5 layers). In
+ * exact mode the same layers take it when their stride is 1 or they are a
+ * stem (at most EXACT_STEM_CIN input channels per group): there the exact
+ * kernel beat the exact pixel tiles by 2-23% (YOLOv8n's, SqueezeNet's and
+ * magika's layers, bench/results/conv-lanes-exact-2026-12-06.md), while
+ * strided layers with more channels were 0.95-1.05x either way. */
 #define WASTE_TAPS 1.10
 #define WASTE_POINTWISE 1.20
 #define FAST_TAPS_COUT 48
+#define EXACT_STEM_CIN 4
 /* Position tiles per chunk: a chunk runs k-block by k-block over all of
  * them, so that a block's weights (SB_KC x 24 floats, 24 KiB) stay in the
  * first-level cache while its tiles read them, and keeps their sums in
@@ -76,7 +82,10 @@ int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size
         (size_t)sb_conv_tile(gemm, cout_g)->mr != SB_LANES_WIDTH)
         return 0;
     const int pointwise = sb_conv_is_pointwise(d);
-    if (d->mode == SB_MODE_FAST && !pointwise && cout_g >= FAST_TAPS_COUT) return 1;
+    if (!pointwise && cout_g >= FAST_TAPS_COUT) {
+        const int unit_stride = d->stride_h == 1 && d->stride_w == 1;
+        if (d->mode == SB_MODE_FAST || unit_stride || d->c / d->groups <= EXACT_STEM_CIN) return 1;
+    }
     return (double)sb_tile_computed_cols(pixel_tile, pixel_cols) >
            (pointwise ? WASTE_POINTWISE : WASTE_TAPS) * (double)cols;
 }

@@ -1,7 +1,7 @@
 """Convolutions with output channels in the vector lanes (csrc/kernels/conv_lanes.c):
 the avx512 path's route for maps that pixel-lane tiles would pad (7x7: 64
 positions computed for 49), and in fast mode for layers with taps and 48 or
-more output channels per group.
+more output channels per group (in exact mode those with stride 1, and stems).
 
 The route runs its 256-bit kernels on CPUs that split 512-bit operations (AMD
 Zen 4). SAMEBITS_SPLIT_512=1 forces that answer, so every AVX-512 machine runs
@@ -38,18 +38,21 @@ HERE = Path(__file__).resolve().parent
 # (n, c, h, w, cout, kernel, stride, padding, dilation, groups, activation), and
 # whether exact mode takes the route too: it does where the pixel tile (8x24
 # there) would compute more than 1.1 times the positions of a layer with taps,
-# or 1.2 times those of a pointwise layer
+# or 1.2 times those of a pointwise layer, and for layers with taps and 48 or
+# more output channels per group whose stride is 1 or that are stems (at most
+# 4 input channels per group)
 CASES = [
     ((1, 64, 7, 7, 40, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, "relu"), True),    # ResNet's last maps
     ((1, 300, 7, 7, 70, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, None), False),    # pointwise, 2 k-blocks
     ((2, 24, 14, 14, 48, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, "relu6"), True),  # strided, 2 images
     ((1, 36, 7, 7, 96, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3, "relu"), True),    # grouped
-    ((1, 20, 15, 13, 50, (3, 3), (1, 1), (2, 0, 1, 1), (1, 2), 1, None), False),   # 15 wide, dilated
+    ((1, 20, 15, 13, 50, (3, 3), (1, 1), (2, 0, 1, 1), (1, 2), 1, None), True),    # 15 wide, dilated
     ((1, 16, 9, 9, 17, (3, 3), (1, 1), (0, 0, 0, 0), (1, 1), 1, "relu"), True),    # read in place
     ((1, 8, 11, 10, 9, (5, 3), (2, 1), (2, 1, 0, 2), (1, 1), 1, None), True),      # 9 channels
     ((1, 520, 4, 5, 24, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, None), False),    # 20 positions
     ((1, 12, 7, 9, 64, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, "relu"), True),    # 2 + 3 + 3 strips
-    ((1, 3, 40, 40, 64, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, "relu"), False),  # a stem
+    ((1, 3, 40, 40, 64, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, "relu"), True),   # a stem
+    ((1, 24, 23, 23, 56, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, "relu"), False), # strided, 24 in
 ]
 # Every other activation over 52 channels (a ragged last strip), with a bias
 # and without: the epilogue runs on the sums in the kernel's layout, by

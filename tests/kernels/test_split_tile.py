@@ -96,10 +96,11 @@ def test_both_settings_give_the_same_bits():
     exact_plans, fast_plans = conv_plans[0::2], conv_plans[1::2]
     assert all("tile 8x24" in p or "route channel lanes" in p for p in exact_plans), conv_plans
     # channel lanes (conv_lanes.c) where the pixel tile would compute over 1.1 times
-    # the positions kept (1.2 pointwise), and in fast mode for layers with taps and
-    # 48 or more output channels per group
+    # the positions kept (1.2 pointwise), and for layers with taps and 48 or more
+    # output channels per group: in fast mode all of them, in exact mode those with
+    # stride 1 and stems
     assert ["route channel lanes" in p for p in exact_plans] == [
-        False, False, False, False, False, False, True, True, False, True, True, False], conv_plans
+        True, False, False, False, False, False, True, True, False, True, True, False], conv_plans
     assert ["route channel lanes" in p for p in fast_plans] == [
         True, False, True, False, False, False, True, True, True, True, True, False], conv_plans
     assert not any("tile 6x32" in p or "tile 8x24" in p or "channel lanes" in p
