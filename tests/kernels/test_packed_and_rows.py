@@ -28,17 +28,32 @@ def test_packed_equals_unpacked_and_oracle(path, m, k, n):
                          exact_oracle(a, b), f"path {path} exact m={m} k={k} n={n}")
 
 
-@pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 1000])
+# n past a whole number of the row kernel's groups (128 columns on avx512, 64
+# on avx2) reads its ragged last group in place through a window over B's last
+# columns; 2098 puts that window across a chunk boundary (2048 columns)
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 64, 65, 128, 255, 256, 257, 1000, 2098])
 def test_single_row_matches_oracle_across_k_blocks(path, n):
+    rng = np.random.default_rng(n)
     for k in (3, 256, 257, 700):
-        a = test_values((1, k), k, 3)
-        b = test_values((k, n), n, 3)
-        with samebits.use_path(path):
-            got = samebits.matmul(a, b, mode="exact", threads=2)
-            assert_same_bits(got, exact_oracle(a, b), f"path {path} 1x{n}x{k}")
-            # a row taken from a column-major A: a column stride != 1
-            a_cm = np.asfortranarray(np.vstack([a, a]))[:1]
-            assert_same_bits(samebits.matmul(a_cm, b, mode="exact"), got, "strided row")
+        # special values (NaN and inf make many outputs alike), and finite
+        # values whose outputs all differ, so that a column read from the
+        # wrong place shows
+        for a, b in ((test_values((1, k), k, 3), test_values((k, n), n, 3)),
+                     (rng.standard_normal((1, k)).astype(np.float32),
+                      rng.standard_normal((k, n)).astype(np.float32))):
+            with samebits.use_path(path):
+                got = samebits.matmul(a, b, mode="exact", threads=2)
+                assert_same_bits(got, exact_oracle(a, b), f"path {path} 1x{n}x{k}")
+                assert_same_bits(samebits.matmul(a, b, mode="exact", threads=1), got, "1 thread")
+                # a row taken from a column-major A: a column stride != 1
+                a_cm = np.asfortranarray(np.vstack([a, a]))[:1]
+                assert_same_bits(samebits.matmul(a_cm, b, mode="exact"), got, "strided row")
+                # fast mode: B read in place (the window) gives packed B's bits
+                packed = samebits.pack(b)
+                for threads in (1, 2):
+                    assert_same_bits(samebits.matmul(a, b, mode="fast", threads=threads),
+                                     samebits.matmul(a, packed, mode="fast", threads=threads),
+                                     f"fast in place vs packed 1x{n}x{k}")
 
 
 def test_packed_errors():
