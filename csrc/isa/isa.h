@@ -110,6 +110,8 @@ typedef struct sb_dwconv_config {
     sb_depthwise_kernel_fn exact, fast;
     sb_dw_flat_fn flat_exact, flat_fast;   /* null: the path has none */
     sb_dw_flat_masks_fn flat_masks;
+    sb_split_stride2_fn split_stride2;     /* null: strided_copy.h's, over vec4 */
+    sb_dw_pitched_fn pitched_exact, pitched_fast;   /* null: the path has none */
 } sb_dwconv_config;
 
 /* Elementwise functions of one input (unary.h). */

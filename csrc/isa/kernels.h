@@ -127,6 +127,34 @@ typedef void (*sb_dw_flat_masks_fn)(size_t h, size_t w, size_t kh, size_t kw, si
                                     size_t dw, size_t pad_top, size_t pad_left,
                                     uint16_t *masks);
 
+/* Depthwise planes as pitched runs (kernels/depthwise.c): the input plane's
+ * padded rows are stored split by row and column phase, each phase plane's
+ * rows `pitch` floats apart, so that output (oy, ox) is flat position
+ * j = oy*pitch + ox of the block and reads tap t at in[j + off[t]], whatever
+ * the strides and dilations. The kernel computes vectors v < vecs of 16
+ * consecutive j: out of j = the sum over taps t = 0, 1, ..., taps-1 of
+ * w[t] * in[j + off[t]], from +0, one multiply and one add per tap in
+ * increasing t (fused in fast mode), NaN canonical; and stores the lanes
+ * map[v].mask has (the columns ox < OW) with j < limit, in order, at
+ * out + map[v].start. It reads, and does not use, in[j + off[t]] for the
+ * other lanes. */
+typedef struct {
+    size_t start;       /* outputs before the vector's first stored lane */
+    uint16_t mask;
+} sb_dw_lane_map;
+typedef void (*sb_dw_pitched_fn)(size_t vecs, size_t limit, size_t taps, const float *w,
+                                 const ptrdiff_t *off, const float *in,
+                                 const sb_dw_lane_map *map, float *out);
+
+/* Rows split by column parity (padded_rows.c, for a column step of 2): for
+ * r < rows, row r of in (at in + r*in_step) to even + r*out_step and odd +
+ * r*out_step: even[t] = in[2t] and odd[t] = in[2t + 1] for 2t + 1 < len, and
+ * even[len / 2] = in[len - 1] when len is odd; reads in[0, len) of each row
+ * and writes only those outputs (kernels/strided_copy.h's split_stride2, at
+ * the path's width, with no call per row). */
+typedef void (*sb_split_stride2_fn)(float *even, float *odd, const float *in, size_t len,
+                                    size_t rows, ptrdiff_t in_step, ptrdiff_t out_step);
+
 /* What the epilogue does to finished outputs, in this order, each step one
  * rounded float32 operation per output (i, j):
  * - + row_bias[i] or + col_bias[j] (at most one given; none when both null);

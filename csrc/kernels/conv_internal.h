@@ -80,6 +80,16 @@ void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t p
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
                           size_t nrows, size_t slack);
 
+/* Padded rows [prow0, prow0 + nrows) of input plane `plane`, prow0 a
+ * multiple of stride_h, stored split by row phase and column phase: stored
+ * row s, column phase rx at dst + ((s % sh * sw + rx) * rows_ph + s / sh) *
+ * pws (rows_ph >= ceil(nrows / sh)); the block (sh*sw*rows_ph*pws floats)
+ * and `slack` zeros after it. Tap (ky, kx) of output row oy, column ox of the
+ * block then lies at oy*pws + ox + ((ky*dh % sh * sw + kx*dw % sw) * rows_ph
+ * + ky*dh / sh) * pws + kx*dw / sw (depthwise.c). */
+void sb_padded_build_phase_planes(const sb_padded_rows *rows, float *dst, size_t plane,
+                                  size_t prow0, size_t nrows, size_t rows_ph, size_t slack);
+
 /* depthwise.c: the whole call (every image and channel), both modes; and its
  * plan for samebits.explain. */
 int sb_depthwise_run(const sb_conv_desc *d);

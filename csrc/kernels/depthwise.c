@@ -41,6 +41,9 @@
  * a smaller dilated extent (so smaller padding) than this: the mask builder's
  * coordinates are 32-bit. */
 #define FLAT_MAX_PLANE ((size_t)1 << 30)
+/* Zeros after a pitched block: the lanes past a row's last output (and past
+ * the band's last row) read up to a row and a vector beyond the block. */
+#define PITCHED_SLACK(pitch) ((pitch) + 2 * SB_DW_FLAT_LANES)
 
 typedef struct {
     const sb_conv_desc *d;
@@ -52,6 +55,9 @@ typedef struct {
     size_t planes, planes_per_chunk;
     sb_dw_flat_fn flat;       /* planes read in place (null: padded rows) */
     const uint16_t *masks;    /* flat: per vector of outputs, per tap */
+    sb_dw_pitched_fn pitched; /* planes stored as phase planes (null: rows or flat) */
+    const sb_dw_lane_map *map;   /* pitched: per vector of a band's block */
+    size_t rows_ph, pitch;    /* pitched: rows of a phase plane, floats between rows */
     float *scratch;
     size_t scratch_floats;    /* per thread */
     int exact;
@@ -99,6 +105,23 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
     const size_t rows = r1 - r0;
     const size_t stored = (rows - 1) * d->stride_h + (d->kh - 1) * d->dil_h + 1;
     size_t have = (size_t)-1;   /* the input plane in scratch */
+    if (call->pitched) {
+        const size_t limit = rows * call->pitch, vecs = sb_ceil_div(limit, SB_DW_FLAT_LANES);
+        for (size_t p = p0; p < p1; ++p) {
+            size_t n = p / d->cout, oc = p % d->cout;
+            size_t in_plane = n * d->c + oc / call->mult;
+            if (in_plane != have) {
+                sb_padded_build_phase_planes(&call->rows, scratch, in_plane, r0 * d->stride_h,
+                                             stored, call->rows_ph, PITCHED_SLACK(call->pitch));
+                have = in_plane;
+            }
+            float *out = d->y + p * plane_out + r0 * d->out_w;
+            call->pitched(vecs, limit, call->taps, d->weights + oc * call->taps, call->off,
+                          scratch, call->map, out);
+            plane_epilogue(d, oc, out, rows * d->out_w);
+        }
+        return;
+    }
     for (size_t p = p0; p < p1; ++p) {
         size_t n = p / d->cout, oc = p % d->cout;
         size_t in_plane = n * d->c + oc / call->mult;
@@ -152,6 +175,7 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         d->out_w == d->w && plane_out + 16 <= FLAT_MAX_PLANE && plane_taps <= FLAT_MAX_PLANE &&
         d->dil_h <= FLAT_MAX_PLANE / d->kh && d->dil_w <= FLAT_MAX_PLANE / d->kw)
         call->flat = call->exact ? dw->flat_exact : dw->flat_fast;
+    if (!call->flat) call->pitched = call->exact ? dw->pitched_exact : dw->pitched_fast;
     if (call->bands > 1) {
         if (!sb_mul_ok(planes, call->bands, chunks)) return SB_ERR_NO_MEMORY;
     } else {
@@ -169,6 +193,21 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         return SB_ERR_NO_MEMORY;
     call->scratch_floats &= ~(size_t)15;
     if (call->flat) call->scratch_floats = 0, stored_floats = 0;   /* nothing is copied */
+    size_t map_bytes = 0;
+    if (call->pitched) {   /* the band's phase planes, rows pws apart, then the slack */
+        size_t phases, block;
+        call->pitch = call->rows.pws;
+        call->rows_ph = sb_ceil_div(stored_rows, d->stride_h);
+        if (!sb_mul_ok(d->stride_h, d->stride_w, &phases) ||
+            !sb_mul3_ok(phases, call->rows_ph, call->pitch, &block) ||
+            !sb_add_ok(block, PITCHED_SLACK(call->pitch) + 15, &call->scratch_floats) ||
+            call->scratch_floats > (size_t)PTRDIFF_MAX / sizeof(float) ||
+            !sb_mul3_ok(sb_ceil_div(call->band_rows * call->pitch, SB_DW_FLAT_LANES),
+                        sizeof(sb_dw_lane_map), 1, &map_bytes))
+            return SB_ERR_NO_MEMORY;
+        call->scratch_floats &= ~(size_t)15;
+        stored_floats = block;
+    }
 
     double total_taps = (double)planes * (double)plane_taps;
     double copied = (double)*chunks * (double)stored_floats;
@@ -188,9 +227,34 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
                                    sizeof(uint16_t), &mask_bytes)) ||
         !sb_add_ok(off_bytes, bounds_bytes, workspace_bytes) ||
         !sb_add_ok(*workspace_bytes, scratch_bytes, workspace_bytes) ||
-        !sb_add_ok(*workspace_bytes, mask_bytes, workspace_bytes))
+        !sb_add_ok(*workspace_bytes, mask_bytes, workspace_bytes) ||
+        !sb_add_ok(*workspace_bytes, map_bytes, workspace_bytes))
         return SB_ERR_NO_MEMORY;
     return SB_OK;
+}
+
+/* Pitched blocks: tap t = (ky, kx) of output j = oy*pitch + ox at block
+ * float j + off[t] (sb_padded_build_phase_planes), and per vector of a full
+ * band's outputs the lanes that are outputs (ox < OW) and where they go. */
+static void pitched_taps(const dw_call *call, ptrdiff_t *off, sb_dw_lane_map *map)
+{
+    const sb_conv_desc *d = call->d;
+    const size_t sh = d->stride_h, sw = d->stride_w, pitch = call->pitch;
+    for (size_t ky = 0; ky < d->kh; ++ky)
+        for (size_t kx = 0; kx < d->kw; ++kx) {
+            const size_t y = ky * d->dil_h, x = kx * d->dil_w;
+            off[ky * d->kw + kx] =
+                (ptrdiff_t)(((y % sh * sw + x % sw) * call->rows_ph + y / sh) * pitch + x / sw);
+        }
+    const size_t vecs = sb_ceil_div(call->band_rows * pitch, SB_DW_FLAT_LANES);
+    for (size_t v = 0; v < vecs; ++v) {
+        const size_t j0 = v * SB_DW_FLAT_LANES, col0 = j0 % pitch;
+        unsigned mask = 0;
+        for (size_t l = 0; l < SB_DW_FLAT_LANES; ++l)
+            if ((j0 + l) % pitch < d->out_w) mask |= 1u << l;
+        map[v].start = j0 / pitch * d->out_w + (col0 < d->out_w ? col0 : d->out_w);
+        map[v].mask = (uint16_t)mask;
+    }
 }
 
 /* A plane read in place: tap t = (ky, kx) of output j at input j + off[t];
@@ -227,6 +291,11 @@ int sb_depthwise_run(const sb_conv_desc *d)
         uint16_t *masks = (uint16_t *)(void *)(lo + 2 * d->stride_w);
         flat_taps(d, off, masks);
         call.masks = masks;
+    } else if (call.pitched) {   /* the lane maps after the phase bounds */
+        sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);
+        sb_dw_lane_map *map = (sb_dw_lane_map *)(void *)(lo + 2 * d->stride_w);
+        pitched_taps(&call, off, map);
+        call.map = map;
     } else {   /* one input channel: the taps of plane 0 */
         sb_padded_tap_offsets(&call.rows, 1, 0, off);
         sb_padded_phase_bounds(&call.rows, lo, lo + d->stride_w);

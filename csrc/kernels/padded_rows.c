@@ -56,6 +56,19 @@ void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t p
             }
 }
 
+/* `rows` rows split by the path's splitter where it has one, else by
+ * strided_copy.h's, a row at a time. */
+static void split_rows(sb_split_stride2_fn split2, float *even, float *odd, const float *in,
+                       size_t len, size_t rows, ptrdiff_t in_step, ptrdiff_t out_step)
+{
+    if (split2) {
+        split2(even, odd, in, len, rows, in_step, out_step);
+        return;
+    }
+    for (size_t r = 0; r < rows; ++r, in += in_step, even += out_step, odd += out_step)
+        split_stride2(even, odd, in, len);
+}
+
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
                           size_t nrows, size_t slack)
 {
@@ -68,6 +81,7 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
      * input columns are inside the stored row. */
     const size_t even_phase = pl % 2;
     const size_t inside2 = sw != 2 ? 0 : rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
+    const sb_split_stride2_fn split2 = d->isa->dwconv->split_stride2;
     if (zeroed) memset(dst, 0, (nrows * rs + slack) * sizeof(float));
     for (size_t s = 0; s < nrows; ++s, dst += rs) {
         size_t prow = prow0 + s;
@@ -77,8 +91,8 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
         }
         const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
         if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
-            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
-                          (pl + 1) / 2, src, inside2);
+            split_rows(split2, dst + even_phase * pws + pl / 2,
+                       dst + (1 - even_phase) * pws + (pl + 1) / 2, src, inside2, 1, 0, 0);
             continue;
         }
         for (size_t p = 0; p < sw; ++p) {
@@ -95,8 +109,48 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
             else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
         }
         if (sw == 2)
-            split_stride2(dst + even_phase * pws + pl / 2, dst + (1 - even_phase) * pws +
-                          (pl + 1) / 2, src, inside2);
+            split_rows(split2, dst + even_phase * pws + pl / 2,
+                       dst + (1 - even_phase) * pws + (pl + 1) / 2, src, inside2, 1, 0, 0);
     }
     if (!zeroed) memset(dst, 0, slack * sizeof(float));
+}
+
+void sb_padded_build_phase_planes(const sb_padded_rows *rows, float *dst, size_t plane,
+                                  size_t prow0, size_t nrows, size_t rows_ph, size_t slack)
+{
+    const sb_conv_desc *d = rows->d;
+    const size_t sh = d->stride_h, sw = d->stride_w, pl = d->pad_left, pws = rows->pws;
+    const size_t phase_floats = rows_ph * pws;
+    memset(dst, 0, (sh * sw * phase_floats + slack) * sizeof(float));
+    /* stored rows [s0, s1) are input rows; the rest stay +0 */
+    const size_t top = d->pad_top, s0 = prow0 < top ? top - prow0 : 0;
+    const size_t s1 = d->h + top > prow0 ? (d->h + top - prow0 < nrows ? d->h + top - prow0 : nrows) : 0;
+    if (d->w == 0 || s0 >= s1) return;
+    /* the rows of one row phase ry are consecutive in its phase planes, pws
+     * apart, and sh input rows apart in the input */
+    for (size_t ry = 0; ry < sh; ++ry) {
+        const size_t first = s0 + (ry + sh - s0 % sh) % sh;   /* first s >= s0 with s % sh == ry */
+        if (first >= s1) continue;
+        const size_t count = (s1 - first + sh - 1) / sh;
+        const float *src = d->x + (plane * d->h + (prow0 + first - top)) * d->w;
+        float *row = dst + ry * sw * phase_floats + first / sh * pws;   /* column phase 0 */
+        const ptrdiff_t in_step = (ptrdiff_t)(sh * d->w);
+        if (sw == 2) {   /* input column i is padded column i + pl */
+            const size_t even_phase = pl % 2;
+            const size_t inside = rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
+            split_rows(d->isa->dwconv->split_stride2, row + even_phase * phase_floats + pl / 2,
+                       row + (1 - even_phase) * phase_floats + (pl + 1) / 2, src, inside, count,
+                       in_step, (ptrdiff_t)pws);
+            continue;
+        }
+        for (size_t r = 0; r < count; ++r, src += in_step, row += pws)
+            for (size_t p = 0; p < sw; ++p) {
+                const size_t lo = rows->lo[p], hi = rows->hi[p], n = hi - lo;
+                if (n == 0) continue;
+                float *to = row + p * phase_floats + lo;
+                const float *from = src + (p + lo * sw - pl);
+                if (sw == 1) copy_short(to, from, n);
+                else for (size_t q = 0; q < n; ++q) to[q] = from[q * sw];
+            }
+    }
 }

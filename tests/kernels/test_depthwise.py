@@ -382,6 +382,31 @@ def test_edge_shapes(path: str) -> None:
             assert_same_bits(run(case, path, "exact", 2), want, f"{path} shape {i} mult {mult}")
 
 
+@pytest.mark.parametrize("layer", [(24, 28, 3, 2, 1), (16, 14, 5, 2, 2), (8, 9, 3, 1, 0),
+                                   (6, 130, 3, 2, 1)])
+def test_outputs_stay_inside_their_array(path: str, layer) -> None:
+    """Strided and unpadded layers (avx512 stores each vector's outputs as one
+    compressed masked run): written into the middle of a bigger buffer, every
+    output is the naive loop's and no float around the array changes."""
+    c, side, k, stride, pad = layer
+    case = dict(x=test_values((2, c, side, side), 60 + side, 4), w=test_values((c, 1, k, k), 61, 1),
+                bias=test_values((c,), 62), stride=(stride, stride), padding=(pad,) * 4,
+                dilation=(1, 1), activation="relu")
+    want = naive(case)
+    for mode in ("exact", "fast"):
+        buffer = np.full(want.size + 64, np.float32(-7.5))
+        out = buffer[32:32 + want.size].reshape(want.shape)
+        with samebits.use_path(path):
+            samebits.conv2d(case["x"], case["w"], case["bias"], stride=case["stride"],
+                            padding=case["padding"], groups=c, activation="relu", mode=mode,
+                            threads=2, out=out)
+        assert (buffer[:32] == -7.5).all() and (buffer[32 + want.size:] == -7.5).all(), mode
+        if mode == "exact":
+            assert_same_bits(out, want, f"{path} {layer}")
+        else:
+            assert np.allclose(out, want, rtol=1e-4, atol=1e-4, equal_nan=True), (path, layer)
+
+
 def test_python_wrapper_and_packed_weights() -> None:
     if not hasattr(samebits, "conv2d"):
         pytest.skip("samebits.conv2d is not there yet")

@@ -121,6 +121,99 @@ void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh
     }
 }
 
+/* Vectors v0 .. v0 + G - 1 of a pitched block (sb_dw_pitched_fn): every
+ * tap's G loads at constant offsets from one address, then each vector's
+ * stored lanes compressed to the front and written as one masked run. */
+static inline __attribute__((always_inline)) void
+dw_pitched_group(const int G, size_t v0, size_t limit, size_t taps, const float *w,
+                 const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map, float *out,
+                 const int fused)
+{
+    __m512 acc[GROUP];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) acc[g] = _mm512_setzero_ps();
+    const float *base = in + v0 * 16;
+    for (size_t t = 0; t < taps; ++t) {
+        const __m512 a = _mm512_set1_ps(w[t]);
+        const float *tap = base + off[t];
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) acc[g] = dw_step(acc[g], a, _mm512_loadu_ps(tap + g * 16), fused);
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const size_t v = v0 + (size_t)g, j = v * 16;
+        unsigned mask = map[v].mask;
+        if (j + 16 > limit) mask &= (1u << (limit - j)) - 1u;   /* limit > j: v < vecs */
+        const __m512 packed = _mm512_maskz_compress_ps((__mmask16)mask, dw_canon(acc[g]));
+        _mm512_mask_storeu_ps(out + map[v].start,
+                              (__mmask16)((1u << __builtin_popcount(mask)) - 1u), packed);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+dw_pitched(size_t vecs, size_t limit, size_t taps, const float *w, const ptrdiff_t *off,
+           const float *in, const sb_dw_lane_map *map, float *out, const int fused)
+{
+    size_t v0 = 0;
+    for (; v0 + GROUP <= vecs; v0 += GROUP)
+        dw_pitched_group(GROUP, v0, limit, taps, w, off, in, map, out, fused);
+    switch (vecs - v0) {
+    case 1: dw_pitched_group(1, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 2: dw_pitched_group(2, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 3: dw_pitched_group(3, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 4: dw_pitched_group(4, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 5: dw_pitched_group(5, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 6: dw_pitched_group(6, v0, limit, taps, w, off, in, map, out, fused); break;
+    case 7: dw_pitched_group(7, v0, limit, taps, w, off, in, map, out, fused); break;
+    default: break;
+    }
+}
+
+void sb_dw_pitched_avx512_exact(size_t vecs, size_t limit, size_t taps, const float *w,
+                                const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map,
+                                float *out)
+{
+    dw_pitched(vecs, limit, taps, w, off, in, map, out, 0);
+}
+
+void sb_dw_pitched_avx512_fast(size_t vecs, size_t limit, size_t taps, const float *w,
+                               const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map,
+                               float *out)
+{
+    dw_pitched(vecs, limit, taps, w, off, in, map, out, 1);
+}
+
+/* sb_split_stride2_fn: 32 floats of a row a step, two permutes across a
+ * pair of registers; the last step's loads and stores masked to the row,
+ * their masks made once for every row. Padded rows of 28-float input rows
+ * (MobileNet's stride-2 depthwise layers) spent 38% of the layer splitting
+ * four floats a step. */
+void sb_split_stride2_avx512(float *even, float *odd, const float *in, size_t len, size_t rows,
+                             ptrdiff_t in_step, ptrdiff_t out_step)
+{
+    const __m512i take_even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                                26, 28, 30);
+    const __m512i take_odd = _mm512_add_epi32(take_even, _mm512_set1_epi32(1));
+    const size_t whole = len / 32 * 16;   /* outputs of the whole steps, per phase */
+    const size_t rest = len - 2 * whole;  /* 0 .. 31 floats */
+    const __mmask16 first = rest >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << rest) - 1u);
+    const __mmask16 second = rest > 16 ? (__mmask16)((1u << (rest - 16)) - 1u) : 0;
+    const __mmask16 evens = (__mmask16)((1u << ((rest + 1) / 2)) - 1u);
+    const __mmask16 odds = (__mmask16)((1u << (rest / 2)) - 1u);
+    for (size_t r = 0; r < rows; ++r, in += in_step, even += out_step, odd += out_step) {
+        for (size_t t = 0; t < whole; t += 16) {
+            const __m512 a = _mm512_loadu_ps(in + 2 * t), b = _mm512_loadu_ps(in + 2 * t + 16);
+            _mm512_storeu_ps(even + t, _mm512_permutex2var_ps(a, take_even, b));
+            _mm512_storeu_ps(odd + t, _mm512_permutex2var_ps(a, take_odd, b));
+        }
+        if (rest == 0) continue;
+        const __m512 a = _mm512_maskz_loadu_ps(first, in + 2 * whole);
+        const __m512 b = _mm512_maskz_loadu_ps(second, in + 2 * whole + 16);
+        _mm512_mask_storeu_ps(even + whole, evens, _mm512_permutex2var_ps(a, take_even, b));
+        _mm512_mask_storeu_ps(odd + whole, odds, _mm512_permutex2var_ps(a, take_odd, b));
+    }
+}
+
 void sb_dw_flat_avx512_exact(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
                              const uint16_t *masks, const float *in, float *out)
 {

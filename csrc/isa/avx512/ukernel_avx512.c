@@ -171,10 +171,21 @@ void sb_dw_flat_avx512_fast(size_t plane, size_t taps, const float *w, const ptr
                             const uint16_t *masks, const float *in, float *out);
 void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh, size_t dw,
                              size_t pad_top, size_t pad_left, uint16_t *masks);
+void sb_split_stride2_avx512(float *even, float *odd, const float *in, size_t len, size_t rows,
+                             ptrdiff_t in_step, ptrdiff_t out_step);
+void sb_dw_pitched_avx512_exact(size_t vecs, size_t limit, size_t taps, const float *w,
+                                const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map,
+                                float *out);
+void sb_dw_pitched_avx512_fast(size_t vecs, size_t limit, size_t taps, const float *w,
+                               const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map,
+                               float *out);
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .flat_exact = sb_dw_flat_avx512_exact,
                                         .flat_fast = sb_dw_flat_avx512_fast,
-                                        .flat_masks = sb_dw_flat_masks_avx512};
+                                        .flat_masks = sb_dw_flat_masks_avx512,
+                                        .split_stride2 = sb_split_stride2_avx512,
+                                        .pitched_exact = sb_dw_pitched_avx512_exact,
+                                        .pitched_fast = sb_dw_pitched_avx512_fast};
 #endif
 
 const sb_isa sb_isa_avx512 = {
