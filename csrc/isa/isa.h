@@ -109,6 +109,7 @@ typedef struct sb_gemm_config {
 typedef struct sb_dwconv_config {
     sb_depthwise_kernel_fn exact, fast;
     sb_dw_flat_fn flat_exact, flat_fast;   /* null: the path has none */
+    sb_dw_flat_pair_fn flat_pair_exact, flat_pair_fast;   /* with flat_*, or null */
     sb_dw_flat_masks_fn flat_masks;
     sb_split_stride2_fn split_stride2;     /* null: strided_copy.h's, over vec4 */
     sb_dw_pitched_fn pitched_exact, pitched_fast;   /* null: the path has none */

@@ -120,6 +120,13 @@ typedef void (*sb_depthwise_kernel_fn)(size_t rows, size_t cols, size_t taps, co
 #define SB_DW_FLAT_LANES 16
 typedef void (*sb_dw_flat_fn)(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
                               const uint16_t *masks, const float *in, float *out);
+/* Two planes of one layer at once, as sb_dw_flat_fn on each (plane a: w_a,
+ * in_a, out_a; plane b: w_b, in_b, out_b): they share the taps' offsets and
+ * masks, so each mask is read once for both, and a small plane's few
+ * vectors make twice as many independent sums. */
+typedef void (*sb_dw_flat_pair_fn)(size_t plane, size_t taps, const float *w_a, const float *w_b,
+                                   const ptrdiff_t *off, const uint16_t *masks, const float *in_a,
+                                   const float *in_b, float *out_a, float *out_b);
 /* The masks of sb_dw_flat_fn for an h x w plane, a kh x kw kernel (dilation
  * dh, dw) and padding pad_top, pad_left, taps in (ky, kx) order; sizes below
  * 2^31. */

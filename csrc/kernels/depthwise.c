@@ -54,6 +54,7 @@ typedef struct {
     size_t band_rows, bands;  /* output rows per band; bands == 1: whole planes */
     size_t planes, planes_per_chunk;
     sb_dw_flat_fn flat;       /* planes read in place (null: padded rows) */
+    sb_dw_flat_pair_fn flat_pair;   /* two of them at once (null: one at a time) */
     const uint16_t *masks;    /* flat: per vector of outputs, per tap */
     sb_dw_pitched_fn pitched; /* planes stored as phase planes (null: rows or flat) */
     const sb_dw_lane_map *map;   /* pitched: per vector of a band's block */
@@ -93,7 +94,20 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
         r0 = 0, r1 = d->out_h;
     }
     if (call->flat) {
-        for (size_t p = p0; p < p1; ++p) {
+        size_t p = p0;
+        for (; call->flat_pair && p + 2 <= p1; p += 2) {   /* two planes share the masks */
+            size_t n_a = p / d->cout, oc_a = p % d->cout, n_b = (p + 1) / d->cout,
+                   oc_b = (p + 1) % d->cout;
+            float *out = d->y + p * plane_out;
+            call->flat_pair(plane_out, call->taps, d->weights + oc_a * call->taps,
+                            d->weights + oc_b * call->taps, call->off, call->masks,
+                            d->x + (n_a * d->c + oc_a / call->mult) * plane_out,
+                            d->x + (n_b * d->c + oc_b / call->mult) * plane_out, out,
+                            out + plane_out);
+            plane_epilogue(d, oc_a, out, plane_out);
+            plane_epilogue(d, oc_b, out + plane_out, plane_out);
+        }
+        for (; p < p1; ++p) {
             size_t n = p / d->cout, oc = p % d->cout;
             float *out = d->y + p * plane_out;
             call->flat(plane_out, call->taps, d->weights + oc * call->taps, call->off, call->masks,
@@ -175,6 +189,7 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         d->out_w == d->w && plane_out + 16 <= FLAT_MAX_PLANE && plane_taps <= FLAT_MAX_PLANE &&
         d->dil_h <= FLAT_MAX_PLANE / d->kh && d->dil_w <= FLAT_MAX_PLANE / d->kw)
         call->flat = call->exact ? dw->flat_exact : dw->flat_fast;
+    if (call->flat) call->flat_pair = call->exact ? dw->flat_pair_exact : dw->flat_pair_fast;
     if (!call->flat) call->pitched = call->exact ? dw->pitched_exact : dw->pitched_fast;
     if (call->bands > 1) {
         if (!sb_mul_ok(planes, call->bands, chunks)) return SB_ERR_NO_MEMORY;

@@ -85,6 +85,76 @@ dw_flat(size_t plane, size_t taps, const float *w, const ptrdiff_t *off, const u
     }
 }
 
+/* Vectors v0 .. v0 + G - 1 of two planes: each tap's mask read once for
+ * both, 2G independent sums. */
+static inline __attribute__((always_inline)) void
+dw_flat_pair_group(const int G, size_t v0, size_t plane, size_t taps, const float *w_a,
+                   const float *w_b, const ptrdiff_t *off, const uint16_t *masks,
+                   const float *in_a, const float *in_b, float *out_a, float *out_b,
+                   const int fused)
+{
+    __m512 acc_a[GROUP], acc_b[GROUP];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) acc_a[g] = acc_b[g] = _mm512_setzero_ps();
+    const size_t vecs = (plane + 15) / 16;
+    for (size_t t = 0; t < taps; ++t) {
+        const __m512 a = _mm512_set1_ps(w_a[t]), b = _mm512_set1_ps(w_b[t]);
+        const ptrdiff_t at = off[t] + (ptrdiff_t)(v0 * 16);
+        const uint16_t *mask = masks + t * vecs + v0;
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+            const __mmask16 m = (__mmask16)mask[g];
+            acc_a[g] = dw_step(acc_a[g], a, _mm512_maskz_loadu_ps(m, in_a + at + g * 16), fused);
+            acc_b[g] = dw_step(acc_b[g], b, _mm512_maskz_loadu_ps(m, in_b + at + g * 16), fused);
+        }
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const size_t j = (v0 + (size_t)g) * 16;
+        const __mmask16 live = j + 16 <= plane ? (__mmask16)0xffff
+                                               : (__mmask16)((1u << (plane - j)) - 1u);
+        _mm512_mask_storeu_ps(out_a + j, live, dw_canon(acc_a[g]));
+        _mm512_mask_storeu_ps(out_b + j, live, dw_canon(acc_b[g]));
+    }
+}
+
+static inline __attribute__((always_inline)) void
+dw_flat_pair(size_t plane, size_t taps, const float *w_a, const float *w_b, const ptrdiff_t *off,
+             const uint16_t *masks, const float *in_a, const float *in_b, float *out_a,
+             float *out_b, const int fused)
+{
+    const size_t vecs = (plane + 15) / 16;
+    size_t v0 = 0;
+#define PAIR_GROUP(G) dw_flat_pair_group(G, v0, plane, taps, w_a, w_b, off, masks, in_a, in_b, \
+                                         out_a, out_b, fused)
+    for (; v0 + GROUP <= vecs; v0 += GROUP) PAIR_GROUP(GROUP);
+    switch (vecs - v0) {
+    case 1: PAIR_GROUP(1); break;
+    case 2: PAIR_GROUP(2); break;
+    case 3: PAIR_GROUP(3); break;
+    case 4: PAIR_GROUP(4); break;
+    case 5: PAIR_GROUP(5); break;
+    case 6: PAIR_GROUP(6); break;
+    case 7: PAIR_GROUP(7); break;
+    default: break;
+    }
+#undef PAIR_GROUP
+}
+
+void sb_dw_flat_pair_avx512_exact(size_t plane, size_t taps, const float *w_a, const float *w_b,
+                                  const ptrdiff_t *off, const uint16_t *masks, const float *in_a,
+                                  const float *in_b, float *out_a, float *out_b)
+{
+    dw_flat_pair(plane, taps, w_a, w_b, off, masks, in_a, in_b, out_a, out_b, 0);
+}
+
+void sb_dw_flat_pair_avx512_fast(size_t plane, size_t taps, const float *w_a, const float *w_b,
+                                 const ptrdiff_t *off, const uint16_t *masks, const float *in_a,
+                                 const float *in_b, float *out_a, float *out_b)
+{
+    dw_flat_pair(plane, taps, w_a, w_b, off, masks, in_a, in_b, out_a, out_b, 1);
+}
+
 /* masks[t*vecs + v] for t = ky*kw + kx, vecs = ceil(h*w / 16): the lanes of
  * outputs j = 16v + l < h*w whose tap lies inside the input, input row
  * j / w + ky*dh - pad_top in [0, h) and column j % w + kx*dw - pad_left in

@@ -169,6 +169,12 @@ void sb_dw_flat_avx512_exact(size_t plane, size_t taps, const float *w, const pt
                              const uint16_t *masks, const float *in, float *out);
 void sb_dw_flat_avx512_fast(size_t plane, size_t taps, const float *w, const ptrdiff_t *off,
                             const uint16_t *masks, const float *in, float *out);
+void sb_dw_flat_pair_avx512_exact(size_t plane, size_t taps, const float *w_a, const float *w_b,
+                                  const ptrdiff_t *off, const uint16_t *masks, const float *in_a,
+                                  const float *in_b, float *out_a, float *out_b);
+void sb_dw_flat_pair_avx512_fast(size_t plane, size_t taps, const float *w_a, const float *w_b,
+                                 const ptrdiff_t *off, const uint16_t *masks, const float *in_a,
+                                 const float *in_b, float *out_a, float *out_b);
 void sb_dw_flat_masks_avx512(size_t h, size_t w, size_t kh, size_t kw, size_t dh, size_t dw,
                              size_t pad_top, size_t pad_left, uint16_t *masks);
 void sb_split_stride2_avx512(float *even, float *odd, const float *in, size_t len, size_t rows,
@@ -182,6 +188,8 @@ void sb_dw_pitched_avx512_fast(size_t vecs, size_t limit, size_t taps, const flo
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .flat_exact = sb_dw_flat_avx512_exact,
                                         .flat_fast = sb_dw_flat_avx512_fast,
+                                        .flat_pair_exact = sb_dw_flat_pair_avx512_exact,
+                                        .flat_pair_fast = sb_dw_flat_pair_avx512_fast,
                                         .flat_masks = sb_dw_flat_masks_avx512,
                                         .split_stride2 = sb_split_stride2_avx512,
                                         .pitched_exact = sb_dw_pitched_avx512_exact,
