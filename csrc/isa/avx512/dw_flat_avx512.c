@@ -22,6 +22,24 @@
 /* Vectors of a plane in flight at once: independent chains. */
 #define GROUP 8
 
+/* CALL(G) over vectors [0, vecs): GROUP at a time, then the rest with G a
+ * constant too, so that every group's loops unroll fully (CALL reads v0). */
+#define FOR_GROUPS(vecs, CALL)                                                               \
+    do {                                                                                     \
+        size_t v0 = 0;                                                                       \
+        for (; v0 + GROUP <= (vecs); v0 += GROUP) CALL(GROUP);                               \
+        switch ((vecs) - v0) {                                                               \
+        case 1: CALL(1); break;                                                              \
+        case 2: CALL(2); break;                                                              \
+        case 3: CALL(3); break;                                                              \
+        case 4: CALL(4); break;                                                              \
+        case 5: CALL(5); break;                                                              \
+        case 6: CALL(6); break;                                                              \
+        case 7: CALL(7); break;                                                              \
+        default: break;                                                                      \
+        }                                                                                    \
+    } while (0)
+
 static inline __attribute__((always_inline)) __m512
 dw_step(__m512 acc, __m512 w, __m512 x, const int fused)
 {
@@ -70,19 +88,9 @@ dw_flat(size_t plane, size_t taps, const float *w, const ptrdiff_t *off, const u
         const float *in, float *out, const int fused)
 {
     const size_t vecs = (plane + 15) / 16;
-    size_t v0 = 0;
-    for (; v0 + GROUP <= vecs; v0 += GROUP)
-        dw_flat_group(GROUP, v0, plane, taps, w, off, masks, in, out, fused);
-    switch (vecs - v0) {
-    case 1: dw_flat_group(1, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 2: dw_flat_group(2, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 3: dw_flat_group(3, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 4: dw_flat_group(4, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 5: dw_flat_group(5, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 6: dw_flat_group(6, v0, plane, taps, w, off, masks, in, out, fused); break;
-    case 7: dw_flat_group(7, v0, plane, taps, w, off, masks, in, out, fused); break;
-    default: break;
-    }
+#define FLAT_GROUP(G) dw_flat_group(G, v0, plane, taps, w, off, masks, in, out, fused)
+    FOR_GROUPS(vecs, FLAT_GROUP);
+#undef FLAT_GROUP
 }
 
 /* Vectors v0 .. v0 + G - 1 of two planes: each tap's mask read once for
@@ -124,20 +132,9 @@ dw_flat_pair(size_t plane, size_t taps, const float *w_a, const float *w_b, cons
              float *out_b, const int fused)
 {
     const size_t vecs = (plane + 15) / 16;
-    size_t v0 = 0;
 #define PAIR_GROUP(G) dw_flat_pair_group(G, v0, plane, taps, w_a, w_b, off, masks, in_a, in_b, \
                                          out_a, out_b, fused)
-    for (; v0 + GROUP <= vecs; v0 += GROUP) PAIR_GROUP(GROUP);
-    switch (vecs - v0) {
-    case 1: PAIR_GROUP(1); break;
-    case 2: PAIR_GROUP(2); break;
-    case 3: PAIR_GROUP(3); break;
-    case 4: PAIR_GROUP(4); break;
-    case 5: PAIR_GROUP(5); break;
-    case 6: PAIR_GROUP(6); break;
-    case 7: PAIR_GROUP(7); break;
-    default: break;
-    }
+    FOR_GROUPS(vecs, PAIR_GROUP);
 #undef PAIR_GROUP
 }
 
@@ -224,19 +221,9 @@ static inline __attribute__((always_inline)) void
 dw_pitched(size_t vecs, size_t limit, size_t taps, const float *w, const ptrdiff_t *off,
            const float *in, const sb_dw_lane_map *map, float *out, const int fused)
 {
-    size_t v0 = 0;
-    for (; v0 + GROUP <= vecs; v0 += GROUP)
-        dw_pitched_group(GROUP, v0, limit, taps, w, off, in, map, out, fused);
-    switch (vecs - v0) {
-    case 1: dw_pitched_group(1, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 2: dw_pitched_group(2, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 3: dw_pitched_group(3, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 4: dw_pitched_group(4, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 5: dw_pitched_group(5, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 6: dw_pitched_group(6, v0, limit, taps, w, off, in, map, out, fused); break;
-    case 7: dw_pitched_group(7, v0, limit, taps, w, off, in, map, out, fused); break;
-    default: break;
-    }
+#define PITCHED_GROUP(G) dw_pitched_group(G, v0, limit, taps, w, off, in, map, out, fused)
+    FOR_GROUPS(vecs, PITCHED_GROUP);
+#undef PITCHED_GROUP
 }
 
 void sb_dw_pitched_avx512_exact(size_t vecs, size_t limit, size_t taps, const float *w,
