@@ -12,8 +12,13 @@
  * A layer at unit strides whose output map is its input's size, on a path
  * with the kernel (sb_dw_flat_fn), reads each plane in place instead: output
  * j reads input j + off[t] of its plane for tap t, the padding being masked
- * lanes loaded as +0 (`flat` below). The same operations in the same order,
- * so the same bits; no padded copy, and every lane of a narrow map used.
+ * lanes loaded as +0 (`flat` below), two planes at a time where the path has
+ * the pair kernel. Every other layer, on a path with the pitched kernel
+ * (sb_dw_pitched_fn), stores its rows as phase planes (split by row and
+ * column phase, rows pitch floats apart), so that output (oy, ox) is flat
+ * position oy*pitch + ox and reads tap t at + off[t] (`pitched` below). The
+ * same operations in the same order, so the same bits; no padded copy for
+ * the first, and every lane of a narrow map used by both.
  * This file knows no ISA. */
 #include <string.h>
 #include "kernels/conv_internal.h"
