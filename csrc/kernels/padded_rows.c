@@ -69,19 +69,44 @@ static void split_rows(sb_split_stride2_fn split2, float *even, float *odd, cons
         split_stride2(even, odd, in, len);
 }
 
+/* The inside columns of `count` input rows (in_step floats apart from src)
+ * into stored rows (out_step floats apart from dst) whose column phase p
+ * starts at + p * phase_step; the padding columns are left as they are. Both
+ * layouts take it: rows with their phases side by side (phase_step pws) and
+ * phase planes. */
+static void put_inside(const sb_padded_rows *rows, const float *src, float *dst,
+                       size_t phase_step, size_t count, ptrdiff_t in_step, ptrdiff_t out_step)
+{
+    const sb_conv_desc *d = rows->d;
+    const size_t sw = d->stride_w, pl = d->pad_left;
+    if (sw == 2) {   /* input column i is padded column i + pl */
+        const size_t even_phase = pl % 2;
+        const size_t inside = rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
+        split_rows(d->isa->dwconv->split_stride2, dst + even_phase * phase_step + pl / 2,
+                   dst + (1 - even_phase) * phase_step + (pl + 1) / 2, src, inside, count,
+                   in_step, out_step);
+        return;
+    }
+    for (size_t r = 0; r < count; ++r, src += in_step, dst += out_step)
+        for (size_t p = 0; p < sw; ++p) {
+            const size_t lo = rows->lo[p], n = rows->hi[p] - lo;
+            if (n == 0) continue;
+            float *to = dst + p * phase_step + lo;
+            const float *from = src + (p + lo * sw - pl);
+            if (sw == 1 && n <= SHORT_ROW) copy_short(to, from, n);
+            else if (sw == 1) memcpy(to, from, n * sizeof(float));
+            else for (size_t q = 0; q < n; ++q) to[q] = from[q * sw];
+        }
+}
+
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
                           size_t nrows, size_t slack)
 {
     const sb_conv_desc *d = rows->d;
-    const size_t sw = d->stride_w, pl = d->pad_left, pws = rows->pws, rs = rows->rs;
+    const size_t sw = d->stride_w, pws = rows->pws, rs = rows->rs;
     /* Short rows (small planes): one memset for the whole block, then only the
      * input is copied; per-row library calls cost more than the rows there. */
     const int zeroed = rs <= SHORT_ROW;
-    /* With a column step of 2: the phase of even input columns, and how many
-     * input columns are inside the stored row. */
-    const size_t even_phase = pl % 2;
-    const size_t inside2 = sw != 2 ? 0 : rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
-    const sb_split_stride2_fn split2 = d->isa->dwconv->split_stride2;
     if (zeroed) memset(dst, 0, (nrows * rs + slack) * sizeof(float));
     for (size_t s = 0; s < nrows; ++s, dst += rs) {
         size_t prow = prow0 + s;
@@ -89,28 +114,13 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
             if (!zeroed) memset(dst, 0, rs * sizeof(float));
             continue;
         }
-        const float *src = d->x + (plane * d->h + (prow - d->pad_top)) * d->w;
-        if (sw == 2 && zeroed) {   /* input column i is padded column i + pl */
-            split_rows(split2, dst + even_phase * pws + pl / 2,
-                       dst + (1 - even_phase) * pws + (pl + 1) / 2, src, inside2, 1, 0, 0);
-            continue;
-        }
-        for (size_t p = 0; p < sw; ++p) {
-            float *row = dst + p * pws;
-            const size_t lo = rows->lo[p], hi = rows->hi[p], count = hi - lo;
-            if (!zeroed) {
-                memset(row, 0, lo * sizeof(float));
-                memset(row + hi, 0, (pws - hi) * sizeof(float));
+        if (!zeroed)   /* each phase's padding */
+            for (size_t p = 0; p < sw; ++p) {
+                float *row = dst + p * pws;
+                memset(row, 0, rows->lo[p] * sizeof(float));
+                memset(row + rows->hi[p], 0, (pws - rows->hi[p]) * sizeof(float));
             }
-            if (count == 0 || sw == 2) continue;
-            const float *from = src + (p + lo * sw - pl);
-            if (sw == 1 && zeroed) copy_short(row + lo, from, count);
-            else if (sw == 1) memcpy(row + lo, from, count * sizeof(float));
-            else for (size_t q = 0; q < count; ++q) row[lo + q] = from[q * sw];
-        }
-        if (sw == 2)
-            split_rows(split2, dst + even_phase * pws + pl / 2,
-                       dst + (1 - even_phase) * pws + (pl + 1) / 2, src, inside2, 1, 0, 0);
+        put_inside(rows, d->x + (plane * d->h + (prow - d->pad_top)) * d->w, dst, pws, 1, 0, 0);
     }
     if (!zeroed) memset(dst, 0, slack * sizeof(float));
 }
@@ -119,7 +129,7 @@ void sb_padded_build_phase_planes(const sb_padded_rows *rows, float *dst, size_t
                                   size_t prow0, size_t nrows, size_t rows_ph, size_t slack)
 {
     const sb_conv_desc *d = rows->d;
-    const size_t sh = d->stride_h, sw = d->stride_w, pl = d->pad_left, pws = rows->pws;
+    const size_t sh = d->stride_h, sw = d->stride_w, pws = rows->pws;
     const size_t phase_floats = rows_ph * pws;
     memset(dst, 0, (sh * sw * phase_floats + slack) * sizeof(float));
     /* stored rows [s0, s1) are input rows; the rest stay +0 */
@@ -131,26 +141,8 @@ void sb_padded_build_phase_planes(const sb_padded_rows *rows, float *dst, size_t
     for (size_t ry = 0; ry < sh; ++ry) {
         const size_t first = s0 + (ry + sh - s0 % sh) % sh;   /* first s >= s0 with s % sh == ry */
         if (first >= s1) continue;
-        const size_t count = (s1 - first + sh - 1) / sh;
-        const float *src = d->x + (plane * d->h + (prow0 + first - top)) * d->w;
-        float *row = dst + ry * sw * phase_floats + first / sh * pws;   /* column phase 0 */
-        const ptrdiff_t in_step = (ptrdiff_t)(sh * d->w);
-        if (sw == 2) {   /* input column i is padded column i + pl */
-            const size_t even_phase = pl % 2;
-            const size_t inside = rows->hi[0] - rows->lo[0] + rows->hi[1] - rows->lo[1];
-            split_rows(d->isa->dwconv->split_stride2, row + even_phase * phase_floats + pl / 2,
-                       row + (1 - even_phase) * phase_floats + (pl + 1) / 2, src, inside, count,
-                       in_step, (ptrdiff_t)pws);
-            continue;
-        }
-        for (size_t r = 0; r < count; ++r, src += in_step, row += pws)
-            for (size_t p = 0; p < sw; ++p) {
-                const size_t lo = rows->lo[p], hi = rows->hi[p], n = hi - lo;
-                if (n == 0) continue;
-                float *to = row + p * phase_floats + lo;
-                const float *from = src + (p + lo * sw - pl);
-                if (sw == 1) copy_short(to, from, n);
-                else for (size_t q = 0; q < n; ++q) to[q] = from[q * sw];
-            }
+        put_inside(rows, d->x + (plane * d->h + (prow0 + first - top)) * d->w,
+                   dst + ry * sw * phase_floats + first / sh * pws, phase_floats,
+                   (s1 - first + sh - 1) / sh, (ptrdiff_t)(sh * d->w), (ptrdiff_t)pws);
     }
 }
