@@ -364,10 +364,11 @@ static void compute_row_group(const sb_product_run *run, const sb_product_state 
  * contiguous rows at a time while the chunk's outputs stay in L1. */
 #define ROW_P_BLOCK 16
 
-static void compute_row_in_place(const sb_product_run *run, const sb_product_state *state,
-                                 size_t j0, size_t j_end)
+/* Whole groups [j0, j_end) of B read in place into out (column j at
+ * out + j - j0), ROW_P_BLOCK rows of B a pass across the groups. */
+static void row_groups_in_place(const sb_product_plan *plan, const sb_product_state *state,
+                                size_t j0, size_t j_end, float *out)
 {
-    const sb_product_plan *plan = run->plan;
     const sb_operands *ops = &state->ops;
     ptrdiff_t a_step;
     const float *a = row_a(plan, state, &a_step);
@@ -376,8 +377,15 @@ static void compute_row_in_place(const sb_product_run *run, const sb_product_sta
         for (size_t j = j0; j < j_end; j += plan->row_cols)
             plan->row_kernel((size_t)plan->tile->nr, pb, a + (ptrdiff_t)p0 * a_step, a_step,
                              ops->b + (ptrdiff_t)p0 * ops->b_row + (ptrdiff_t)j, ops->b_row,
-                             (ptrdiff_t)plan->tile->nr, ops->c + j, p0 > 0);
+                             (ptrdiff_t)plan->tile->nr, out + (j - j0), p0 > 0);
     }
+}
+
+static void compute_row_in_place(const sb_product_run *run, const sb_product_state *state,
+                                 size_t j0, size_t j_end)
+{
+    const sb_operands *ops = &state->ops;
+    row_groups_in_place(run->plan, state, j0, j_end, ops->c + j0);
     finish_outputs(run, ops, ops->c + j0, 0, j0, 1, j_end - j0);
 }
 
@@ -394,14 +402,7 @@ static void compute_row_window(const sb_product_run *run, const sb_product_state
     const sb_product_plan *plan = run->plan;
     const sb_operands *ops = &state->ops;
     const size_t w0 = plan->n - plan->row_cols;
-    ptrdiff_t a_step;
-    const float *a = row_a(plan, state, &a_step);
-    for (size_t p0 = 0; p0 < plan->k; p0 += ROW_P_BLOCK) {
-        size_t pb = sb_min_size(plan->k - p0, ROW_P_BLOCK);
-        plan->row_kernel((size_t)plan->tile->nr, pb, a + (ptrdiff_t)p0 * a_step, a_step,
-                         ops->b + (ptrdiff_t)p0 * ops->b_row + (ptrdiff_t)w0, ops->b_row,
-                         (ptrdiff_t)plan->tile->nr, s.edge_c, p0 > 0);
-    }
+    row_groups_in_place(plan, state, w0, plan->n, s.edge_c);
     memcpy(ops->c + j0, s.edge_c + (j0 - w0), (plan->n - j0) * sizeof(float));
     finish_outputs(run, ops, ops->c + j0, 0, j0, 1, plan->n - j0);
 }
