@@ -192,7 +192,7 @@ enum sb_route {
     SB_ROUTE_TILES = 2,      /* MC x NC tiles over B prepacked, packed whole or read in place */
     SB_ROUTE_PANELS = 3,     /* A packed, B packed panel by panel inside each chunk */
     SB_ROUTE_ROW = 4,        /* one row of A: the row kernel streams B */
-    SB_ROUTE_COLUMN = 5,     /* one column of B (a 1x1 convolution over a 1x1 input) */
+    SB_ROUTE_COLUMN = 5,     /* few columns of B: a small map, a matrix times vectors */
     SB_ROUTE_DEPTHWISE = 6,  /* the direct depthwise kernel */
     SB_ROUTE_LANES = 7,      /* a convolution with output channels in the vector lanes */
 };

@@ -422,6 +422,36 @@ static void compute_row_chunk(const sb_product_run *run, const sb_product_state 
         for (size_t j = whole_end; j < j_end; j += plan->row_cols) compute_row_group(run, state, j, s);
 }
 
+/* Rows [i0, i0 + rows) of a matrix times n <= SB_COLUMNS_MAX columns: the
+ * path's kernel over A's rows in place, or per k-block the chunk's rows of A
+ * packed into MR-row strips (the first-level cache's) and the few-column
+ * kernel down them; the sums column by column in scratch, then into C and
+ * through the epilogue. */
+static void compute_column_chunk(const sb_product_run *run, const sb_product_state *state,
+                                 size_t chunk, scratch_layout s)
+{
+    const sb_product_plan *plan = run->plan;
+    const sb_operands *ops = &state->ops;
+    const sb_tile *tile = plan->tile;
+    const size_t i0 = chunk * plan->column_rows, n = plan->n;
+    const size_t rows = sb_min_size(plan->m - i0, plan->column_rows);
+    float *y = s.panel;   /* column j at y + j*rows */
+    if (plan->column_direct)
+        plan->column_direct(rows, plan->k, n, ops->a + (ptrdiff_t)i0 * ops->a_row, ops->a_row,
+                            ops->b, ops->b_row, ops->b_col, y, (ptrdiff_t)rows, 0);
+    for (size_t kb = 0; kb < plan->k_blocks && !plan->column_direct; ++kb) {
+        const size_t kc = k_block_depth(plan->k, kb), p0 = kb * SB_KC;
+        tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0, rows, p0, kc, s.packed_a);
+        plan->column_kernel((size_t)tile->mr, kc, rows, n, s.packed_a,
+                            ops->b + (ptrdiff_t)p0 * ops->b_row, ops->b_row, y, (ptrdiff_t)rows,
+                            kb > 0);
+    }
+    float *c = ops->c + (ptrdiff_t)i0 * ops->ldc;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t j = 0; j < n; ++j) c[(ptrdiff_t)r * ops->ldc + (ptrdiff_t)j] = y[j * rows + r];
+    finish_outputs(run, ops, c, i0, 0, rows, n);
+}
+
 static void compute_zero_k(const sb_product_run *run, const sb_operands *ops)
 {
     for (size_t i = 0; i < run->plan->m; ++i)
@@ -436,6 +466,7 @@ void sb_exec_compute(const sb_product_run *run, const sb_product_state *state, s
     switch (run->plan->route) {
     case SB_ROUTE_ZERO_K: compute_zero_k(run, &state->ops); break;
     case SB_ROUTE_ROW: compute_row_chunk(run, state, chunk, s); break;
+    case SB_ROUTE_COLUMN: compute_column_chunk(run, state, chunk, s); break;
     case SB_ROUTE_TILES: compute_tile(run, state, chunk, s); break;
     case SB_ROUTE_PANELS: compute_panel(run, state, chunk, s); break;
     default: break;

@@ -201,6 +201,11 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     const double macs = (double)m * (double)n * (double)k * (double)count;
     const double b_elements = (double)n * (double)k * (double)count;
     const size_t b_groups = sb_ceil_div(plan->b_strips, SB_PACK_STRIPS);
+    /* a few columns over A's rows in place (A's columns contiguous) */
+    const sb_column_direct_fn column_direct =
+        desc->a_col != 1 ? NULL
+        : plan->exact    ? gemm->column_direct_exact
+                         : gemm->column_direct_fast;
 
     if (desc->b_form == SB_B_OFFSETS) {
         /* B read in place by offsets: panels of strips, every row of packed
@@ -240,6 +245,25 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
         } else {   /* gathered, or columns apart: packed whole first */
             plan->b_source = SB_B_PACKED_WHOLE;
         }
+    } else if (n <= SB_COLUMNS_MAX && desc->b_form == SB_B_MATRIX && !desc->a_packed &&
+               (column_direct || n == 1 || desc->b_col == 1)) {
+        /* a matrix times a few vectors: the tile would compute NR columns to
+         * keep n. The few-column kernel puts rows of C in its lanes and
+         * loads each value of A once for the n columns. A chunk reads its
+         * rows of A in place where the path has a kernel for that (rows
+         * contiguous), else packs them a k-block at a time, into the cache
+         * the kernel reads. */
+        plan->route = SB_ROUTE_COLUMN;
+        plan->column_kernel = plan->exact ? gemm->column_exact : gemm->column_fast;
+        plan->column_direct = column_direct;
+        const size_t mr = (size_t)tile->mr, whole_strips = SB_COLUMN_CHUNK_ROWS / mr * mr;
+        plan->column_rows = column_direct ? SB_COLUMN_CHUNK_ROWS
+                                          : sb_min_size(sb_max_size(whole_strips, mr), plan->mc);
+        plan->compute_chunks = sb_ceil_div(m, plan->column_rows);
+        plan->scratch_floats =
+            scratch_floats(gemm, tile, plan->mc, plan->column_rows * SB_COLUMNS_MAX);
+        plan->compute_ns = (double)m * (double)k * (double)count * SB_NS_PER_PACKED +
+                           macs / tile->muladds_per_ns;
     } else {
         const int plain = desc->b_form == SB_B_MATRIX;
         int in_place = plain && desc->b_col == 1 &&

@@ -47,12 +47,15 @@ typedef struct {
     sb_tile_offsets_fn offsets_kernel, narrow_offsets_kernel;   /* SB_B_BY_OFFSETS */
     sb_strips_kernel_fn strips_kernel;         /* null: none */
     sb_row_kernel_fn row_kernel;
+    sb_column_kernel_fn column_kernel;         /* SB_ROUTE_COLUMN: over A packed per k-block, */
+    sb_column_direct_fn column_direct;         /* or over A read in place (null: not) */
     size_t m, n, k, count;
     size_t mc, nc;                /* cache tile (rows, columns) of one TILES chunk */
     size_t tiles_m, tiles_n, k_blocks;
     size_t b_strips;              /* strips of the packed layout (padded to row groups) */
     size_t row_cols;              /* outputs per row-kernel call */
     size_t panel_strips;          /* B strips of one PANELS chunk */
+    size_t column_rows;           /* rows of C per COLUMN chunk (whole MR-row strips) */
     /* Per product: prepare chunks pack A (one per k-block) and/or pack B
      * whole (k-block x group of 8 strips); compute chunks are tiles, panels
      * or row groups. */
@@ -69,6 +72,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
 #define SB_PACK_STRIPS 8       /* B strips per packing chunk */
 #define SB_PANEL_STRIPS 8      /* B strips per panel */
 #define SB_ROW_GROUPS_PER_CHUNK 16
+#define SB_COLUMN_CHUNK_ROWS 64   /* rows of C per COLUMN chunk, rounded down to MR */
 #define SB_NS_PER_PACKED 0.5   /* per element packed, copied, gathered or streamed */
 
 #endif

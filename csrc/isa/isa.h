@@ -100,6 +100,9 @@ typedef struct sb_gemm_config {
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;
+    /* Optional (null: A packed a k-block at a time for column_*): the
+     * few-column product over A's rows read in place. */
+    sb_column_direct_fn column_direct_exact, column_direct_fast;
     /* Bias, activation and canonical NaN on a finished piece of C, at this
      * path's vector width (the same bits on every path). */
     sb_epilogue_fn epilogue;

@@ -68,6 +68,16 @@ typedef void (*sb_column_kernel_fn)(size_t mr, size_t kc, size_t rows, size_t co
                                     const float *ap, const float *x, ptrdiff_t x_step, float *y,
                                     ptrdiff_t y_col, int accumulate);
 
+/* Few columns over A read in place (optional: a matrix times at most
+ * SB_COLUMNS_MAX vectors with A's rows contiguous): y[j*y_col + r] for
+ * r < rows (any count) and j < cols = the sum over p < kc of
+ * a[r*a_row + p] * x[p*x_step + j*x_col], with the few-column kernel's operations
+ * and order (each output from +0, or from its y when accumulate, its
+ * products in increasing p), hence its bits, without packing A. */
+typedef void (*sb_column_direct_fn)(size_t rows, size_t kc, size_t cols, const float *a,
+                                    ptrdiff_t a_row, const float *x, ptrdiff_t x_step,
+                                    ptrdiff_t x_col, float *y, ptrdiff_t y_col, int accumulate);
+
 /* Output channels in the lanes (a convolution whose map would leave a
  * pixel-lane tile's strips half empty, kernels/conv_lanes.c), W floats per
  * vector, W being the convolution tile's MR: for r < rows, s < strips and

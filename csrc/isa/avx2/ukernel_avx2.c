@@ -16,9 +16,11 @@
 #define UKR_DW_NV 14
 #include "isa/sliver_fma3.h"
 #include "isa/ukernel_template.h"
+#include "isa/column_direct_ymm.h"
 
 UKR_DEFINE_TILE(avx2, 6, 16, 1)
 UKR_DEFINE_ISA(avx2, 1)
+SB_COLUMN_DIRECT_YMM(avx2)
 
 static const sb_tile tile_6x16 = {
     .name = "avx2 6x16", .mr = 6, .nr = 16, .mc = 48, .nc = 1024, .muladds_per_ns = 40,
@@ -28,6 +30,8 @@ static const sb_tile tile_6x16 = {
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_6x16, &tile_6x16},
     UKR_GEMM_KERNELS(avx2),
+    .column_direct_exact = sb_column_direct_avx2_exact,
+    .column_direct_fast = sb_column_direct_avx2_fast,
 };
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx2)};
 

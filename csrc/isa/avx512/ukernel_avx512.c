@@ -109,10 +109,13 @@ typedef __m512 sliver_vec;
 #define SB_EPI_SIGMOID_N(x, y, n) sbx_exp_route_n(x, y, n, 1)
 #endif
 #include "isa/ukernel_template.h"
+/* 256-bit vectors, as the split CPU's exact tiles: transposes in registers */
+#include "isa/column_direct_ymm.h"
 
 UKR_DEFINE_TILE(avx512, 12, 32, 1)
 UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
 UKR_DEFINE_ISA(avx512, 1)
+SB_COLUMN_DIRECT_YMM(avx512)
 
 static const sb_tile tile_12x32 = {
     .name = "avx512 12x32", .mr = 12, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
@@ -160,6 +163,8 @@ static const sb_gemm_config gemm = {
     .other_tiles = {&tile_8x32, NULL},
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),
+    .column_direct_exact = sb_column_direct_avx512_exact,
+    .column_direct_fast = sb_column_direct_avx512_fast,
 };
 #if defined(SB_EMULATE_AVX512)
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512)};

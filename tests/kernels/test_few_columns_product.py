@@ -1,0 +1,94 @@
+"""A matrix times at most 4 columns (the "column" route): rows of C in the
+vector lanes, A read in place (x86) or packed a k-block at a time. The bits
+must be the tile route's: exact mode against the numpy oracle of the
+definition, fast mode against the same product with B prepacked (which takes
+the tiles), for A and B laid out every way the route reads them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import samebits
+from conftest import assert_same_bits, exact_oracle, test_values
+
+# rows around the kernels' 8-row blocks and 64-row chunks; depths around the
+# 8-column transposes and the 256-deep k-blocks of the packed route
+ROWS = [2, 3, 7, 8, 9, 16, 17, 63, 64, 65, 130]
+DEPTHS = [1, 7, 8, 9, 64, 257, 600]
+
+
+def operands(m: int, k: int, n: int, seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, A, B) in the layouts the route sees: contiguous, rows padded,
+    A column-major (packed route), B a strided column or transposed."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    special_a = test_values((m, k), seed, 4)
+    special_b = test_values((k, n), seed + 1, 2)
+    wide_a = np.zeros((m, k + 5), np.float32)
+    wide_a[:, 2:k + 2] = a
+    wide_b = np.zeros((k, n + 3), np.float32)
+    wide_b[:, 1:n + 1] = b
+    return [
+        ("contiguous", a, b),
+        ("special values", special_a, special_b),
+        ("A rows padded", wide_a[:, 2:k + 2], b),
+        ("A column-major", np.asfortranarray(a), b),
+        ("B columns strided", a, wide_b[:, 1:n + 1]),
+        ("B transposed", a, np.ascontiguousarray(b.T).T),
+    ]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("m", ROWS)
+def test_matches_oracle_and_tiles(path, m, n):
+    for k in DEPTHS:
+        for name, a, b in operands(m, k, n, m * 1000 + k * 10 + n):
+            what = f"path {path} {m}x{k}x{n} {name}"
+            with samebits.use_path(path):
+                exact = samebits.matmul(a, b, mode="exact", threads=2)
+                assert_same_bits(exact, exact_oracle(a, b), what)
+                assert_same_bits(samebits.matmul(a, b, mode="exact", threads=1), exact,
+                                 what + " 1 thread")
+                packed = samebits.pack(b)     # prepacked B: the tile route
+                for threads in (1, 2):
+                    assert_same_bits(samebits.matmul(a, b, mode="fast", threads=threads),
+                                     samebits.matmul(a, packed, mode="fast", threads=threads),
+                                     what + f" fast, {threads} threads")
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_bias_and_activation_after_the_sums(path, n):
+    m, k = 77, 300
+    x = np.random.default_rng(n).standard_normal((m, k)).astype(np.float32)
+    w = np.random.default_rng(n + 1).standard_normal((n, k)).astype(np.float32)
+    bias = np.linspace(-1, 1, n, dtype=np.float32)
+    with samebits.use_path(path):
+        for mode in ("exact", "fast"):
+            for act in (None, "relu", "silu"):
+                got = samebits.linear(x, w, bias, activation=act, mode=mode)
+                want = samebits.linear(x, samebits.pack_linear(w), bias, activation=act,
+                                       mode=mode)
+                assert_same_bits(got, want, f"path {path} {mode} {act}")
+        plain = samebits.matmul(x, np.ascontiguousarray(w.T), mode="exact")
+        with np.errstate(all="ignore"):
+            want = np.add(plain, bias, dtype=np.float32)
+        assert_same_bits(samebits.linear(x, w, bias, mode="exact"), want, "bias after the sum")
+
+
+def test_route_is_taken():
+    a = test_values((100, 50), 1)
+    for n in (1, 4):
+        b = test_values((50, n), 2)
+        for mode in ("exact", "fast"):
+            assert samebits.explain(samebits.matmul, a, b, mode=mode).route == "column"
+        assert samebits.explain(samebits.matmul, a, samebits.pack(b)).route != "column"
+    assert samebits.explain(samebits.matmul, a, test_values((50, 5), 3)).route != "column"
+
+
+def test_batched_matrix_times_vector():
+    a = test_values((3, 40, 33), 5, 2)
+    b = test_values((3, 33, 1), 6, 2)
+    got = samebits.matmul(a, b, mode="exact")
+    for i in range(3):
+        assert_same_bits(got[i], exact_oracle(a[i], b[i]), f"product {i}")
