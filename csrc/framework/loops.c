@@ -435,16 +435,24 @@ static void compute_column_chunk(const sb_product_run *run, const sb_product_sta
     const sb_tile *tile = plan->tile;
     const size_t i0 = chunk * plan->column_rows, n = plan->n;
     const size_t rows = sb_min_size(plan->m - i0, plan->column_rows);
+    const float *packed_b = packed_b_of(state);
     float *y = s.panel;   /* column j at y + j*rows */
-    if (plan->column_direct)
-        plan->column_direct(rows, plan->k, n, ops->a + (ptrdiff_t)i0 * ops->a_row, ops->a_row,
-                            ops->b, ops->b_row, ops->b_col, y, (ptrdiff_t)rows, 0);
-    for (size_t kb = 0; kb < plan->k_blocks && !plan->column_direct; ++kb) {
+    for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb), p0 = kb * SB_KC;
-        tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0, rows, p0, kc, s.packed_a);
-        plan->column_kernel((size_t)tile->mr, kc, rows, n, s.packed_a,
-                            ops->b + (ptrdiff_t)p0 * ops->b_row, ops->b_row, y, (ptrdiff_t)rows,
-                            kb > 0);
+        /* row p of the k-block's B: in the plain matrix, or in the first
+         * strip of the prepacked block (its columns adjacent) */
+        const float *x = packed_b ? packed_b + packed_block_offset(plan, kb)
+                                  : ops->b + (ptrdiff_t)p0 * ops->b_row;
+        const ptrdiff_t x_step = packed_b ? (ptrdiff_t)tile->nr : ops->b_row;
+        if (plan->column_direct) {
+            plan->column_direct(rows, kc, n, ops->a + (ptrdiff_t)i0 * ops->a_row + (ptrdiff_t)p0,
+                                ops->a_row, x, x_step, packed_b ? 1 : ops->b_col, y,
+                                (ptrdiff_t)rows, kb > 0);
+        } else {   /* (B's columns adjacent, or one column) */
+            tile->pack_a(tile, ops->a, ops->a_row, ops->a_col, i0, rows, p0, kc, s.packed_a);
+            plan->column_kernel((size_t)tile->mr, kc, rows, n, s.packed_a, x, x_step, y,
+                                (ptrdiff_t)rows, kb > 0);
+        }
     }
     float *c = ops->c + (ptrdiff_t)i0 * ops->ldc;
     for (size_t r = 0; r < rows; ++r)

@@ -245,15 +245,17 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
         } else {   /* gathered, or columns apart: packed whole first */
             plan->b_source = SB_B_PACKED_WHOLE;
         }
-    } else if (n <= SB_COLUMNS_MAX && desc->b_form == SB_B_MATRIX && !desc->a_packed &&
-               (column_direct || n == 1 || desc->b_col == 1)) {
-        /* a matrix times a few vectors: the tile would compute NR columns to
-         * keep n. The few-column kernel puts rows of C in its lanes and
+    } else if (n <= SB_COLUMNS_MAX && !desc->a_packed &&
+               (desc->b_form == SB_B_PACKED ||
+                (desc->b_form == SB_B_MATRIX && (column_direct || n == 1 || desc->b_col == 1)))) {
+        /* a matrix times a few vectors (B plain, or prepacked: its first
+         * strip): the tile would compute NR columns to keep n. The few-column kernel puts rows of C in its lanes and
          * loads each value of A once for the n columns. A chunk reads its
          * rows of A in place where the path has a kernel for that (rows
          * contiguous), else packs them a k-block at a time, into the cache
          * the kernel reads. */
         plan->route = SB_ROUTE_COLUMN;
+        plan->b_source = desc->b_form == SB_B_PACKED ? SB_B_PREPACKED : SB_B_IN_PLACE;
         plan->column_kernel = plan->exact ? gemm->column_exact : gemm->column_fast;
         plan->column_direct = column_direct;
         const size_t mr = (size_t)tile->mr, whole_strips = SB_COLUMN_CHUNK_ROWS / mr * mr;

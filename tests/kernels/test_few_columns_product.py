@@ -1,8 +1,9 @@
 """A matrix times at most 4 columns (the "column" route): rows of C in the
 vector lanes, A read in place (x86) or packed a k-block at a time. The bits
 must be the tile route's: exact mode against the numpy oracle of the
-definition, fast mode against the same product with B prepacked (which takes
-the tiles), for A and B laid out every way the route reads them."""
+definition, both modes against the tile route (B widened past 4 columns)
+and against B prepacked (the route reads its first strip), for A and B laid
+out every way the route reads them."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,11 +51,18 @@ def test_matches_oracle_and_tiles(path, m, n):
                 assert_same_bits(exact, exact_oracle(a, b), what)
                 assert_same_bits(samebits.matmul(a, b, mode="exact", threads=1), exact,
                                  what + " 1 thread")
-                packed = samebits.pack(b)     # prepacked B: the tile route
-                for threads in (1, 2):
-                    assert_same_bits(samebits.matmul(a, b, mode="fast", threads=threads),
-                                     samebits.matmul(a, packed, mode="fast", threads=threads),
-                                     what + f" fast, {threads} threads")
+                # the tile route: B widened past 4 columns (each output's
+                # operations do not depend on the other columns)
+                wide = np.hstack([b, np.ones((k, 5), np.float32)])
+                packed = samebits.pack(b)     # prepacked B: its first strip
+                for mode in ("exact", "fast"):
+                    for threads in (1, 2):
+                        got = samebits.matmul(a, b, mode=mode, threads=threads)
+                        assert_same_bits(got, samebits.matmul(a, wide, mode=mode,
+                                                              threads=threads)[:, :n],
+                                         what + f" {mode} against tiles, {threads} threads")
+                        assert_same_bits(samebits.matmul(a, packed, mode=mode, threads=threads),
+                                         got, what + f" {mode} prepacked, {threads} threads")
 
 
 @pytest.mark.parametrize("n", [1, 3])
@@ -67,9 +75,14 @@ def test_bias_and_activation_after_the_sums(path, n):
         for mode in ("exact", "fast"):
             for act in (None, "relu", "silu"):
                 got = samebits.linear(x, w, bias, activation=act, mode=mode)
-                want = samebits.linear(x, samebits.pack_linear(w), bias, activation=act,
-                                       mode=mode)
-                assert_same_bits(got, want, f"path {path} {mode} {act}")
+                packed = samebits.linear(x, samebits.pack_linear(w), bias, activation=act,
+                                         mode=mode)
+                assert_same_bits(packed, got, f"path {path} {mode} {act} packed")
+                # the tile route: more outputs, the first n the same
+                wide = np.vstack([w, np.ones((5, k), np.float32)])
+                tiles = samebits.linear(x, wide, np.hstack([bias, np.zeros(5, np.float32)]),
+                                        activation=act, mode=mode)
+                assert_same_bits(got, tiles[:, :n], f"path {path} {mode} {act} tiles")
         plain = samebits.matmul(x, np.ascontiguousarray(w.T), mode="exact")
         with np.errstate(all="ignore"):
             want = np.add(plain, bias, dtype=np.float32)
@@ -82,7 +95,8 @@ def test_route_is_taken():
         b = test_values((50, n), 2)
         for mode in ("exact", "fast"):
             assert samebits.explain(samebits.matmul, a, b, mode=mode).route == "column"
-        assert samebits.explain(samebits.matmul, a, samebits.pack(b)).route != "column"
+            assert samebits.explain(samebits.matmul, a, samebits.pack(b), mode=mode).route == \
+                "column"
     assert samebits.explain(samebits.matmul, a, test_values((50, 5), 3)).route != "column"
 
 
