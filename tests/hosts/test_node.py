@@ -239,7 +239,8 @@ def _function_ops(disassembly: str) -> dict[str, list[str]]:
 def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
     """f32x4.relaxed_madd (the fused multiply-add) is in vec4's fast kernels
     (tile and narrow tile, over packed A, A in place or B by offsets, row,
-    few-column and depthwise) and in no other function:
+    few-column over packed A or A in place, and depthwise) and in no other
+    function:
     exact-mode code is the plain one."""
     functions = _disassembled(_relaxed_module(), tmp_path, RELAXED_NAME)
     assert "sb_sgemm" in functions and "sb_ukr_vec4_exact" in functions
@@ -252,7 +253,7 @@ def test_relaxed_ops_only_in_fast_kernels(prerequisites, tmp_path):
         "sb_ukr_vec4_fast", "sb_ukr_vec4_narrow_fast", "sb_ukr_vec4_direct_fast",
         "sb_ukr_vec4_narrow_direct_fast", "sb_ukr_vec4_offsets_fast",
         "sb_ukr_vec4_narrow_offsets_fast", "sb_row_vec4_fast", "sb_column_vec4_fast",
-        "sb_dw_vec4_fast"}, users
+        "sb_column_direct_vec4_fast", "sb_dw_vec4_fast"}, users
     assert relaxed["sb_ukr_vec4_fast"] > 0
     assert all("relaxed_madd" in op for ops in functions.values() for op in ops
                if "relaxed" in op)

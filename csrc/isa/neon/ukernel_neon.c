@@ -23,9 +23,11 @@ typedef float32x4_t vec_t;
 #define vec_canon(v) vec4_canon(v)
 #include "isa/sliver_vec4.h"
 #include "isa/ukernel_template.h"
+#include "isa/column_direct_vec4.h"
 
 UKR_DEFINE_TILE(neon, 8, 12, 1)
 UKR_DEFINE_ISA(neon, 1)
+SB_COLUMN_DIRECT_VEC4(neon, 1)
 
 static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
 
@@ -37,6 +39,8 @@ static const sb_tile tile_8x12 = {
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_8x12, &tile_8x12},
     UKR_GEMM_KERNELS(neon),
+    .column_direct_exact = sb_column_direct_neon_exact,
+    .column_direct_fast = sb_column_direct_neon_fast,
 };
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(neon)};
 

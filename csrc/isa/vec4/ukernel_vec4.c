@@ -43,9 +43,11 @@ typedef vec4 vec_t;
 #define vec_canon vec4_canon
 #include "isa/sliver_vec4.h"
 #include "isa/ukernel_template.h"
+#include "isa/column_direct_vec4.h"
 
 UKR_DEFINE_TILE(vec4, VEC4_MR, 8, VEC4_FUSED)
 UKR_DEFINE_ISA(vec4, VEC4_FUSED)
+SB_COLUMN_DIRECT_VEC4(vec4, VEC4_FUSED)
 
 static int vec4_supported(void) { return 1; }
 
@@ -62,6 +64,8 @@ static const sb_tile tile_vec4 = {
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_vec4, &tile_vec4},
     UKR_GEMM_KERNELS(vec4),
+    .column_direct_exact = sb_column_direct_vec4_exact,
+    .column_direct_fast = sb_column_direct_vec4_fast,
 };
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(vec4)};
 
