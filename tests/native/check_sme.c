@@ -74,22 +74,25 @@ void tpidr2_set(void *block);
 void *tpidr2_get(void);
 
 /* A product on the sme path while the caller's ZA is pending a lazy save:
- * the kernel must save it into the block's buffer and clear TPIDR2_EL0. */
+ * the kernel must save it into the block's buffer and clear TPIDR2_EL0. The
+ * product has 8 columns: at most 4 take the few-column route, plain C that
+ * never touches ZA (and so leaves the save pending, as the ABI allows). */
 static int lazy_save_committed(int sme, size_t svl_bytes)
 {
     size_t bytes = svl_bytes * svl_bytes;
     unsigned char *rows = malloc(bytes), *saved = calloc(bytes, 1);
-    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    float a[4] = {1, 2, 3, 4}, b[16], c[16];
+    for (int i = 0; i < 16; ++i) b[i] = (float)(5 + i);   /* 2 x 8 */
     if (!rows || !saved) return 0;
     for (size_t i = 0; i < bytes; ++i) rows[i] = (unsigned char)(i * 7 + 3);
     struct { void *buffer; uint16_t slices; uint8_t reserved[6]; } block = {saved, (uint16_t)svl_bytes, {0}};
     za_fill(rows);
     tpidr2_set(&block);
-    int status = sb_sgemm(sme, SB_MODE_FAST, 1, 2, 2, 2, a, 2, 1, b, 2, 1, c, 2);
+    int status = sb_sgemm(sme, SB_MODE_FAST, 1, 2, 8, 2, a, 2, 1, b, 8, 1, c, 8);
     void *after = tpidr2_get();
     za_off();
     tpidr2_set(NULL);
-    int ok = status == SB_OK && after == NULL && !memcmp(saved, rows, bytes) && c[0] == 19.0f && c[3] == 50.0f;
+    int ok = status == SB_OK && after == NULL && !memcmp(saved, rows, bytes) && c[0] == 31.0f && c[15] == 116.0f;
     free(rows), free(saved);
     return ok;
 }
