@@ -138,6 +138,10 @@ static const sb_tile *product_tile(const sb_gemm_config *gemm, int mode, const s
     /* the split CPU's exact tile runs 1.4x the others' speed: no other
      * tile's padding gain outweighs that */
     if (best != gemm->product_tile[mode == SB_MODE_EXACT]) return best;
+    const sb_tile *few = gemm->few_rows_tile;
+    if (few && desc->m <= (size_t)few->mr && few->mr < best->mr &&
+        !(desc->b_form == SB_B_PACKED && few->nr != best->nr))
+        return few;
     double best_area = padded_area(best, desc->m, desc->n);
     for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i) {
         const sb_tile *t = gemm->other_tiles[i];
@@ -378,16 +382,16 @@ int sb_plan_selfcheck(void)
             bad += tile_violations(gemm, gemm->product_tile[mode], gemm->lanes);
         for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)
             bad += tile_violations(gemm, gemm->other_tiles[i], gemm->lanes);
+        if (gemm->few_rows_tile) bad += tile_violations(gemm, gemm->few_rows_tile, gemm->lanes);
         /* B is packed before the mode is known: both modes read one layout. */
         bad += gemm->product_tile[0]->nr != gemm->product_tile[1]->nr;
         if (gemm->split_exact_tile)
             bad += tile_violations(gemm, gemm->split_exact_tile, gemm->split_lanes) +
                    (gemm->split_exact_tile->nr != gemm->product_tile[1]->nr);
-        for (size_t cout_g = 1; cout_g <= 256; ++cout_g) {
+        /* (the split exact convolution tile runs only where its MR is the
+         * packing's: sb_conv_product_tile) */
+        for (size_t cout_g = 1; cout_g <= 256; ++cout_g)
             bad += tile_violations(gemm, sb_conv_tile(gemm, cout_g), gemm->lanes);
-            if (gemm->split_exact_conv_tile)
-                bad += gemm->split_exact_conv_tile->mr != sb_conv_tile(gemm, cout_g)->mr;
-        }
         if (gemm->split_exact_conv_tile)
             bad += tile_violations(gemm, gemm->split_exact_conv_tile, gemm->split_lanes);
     }

@@ -81,13 +81,19 @@ typedef struct sb_gemm_config {
      * fewer padded rows and columns (small products); null-terminated. With
      * a prepacked B only those of the packing's NR qualify. */
     const sb_tile *other_tiles[4];
+    /* Optional: the tile of a product with at most its MR rows (a batch of 2
+     * to 4): fewer rows computed than product_tile's. Only there: its
+     * fewer accumulators would cost the larger products the padding it saves
+     * them. With a prepacked B only when its NR is the packing's. */
+    const sb_tile *few_rows_tile;
     /* A convolution's tile for cout_g output channels per group (null: the
      * product's fast tile). A function of cout_g alone: weights are packed
      * before the mode or any input size is known. */
     const sb_tile *(*conv_tile)(size_t cout_g);
     /* The exact convolution's product tile on a CPU that splits 512-bit
      * operations (null: conv_tile's). It reads the weights packed for
-     * conv_tile, so its MR is conv_tile's for every cout_g. */
+     * conv_tile, so it is taken only where its MR is conv_tile's for the
+     * layer's cout_g (sb_conv_product_tile). */
     const sb_tile *split_exact_conv_tile;
     int split_lanes;              /* floats per vector of the split tiles */
     /* The convolution's channels-in-lanes kernels (kernels/conv_lanes.c;

@@ -332,6 +332,34 @@ def test_squeeze_excitation_batches(path: str) -> None:
                 assert_same_bits(first, plain[:1], f"{path} {mode} first image")
 
 
+# 1 to 4 output channels (an image, mask or depth head) pack for a 4-row tile
+# where the path has one (avx512): the bits must be the 8-row tile's, which a
+# layer with 5 more channels takes
+FEW_CHANNEL_LAYERS = [(32, 40, 37, 3, 1, 1), (16, 33, 29, 9, 1, 4), (64, 30, 30, 1, 1, 0),
+                      (8, 41, 40, 3, 2, 1), (300, 12, 11, 3, 1, 1)]
+
+
+@pytest.mark.parametrize("cout", [1, 2, 3, 4])
+@pytest.mark.parametrize("layer", FEW_CHANNEL_LAYERS, ids=lambda l: "c{}h{}w{}k{}s{}".format(*l))
+def test_few_output_channels(path: str, cout: int, layer) -> None:
+    c, h, w, k, stride, pad = layer
+    x = test_values((1, c, h, w), c + h + cout, 6)
+    wide = test_values((cout + 5, c, k, k), cout + k, 2)
+    bias = test_values((cout + 5,), c)
+    case = dict(x=x, w=wide[:cout].copy(), bias=bias[:cout].copy(), stride=(stride, stride),
+                padding=(pad,) * 4, dilation=(1, 1), groups=1, activation="relu")
+    more = dict(case, w=wide, bias=bias)
+    want = reference(conv_naive, case)
+    with samebits.use_path(path):
+        for threads in (1, 2):
+            assert_same_bits(call(case, mode="exact", threads=threads), want,
+                             f"{path} exact, {cout} channels, threads {threads}")
+            for mode in ("exact", "fast"):
+                assert_same_bits(call(case, mode=mode, threads=threads),
+                                 call(more, mode=mode, threads=threads)[:, :cout],
+                                 f"{path} {mode}, {cout} channels against {cout + 5}")
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_fast_within_higham_bound(path: str, seed: int) -> None:
     case = random_case(100 + seed)

@@ -114,6 +114,7 @@ typedef __m512 sliver_vec;
 
 UKR_DEFINE_TILE(avx512, 12, 32, 1)
 UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
+UKR_DEFINE_TILE(avx512_4x32, 4, 32, 1)
 UKR_DEFINE_ISA(avx512, 1)
 SB_COLUMN_DIRECT_YMM(avx512)
 
@@ -125,8 +126,17 @@ static const sb_tile tile_8x32 = {
     .name = "avx512 8x32", .mr = 8, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
     UKR_TILE_KERNELS(avx512_8x32, 32), UKR_GENERIC_PACKERS,
 };
+/* A product or convolution with at most 4 rows of output (a layer of 1 to 4
+ * output channels: an image, mask or depth head; a batch of 2 to 4 rows):
+ * 8 accumulators, enough independent chains for the FMA pipes, and half or
+ * a third of the rows the 8- and 12-row tiles would compute to keep them. */
+static const sb_tile tile_4x32 = {
+    .name = "avx512 4x32", .mr = 4, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,
+    UKR_TILE_KERNELS(avx512_4x32, 32), UKR_GENERIC_PACKERS,
+};
 
-/* Convolutions take 8x32 whatever their output channels: per k step it
+/* Convolutions take 8x32 (4x32 for at most 4 output channels per group,
+ * below): per k step it
  * loads 2 vectors of patches and broadcasts 8 weights for 16 multiply-adds
  * (16x16 took 17 loads for 16), and its rows come in eights, so that 64 or
  * 24 channels fill every tile (12x32 pads 64 to 72). Side by side on an
@@ -135,8 +145,7 @@ static const sb_tile tile_8x32 = {
  * 12x32 (bench/results/conv-2026-12-05-tiles.md). */
 static const sb_tile *avx512_conv_tile(size_t cout_g)
 {
-    (void)cout_g;
-    return &tile_8x32;
+    return cout_g <= 4 ? &tile_4x32 : &tile_8x32;
 }
 
 /* ukernel_avx512_ymm.c */
@@ -161,6 +170,7 @@ static const sb_gemm_config gemm = {
     .lanes_store = sb_lanes_store_avx512_ymm,
     .lanes_need_split = 1,
     .other_tiles = {&tile_8x32, NULL},
+    .few_rows_tile = &tile_4x32,
     .conv_tile = avx512_conv_tile,
     UKR_GEMM_KERNELS(avx512),
     .column_direct_exact = sb_column_direct_avx512_exact,
