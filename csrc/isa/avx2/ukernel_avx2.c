@@ -22,7 +22,7 @@
 UKR_DEFINE_TILE(avx2, 6, 16, 1)
 UKR_DEFINE_TILE(avx2_4x16, 4, 16, 1)
 UKR_DEFINE_ISA(avx2, 1)
-SB_COLUMN_DIRECT_YMM(avx2)
+SB_COLUMN_DIRECT(avx2, 1)
 
 static const sb_tile tile_6x16 = {
     .name = "avx2 6x16", .mr = 6, .nr = 16, .mc = 48, .nc = 1024, .muladds_per_ns = 40,

@@ -116,7 +116,7 @@ UKR_DEFINE_TILE(avx512, 12, 32, 1)
 UKR_DEFINE_TILE(avx512_8x32, 8, 32, 1)
 UKR_DEFINE_TILE(avx512_4x32, 4, 32, 1)
 UKR_DEFINE_ISA(avx512, 1)
-SB_COLUMN_DIRECT_YMM(avx512)
+SB_COLUMN_DIRECT(avx512, 1)
 
 static const sb_tile tile_12x32 = {
     .name = "avx512 12x32", .mr = 12, .nr = 32, .mc = 96, .nc = 1024, .muladds_per_ns = 64,

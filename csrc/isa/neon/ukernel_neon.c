@@ -27,7 +27,7 @@ typedef float32x4_t vec_t;
 
 UKR_DEFINE_TILE(neon, 8, 12, 1)
 UKR_DEFINE_ISA(neon, 1)
-SB_COLUMN_DIRECT_VEC4(neon, 1)
+SB_COLUMN_DIRECT(neon, 1)
 
 static int neon_supported(void) { return 1; } /* NEON is baseline on arm64 */
 

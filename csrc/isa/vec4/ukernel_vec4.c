@@ -47,7 +47,7 @@ typedef vec4 vec_t;
 
 UKR_DEFINE_TILE(vec4, VEC4_MR, 8, VEC4_FUSED)
 UKR_DEFINE_ISA(vec4, VEC4_FUSED)
-SB_COLUMN_DIRECT_VEC4(vec4, VEC4_FUSED)
+SB_COLUMN_DIRECT(vec4, VEC4_FUSED)
 
 static int vec4_supported(void) { return 1; }
 
