@@ -455,6 +455,8 @@ static void compute_column_chunk(const sb_product_run *run, const sb_product_sta
         }
     }
     float *c = ops->c + (ptrdiff_t)i0 * ops->ldc;
+    /* C(i, j) = y[j*rows + i]; not sb_transpose_copy: C's row step may be
+     * negative through the C API (sb_matmul_args.c_row) */
     for (size_t r = 0; r < rows; ++r)
         for (size_t j = 0; j < n; ++j) c[(ptrdiff_t)r * ops->ldc + (ptrdiff_t)j] = y[j * rows + r];
     finish_outputs(run, ops, c, i0, 0, rows, n);

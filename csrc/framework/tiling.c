@@ -253,8 +253,9 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
                (desc->b_form == SB_B_PACKED ||
                 (desc->b_form == SB_B_MATRIX && (column_direct || n == 1 || desc->b_col == 1)))) {
         /* a matrix times a few vectors (B plain, or prepacked: its first
-         * strip): the tile would compute NR columns to keep n. The few-column kernel puts rows of C in its lanes and
-         * loads each value of A once for the n columns. A chunk reads its
+         * strip): the tile would compute NR columns to keep n. The
+         * few-column kernel puts rows of C in its lanes and loads each
+         * value of A once for the n columns. A chunk reads its
          * rows of A in place where the path has a kernel for that (rows
          * contiguous), else packs them a k-block at a time, into the cache
          * the kernel reads. */
@@ -378,6 +379,7 @@ int sb_plan_selfcheck(void)
         const sb_gemm_config *gemm = isa->gemm;
         bad += gemm->row_strips < 1 || gemm->lanes < 1;
         bad += !gemm->row_exact || !gemm->row_fast || !gemm->column_exact || !gemm->column_fast;
+        bad += !gemm->column_direct_exact != !gemm->column_direct_fast;   /* both or neither */
         for (int mode = 0; mode < 2; ++mode)
             bad += tile_violations(gemm, gemm->product_tile[mode], gemm->lanes);
         for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)

@@ -55,7 +55,7 @@ typedef struct {
     size_t b_strips;              /* strips of the packed layout (padded to row groups) */
     size_t row_cols;              /* outputs per row-kernel call */
     size_t panel_strips;          /* B strips of one PANELS chunk */
-    size_t column_rows;           /* rows of C per COLUMN chunk (whole MR-row strips) */
+    size_t column_rows;           /* rows of C per COLUMN chunk (whole MR-row strips if packed) */
     /* Per product: prepare chunks pack A (one per k-block) and/or pack B
      * whole (k-block x group of 8 strips); compute chunks are tiles, panels
      * or row groups. */
