@@ -70,11 +70,15 @@ typedef struct {
     const float *planes_end;         /* whole-strip copies read below this */
     size_t plane_count;              /* stored planes (images x channels) */
     size_t band_rows, bands;         /* the build's bands of a plane (bands == 1: whole planes) */
-    /* Unit strides: the kernels read the stored planes by offsets, tap p's
-     * row at b_off[p], and the columns are wide (rows of wide_w = rs;
+    /* The kernels read the stored planes by offsets, tap p's row at
+     * b_off[p], and the columns are wide (rows of wide_w floats;
      * reads_by_offsets); 0 when the patches are gathered. */
     size_t wide_w;
     const ptrdiff_t *b_off;
+    /* Strided: each plane stored as phase planes of rows_ph rows
+     * (reads_by_phases); 0: as padded rows. */
+    size_t rows_ph;
+    size_t planes_per_chunk;         /* of the parallel build, whole planes */
     int lanes;                       /* the channels-in-lanes route (conv_lanes.c) */
     const sb_tile *tile;             /* the weights' packing */
 } conv_call;
@@ -255,6 +259,23 @@ static int reads_by_offsets(const sb_conv_desc *d, const conv_call *call, const 
            (call->rows.rs - d->out_w) * WIDE_WASTE <= call->rows.rs;
 }
 
+/* Strides over stored phase planes (padded_rows.c: row phase ry, column
+ * phase rx, rows_ph rows pws floats apart): output (oy, ox) reads tap
+ * (c, ky, kx), y = ky*dh and x = kx*dw, at
+ *   c*plane_floats + ((y%sh*sw + x%sw)*rows_ph + y/sh + oy)*pws + x/sw + ox,
+ * so in wide columns j = oy*pws + ox consecutive columns read consecutive
+ * floats for every tap, as unit strides do over padded rows: the kernels
+ * read B in place by offsets, and the pws - out_w columns past each row's
+ * end are thrown away. A stride-2 stem's patch gather was a third of the
+ * layer. The same sums, so the same bits. */
+static int reads_by_phases(const sb_conv_desc *d, const conv_call *call, const sb_tile *tile)
+{
+    return (d->stride_h > 1 || d->stride_w > 1) && !sb_conv_is_pointwise(d) &&
+           call->stored_rows > 0 && tile->offsets_exact && tile->offsets_fast &&
+           !tile->strips_exact && call->rows.pws > d->out_w &&
+           (call->rows.pws - d->out_w) * WIDE_WASTE <= call->rows.pws;
+}
+
 /* The call's shape-dependent part and its product plan (no pointer is read:
  * the call is prepared once and run many times). */
 static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *plan, const sb_tile *tile)
@@ -274,6 +295,10 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
         call->stored_rows = stored_rows(d, &call->rows);
     }
     call->wide_w = reads_by_offsets(d, call, tile) ? call->rows.rs : 0;
+    if (reads_by_phases(d, call, tile)) {
+        call->rows_ph = sb_ceil_div(call->stored_rows, d->stride_h);
+        call->wide_w = call->rows.pws;
+    }
     sb_product_desc desc = {0};
     desc.m = call->cout_g, desc.k = call->k;
     /* wide: the last row's columns past its end are not computed (no
@@ -288,7 +313,8 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
     const int splits_512 = sb_cpu_splits_512();
     desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, splits_512);
     if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, splits_512)) {
-        call->lanes = 1, call->wide_w = 0;   /* no product plan: conv_lanes.c plans its own */
+        /* no product plan: conv_lanes.c plans its own, over padded rows */
+        call->lanes = 1, call->wide_w = 0, call->rows_ph = 0;
         memset(plan, 0, sizeof *plan);
         return SB_OK;
     }
@@ -327,10 +353,17 @@ static void build_planes_chunk(void *ctx, size_t chunk, int thread_index)
                              r0, rows, last ? PLANES_SLACK : 0);
         return;
     }
-    const size_t end = sb_min_size(call->plane_count, (chunk + 1) * PLANES_PER_CHUNK);
-    for (size_t i = chunk * PLANES_PER_CHUNK; i < end; ++i)
-        sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
-                             call->stored_rows, i + 1 == call->plane_count ? PLANES_SLACK : 0);
+    const size_t per = call->planes_per_chunk;
+    const size_t end = sb_min_size(call->plane_count, (chunk + 1) * per);
+    for (size_t i = chunk * per; i < end; ++i) {
+        const size_t slack = i + 1 == call->plane_count ? PLANES_SLACK : 0;
+        if (call->rows_ph)
+            sb_padded_build_phase_planes(&call->rows, stored + i * call->plane_floats, i, 0,
+                                         call->stored_rows, call->rows_ph, slack);
+        else
+            sb_padded_build_rows(&call->rows, stored + i * call->plane_floats, i, 0,
+                                 call->stored_rows, slack);
+    }
 }
 
 /* Where B is read from (conv_call.planes): the input itself, or every plane
@@ -348,7 +381,12 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     }
     const size_t sw = d->stride_w;
     size_t planes, floats, bounds_bytes, offsets_bytes = 0, bytes;
-    if (!sb_mul_ok(call->stored_rows, call->rows.rs, &call->plane_floats) ||
+    /* phase planes: sh x sw of rows_ph rows of pws floats (<= rs per
+     * stored row, sw * pws being rs) */
+    const int ok = call->rows_ph
+        ? sb_mul3_ok(d->stride_h * call->rows_ph, d->stride_w, call->rows.pws, &call->plane_floats)
+        : sb_mul_ok(call->stored_rows, call->rows.rs, &call->plane_floats);
+    if (!ok ||
         !sb_mul_ok(d->n, d->c, &planes) || !sb_mul_ok(planes, call->plane_floats, &floats) ||
         !sb_add_ok(floats, PLANES_SLACK, &floats) ||
         !sb_mul_ok(2 * sizeof(size_t), sw, &bounds_bytes) ||
@@ -367,7 +405,11 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     float *stored = (float *)(void *)(workspace + bounds_bytes + offsets_bytes);
     if (call->wide_w) {   /* tap p = (c, ky, kx)'s row in the group's stored planes */
         ptrdiff_t *b_off = (ptrdiff_t *)(void *)(workspace + bounds_bytes);
-        sb_padded_tap_offsets(&call->rows, call->cin_g, call->plane_floats, b_off);
+        if (call->rows_ph)
+            sb_phase_tap_offsets(&call->rows, call->cin_g, call->plane_floats, call->rows_ph,
+                                 b_off);
+        else
+            sb_padded_tap_offsets(&call->rows, call->cin_g, call->plane_floats, b_off);
         call->b_off = b_off;
     }
     sb_padded_phase_bounds(&call->rows, lo, lo + sw);
@@ -377,11 +419,16 @@ static int store_planes(const sb_conv_desc *d, conv_call *call, void **own)
     call->plane_count = planes;
     call->band_rows = sb_max_size(1, BAND_FLOATS / call->rows.rs);
     call->bands = sb_ceil_div(call->stored_rows, call->band_rows);
+    call->planes_per_chunk = PLANES_PER_CHUNK;
+    if (call->rows_ph) {   /* phase planes are built whole: a large one a chunk */
+        call->band_rows = call->stored_rows, call->bands = 1;
+        if (call->plane_floats > BAND_FLOATS) call->planes_per_chunk = 1;
+    }
     size_t chunks;
     if (call->bands > 1) {
         if (!sb_mul_ok(planes, call->bands, &chunks)) return SB_ERR_NO_MEMORY;
     } else {
-        chunks = sb_ceil_div(planes, PLANES_PER_CHUNK);
+        chunks = sb_ceil_div(planes, call->planes_per_chunk);
     }
     sb_parallel_run(sb_threads_for_run(sb_thread_cap(d->max_threads),
                                         (double)floats * SB_NS_PER_PACKED, chunks),

@@ -75,6 +75,12 @@ void sb_padded_phase_bounds(const sb_padded_rows *rows, size_t *lo, size_t *hi);
  * offsets route, conv_lanes.c, depthwise.c). */
 void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t plane_floats,
                            ptrdiff_t *off);
+/* Tap p = (c, ky, kx)'s offset, for c < channels, in planes of plane_floats
+ * floats stored as phase planes of rows_ph rows (sb_padded_build_phase_planes):
+ * c*plane_floats + ((y%sh*sw + x%sw)*rows_ph + y/sh)*pws + x/sw for
+ * y = ky*dh, x = kx*dw, so that output (oy, ox) reads it at + oy*pws + ox. */
+void sb_phase_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t plane_floats,
+                          size_t rows_ph, ptrdiff_t *off);
 /* Padded rows [prow0, prow0 + nrows) of input plane `plane` (index n*C + c)
  * into dst, row s at dst + s*rs, then `slack` zeros. */
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,

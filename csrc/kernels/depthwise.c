@@ -259,13 +259,8 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
 static void pitched_taps(const dw_call *call, ptrdiff_t *off, sb_dw_lane_map *map)
 {
     const sb_conv_desc *d = call->d;
-    const size_t sh = d->stride_h, sw = d->stride_w, pitch = call->pitch;
-    for (size_t ky = 0; ky < d->kh; ++ky)
-        for (size_t kx = 0; kx < d->kw; ++kx) {
-            const size_t y = ky * d->dil_h, x = kx * d->dil_w;
-            off[ky * d->kw + kx] =
-                (ptrdiff_t)(((y % sh * sw + x % sw) * call->rows_ph + y / sh) * pitch + x / sw);
-        }
+    const size_t pitch = call->pitch;   /* the rows' pws */
+    sb_phase_tap_offsets(&call->rows, 1, 0, call->rows_ph, off);
     const size_t vecs = sb_ceil_div(call->band_rows * pitch, SB_DW_FLAT_LANES);
     for (size_t v = 0; v < vecs; ++v) {
         const size_t j0 = v * SB_DW_FLAT_LANES, col0 = j0 % pitch;

@@ -56,6 +56,20 @@ void sb_padded_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t p
             }
 }
 
+void sb_phase_tap_offsets(const sb_padded_rows *rows, size_t channels, size_t plane_floats,
+                          size_t rows_ph, ptrdiff_t *off)
+{
+    const sb_conv_desc *d = rows->d;
+    const size_t sh = d->stride_h, sw = d->stride_w, pws = rows->pws;
+    for (size_t c = 0; c < channels; ++c)
+        for (size_t ky = 0; ky < d->kh; ++ky)
+            for (size_t kx = 0; kx < d->kw; ++kx) {
+                const size_t y = ky * d->dil_h, x = kx * d->dil_w;
+                *off++ = (ptrdiff_t)(c * plane_floats +
+                                     ((y % sh * sw + x % sw) * rows_ph + y / sh) * pws + x / sw);
+            }
+}
+
 /* `rows` rows split by the path's splitter where it has one, else by
  * strided_copy.h's, a row at a time. */
 static void split_rows(sb_split_stride2_fn split2, float *even, float *odd, const float *in,

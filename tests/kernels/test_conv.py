@@ -135,6 +135,11 @@ GATHER_CASES = [
     # rows, the last one short: a stem's planes, and three phases
     (3, 130, 130, 16, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),
     (2, 130, 160, 10, (3, 5), (1, 3), (2, 1, 3, 2), (2, 1)),
+    # strides over maps so narrow that phase planes would waste too many
+    # columns (conv.c's reads_by_phases): still gathered, in bands for the
+    # second (stored rows of more than BAND_FLOATS)
+    (3, 17, 12, 20, (3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),
+    (2, 1100, 14, 9, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),
 ]
 
 
@@ -207,6 +212,45 @@ def test_offsets_route_cases(path: str, case) -> None:
         if path != "sme":   # sme runs its strips kernel: patches gathered
             assert plan.b_source == "by offsets", plan
     exact_and_fast_agree(path, case, x, wt, bias, want, c + w, kw, (1, 1), padding, dilation,
+                         groups)
+
+
+# The phase-planes route (conv.c, reads_by_phases): strides over stored
+# phase planes (row phase x column phase), the taps read in place by offsets
+# in wide rows of pws columns, the columns past each row's end thrown away.
+# Stems (3x3 and 7x7 at stride 2), three phases and dilation, a stride in
+# one direction only, no padding, two k-blocks, groups and images, and
+# planes built one a chunk. (n, c, h, w, cout, kernel, stride, padding,
+# dilation, groups)
+PHASES_CASES = [
+    (1, 3, 37, 101, 24, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),   # a ResNet stem
+    (2, 5, 20, 45, 7, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),     # images, odd sides
+    (1, 40, 12, 61, 19, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),   # K = 360: two k-blocks
+    (1, 3, 15, 70, 12, (4, 3), (3, 3), (2, 0, 1, 2), (2, 3), 1),    # three phases, dilated
+    (1, 4, 20, 60, 10, (3, 3), (2, 1), (1, 1, 1, 1), (1, 1), 1),    # rows only
+    (1, 4, 21, 60, 10, (3, 3), (1, 2), (0, 1, 2, 1), (1, 1), 1),    # columns only, asymmetric
+    (3, 8, 10, 66, 6, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 2),     # groups and images
+    (1, 2, 9, 80, 5, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 1),      # no padding
+    (1, 3, 130, 130, 16, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),  # a stem: a plane a chunk
+]
+
+
+@pytest.mark.parametrize("case", PHASES_CASES, ids=lambda c: "n{}c{}h{}w{}o{}".format(*c[:5]))
+def test_phases_route_cases(path: str, case) -> None:
+    """Exact mode against the naive loop bit for bit, at 1 and 2 threads, with
+    special values in the input (also where the thrown-away columns read
+    them); fast mode equal at 1 and 2 threads and within the Higham bound."""
+    n, c, h, w, cout, kernel, stride, padding, dilation, groups = case
+    x = test_values((n, c, h, w), c * 11 + w, 6)
+    wt = test_values((cout, c // groups, *kernel), cout * 7 + h, 2)
+    bias = test_values((cout,), w + 3)
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    want = conv_naive(x, wt, bias, stride, padding, dilation, groups, "relu")
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, wt, bias, **kw)
+        if path != "sme":   # sme runs its strips kernel: patches gathered
+            assert plan.b_source == "by offsets", plan
+    exact_and_fast_agree(path, case, x, wt, bias, want, c + w, kw, stride, padding, dilation,
                          groups)
 
 

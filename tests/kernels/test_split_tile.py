@@ -43,7 +43,7 @@ with samebits.use_path("avx512"):
     # group; then 7x7 maps (channels in lanes): 3x3, pointwise over several k-blocks,
     # strided, grouped, and 13 columns (tiles of 7 and 6)
     for c, h, cout, k, stride, groups in [(64, 30, 64, 3, 1, 1), (48, 17, 72, 1, 1, 1),
-                                          (32, 19, 40, 3, 2, 1), (3, 45, 24, 7, 2, 1),
+                                          (32, 39, 40, 3, 2, 1), (3, 45, 24, 7, 2, 1),
                                           (40, 12, 64, 3, 1, 4), (16, 11, 1, 3, 1, 1),
                                           (8, 9, 4, 3, 1, 4), (64, 7, 40, 3, 1, 1),
                                           (600, 7, 70, 1, 1, 1), (24, 14, 48, 3, 2, 1),
@@ -108,7 +108,7 @@ def test_both_settings_give_the_same_bits():
     assert ["route channel lanes" in p for p in exact_plans] == [
         True, False, False, False, False, False, False, True, False, True, True, False], conv_plans
     assert ["route channel lanes" in p for p in fast_plans] == [
-        True, False, True, False, False, False, False, True, True, True, True, False], conv_plans
+        True, False, False, False, False, False, False, True, True, True, True, False], conv_plans
     assert not any("tile 6x32" in p or "tile 8x24" in p or "channel lanes" in p
                    for p in runs["0"]["plans"]), runs["0"]
     assert runs["1"]["digest"] == runs["0"]["digest"]
