@@ -122,6 +122,10 @@ typedef struct sb_dwconv_config {
     sb_dw_flat_masks_fn flat_masks;
     sb_split_stride2_fn split_stride2;     /* null: strided_copy.h's, over vec4 */
     sb_dw_pitched_fn pitched_exact, pitched_fast;   /* null: the path has none */
+    /* Channels in the lanes (null: the path has none; all four or none) */
+    sb_dw_lanes_fn lanes_exact, lanes_fast;
+    sb_dw_lanes_gather_fn lanes_gather;
+    sb_dw_lanes_scatter_fn lanes_scatter;
 } sb_dwconv_config;
 
 /* Elementwise functions of one input (unary.h). */

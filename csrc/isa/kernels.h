@@ -163,6 +163,31 @@ typedef void (*sb_dw_pitched_fn)(size_t vecs, size_t limit, size_t taps, const f
                                  const ptrdiff_t *off, const float *in,
                                  const sb_dw_lane_map *map, float *out);
 
+/* Depthwise with channels in the vector lanes (kernels/depthwise.c's lanes
+ * route; SB_DW_LANES channels a block). A block's padded input is stored
+ * pixel by pixel, each pixel SB_DW_LANES floats (one per channel), 64-byte
+ * aligned; w holds the block's weights tap by tap (w[t*SB_DW_LANES + lane]).
+ * sb_dw_lanes_fn computes rows x ow outputs: output (oy, ox), lane l, is the
+ * sum over taps t = 0, 1, ..., taps-1 of w[t*SB_DW_LANES + l] times lane l
+ * of the pixel at in + oy*in_row + ox*in_col + off[t] (floats), from +0,
+ * one multiply and one add per tap in increasing t (fused in fast mode), NaN
+ * canonical; stored at out + (oy*ow + ox)*SB_DW_LANES. */
+#define SB_DW_LANES 16
+typedef void (*sb_dw_lanes_fn)(size_t rows, size_t ow, size_t taps, const float *w,
+                               const ptrdiff_t *off, const float *in, size_t in_row,
+                               size_t in_col, float *out);
+/* Rows r < rows of `cols` floats of `channels` (<= SB_DW_LANES) planes,
+ * plane c at in + c*plane_step, rows row_step apart: float x of row r of
+ * plane c to dst[r*dst_row + x*SB_DW_LANES + c], the lanes c >= channels +0
+ * (dst 64-byte aligned, dst_row a multiple of SB_DW_LANES). */
+typedef void (*sb_dw_lanes_gather_fn)(const float *in, size_t channels, size_t plane_step,
+                                      size_t rows, size_t row_step, size_t cols, float *dst,
+                                      size_t dst_row);
+/* The way back: lane c < channels of pixel p < pixels (src + p*SB_DW_LANES,
+ * 64-byte aligned) to out[c*plane_step + p]. */
+typedef void (*sb_dw_lanes_scatter_fn)(const float *src, size_t pixels, size_t channels,
+                                       float *out, size_t plane_step);
+
 /* Rows split by column parity (padded_rows.c, for a column step of 2): for
  * r < rows, row r of in (at in + r*in_step) to even + r*out_step and odd +
  * r*out_step: even[t] = in[2t] and odd[t] = in[2t + 1] for 2t + 1 < len, and

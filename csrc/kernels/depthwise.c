@@ -49,6 +49,14 @@
 /* Zeros after a pitched block: the lanes past a row's last output (and past
  * the band's last row) read up to a row and a vector beyond the block. */
 #define PITCHED_SLACK(pitch) ((pitch) + 2 * SB_DW_FLAT_LANES)
+/* The lanes route: a band's stored block of at most this many floats (or
+ * one output row's, when larger), kernels of at most this many taps, padded
+ * rows of at most this many pixels (so that no size below overflows). */
+#define DW_LANES_BLOCK_FLOATS ((size_t)1 << 14)
+#define DW_LANES_MIN_CHANNELS 8
+#define DW_LANES_FLAT_TAPS 16
+#define DW_LANES_MAX_TAPS 1024
+#define DW_LANES_MAX_PW ((size_t)1 << 24)
 
 typedef struct {
     const sb_conv_desc *d;
@@ -64,6 +72,12 @@ typedef struct {
     sb_dw_pitched_fn pitched; /* planes stored as phase planes (null: rows or flat) */
     const sb_dw_lane_map *map;   /* pitched: per vector of a band's block */
     size_t rows_ph, pitch;    /* pitched: rows of a phase plane, floats between rows */
+    /* lanes (null: another route): SB_DW_LANES channels a block, a chunk
+     * one block of one image over a band of output rows */
+    sb_dw_lanes_fn lanes;
+    size_t blocks;            /* channel blocks of an image */
+    size_t lane_block_floats; /* a band's stored block: padded rows of pw pixels */
+    size_t lane_out_floats;   /* a band's outputs, pixel by pixel */
     float *scratch;
     size_t scratch_floats;    /* per thread */
     int exact;
@@ -81,11 +95,61 @@ static void plane_epilogue(const sb_conv_desc *d, size_t oc, float *out, size_t 
     d->isa->gemm->epilogue(out, 0, 1, count, &e);   /* at the path's width */
 }
 
+/* The lanes route's chunk: block b of image n over band `band`'s output
+ * rows. The block's padded input rows are stored pixel by pixel (+0 in the
+ * padding), its weights tap by tap; the kernel's outputs, pixel by pixel,
+ * are turned back into the planes' rows and finished there. */
+static void lanes_chunk(const dw_call *call, size_t chunk, float *scratch)
+{
+    const sb_conv_desc *d = call->d;
+    const sb_dwconv_config *dw = d->isa->dwconv;
+    const size_t L = SB_DW_LANES, per_image = call->blocks * call->bands;
+    const size_t n = chunk / per_image, b = chunk % per_image / call->bands;
+    const size_t band = chunk % call->bands;
+    const size_t c0 = b * L, channels = sb_min_size(L, d->c - c0);
+    const size_t r0 = band * call->band_rows;
+    const size_t rows = sb_min_size(call->band_rows, d->out_h - r0);
+    const size_t pw = call->rows.pw, prow0 = r0 * d->stride_h;
+    const size_t in_rows = (rows - 1) * d->stride_h + (d->kh - 1) * d->dil_h + 1;
+    float *block = scratch, *outs = scratch + call->lane_block_floats;
+    float *w = outs + call->lane_out_floats;
+    /* stored rows [s0, s1) are input rows; columns [pl, pl + cols) input
+     * columns; the rest is padding, +0 */
+    const size_t top = d->pad_top, pl = d->pad_left, h = d->h;
+    const size_t s0 = prow0 < top ? sb_min_size(top - prow0, in_rows) : 0;
+    const size_t s1 = h + top > prow0 ? sb_max_size(s0, sb_min_size(h + top - prow0, in_rows)) : s0;
+    const size_t cols = pw > pl ? sb_min_size(d->w, pw - pl) : 0;
+    const size_t row = pw * L, left = sb_min_size(pl, pw) * L, right = row - left - cols * L;
+    memset(block, 0, s0 * row * sizeof(float));
+    for (size_t r = s0; r < s1; ++r) {
+        memset(block + r * row, 0, left * sizeof(float));
+        memset(block + r * row + left + cols * L, 0, right * sizeof(float));
+    }
+    memset(block + s1 * row, 0, (in_rows - s1) * row * sizeof(float));
+    const size_t plane_in = h * d->w, plane_out = d->out_h * d->out_w;
+    if (s0 < s1 && cols > 0)
+        dw->lanes_gather(d->x + (n * d->c + c0) * plane_in + (prow0 + s0 - top) * d->w, channels,
+                         plane_in, s1 - s0, d->w, cols, block + (s0 * pw + pl) * L, pw * L);
+    for (size_t t = 0; t < call->taps; ++t)
+        for (size_t l = 0; l < L; ++l)
+            w[t * L + l] = l < channels ? d->weights[(c0 + l) * call->taps + t] : 0.0f;
+    call->lanes(rows, d->out_w, call->taps, w, call->off, block, d->stride_h * pw * L,
+                d->stride_w * L, outs);
+    float *out = d->y + (n * d->cout + c0) * plane_out + r0 * d->out_w;
+    dw->lanes_scatter(outs, rows * d->out_w, channels, out, plane_out);
+    for (size_t l = 0; l < channels; ++l)
+        plane_epilogue(d, c0 + l, out + l * plane_out, rows * d->out_w);
+}
+
 static void dw_chunk(void *ctx, size_t chunk, int thread_index)
 {
     const dw_call *call = ctx;
     const sb_conv_desc *d = call->d;
     float *scratch = call->scratch + (size_t)thread_index * call->scratch_floats;
+    if (call->lanes) {
+        lanes_chunk(call, chunk, scratch);
+        return;
+    }
     const size_t plane_out = d->out_h * d->out_w;
     size_t p0, p1, r0, r1;
     if (call->bands > 1) {
@@ -156,6 +220,74 @@ static void dw_chunk(void *ctx, size_t chunk, int thread_index)
     }
 }
 
+/* The lanes route: one input channel per output channel, at least
+ * DW_LANES_MIN_CHANNELS of them, on a path with the kernels, taps and padded
+ * rows within bounds; a layer whose planes can be read in place keeps that
+ * route below DW_LANES_FLAT_TAPS taps (3x3 layers: there the two ran
+ * alike, the lanes route's transposes costing what its kernel saves). */
+static int lanes_applies(const sb_conv_desc *d, const dw_call *call)
+{
+    const sb_dwconv_config *dw = d->isa->dwconv;
+    if (call->flat && call->taps < DW_LANES_FLAT_TAPS) return 0;
+    return dw->lanes_exact && dw->lanes_fast && dw->lanes_gather && dw->lanes_scatter &&
+           call->mult == 1 && d->c >= DW_LANES_MIN_CHANNELS && call->taps <= DW_LANES_MAX_TAPS &&
+           call->rows.pw <= DW_LANES_MAX_PW;
+}
+
+/* Its chunks (image, channel block, band of output rows: bands of at most
+ * DW_LANES_BLOCK_FLOATS stored floats, whole maps when they fit), scratch
+ * and threads. */
+static int plan_lanes(const sb_conv_desc *d, int at_run, dw_call *call, size_t *chunks,
+                      int *threads, size_t *workspace_bytes, double *est_ns)
+{
+    const size_t L = SB_DW_LANES, pw = call->rows.pw;
+    const size_t reach_h = (d->kh - 1) * d->dil_h;   /* kh*dil_h < 2^62: parse checks */
+    const size_t row_floats = pw * L;                /* pw <= DW_LANES_MAX_PW */
+    const size_t fit = DW_LANES_BLOCK_FLOATS / row_floats;   /* stored rows in a band */
+    size_t band_rows = fit > reach_h + 1 ? (fit - reach_h - 1) / d->stride_h + 1 : 1;
+    band_rows = sb_min_size(band_rows, d->out_h);
+    call->lanes = call->exact ? d->isa->dwconv->lanes_exact : d->isa->dwconv->lanes_fast;
+    call->blocks = sb_ceil_div(d->c, L);
+    call->band_rows = band_rows, call->bands = sb_ceil_div(d->out_h, band_rows);
+    size_t in_rows, block, outs, weights, per_thread, images_blocks, scratch_bytes, off_bytes;
+    if (!sb_mul_ok(band_rows - 1, d->stride_h, &in_rows) ||
+        !sb_add_ok(in_rows, reach_h + 1, &in_rows) ||
+        !sb_mul_ok(in_rows, row_floats, &block) ||
+        !sb_mul3_ok(band_rows, d->out_w, L, &outs) ||
+        !sb_mul_ok(call->taps, L, &weights) ||
+        !sb_add_ok(block, outs, &per_thread) || !sb_add_ok(per_thread, weights, &per_thread) ||
+        !sb_mul_ok(d->n, call->blocks, &images_blocks) ||
+        !sb_mul_ok(images_blocks, call->bands, chunks) ||
+        !sb_mul3_ok((size_t)1, per_thread, sizeof(float), &scratch_bytes))
+        return SB_ERR_NO_MEMORY;
+    call->lane_block_floats = block, call->lane_out_floats = outs;
+    call->scratch_floats = per_thread;   /* each part a multiple of L floats: 64-byte aligned */
+    const double total_taps = (double)call->planes * (double)d->out_h * (double)d->out_w *
+                              (double)call->taps;
+    *est_ns = DW_EST_FACTOR * (total_taps / DW_TAPS_PER_NS / (double)L * 4.0 +
+                               (double)*chunks * (double)block * DW_NS_PER_COPIED / (double)L);
+    sb_step_plan plan = sb_plan_step(*chunks, 1, *est_ns);
+    *threads = at_run ? sb_threads_for_run(sb_thread_cap(d->max_threads), plan.est_ns, plan.chunks)
+                      : sb_step_threads(&plan, d->max_threads);
+    /* the threads' scratch, then the taps' offsets */
+    if (!sb_mul_ok((size_t)*threads, scratch_bytes, &scratch_bytes) ||
+        !sb_mul_ok(call->taps, sizeof(ptrdiff_t), &off_bytes) ||
+        !sb_add_ok(scratch_bytes, off_bytes, workspace_bytes))
+        return SB_ERR_NO_MEMORY;
+    return SB_OK;
+}
+
+/* The lanes route's tap offsets: tap (ky, kx) of output (0, 0) at stored
+ * pixel (ky*dh, kx*dw) of the band's block. */
+static void lanes_taps(const dw_call *call, ptrdiff_t *off)
+{
+    const sb_conv_desc *d = call->d;
+    for (size_t ky = 0; ky < d->kh; ++ky)
+        for (size_t kx = 0; kx < d->kw; ++kx)
+            off[ky * d->kw + kx] =
+                (ptrdiff_t)((ky * d->dil_h * call->rows.pw + kx * d->dil_w) * SB_DW_LANES);
+}
+
 /* The call's plan: kernel, row layout, chunking, scratch, threads (at_run:
  * the run's, sb_threads_for_run; else the plan's figure). No memory is
  * touched. SB_OK, or SB_ERR_NO_MEMORY when a size overflows. */
@@ -187,13 +319,17 @@ static int plan_call(const sb_conv_desc *d, int at_run, dw_call *call, size_t *c
         call->band_rows = d->out_h, call->bands = 1;
         call->planes_per_chunk = plane_taps >= DW_CHUNK_TAPS ? 1 : DW_CHUNK_TAPS / plane_taps;
     }
+    const sb_dwconv_config *dw = d->isa->dwconv;
     /* Read in place: unit strides and the output map the input's (flat
      * offsets), whole planes, on a path with the kernel. */
-    const sb_dwconv_config *dw = d->isa->dwconv;
     if (call->bands == 1 && d->stride_h == 1 && d->stride_w == 1 && d->out_h == d->h &&
         d->out_w == d->w && plane_out + 16 <= FLAT_MAX_PLANE && plane_taps <= FLAT_MAX_PLANE &&
         d->dil_h <= FLAT_MAX_PLANE / d->kh && d->dil_w <= FLAT_MAX_PLANE / d->kw)
         call->flat = call->exact ? dw->flat_exact : dw->flat_fast;
+    if (lanes_applies(d, call)) {
+        call->flat = NULL;
+        return plan_lanes(d, at_run, call, chunks, threads, workspace_bytes, est_ns);
+    }
     if (call->flat) call->flat_pair = call->exact ? dw->flat_pair_exact : dw->flat_pair_fast;
     if (!call->flat) call->pitched = call->exact ? dw->pitched_exact : dw->pitched_fast;
     if (call->bands > 1) {
@@ -302,7 +438,9 @@ int sb_depthwise_run(const sb_conv_desc *d)
     size_t *lo = (size_t *)(void *)(workspace + scratch_bytes + off_bytes);
     call.rows.lo = lo, call.rows.hi = lo + d->stride_w;
     call.off = off;
-    if (call.flat) {   /* the masks after the phase bounds */
+    if (call.lanes) {
+        lanes_taps(&call, off);
+    } else if (call.flat) {   /* the masks after the phase bounds */
         uint16_t *masks = (uint16_t *)(void *)(lo + 2 * d->stride_w);
         flat_taps(d, off, masks);
         call.masks = masks;
@@ -330,7 +468,9 @@ int sb_depthwise_describe(const sb_conv_desc *d, sb_plan_info *info)
     int status = plan_call(d, 0, &call, &chunks, &threads, &workspace_bytes, &est_ns);
     if (status != SB_OK) return status;
     info->route = SB_ROUTE_DEPTHWISE;
-    info->b_source = call.flat ? SB_B_IN_PLACE : SB_B_PER_STRIP;   /* planes read in place, or copied padded */
+    /* planes read in place, blocks of channels stored pixel by pixel, or
+     * planes stored padded */
+    info->b_source = call.flat ? SB_B_IN_PLACE : call.lanes ? SB_B_PER_PANEL : SB_B_PER_STRIP;
     info->products = (int64_t)call.planes;
     info->m = (int64_t)d->out_h, info->n = (int64_t)d->out_w, info->k = (int64_t)call.taps;
     info->compute_chunks = (int64_t)chunks;

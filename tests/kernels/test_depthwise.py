@@ -223,16 +223,18 @@ def test_layers_threads_and_naive(path: str, layer) -> None:
 
 
 # "Same" layers at unit strides (the output map the input's): on avx512 the
-# planes are read in place, the padding as masked lanes (dw_flat_avx512.c).
+# planes are read in place, the padding as masked lanes (dw_flat_avx512.c),
+# where fewer than 16 taps, fewer than 8 channels or a channel multiplier
+# keep them from the lanes route below.
 # (n, c, mult, h, w, kh, kw, dilation, padding): MobileNet's 3x3 and 5x5 maps,
 # a multiplier, dilation, maps of 1, 2x3 and one column, a one-sided pad, a
 # 7x7 kernel, and 56x56 (several groups of 8 vectors).
 SAME_LAYERS = [
-    (1, 24, 1, 14, 14, 3, 3, 1, (1, 1, 1, 1)), (2, 16, 1, 7, 7, 5, 5, 1, (2, 2, 2, 2)),
+    (1, 24, 1, 14, 14, 3, 3, 1, (1, 1, 1, 1)), (2, 6, 1, 7, 7, 5, 5, 1, (2, 2, 2, 2)),
     (1, 8, 2, 9, 13, 3, 3, 2, (2, 2, 2, 2)), (1, 5, 1, 1, 1, 3, 3, 1, (1, 1, 1, 1)),
     (1, 6, 1, 2, 3, 3, 3, 1, (1, 1, 1, 1)), (1, 4, 1, 17, 1, 3, 1, 1, (1, 1, 0, 0)),
     (1, 7, 1, 11, 10, 1, 3, 1, (0, 0, 2, 0)), (1, 3, 3, 28, 28, 7, 7, 1, (3, 3, 3, 3)),
-    (1, 12, 1, 56, 56, 3, 3, 1, (1, 1, 1, 1)),
+    (1, 6, 1, 56, 56, 3, 3, 1, (1, 1, 1, 1)),
 ]
 
 
@@ -262,9 +264,63 @@ def test_same_layers_read_in_place(path: str, layer) -> None:
         plan = samebits.explain(samebits.conv2d, x, case["w"], case["bias"], **kw_)
         other = samebits.explain(samebits.conv2d, padded, case["w"], case["bias"],
                                  groups=c, dilation=(dil, dil))
-    assert plan.route == "depthwise" and other.b_source == "per strip"
     in_place = path == "avx512" and not _avx512_emulated()
-    assert plan.b_source == ("in place" if in_place else "per strip"), plan
+    # channels in the lanes (below) instead: 8 or more channels, 16 or more taps
+    other_lanes = in_place and mult == 1 and c >= 8   # not read in place: any taps
+    lanes = other_lanes and kh * kw >= 16
+    assert plan.route == "depthwise"
+    assert other.b_source == ("per panel" if other_lanes else "per strip"), other
+    assert plan.b_source == ("per panel" if lanes else "in place" if in_place else "per strip"), plan
+
+
+# Channels in the vector lanes (depthwise.c's lanes route, dw_lanes_avx512.c;
+# 8 or more channels, no multiplier, and unless the planes can be read in
+# place, 16 or more taps): blocks of 16 channels stored pixel by pixel, the
+# last one partial; the
+# padding stored as +0, cut columns past the last output's reach, rows made
+# only of padding, bands of output rows over large maps, strides, dilation,
+# several images. (n, c, h, w, kh, kw, stride, dilation, padding)
+LANES_LAYERS = [
+    (1, 256, 14, 14, 5, 5, (1, 1), (1, 1), (2, 2, 2, 2)),     # PP-LCNet's 5x5 layers
+    (2, 40, 9, 13, 3, 3, (1, 1), (1, 1), (1, 1, 0, 0)),       # 2.5 blocks, two images
+    (1, 17, 7, 7, 5, 5, (1, 1), (1, 1), (2, 2, 2, 2)),        # one lane of the second block
+    (1, 24, 15, 16, 3, 3, (2, 2), (1, 1), (0, 1, 0, 1)),      # stride 2, one-sided pad
+    (1, 32, 12, 11, 3, 3, (1, 2), (2, 2), (2, 2, 2, 2)),      # dilated, column stride 2
+    (1, 16, 4, 4, 3, 3, (1, 1), (1, 1), (5, 5, 5, 5)),        # mostly padding
+    (1, 20, 9, 20, 3, 3, (3, 3), (1, 1), (0, 0, 0, 0)),       # the last 2 columns never read
+    (1, 20, 150, 150, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1)),    # bands of rows
+    (1, 48, 60, 45, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3)),      # bands, 7x7, stride 2
+    (1, 64, 1, 1, 5, 5, (1, 1), (1, 1), (2, 2, 2, 2)),        # one pixel
+]
+
+
+@pytest.mark.parametrize("layer", LANES_LAYERS, ids=lambda l: "n{}c{}h{}w{}k{}x{}".format(*l))
+def test_channels_in_lanes(path: str, layer) -> None:
+    """Exact against the naive loop at 1 and 2 threads (special values in the
+    input, the weights and the bias); fast mode the same at 1 and 2 threads
+    and bit for bit the same as the layer computed 4 channels at a time,
+    which takes the other kernels (the same operations in the same order);
+    on avx512 the plan is the lanes route."""
+    n, c, h, w, kh, kw, stride, dil, pads = layer
+    x = test_values((n, c, h, w), c + h, 8)
+    case = dict(x=x, w=test_values((c, 1, kh, kw), c + kw, 3), bias=test_values((c,), 9),
+                stride=stride, padding=pads, dilation=dil, activation="relu6")
+    want = naive(case)
+    for threads in (1, 2):
+        assert_same_bits(run(case, path, "exact", threads), want, f"{path} exact t{threads}")
+    fast = run(case, path, "fast", 1)
+    assert_same_bits(run(case, path, "fast", 2), fast, f"{path} fast t2")
+    parts = [run(dict(case, x=x[:, i:i + 4], w=case["w"][i:i + 4], bias=case["bias"][i:i + 4]),
+                 path, "fast", 1) for i in range(0, c, 4)]
+    assert_same_bits(fast, np.concatenate(parts, axis=1), f"{path} fast by 4 channels")
+    kw_ = dict(stride=stride, padding=pads, dilation=dil, groups=c)
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, case["w"], **kw_)
+        narrow = samebits.explain(samebits.conv2d, x[:, :4], case["w"][:4], groups=4,
+                                  **{k: v for k, v in kw_.items() if k != "groups"})
+    lanes = path == "avx512" and not _avx512_emulated()
+    assert plan.route == "depthwise" and (plan.b_source == "per panel") == lanes, plan
+    assert narrow.b_source != "per panel", narrow
 
 
 def _avx512_emulated() -> bool:

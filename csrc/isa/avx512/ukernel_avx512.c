@@ -200,6 +200,17 @@ void sb_dw_pitched_avx512_exact(size_t vecs, size_t limit, size_t taps, const fl
 void sb_dw_pitched_avx512_fast(size_t vecs, size_t limit, size_t taps, const float *w,
                                const ptrdiff_t *off, const float *in, const sb_dw_lane_map *map,
                                float *out);
+/* dw_lanes_avx512.c: 16 channels in the lanes */
+void sb_dw_lanes_avx512_exact(size_t rows, size_t ow, size_t taps, const float *w,
+                              const ptrdiff_t *off, const float *in, size_t in_row,
+                              size_t in_col, float *out);
+void sb_dw_lanes_avx512_fast(size_t rows, size_t ow, size_t taps, const float *w,
+                             const ptrdiff_t *off, const float *in, size_t in_row,
+                             size_t in_col, float *out);
+void sb_dw_lanes_gather_avx512(const float *in, size_t channels, size_t plane_step, size_t rows,
+                               size_t row_step, size_t cols, float *dst, size_t dst_row);
+void sb_dw_lanes_scatter_avx512(const float *src, size_t pixels, size_t channels, float *out,
+                                size_t plane_step);
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .flat_exact = sb_dw_flat_avx512_exact,
                                         .flat_fast = sb_dw_flat_avx512_fast,
@@ -208,7 +219,11 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .flat_masks = sb_dw_flat_masks_avx512,
                                         .split_stride2 = sb_split_stride2_avx512,
                                         .pitched_exact = sb_dw_pitched_avx512_exact,
-                                        .pitched_fast = sb_dw_pitched_avx512_fast};
+                                        .pitched_fast = sb_dw_pitched_avx512_fast,
+                                        .lanes_exact = sb_dw_lanes_avx512_exact,
+                                        .lanes_fast = sb_dw_lanes_avx512_fast,
+                                        .lanes_gather = sb_dw_lanes_gather_avx512,
+                                        .lanes_scatter = sb_dw_lanes_scatter_avx512};
 #endif
 
 const sb_isa sb_isa_avx512 = {

@@ -25,7 +25,10 @@ class Plan:
 
     route: "tiles", "panels", "row", "column", "channel lanes", "depthwise",
     "zero-k" or "empty"; b_source: how B reaches the kernels ("prepacked", "packed
-    whole", "in place", "per panel", "per strip", "by offsets"); tile: the
+    whole", "in place", "per panel", "per strip", "by offsets"; for "depthwise":
+    "in place" when the planes are read where they are, "per strip" when each
+    plane is stored padded, "per panel" when 16 channels at a time are stored
+    pixel by pixel, channels in the vector lanes); tile: the
     register tile (MR, NR) and cache_tile (MC, NC); products: the 2-D products the call
     runs together, each of shape (m, n, k); prepare_chunks and compute_chunks:
     the chunks of the two phases, all products together; threads: how many
