@@ -103,6 +103,10 @@ typedef struct sb_gemm_config {
     sb_lanes_kernel_fn lanes_exact, lanes_fast;
     sb_lanes_store_fn lanes_store;
     int lanes_need_split;
+    /* Optional (null: none): the same kernels over vectors of two strips
+     * (SB_LANES_WIDE_STRIPS strips a call), for a CPU that runs 512-bit
+     * operations whole, where lanes_* are not taken. */
+    sb_lanes_kernel_fn lanes_wide_exact, lanes_wide_fast;
     int row_strips;               /* strips per row-kernel call */
     sb_row_kernel_fn row_exact, row_fast;
     sb_column_kernel_fn column_exact, column_fast;

@@ -88,7 +88,8 @@ typedef void (*sb_column_direct_fn)(size_t rows, size_t kc, size_t cols, const f
  * ap + s*strip_step, element (p, i) at p*W + i). Each output starts from
  * +0, or from out when accumulate, and adds its products in increasing p with
  * the tile kernel's operations; NaN canonical. rows is 1 to
- * SB_LANES_MAX_ROWS, strips 1 to SB_LANES_MAX_STRIPS. With y (the last
+ * SB_LANES_MAX_ROWS, strips 1 to the kernel's most (SB_LANES_NARROW_STRIPS
+ * or SB_LANES_WIDE_STRIPS). With y (the last
  * k-block), the outputs go to y[i*y_row + r] for output channels i <
  * channels instead of out (the convolution's NCHW planes, turned over in
  * registers), after two steps of the epilogue done in registers: +
@@ -96,7 +97,11 @@ typedef void (*sb_column_direct_fn)(size_t rows, size_t kc, size_t cols, const f
  * rounded add, which gives v back for -0), then 0 where the sum is <= floor
  * (0: sb_act_relu's bits; NaN: no change), then NaN canonical. */
 #define SB_LANES_MAX_ROWS 7
-#define SB_LANES_MAX_STRIPS 3
+#define SB_LANES_MAX_STRIPS 4
+/* the 256-bit kernels take at most 3 strips (21 accumulators), the 512-bit
+ * ones (two strips a vector) 4 */
+#define SB_LANES_NARROW_STRIPS 3
+#define SB_LANES_WIDE_STRIPS 4
 #define SB_LANES_WIDTH 8
 #define SB_LANES_OUT_LD (SB_LANES_MAX_STRIPS * SB_LANES_WIDTH)
 typedef void (*sb_lanes_kernel_fn)(size_t rows, size_t strips, size_t kc, const float *ap,

@@ -17,47 +17,7 @@
 #error "the transposed store is written for 256-bit AVX vectors"
 #endif
 
-/* rows[i] becomes column i of the 8 x 8 block (the usual unpack, shuffle and
- * lane-swap transpose): moves, no arithmetic. */
-static inline __attribute__((always_inline)) void ukr_transpose8(__m256 r[8])
-{
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
-/* block[r] (r < rows, one output position each, 8 channels in the lanes)
- * turned over in registers and stored: channel first + i's positions as one
- * masked run of its output row y + (first + i) * y_row, for first + i <
- * channels. The kernel's last k-block and sb_lanes_store_fn both store so. */
-static inline __attribute__((always_inline)) void
-ukr_lanes_put(__m256 block[8], size_t rows, float *restrict y, ptrdiff_t y_row, size_t first,
-              size_t channels)
-{
-#if defined(__AVX512VL__)   /* AMD runs AVX's vmaskmovps store as microcode */
-    const __mmask8 live = (__mmask8)((1u << rows) - 1u);
-#define UKR_LANES_STORE(p, v) _mm256_mask_storeu_ps((p), live, (v))
-#else
-    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rows),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-#define UKR_LANES_STORE(p, v) _mm256_maskstore_ps((p), live, (v))
-#endif
-    ukr_transpose8(block);
-#pragma GCC unroll 8
-    for (int i = 0; i < UKR_LANES; ++i)
-        if (first + (size_t)i < channels)
-            UKR_LANES_STORE(y + (ptrdiff_t)(first + (size_t)i) * y_row, block[i]);
-#undef UKR_LANES_STORE
-}
+#include "isa/lanes_put.h"
 
 static inline __attribute__((always_inline)) void
 ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff_t strip_step,
@@ -66,24 +26,24 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
           const float *restrict bias, float floor, const int fused)
 {
     enum { LD = SB_LANES_OUT_LD };
-    vec_t acc[SB_LANES_MAX_ROWS][SB_LANES_MAX_STRIPS];
+    vec_t acc[SB_LANES_MAX_ROWS][SB_LANES_NARROW_STRIPS];
 #pragma GCC unroll 8
     UKR_FOR(r, R, SB_LANES_MAX_ROWS)
 #pragma GCC unroll 4
-        UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
+        UKR_FOR(s, S, SB_LANES_NARROW_STRIPS)
             acc[r][s] = accumulate ? vec_load(out + r * LD + s * UKR_LANES) : vec_zero();
 
     for (size_t p = 0; p < kc; ++p) {
         const float *restrict xp = x + off[p];
-        vec_t w[SB_LANES_MAX_STRIPS];
+        vec_t w[SB_LANES_NARROW_STRIPS];
 #pragma GCC unroll 4
-        UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
+        UKR_FOR(s, S, SB_LANES_NARROW_STRIPS)
             w[s] = vec_load(ap + s * strip_step + (ptrdiff_t)p * UKR_LANES);
 #pragma GCC unroll 8
         UKR_FOR(r, R, SB_LANES_MAX_ROWS) {
             vec_t b = vec_splat(xp[r]);
 #pragma GCC unroll 4
-            UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
+            UKR_FOR(s, S, SB_LANES_NARROW_STRIPS)
                 acc[r][s] = ukr_step(acc[r][s], w[s], b, fused);   /* weight * input */
         }
     }
@@ -92,12 +52,12 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
 #pragma GCC unroll 8
         UKR_FOR(r, R, SB_LANES_MAX_ROWS)
 #pragma GCC unroll 4
-            UKR_FOR(s, S, SB_LANES_MAX_STRIPS)
+            UKR_FOR(s, S, SB_LANES_NARROW_STRIPS)
                 vec_store(out + r * LD + s * UKR_LANES, vec_canon(acc[r][s]));
         return;
     }
 #pragma GCC unroll 4
-    UKR_FOR(s, S, SB_LANES_MAX_STRIPS) {
+    UKR_FOR(s, S, SB_LANES_NARROW_STRIPS) {
         /* the epilogue's first steps, lane by lane, without branches: + the
          * channel's bias (-0 for none: v + -0 is v), then 0 where v <= floor
          * (relu: floor 0; none: floor NaN, which no v is <=), NaN canonical */
@@ -136,7 +96,7 @@ static inline void ukr_lanes_store(size_t rows, size_t strips, const float *out,
         ukr_lanes_store(rows, strips, out, y, y_row, channels);                              \
     }
 
-#if SB_LANES_MAX_ROWS != 7 || SB_LANES_MAX_STRIPS != 3
+#if SB_LANES_MAX_ROWS != 7 || SB_LANES_NARROW_STRIPS != 3
 #error "UKR_LANES_CASES lists rows 1..7 and strips 1..3"
 #endif
 #define UKR_LANES_CASE(R, S, fused)                                                          \

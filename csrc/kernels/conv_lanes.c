@@ -30,6 +30,7 @@
 #include "framework/checked.h"
 #include "framework/memory.h"
 #include "framework/step.h"
+#include "isa/cpu_x86.h"
 
 /* When the route is taken, from single layers measured both ways on a Zen 4
  * (bench/results/conv-lanes-2026-12-06.md): when the pixel tile would
@@ -62,6 +63,7 @@ typedef struct {
     const float *packed;              /* every group's weights, packed for the conv tile */
     size_t cin_g, cout_g, k, cols, group_floats;
     size_t strips;                    /* packed strips per group */
+    size_t max_strips;                /* the kernel's most strips a call */
     size_t blocks;                    /* chunks' channel blocks per group */
     const float *planes;              /* image n, group g at planes + (n*C + g*cin_g)*plane_floats */
     size_t plane_floats;
@@ -71,18 +73,26 @@ typedef struct {
     size_t tiles_per_chunk, parts;    /* chunks per (image, group, block) */
 } lanes_job;
 
+/* The 512-bit kernels run: the path has them and the CPU does not split
+ * 512-bit operations (where the 256-bit ones run at full speed). */
+static int lanes_wide(const sb_gemm_config *gemm, int splits_512)
+{
+    return !splits_512 && gemm->lanes_wide_exact && gemm->lanes_wide_fast;
+}
+
 int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size_t pixel_cols,
                           int splits_512)
 {
     const sb_gemm_config *gemm = d->isa->gemm;
-    if (!gemm->lanes_exact || !gemm->lanes_fast || (gemm->lanes_need_split && !splits_512))
+    const int wide = lanes_wide(gemm, splits_512);
+    if (!gemm->lanes_exact || !gemm->lanes_fast || (gemm->lanes_need_split && !splits_512 && !wide))
         return 0;
     const size_t cout_g = d->cout / d->groups, cols = d->out_h * d->out_w;
     if (d->c == 0 || cols <= SB_FEW_COLUMNS_MAP ||
         (size_t)sb_conv_tile(gemm, cout_g)->mr != SB_LANES_WIDTH)
         return 0;
     const int pointwise = sb_conv_is_pointwise(d);
-    if (!pointwise && cout_g >= FAST_TAPS_COUT) {
+    if (!pointwise && cout_g >= FAST_TAPS_COUT && !wide) {   /* Zen 4's 256-bit rule */
         const int unit_stride = d->stride_h == 1 && d->stride_w == 1;
         if (d->mode == SB_MODE_FAST || unit_stride || d->c / d->groups <= EXACT_STEM_CIN) return 1;
     }
@@ -96,15 +106,19 @@ static void plan_job(const sb_conv_desc *d, const sb_tile *tile, const float *pa
 {
     memset(job, 0, sizeof *job);
     job->d = d;
-    job->kernel = d->mode == SB_MODE_EXACT ? d->isa->gemm->lanes_exact : d->isa->gemm->lanes_fast;
-    job->store = d->isa->gemm->lanes_store;
+    const sb_gemm_config *gemm = d->isa->gemm;
+    const int wide = lanes_wide(gemm, sb_cpu_splits_512());
+    job->kernel = d->mode == SB_MODE_EXACT ? (wide ? gemm->lanes_wide_exact : gemm->lanes_exact)
+                                           : (wide ? gemm->lanes_wide_fast : gemm->lanes_fast);
+    job->max_strips = wide ? SB_LANES_WIDE_STRIPS : SB_LANES_NARROW_STRIPS;
+    job->store = gemm->lanes_store;
     job->packed = packed;
     job->cin_g = d->c / d->groups, job->cout_g = d->cout / d->groups;
     job->k = job->cin_g * d->kh * d->kw;
     job->cols = d->out_h * d->out_w;
     job->group_floats = sb_packed_a_floats(tile, job->cout_g, job->k);
     job->strips = sb_ceil_div(job->cout_g, SB_LANES_WIDTH);
-    job->blocks = sb_ceil_div(job->strips, SB_LANES_MAX_STRIPS);
+    job->blocks = sb_ceil_div(job->strips, job->max_strips);
     job->planes = planes, job->plane_floats = plane_floats, job->tap_off = tap_off;
     job->row_step = d->stride_h * rows->rs;
     if (job->row_step == d->out_w) {   /* rows follow one another: one long row */
@@ -253,7 +267,7 @@ void sb_conv_lanes_describe(const sb_conv_desc *d, const sb_tile *tile,
     plan_job(d, tile, NULL, NULL, 0, rows, NULL, &job, &plan);
     info->route = SB_ROUTE_LANES;
     info->b_source = sb_conv_is_pointwise(d) ? SB_B_IN_PLACE : SB_B_BY_OFFSETS;
-    info->mr = SB_LANES_MAX_ROWS, info->nr = SB_LANES_MAX_STRIPS * SB_LANES_WIDTH;
+    info->mr = SB_LANES_MAX_ROWS, info->nr = (int)(job.max_strips * SB_LANES_WIDTH);
     sb_conv_describe_steps(d, job.cout_g, job.cols, job.k, plan.chunks,
                            sb_step_threads(&plan, d->max_threads), plan.est_ns, info);
 }

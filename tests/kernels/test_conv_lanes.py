@@ -6,16 +6,19 @@ more output channels per group (in exact mode those with stride 1, and stems).
 The route runs its 256-bit kernels on CPUs that split 512-bit operations (AMD
 Zen 4). SAMEBITS_SPLIT_512=1 forces that answer, so every AVX-512 machine runs
 the route here, in a fresh process (the library reads the variable once), and
-SAMEBITS_SPLIT_512=0 runs the same calls on the pixel tiles:
+SAMEBITS_SPLIT_512=0 runs the same calls on the pixel tiles, or, where those
+would pad the map (WIDE), on the route's 512-bit kernels (two strips a
+vector, lanes_wide_avx512.c):
 
-- every case plans the route under 1 and not under 0;
+- every case plans the route under 1, and under 0 where WIDE says;
 - exact mode equals the naive C loop bit for bit under both settings, at 1 and
   2 threads: special values, biases and every activation, groups, strides,
   dilation, asymmetric padding, the input read in place, several images, rows
-  of 1 to 13 positions, 1 to 3 strips per block and ragged last strips, one
-  k-block and several;
-- fast mode gives the same bits on both routes (the same operations in the
-  same order), at 1 and 2 threads, packed weights or not;
+  of 1 to 13 positions, 1 to 3 strips per block (1 to 4 with the 512-bit
+  kernels, odd counts half a vector) and ragged last strips, one k-block and
+  several;
+- fast mode gives the same bits under both settings (the same operations in
+  the same order), at 1 and 2 threads, packed weights or not;
 - a graph's fused Conv -> BatchNormalization -> Add -> Relu over a 7x7 map gives
   the same bits on both routes, in both modes."""
 from __future__ import annotations
@@ -55,17 +58,29 @@ CASES = [
     # strided, 24 in: 24 x 24 positions on 25-column wide rows (conv.c's phase
     # planes), 600 computed for 576, so not exact mode's route
     ((1, 24, 47, 47, 56, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, "relu"), False),
+    # small maps: 1 to 5 positions a kernel call, 1 strip (6 channels) to 5
+    ((1, 8, 10, 1, 12, (3, 1), (1, 1), (1, 1, 0, 0), (1, 1), 1, "relu"), True),    # 1 a row
+    ((1, 8, 6, 2, 12, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, None), True),       # 2 a row
+    ((1, 16, 3, 3, 6, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, "relu"), True),     # 3, one strip
+    ((1, 40, 5, 5, 33, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, "relu6"), True),   # 5, 2 + 3 strips
+    ((1, 8, 6, 4, 20, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, None), False),      # 4, 3 strips
 ]
 # Every other activation over 52 channels (a ragged last strip), with a bias
 # and without: the epilogue runs on the sums in the kernel's layout, by
 # column, before they are turned over (relu and none: in the kernel's
 # registers)
-CASES += [((1, 12, 7, 9, 52, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, act, bias), True)
+CASES += [((1, 12, 7, 7, 52, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, act, bias), True)
           for act, bias in [("silu", True), ("swish_onnx", True), ("hardswish_onnx", True),
                             ("sigmoid", True), (("leaky_relu", 0.1), True), ("gelu", True),
                             ("tanh", True), (("hardsigmoid_onnx", 0.2), True),
                             ("gelu_tanh", True), ("hardswish", True), ("swish_onnx", False),
                             ("relu", False), (None, False)]]
+
+# Whether SAMEBITS_SPLIT_512=0 takes the route too, with the 512-bit kernels
+# (lanes_wide_avx512.c: two strips a vector, up to 4 strips a call), in both
+# modes: where the pixel tile would compute more than 1.1 times the
+# positions of a layer with taps, or 1.2 times those of a pointwise layer
+WIDE = [True, True, True, True, False, True, True, True, False, False, False] + [True] * 18
 
 RUN = r"""
 import json, sys
@@ -119,9 +134,10 @@ def runs() -> dict:
 
 
 def test_the_route_is_planned_only_where_it_runs(runs) -> None:
+    assert len(WIDE) == len(CASES)
     for i, (case, exact_lanes) in enumerate(CASES):
         for mode in ("exact", "fast"):
-            assert runs["0"][f"{i} {mode} route"] != "channel lanes", (case, mode)
+            assert (runs["0"][f"{i} {mode} route"] == "channel lanes") == WIDE[i], (case, mode)
         assert runs["1"][f"{i} fast route"] == "channel lanes", case
         assert (runs["1"][f"{i} exact route"] == "channel lanes") == exact_lanes, case
 
@@ -143,6 +159,9 @@ def test_exact_equals_the_naive_loop(runs, i: int) -> None:
 
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_fast_mode_gives_the_pixel_tiles_bits(runs, i: int) -> None:
+    """Fast mode's bits the same under both settings: the 256-bit kernel's
+    against the pixel tiles' where SAMEBITS_SPLIT_512=0 runs the tiles, and
+    against the 512-bit kernel's where it runs those (WIDE)."""
     want = runs["0"][f"{i} fast 1 plain"]
     for threads in (1, 2):
         for name in ("plain", "packed"):

@@ -161,6 +161,21 @@ void sb_lanes_avx512_ymm_fast(size_t rows, size_t strips, size_t kc, const float
 
 void sb_lanes_store_avx512_ymm(size_t rows, size_t strips, const float *out, float *y,
                                ptrdiff_t y_row, size_t channels);
+#if !defined(SB_EMULATE_AVX512)
+/* lanes_wide_avx512.c: the same over 512-bit vectors of two strips */
+void sb_lanes_wide_avx512_exact(size_t rows, size_t strips, size_t kc, const float *ap,
+                                ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
+                                float *out, int accumulate, float *y, ptrdiff_t y_row,
+                                size_t channels, const float *bias, float floor);
+void sb_lanes_wide_avx512_fast(size_t rows, size_t strips, size_t kc, const float *ap,
+                               ptrdiff_t strip_step, const float *x, const ptrdiff_t *off,
+                               float *out, int accumulate, float *y, ptrdiff_t y_row,
+                               size_t channels, const float *bias, float floor);
+#define LANES_WIDE .lanes_wide_exact = sb_lanes_wide_avx512_exact, \
+                   .lanes_wide_fast = sb_lanes_wide_avx512_fast,
+#else
+#define LANES_WIDE
+#endif
 
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_12x32, &tile_12x32},
@@ -169,6 +184,7 @@ static const sb_gemm_config gemm = {
     .lanes_exact = sb_lanes_avx512_ymm_exact, .lanes_fast = sb_lanes_avx512_ymm_fast,
     .lanes_store = sb_lanes_store_avx512_ymm,
     .lanes_need_split = 1,
+    LANES_WIDE
     .other_tiles = {&tile_8x32, NULL},
     .few_rows_tile = &tile_4x32,
     .conv_tile = avx512_conv_tile,

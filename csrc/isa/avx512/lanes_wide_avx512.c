@@ -1,0 +1,133 @@
+/* avx512 path: the convolution's channels-in-lanes kernel (sb_lanes_kernel_fn,
+ * kernels.h) over 512-bit vectors, for CPUs that run them whole (Intel, AMD
+ * Zen 5), where the 256-bit one (lanes_template.h) would use half of each
+ * multiply-add.
+ *
+ * The weights stay packed for the convolution tile (strips of 8 output
+ * channels): a vector is two strips' k-rows side by side (two 256-bit loads
+ * and one insert), so 4 strips are two vectors and 7 positions x 4 strips are
+ * 14 accumulators; per k, 7 broadcasts of the input and 14 multiply-adds.
+ * The last k-block turns each half of a vector over as the 256-bit kernel
+ * does (lanes_put.h). Each output is still its products in increasing k,
+ * weight times input, one multiply then one add each (one fused multiply-add
+ * in fast mode), from +0: the tile's operations in the tile's order, so the
+ * tile's bits. */
+#include "isa/isa.h"
+
+#if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
+#include <immintrin.h>
+#include "isa/lanes_put.h"
+
+#if SB_LANES_MAX_ROWS != 7 || SB_LANES_WIDE_STRIPS != 4 || SB_LANES_WIDTH != 8
+#error "the cases below list rows 1..7 and strips 1..4 of 8 channels"
+#endif
+
+static inline __attribute__((always_inline)) __m512 wide_step(__m512 acc, __m512 w, __m512 x,
+                                                              const int fused)
+{
+    return fused ? _mm512_fmadd_ps(w, x, acc) : _mm512_add_ps(acc, _mm512_mul_ps(w, x));
+}
+
+static inline __attribute__((always_inline)) __m512 wide_canon(__m512 v)
+{
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+}
+
+static inline __attribute__((always_inline)) __m256 half_of(__m512 v, const int h)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), h));
+}
+
+static inline __attribute__((always_inline)) __m256 canon8(__m256 v)
+{
+    return _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                              _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)));
+}
+
+/* R positions x S strips; V = ceil(S / 2) vectors a position, the last one
+ * half used when S is odd (its upper half multiplies +0 weights and is never
+ * stored). */
+static inline __attribute__((always_inline)) void
+lanes_wide(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff_t strip_step,
+           const float *restrict x, const ptrdiff_t *restrict off, float *restrict out,
+           int accumulate, float *restrict y, ptrdiff_t y_row, size_t channels,
+           const float *restrict bias, float floor, const int fused)
+{
+    enum { LD = SB_LANES_OUT_LD };
+    const int V = (S + 1) / 2;
+    __m512 acc[SB_LANES_MAX_ROWS][2];
+#pragma GCC unroll 7
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v)
+            acc[r][v] = accumulate ? _mm512_loadu_ps(out + r * LD + v * 16) : _mm512_setzero_ps();
+
+    for (size_t p = 0; p < kc; ++p) {
+        const float *restrict xp = x + off[p];
+        __m512 w[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) {
+            const __m256 lo = _mm256_loadu_ps(ap + 2 * v * strip_step + (ptrdiff_t)p * 8);
+            const __m256 hi = 2 * v + 1 < S
+                ? _mm256_loadu_ps(ap + (2 * v + 1) * strip_step + (ptrdiff_t)p * 8)
+                : _mm256_setzero_ps();
+            w[v] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                                       _mm256_castps_pd(hi), 1));
+        }
+#pragma GCC unroll 7
+        for (int r = 0; r < R; ++r) {
+            const __m512 b = _mm512_set1_ps(xp[r]);
+#pragma GCC unroll 2
+            for (int v = 0; v < V; ++v) acc[r][v] = wide_step(acc[r][v], w[v], b, fused);
+        }
+    }
+
+    if (!y) {
+#pragma GCC unroll 7
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+            for (int v = 0; v < V; ++v) _mm512_storeu_ps(out + r * LD + v * 16, wide_canon(acc[r][v]));
+        return;
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < S; ++s) {
+        /* the epilogue's first steps, as the 256-bit kernel: + bias (-0 for
+         * none), 0 where v <= floor, NaN canonical */
+        const __m256 b = _mm256_loadu_ps(bias + s * 8);
+        const __m256 lo = _mm256_set1_ps(floor);
+        __m256 block[8];
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) {
+            __m256 v = _mm256_add_ps(r < R ? half_of(acc[r][s / 2], s % 2) : _mm256_setzero_ps(), b);
+            v = _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, lo, _CMP_LE_OQ), _mm256_setzero_ps());
+            block[r] = canon8(v);
+        }
+        ukr_lanes_put(block, (size_t)R, y, y_row, (size_t)(s * 8), channels);
+    }
+}
+
+#define WIDE_CASE(R, S, fused)                                                               \
+    case (R) * 5 + (S):                                                                      \
+        lanes_wide(R, S, kc, ap, strip_step, x, off, out, accumulate, y, y_row, channels,    \
+                   bias, floor, fused);                                                      \
+        return;
+#define WIDE_ROW(R, fused)                                                                   \
+    WIDE_CASE(R, 1, fused) WIDE_CASE(R, 2, fused) WIDE_CASE(R, 3, fused) WIDE_CASE(R, 4, fused)
+/* Every (rows, strips) an instance of its own: loops of constant bounds,
+ * accumulators in registers. */
+#define DEFINE_WIDE(name, fused)                                                             \
+    void name(size_t rows, size_t strips, size_t kc, const float *ap, ptrdiff_t strip_step,  \
+              const float *x, const ptrdiff_t *off, float *out, int accumulate, float *y,    \
+              ptrdiff_t y_row, size_t channels, const float *bias, float floor)              \
+    {                                                                                        \
+        switch (rows * 5 + strips) {                                                         \
+            WIDE_ROW(1, fused) WIDE_ROW(2, fused) WIDE_ROW(3, fused) WIDE_ROW(4, fused)      \
+            WIDE_ROW(5, fused) WIDE_ROW(6, fused) WIDE_ROW(7, fused)                         \
+        default: return;   /* the caller checks rows and strips */                           \
+        }                                                                                    \
+    }
+
+DEFINE_WIDE(sb_lanes_wide_avx512_exact, 0)
+DEFINE_WIDE(sb_lanes_wide_avx512_fast, 1)
+#endif
