@@ -85,7 +85,8 @@ int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size
 {
     const sb_gemm_config *gemm = d->isa->gemm;
     const int wide = lanes_wide(gemm, splits_512);
-    if (!gemm->lanes_exact || !gemm->lanes_fast || (gemm->lanes_need_split && !splits_512 && !wide))
+    if (!gemm->lanes_exact || !gemm->lanes_fast ||
+        (gemm->lanes_need_split && !splits_512 && !wide))
         return 0;
     const size_t cout_g = d->cout / d->groups, cols = d->out_h * d->out_w;
     if (d->c == 0 || cols <= SB_FEW_COLUMNS_MAP ||

@@ -18,6 +18,7 @@
 
 #if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
 #include <immintrin.h>
+#include "isa/avx512/zmm_step.h"
 
 /* Vectors of a plane in flight at once: independent chains. */
 #define GROUP 8
@@ -40,18 +41,6 @@
         }                                                                                    \
     } while (0)
 
-static inline __attribute__((always_inline)) __m512
-dw_step(__m512 acc, __m512 w, __m512 x, const int fused)
-{
-    return fused ? _mm512_fmadd_ps(w, x, acc) : _mm512_add_ps(acc, _mm512_mul_ps(w, x));
-}
-
-static inline __attribute__((always_inline)) __m512 dw_canon(__m512 v)
-{
-    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
-}
-
 /* Vectors v0 .. v0 + G - 1 of one plane. */
 static inline __attribute__((always_inline)) void
 dw_flat_group(const int G, size_t v0, size_t plane, size_t taps, const float *w,
@@ -70,16 +59,17 @@ dw_flat_group(const int G, size_t v0, size_t plane, size_t taps, const float *w,
 #pragma GCC unroll 8
         for (int g = 0; g < G; ++g) {
             const __m512 x = _mm512_maskz_loadu_ps((__mmask16)mask[g], tap + g * 16);
-            acc[g] = dw_step(acc[g], a, x, fused);
+            acc[g] = zmm_step(acc[g], a, x, fused);
         }
     }
 #pragma GCC unroll 8
     for (int g = 0; g < G; ++g) {
         const size_t j = (v0 + (size_t)g) * 16;
         if (j + 16 <= plane)
-            _mm512_storeu_ps(out + j, dw_canon(acc[g]));
+            _mm512_storeu_ps(out + j, zmm_canon(acc[g]));
         else
-            _mm512_mask_storeu_ps(out + j, (__mmask16)((1u << (plane - j)) - 1u), dw_canon(acc[g]));
+            _mm512_mask_storeu_ps(out + j, (__mmask16)((1u << (plane - j)) - 1u),
+                                  zmm_canon(acc[g]));
     }
 }
 
@@ -112,8 +102,8 @@ dw_flat_pair_group(const int G, size_t v0, size_t plane, size_t taps, const floa
 #pragma GCC unroll 8
         for (int g = 0; g < G; ++g) {
             const __mmask16 m = (__mmask16)mask[g];
-            acc_a[g] = dw_step(acc_a[g], a, _mm512_maskz_loadu_ps(m, in_a + at + g * 16), fused);
-            acc_b[g] = dw_step(acc_b[g], b, _mm512_maskz_loadu_ps(m, in_b + at + g * 16), fused);
+            acc_a[g] = zmm_step(acc_a[g], a, _mm512_maskz_loadu_ps(m, in_a + at + g * 16), fused);
+            acc_b[g] = zmm_step(acc_b[g], b, _mm512_maskz_loadu_ps(m, in_b + at + g * 16), fused);
         }
     }
 #pragma GCC unroll 8
@@ -121,8 +111,8 @@ dw_flat_pair_group(const int G, size_t v0, size_t plane, size_t taps, const floa
         const size_t j = (v0 + (size_t)g) * 16;
         const __mmask16 live = j + 16 <= plane ? (__mmask16)0xffff
                                                : (__mmask16)((1u << (plane - j)) - 1u);
-        _mm512_mask_storeu_ps(out_a + j, live, dw_canon(acc_a[g]));
-        _mm512_mask_storeu_ps(out_b + j, live, dw_canon(acc_b[g]));
+        _mm512_mask_storeu_ps(out_a + j, live, zmm_canon(acc_a[g]));
+        _mm512_mask_storeu_ps(out_b + j, live, zmm_canon(acc_b[g]));
     }
 }
 
@@ -204,14 +194,15 @@ dw_pitched_group(const int G, size_t v0, size_t limit, size_t taps, const float 
         const __m512 a = _mm512_set1_ps(w[t]);
         const float *tap = base + off[t];
 #pragma GCC unroll 8
-        for (int g = 0; g < G; ++g) acc[g] = dw_step(acc[g], a, _mm512_loadu_ps(tap + g * 16), fused);
+        for (int g = 0; g < G; ++g)
+            acc[g] = zmm_step(acc[g], a, _mm512_loadu_ps(tap + g * 16), fused);
     }
 #pragma GCC unroll 8
     for (int g = 0; g < G; ++g) {
         const size_t v = v0 + (size_t)g, j = v * 16;
         unsigned mask = map[v].mask;
         if (j + 16 > limit) mask &= (1u << (limit - j)) - 1u;   /* limit > j: v < vecs */
-        const __m512 packed = _mm512_maskz_compress_ps((__mmask16)mask, dw_canon(acc[g]));
+        const __m512 packed = _mm512_maskz_compress_ps((__mmask16)mask, zmm_canon(acc[g]));
         _mm512_mask_storeu_ps(out + map[v].start,
                               (__mmask16)((1u << __builtin_popcount(mask)) - 1u), packed);
     }

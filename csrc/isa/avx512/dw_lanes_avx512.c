@@ -17,22 +17,11 @@
 
 #if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
 #include <immintrin.h>
+#include "isa/avx512/zmm_step.h"
 
 /* Outputs of a row in flight at once: independent chains, two multiply-add
  * pipes of four cycles' latency. */
 #define GROUP 12
-
-static inline __attribute__((always_inline)) __m512
-dw_step(__m512 acc, __m512 w, __m512 x, const int fused)
-{
-    return fused ? _mm512_fmadd_ps(w, x, acc) : _mm512_add_ps(acc, _mm512_mul_ps(w, x));
-}
-
-static inline __attribute__((always_inline)) __m512 dw_canon(__m512 v)
-{
-    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
-}
 
 /* Outputs ox0 .. ox0 + G - 1 of one row. */
 static inline __attribute__((always_inline)) void
@@ -47,10 +36,10 @@ lanes_group(const int G, size_t taps, const float *w, const ptrdiff_t *off, cons
         const float *tap = in + off[t];
 #pragma GCC unroll 12
         for (int g = 0; g < G; ++g)
-            acc[g] = dw_step(acc[g], wt, _mm512_load_ps(tap + (size_t)g * in_col), fused);
+            acc[g] = zmm_step(acc[g], wt, _mm512_load_ps(tap + (size_t)g * in_col), fused);
     }
 #pragma GCC unroll 12
-    for (int g = 0; g < G; ++g) _mm512_store_ps(out + 16 * g, dw_canon(acc[g]));
+    for (int g = 0; g < G; ++g) _mm512_store_ps(out + 16 * g, zmm_canon(acc[g]));
 }
 
 static inline __attribute__((always_inline)) void

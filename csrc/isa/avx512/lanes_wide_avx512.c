@@ -16,23 +16,12 @@
 
 #if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
 #include <immintrin.h>
+#include "isa/avx512/zmm_step.h"
 #include "isa/lanes_put.h"
 
 #if SB_LANES_MAX_ROWS != 7 || SB_LANES_WIDE_STRIPS != 4 || SB_LANES_WIDTH != 8
 #error "the cases below list rows 1..7 and strips 1..4 of 8 channels"
 #endif
-
-static inline __attribute__((always_inline)) __m512 wide_step(__m512 acc, __m512 w, __m512 x,
-                                                              const int fused)
-{
-    return fused ? _mm512_fmadd_ps(w, x, acc) : _mm512_add_ps(acc, _mm512_mul_ps(w, x));
-}
-
-static inline __attribute__((always_inline)) __m512 wide_canon(__m512 v)
-{
-    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
-}
 
 static inline __attribute__((always_inline)) __m256 half_of(__m512 v, const int h)
 {
@@ -79,7 +68,7 @@ lanes_wide(const int R, const int S, size_t kc, const float *restrict ap, ptrdif
         for (int r = 0; r < R; ++r) {
             const __m512 b = _mm512_set1_ps(xp[r]);
 #pragma GCC unroll 2
-            for (int v = 0; v < V; ++v) acc[r][v] = wide_step(acc[r][v], w[v], b, fused);
+            for (int v = 0; v < V; ++v) acc[r][v] = zmm_step(acc[r][v], w[v], b, fused);
         }
     }
 
@@ -87,7 +76,8 @@ lanes_wide(const int R, const int S, size_t kc, const float *restrict ap, ptrdif
 #pragma GCC unroll 7
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
-            for (int v = 0; v < V; ++v) _mm512_storeu_ps(out + r * LD + v * 16, wide_canon(acc[r][v]));
+            for (int v = 0; v < V; ++v)
+                _mm512_storeu_ps(out + r * LD + v * 16, zmm_canon(acc[r][v]));
         return;
     }
 #pragma GCC unroll 4
@@ -99,7 +89,8 @@ lanes_wide(const int R, const int S, size_t kc, const float *restrict ap, ptrdif
         __m256 block[8];
 #pragma GCC unroll 8
         for (int r = 0; r < 8; ++r) {
-            __m256 v = _mm256_add_ps(r < R ? half_of(acc[r][s / 2], s % 2) : _mm256_setzero_ps(), b);
+            const __m256 sum = r < R ? half_of(acc[r][s / 2], s % 2) : _mm256_setzero_ps();
+            __m256 v = _mm256_add_ps(sum, b);
             v = _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, lo, _CMP_LE_OQ), _mm256_setzero_ps());
             block[r] = canon8(v);
         }
