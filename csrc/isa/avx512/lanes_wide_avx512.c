@@ -23,9 +23,12 @@
 #error "the cases below list rows 1..7 and strips 1..4 of 8 channels"
 #endif
 
+/* Half h of v (the immediates literal: an unoptimized build does not fold
+ * h into one). */
 static inline __attribute__((always_inline)) __m256 half_of(__m512 v, const int h)
 {
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), h));
+    return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+             : _mm512_castps512_ps256(v);
 }
 
 static inline __attribute__((always_inline)) __m256 canon8(__m256 v)
