@@ -193,6 +193,10 @@ OFFSETS_CASES = [
     (1, 70, 1, 42, 37, (1, 3), (0, 0, 1, 0), (1, 1), 1),      # one output row, 37 rows of A
     (3, 8, 10, 33, 6, (3, 3), (1, 1, 1, 1), (1, 1), 2),       # groups and images
     (1, 2, 70, 300, 3, (3, 3), (1, 1, 1, 1), (1, 1), 1),      # many chunks
+    # no padding, rows too short to gather in place (conv.c IN_PLACE_MIN_ROW):
+    # a 1-D convolution as N x C x L x 1 (magika's layer), and 7-wide rows
+    (2, 16, 40, 1, 20, (5, 1), (0, 0, 0, 0), (1, 1), 1),
+    (1, 6, 12, 7, 10, (3, 1), (0, 0, 0, 0), (2, 1), 1),
 ]
 
 
