@@ -380,6 +380,15 @@ int sb_plan_selfcheck(void)
         bad += gemm->row_strips < 1 || gemm->lanes < 1;
         bad += !gemm->row_exact || !gemm->row_fast || !gemm->column_exact || !gemm->column_fast;
         bad += !gemm->column_direct_exact != !gemm->column_direct_fast;   /* both or neither */
+        /* the 512-bit lanes kernels: both or neither, and only beside the
+         * 256-bit ones (conv_lanes.c plans with those first) */
+        bad += !gemm->lanes_wide_exact != !gemm->lanes_wide_fast;
+        bad += gemm->lanes_wide_exact && (!gemm->lanes_exact || !gemm->lanes_fast);
+        /* the depthwise lanes route: all four kernels or none */
+        const sb_dwconv_config *dw = isa->dwconv;
+        const int dw_lanes = !!dw->lanes_exact + !!dw->lanes_fast + !!dw->lanes_gather +
+                             !!dw->lanes_scatter;
+        bad += dw_lanes != 0 && dw_lanes != 4;
         for (int mode = 0; mode < 2; ++mode)
             bad += tile_violations(gemm, gemm->product_tile[mode], gemm->lanes);
         for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)

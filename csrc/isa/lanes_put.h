@@ -53,4 +53,26 @@ ukr_lanes_put(__m256 block[8], size_t rows, float *restrict y, ptrdiff_t y_row, 
 #undef UKR_LANES_STORE
 }
 
+/* One strip's last sums (sums[r] for positions r < rows; the rest +0) put as
+ * the kernels' last k-block does, after the epilogue's first steps lane by
+ * lane, without branches: + the channel's bias (bias8, -0 for none: v + -0
+ * is v), then 0 where v <= floor (relu: floor 0; none: floor NaN, which no v
+ * is <=), NaN canonical. Both kernels (256- and 512-bit) finish so, so their
+ * bits are one. */
+static inline __attribute__((always_inline)) void
+ukr_lanes_finish(__m256 sums[8], size_t rows, const float *bias8, float floor, float *restrict y,
+                 ptrdiff_t y_row, size_t first, size_t channels)
+{
+    const __m256 b = _mm256_loadu_ps(bias8), lo = _mm256_set1_ps(floor);
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        __m256 v = _mm256_add_ps(sums[r], b);
+        v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
+        sums[r] = _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+    ukr_lanes_put(sums, rows, y, y_row, first, channels);
+}
+
 #endif

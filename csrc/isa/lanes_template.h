@@ -58,19 +58,11 @@ ukr_lanes(const int R, const int S, size_t kc, const float *restrict ap, ptrdiff
     }
 #pragma GCC unroll 4
     UKR_FOR(s, S, SB_LANES_NARROW_STRIPS) {
-        /* the epilogue's first steps, lane by lane, without branches: + the
-         * channel's bias (-0 for none: v + -0 is v), then 0 where v <= floor
-         * (relu: floor 0; none: floor NaN, which no v is <=), NaN canonical */
-        const __m256 b = _mm256_loadu_ps(bias + s * UKR_LANES);
-        const __m256 lo = _mm256_set1_ps(floor);
         __m256 block[8];
 #pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            __m256 v = _mm256_add_ps(r < R ? acc[r][s] : vec_zero(), b);
-            v = _mm256_blendv_ps(v, vec_zero(), _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
-            block[r] = vec_canon(v);
-        }
-        ukr_lanes_put(block, R, y, y_row, (size_t)(s * UKR_LANES), channels);
+        for (int r = 0; r < 8; ++r) block[r] = r < R ? acc[r][s] : vec_zero();
+        ukr_lanes_finish(block, (size_t)R, bias + s * UKR_LANES, floor, y, y_row,
+                         (size_t)(s * UKR_LANES), channels);
     }
 }
 

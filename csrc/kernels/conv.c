@@ -250,6 +250,15 @@ static size_t stored_rows(const sb_conv_desc *d, sb_padded_rows *rows)
     return count;
 }
 
+/* Both offsets routes: the tile has the offsets kernels (sme's strips
+ * kernel gathers instead), and wide rows of row_w columns throw away at
+ * most one column in WIDE_WASTE. */
+static int wide_rows_pay(const sb_tile *tile, size_t row_w, size_t out_w)
+{
+    return tile->offsets_exact && tile->offsets_fast && !tile->strips_exact && row_w >= out_w &&
+           (row_w - out_w) * WIDE_WASTE <= row_w;
+}
+
 /* Unit strides over stored padded rows (rows of rs floats): output (oy, ox)
  * reads tap (c, ky, kx) at c*plane_floats + (oy + ky*dh)*rs + ox + kx*dw,
  * so in "wide" columns j = oy*rs + ox consecutive columns read consecutive
@@ -260,10 +269,10 @@ static size_t stored_rows(const sb_conv_desc *d, sb_padded_rows *rows)
 static int reads_by_offsets(const sb_conv_desc *d, const conv_call *call, const sb_tile *tile)
 {
     return d->stride_h == 1 && d->stride_w == 1 && !sb_conv_is_pointwise(d) &&
-           !reads_input_in_place(d) && call->stored_rows > 0 && tile->offsets_exact &&
-           tile->offsets_fast && !tile->strips_exact && call->rows.rs >= d->out_w &&
-           (call->rows.rs - d->out_w) * WIDE_WASTE <= call->rows.rs;
+           !reads_input_in_place(d) && call->stored_rows > 0 &&
+           wide_rows_pay(tile, call->rows.rs, d->out_w);
 }
+
 
 /* Strides over stored phase planes (padded_rows.c: row phase ry, column
  * phase rx, rows_ph rows pws floats apart): output (oy, ox) reads tap
@@ -277,9 +286,8 @@ static int reads_by_offsets(const sb_conv_desc *d, const conv_call *call, const 
 static int reads_by_phases(const sb_conv_desc *d, const conv_call *call, const sb_tile *tile)
 {
     return (d->stride_h > 1 || d->stride_w > 1) && !sb_conv_is_pointwise(d) &&
-           call->stored_rows > 0 && tile->offsets_exact && tile->offsets_fast &&
-           !tile->strips_exact && call->rows.pws > d->out_w &&
-           (call->rows.pws - d->out_w) * WIDE_WASTE <= call->rows.pws;
+           call->stored_rows > 0 && call->rows.pws > d->out_w &&
+           wide_rows_pay(tile, call->rows.pws, d->out_w);
 }
 
 /* The call's shape-dependent part and its product plan (no pointer is read:

@@ -19,8 +19,8 @@
 #include <immintrin.h>
 #include "isa/avx512/zmm_step.h"
 
-/* Outputs of a row in flight at once: independent chains, two multiply-add
- * pipes of four cycles' latency. */
+/* Outputs of a row in flight at once: independent chains, at least the 8
+ * that two multiply-add pipes of four cycles' latency need, with slack. */
 #define GROUP 12
 
 /* Outputs ox0 .. ox0 + G - 1 of one row. */

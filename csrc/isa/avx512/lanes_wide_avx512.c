@@ -7,11 +7,11 @@
  * channels): a vector is two strips' k-rows side by side (two 256-bit loads
  * and one insert), so 4 strips are two vectors and 7 positions x 4 strips are
  * 14 accumulators; per k, 7 broadcasts of the input and 14 multiply-adds.
- * The last k-block turns each half of a vector over as the 256-bit kernel
- * does (lanes_put.h). Each output is still its products in increasing k,
- * weight times input, one multiply then one add each (one fused multiply-add
- * in fast mode), from +0: the tile's operations in the tile's order, so the
- * tile's bits. */
+ * The last k-block finishes and turns each half of a vector over as the
+ * 256-bit kernel does (lanes_put.h's ukr_lanes_finish). Each output is
+ * still its products in increasing k, weight times input, one multiply then
+ * one add each (one fused multiply-add in fast mode), from +0: the tile's
+ * operations in the tile's order, so the tile's bits. */
 #include "isa/isa.h"
 
 #if defined(__AVX512F__) && defined(__FMA__) && !defined(SB_EMULATE_AVX512)
@@ -29,12 +29,6 @@ static inline __attribute__((always_inline)) __m256 half_of(__m512 v, const int 
 {
     return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
              : _mm512_castps512_ps256(v);
-}
-
-static inline __attribute__((always_inline)) __m256 canon8(__m256 v)
-{
-    return _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                              _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)));
 }
 
 /* R positions x S strips; V = ceil(S / 2) vectors a position, the last one
@@ -84,20 +78,13 @@ lanes_wide(const int R, const int S, size_t kc, const float *restrict ap, ptrdif
         return;
     }
 #pragma GCC unroll 4
-    for (int s = 0; s < S; ++s) {
-        /* the epilogue's first steps, as the 256-bit kernel: + bias (-0 for
-         * none), 0 where v <= floor, NaN canonical */
-        const __m256 b = _mm256_loadu_ps(bias + s * 8);
-        const __m256 lo = _mm256_set1_ps(floor);
+    for (int s = 0; s < S; ++s) {   /* each strip finished as the 256-bit kernel does */
         __m256 block[8];
 #pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            const __m256 sum = r < R ? half_of(acc[r][s / 2], s % 2) : _mm256_setzero_ps();
-            __m256 v = _mm256_add_ps(sum, b);
-            v = _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, lo, _CMP_LE_OQ), _mm256_setzero_ps());
-            block[r] = canon8(v);
-        }
-        ukr_lanes_put(block, (size_t)R, y, y_row, (size_t)(s * 8), channels);
+        for (int r = 0; r < 8; ++r)
+            block[r] = r < R ? half_of(acc[r][s / 2], s % 2) : _mm256_setzero_ps();
+        ukr_lanes_finish(block, (size_t)R, bias + s * 8, floor, y, y_row, (size_t)(s * 8),
+                         channels);
     }
 }
 
