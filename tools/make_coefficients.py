@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import struct
 import sys
 
 import mpmath as mp
@@ -32,6 +33,7 @@ ERF_PIECE_DEGREE = 11
 EXP_DEGREE = 9             # P(r), so that e^r - 1 = r + r^2 P(r) has degree 11
 LOG_DEGREE = 6             # G(z)
 ERF_SMALL_DEGREE = 8       # A(z)
+LOG_ROUTE_DEGREE = 6       # log's fast route: P(r), log1p(r) = r + r^2 P(r)
 
 
 def to_double(v: mp.mpf) -> float:
@@ -142,8 +144,39 @@ def build() -> tuple[dict, list[str]]:
     e = worst(lambda r: abs(1 + r + r * r * horner(taylor, r) - mp.exp(r)) / mp.exp(r), -rmax, rmax)
     report.append(f"exp's fast route: 1 + r + r^2 Q(r) against e^r on |r| <= ln2/32, relative: "
                   f"{log2_or_none(e)}")
+
+    # log's fast route (math/log_route.h): x = 2^e z with z in [OFF, 2 OFF),
+    # from x's binary64 bits less OFF's; the next 4 bits pick one of 16
+    # intervals of z, each with c_j (1/c_j rounded to 20 significant bits, so
+    # that z c_j is exact: z has at most 24), 1 for the interval around 1 (so
+    # that log x = log1p(z - 1) there, whatever its size); r = z c_j - 1
+    # (exact); log x = e ln 2 - log c_j + log1p(r), log1p(r) = r + r^2 P(r).
+    log_off = 0x3FE6800000000000
+    inv_c, log_c, rlo, rhi = [], [], mp.mpf(0), mp.mpf(0)
+    for j in range(16):
+        zlo, zhi = bits_to_double(log_off + (j << 48)), bits_to_double(log_off + ((j + 1) << 48))
+        if zlo < 1 < zhi:
+            c = 1.0
+        else:
+            m, ex = mp.frexp(2 / (mp.mpf(zlo) + zhi))
+            c = to_double(mp.ldexp(mp.nint(mp.ldexp(m, 20)), ex - 20))
+        inv_c.append(c)
+        log_c.append(to_double(-mp.log(c)))
+        rlo, rhi = min(rlo, mp.mpf(zlo) * c - 1), max(rhi, mp.mpf(zhi) * c - 1)
+    log_p = chebyshev(lambda r: (mp.log1p(r) - r) / (r * r) if r != 0 else mp.mpf(-0.5), rlo, rhi,
+                      LOG_ROUTE_DEGREE)
+    e = worst(lambda r: abs(r + r * r * horner(log_p, r) - mp.log1p(r)) / abs(mp.log1p(r))
+              if r != 0 else mp.mpf(0), rlo, rhi)
+    report.append(f"log's fast route: r + r^2 P(r) against log1p(r) on [{float(rlo):.5f}, "
+                  f"{float(rhi):.5f}], relative: {log2_or_none(e)}")
     return {"consts": consts, "exp_p": exp_p, "log_g": log_g, "erf_small": erf_small,
-            "erf_pieces": pieces, "route": route, "route_q": taylor, "route_table": table}, report
+            "erf_pieces": pieces, "route": route, "route_q": taylor, "route_table": table,
+            "log_route_off": log_off, "log_route_inv_c": inv_c,
+            "log_route_log_c": log_c, "log_route_p": log_p}, report
+
+
+def bits_to_double(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
 LOG_EXCEPTIONS = [(0x3C413D3A, 0xC08E158F), (0x41178FEB, 0x400FE5E7), (0x4C5D65A5, 0x418F034B),
@@ -224,6 +257,13 @@ def header_text(t: dict) -> str:
     array("sb_exp_route_q", t["route_q"])
     lines.append("/* 2^(j/16), j = 0..15, each rounded to the nearest binary64 */")
     array("sb_exp_route_table", t["route_table"])
+    lines += ["/* log's fast route (math/log_route.h): x = 2^e z, z in [OFF, 2 OFF), interval j of",
+              " * z by the next 4 bits; C[j] ~ 1/z there (1 around 1), L[j] = -log C[j],",
+              " * log1p(r) = r + r^2 P(r) */",
+              f"#define SB_LOG_ROUTE_OFF 0x{t['log_route_off']:016X}u"]
+    array("sb_log_route_c", t["log_route_inv_c"])
+    array("sb_log_route_l", t["log_route_log_c"])
+    array("sb_log_route_p", t["log_route_p"])
     lines += ["", "#endif", ""]
     return "\n".join(lines)
 
@@ -278,6 +318,16 @@ def tables_text(t: dict, report: list[str]) -> str:
     out.extend(f"| {n[len('SB_EXP_ROUTE_'):]} | `{hexf(v)}` |" for n, v in t["route"].items())
     out.extend(f"| Q{i} (1/{(2, 6, 24, 120)[i]}) | `{hexf(v)}` |" for i, v in enumerate(t["route_q"]))
     out.extend(f"| T{j} (2^({j}/16)) | `{hexf(v)}` |" for j, v in enumerate(t["route_table"]))
+    out.extend(["", "## LOG_ROUTE: the fast route of log (not part of the contract)",
+                "", "Like EXP_ROUTE: only a result the rounding test proves correctly rounded is",
+                "kept (exact-ops.md, \"log: the fast route\").", "",
+                f"OFF = `0x{t['log_route_off']:016X}` (the binary64 bits of "
+                f"{bits_to_double(t['log_route_off'])!r}).", "",
+                "| j | C_j | L_j = -log C_j |", "|---|---|---|"])
+    out.extend(f"| {j} | `{hexf(c)}` | `{hexf(v)}` |"
+               for j, (c, v) in enumerate(zip(t["log_route_inv_c"], t["log_route_log_c"])))
+    out.extend(["", "| i | P_i (log1p(r) = r + r^2 P(r)) |", "|---|---|"])
+    out.extend(f"| {i} | `{hexf(v)}` |" for i, v in enumerate(t["log_route_p"]))
     out.extend(["", "## Approximation errors (the polynomials evaluated exactly)", ""])
     out.extend(f"- {line}" for line in report)
     out.append("")

@@ -96,5 +96,54 @@ static const double sb_exp_route_table[16] = {
     0x1.d5818dcfba487p+0,
     0x1.ea4afa2a490dap+0,
 };
+/* log's fast route (math/log_route.h): x = 2^e z, z in [OFF, 2 OFF), interval j of
+ * z by the next 4 bits; C[j] ~ 1/z there (1 around 1), L[j] = -log C[j],
+ * log1p(r) = r + r^2 P(r) */
+#define SB_LOG_ROUTE_OFF 0x3FE6800000000000u
+static const double sb_log_route_c[16] = {
+    0x1.642c800000000p+0,
+    0x1.5555600000000p+0,
+    0x1.47ae200000000p+0,
+    0x1.3b13c00000000p+0,
+    0x1.2f68400000000p+0,
+    0x1.2492400000000p+0,
+    0x1.1a7ba00000000p+0,
+    0x1.1111200000000p+0,
+    0x1.0842200000000p+0,
+    0x1.0000000000000p+0,
+    0x1.e1e1e00000000p-1,
+    0x1.c71c800000000p-1,
+    0x1.af28600000000p-1,
+    0x1.9999a00000000p-1,
+    0x1.8618600000000p-1,
+    0x1.745d200000000p-1,
+};
+static const double sb_log_route_l[16] = {
+    -0x1.522ad0738a1d8p-2,
+    -0x1.269641134d392p-2,
+    -0x1.f9920ecb39f39p-3,
+    -0x1.a93f33c8ab5e3p-3,
+    -0x1.5bf3b6b5424b2p-3,
+    -0x1.1178a8227d47cp-3,
+    -0x1.933675d592109p-4,
+    -0x1.085a6b59dd807p-4,
+    -0x1.0417b89e66344p-5,
+    0x0.0p+0,
+    0x1.f0a32c01163a6p-5,
+    0x1.e26ff6e2b12e6p-4,
+    0x1.5ff33f0a7a014p-3,
+    0x1.c8ff5c79a9e22p-3,
+    0x1.1675cebaba62ep-2,
+    0x1.4618a421c6342p-2,
+};
+static const double sb_log_route_p[7] = {
+    -0x1.000000000004dp-1,
+    0x1.555555557de2ep-2,
+    -0x1.fffffff8926f9p-3,
+    0x1.99998ec7ec177p-3,
+    -0x1.5555b90878bf2p-3,
+    0x1.24eef966e8251p-3,
+    -0x1.fdbc9cf9fd46fp-4,
+};
 
 #endif

@@ -287,6 +287,35 @@ def test_exp_sigmoid_fall_back_to_the_recipe_where_the_fast_route_is_unsure(name
     assert checked >= 5
 
 
+# Inputs log's fast route cannot settle (docs/exact-ops.md, "log: the fast
+# route"): its rounding test fails on these (found by scanning 2^21 floats
+# from 1, 0.5, 3, 1e-3 and 1e20 with a numpy copy of csrc/math/log_route.h);
+# the five LOG_EXCEPTIONS, where the recipe's own binary64 value rounds the
+# wrong way and the table gives the result; the smallest subnormal and the
+# largest float.
+LOG_ROUTE_UNSURE = [0x3F800006, 0x3F83D731, 0x3F004AB4, 0x4043BEA2, 0x3A835246, 0x60B0C884,
+                    0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC,
+                    0x00000001, 0x7F7FFFFF]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_log_falls_back_to_the_recipe_where_the_fast_route_is_unsure(path):
+    """log's route: the elements its rounding test rejects and the recipe's
+    listed exceptions, among ordinary inputs (negatives, zeros) at the edges
+    of the kernel's 256-element blocks, with inf and NaN: the pure-Python
+    recipe's bits and the correctly rounded float (mpmath), at 1 and 2
+    threads and in place."""
+    _path_or_skip(path)
+    import mpmath   # a test dependency (make deps)
+    hard = np.array(LOG_ROUTE_UNSURE, np.uint32).view(np.float32)
+    want = _route_fallback_case("log", path, hard, 30.0)
+    mpmath.mp.prec = 200
+    for v, w in zip(hard, want):
+        exact = mpmath.log(mpmath.mpf(float(v)))
+        with mpmath.workprec(24):        # one rounding to 24 bits (all results are normal)
+            assert _bits(np.float32(float(+exact))) == _bits(w), v
+
+
 def test_cos_is_even_bit_for_bit():
     x = INPUTS[~np.isnan(INPUTS)]
     assert np.array_equal(_bits(samebits.cos(-x, mode="exact")), _bits(samebits.cos(x, mode="exact")))

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "math/exp_route.h"
+#include "isa/avx512/route_loop_avx512.h"
 
 typedef struct { __m512d lo, hi; } sbx_exp_table;
 
@@ -58,20 +59,6 @@ static inline __attribute__((always_inline)) __m512d sbx_exp_route_pd(__m512d t,
     return _mm512_mul_pd(scaled, _mm512_add_pd(_mm512_set1_pd(1.0), e));
 }
 
-/* The lanes whose v the rounding test cannot settle. It reads v's bits: a
- * binary64 v that rounds to a normal float32 drops its 29 low significand
- * bits, and the route's v lies within |v| 2^-42 of the true value, under
- * 2^11 of v's units in the last place; unless those 29 bits lie within 2^13
- * units of the midpoint pattern 2^28, v and the true value round alike (the
- * scalar text's two roundings test the same, in more operations). */
-#define SBX_ROUTE_NEAR 0x2000
-static inline __attribute__((always_inline)) __mmask8 sbx_exp_route_near(__m512d v)
-{
-    const __m512i low = _mm512_and_si512(_mm512_castpd_si512(v), _mm512_set1_epi64(0x1fffffff));
-    const __m512i dist = _mm512_add_epi64(low, _mm512_set1_epi64(SBX_ROUTE_NEAR - 0x10000000));
-    return _mm512_cmplt_epu64_mask(dist, _mm512_set1_epi64(2 * SBX_ROUTE_NEAR));
-}
-
 /* The route's range in x, where its results are normal float32 (e^-87 >
  * 2^-126; sigmoid's t = -x), and where the recipe's are +0, +inf or 1
  * whatever the route says (e^-104 is below half of 2^-149; e^89 is above
@@ -97,8 +84,8 @@ static inline __attribute__((always_inline)) __m512 sbx_exp_route16(const float 
                              _mm512_cmp_ps_mask(xf, _mm512_set1_ps(hi), _CMP_LE_OQ);
     const __mmask16 above = _mm512_cmp_ps_mask(xf, _mm512_set1_ps(hi), _CMP_GT_OQ);
     const __mmask16 zero = _mm512_cmp_ps_mask(xf, _mm512_set1_ps(SBX_ROUTE_ZERO_BELOW), _CMP_LT_OQ);
-    const __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
-    const __m512d x1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
+    __m512d x0, x1;
+    sbx_widen16(xf, &x0, &x1);
     __m512d v0, v1;
     if (sigmoid) {   /* 1 / (1 + e^t), t = -x */
         const __m512d one = _mm512_set1_pd(1.0);
@@ -108,9 +95,8 @@ static inline __attribute__((always_inline)) __m512 sbx_exp_route16(const float 
         v0 = sbx_exp_route_pd(x0, table);
         v1 = sbx_exp_route_pd(x1, table);
     }
-    const __mmask16 near = (__mmask16)(sbx_exp_route_near(v0) | ((unsigned)sbx_exp_route_near(v1) << 8));
-    __m512 r = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(v0))),
-                                                   _mm256_castps_pd(_mm512_cvtpd_ps(v1)), 1));
+    const __mmask16 near = (__mmask16)(sbx_route_near(v0) | ((unsigned)sbx_route_near(v1) << 8));
+    __m512 r = sbx_round16(v0, v1);
     r = _mm512_mask_blend_ps(above, r, _mm512_set1_ps(sigmoid ? 1.0f : __builtin_inff()));
     r = _mm512_mask_blend_ps(zero, r, _mm512_setzero_ps());
     *unsure = (__mmask16)(live & ~(above | zero) & (near | (__mmask16)~routed));
@@ -118,38 +104,19 @@ static inline __attribute__((always_inline)) __m512 sbx_exp_route16(const float 
 }
 
 /* y[i] = exp (sigmoid 0) or sigmoid (1) of x[i], i < n; y may be x. Each
- * caller passes a constant, so each gets its own loop. Results go straight to
- * y unless y is x: then a block at a time, so that the recipe still reads x
- * for the lanes it settles. */
+ * caller passes a constant, so each gets its own loop. */
 static inline __attribute__((always_inline)) void sbx_exp_route_n(const float *x, float *y, size_t n,
                                                                   const int sigmoid)
 {
     const sbx_exp_table table = {_mm512_loadu_pd(sb_exp_route_table), _mm512_loadu_pd(sb_exp_route_table + 8)};
-    float buffer[SBT_ROUTE_BLOCK];
-    for (size_t i0 = 0; i0 < n; i0 += SBT_ROUTE_BLOCK) {
-        const size_t m = n - i0 < SBT_ROUTE_BLOCK ? n - i0 : SBT_ROUTE_BLOCK;
-        float *block = x == y ? buffer : y + i0;
-        const float *xb = x + i0;
-        __mmask16 unsure_any = 0;
-        size_t i = 0;
-        for (; i + 16 <= m; i += 16) {
-            __mmask16 u;
-            _mm512_storeu_ps(block + i, sbx_exp_route16(xb + i, 0xffff, sigmoid, table, &u));
-            unsure_any |= u;
-        }
-        if (i < m) {
-            const __mmask16 live = (__mmask16)((1u << (m - i)) - 1u);
-            __mmask16 u;
-            _mm512_mask_storeu_ps(block + i, live, sbx_exp_route16(xb + i, live, sigmoid, table, &u));
-            unsure_any |= u;
-        }
-        if (unsure_any && sigmoid)
-            SBT_ROUTE_SETTLE(xb, block, m, sb_exact_sigmoid);
-        else if (unsure_any)
-            SBT_ROUTE_SETTLE(xb, block, m, sb_exact_exp);
-        if (block == buffer)
-            for (size_t j = 0; j < m; ++j) y[i0 + j] = block[j];
-    }
+#define SBX_EXP16(p, live, u) sbx_exp_route16(p, live, 0, table, u)
+#define SBX_SIGMOID16(p, live, u) sbx_exp_route16(p, live, 1, table, u)
+    if (sigmoid)
+        SBX_ROUTE_LOOP(x, y, n, SBX_SIGMOID16, sb_exact_sigmoid);
+    else
+        SBX_ROUTE_LOOP(x, y, n, SBX_EXP16, sb_exact_exp);
+#undef SBX_EXP16
+#undef SBX_SIGMOID16
 }
 
 #endif

@@ -8,6 +8,8 @@
 #include "isa/avx512/exp_route_avx512.h"
 #define SB_PATH_EXP_N(x, y, n) sbx_exp_route_n(x, y, n, 0)
 #define SB_PATH_SIGMOID_N(x, y, n) sbx_exp_route_n(x, y, n, 1)
+#include "isa/avx512/log_route_avx512.h"
+#define SB_PATH_LOG_N(x, y, n) sbx_log_route_n(x, y, n)
 #endif
 #include "isa/unary_template.h"
 
