@@ -36,27 +36,49 @@ static inline float epi_canonical(float v)
     return v != v ? sbt_float(SB_CANONICAL_NAN_BITS) : v;
 }
 
-/* The rows of one activation, ACT(v) being its element function of v. */
-#define EPI_ROWS(ACT)                                                                        \
-    if (row_affine || residual) EPI_ROWS_FUSED(ACT)                                          \
+/* One row's loop over j in [0, cols) of BODY(X) (statements of j, X the
+ * element's input, row[j] as it is before the pass), for the cheap
+ * activations, where the compiler's own tail (scalar, a branch per NaN
+ * test) cost as much as the vector body on rows of 169 (a 13 x 13 map) and
+ * about a third of the epilogue's time in SqueezeNet. A row of 16 or more
+ * runs in whole blocks of 16, then its last 16 once more from a copy of
+ * their inputs taken before the pass: the compiler makes whole vectors of
+ * each constant-length loop, and an element done twice gets the same value
+ * from the same input both times, so the same bits. Shorter rows, and rows
+ * of whole blocks, keep the plain loop (under a test that bounds cols below
+ * 16, the compiler unrolled it into scalar code: slower than its own loop
+ * with vector tails, in MobileNetV3's channel-lanes convolutions). */
+#define EPI_BLOCK_ROW(BODY, ACT)                                                             \
+    if (cols < 16 || cols % 16 == 0) {                                                       \
+        EPI_PLAIN_ROW(BODY, ACT)                                                             \
+    } else {                                                                                 \
+        const size_t t0 = cols - 16;                                                         \
+        float last[16];                                                                      \
+        for (size_t k = 0; k < 16; ++k) last[k] = row[t0 + k];                               \
+        for (size_t j0 = 0; j0 + 16 <= cols; j0 += 16)                                       \
+            for (size_t j = j0; j < j0 + 16; ++j) { BODY(row[j], ACT) }                     \
+        for (size_t j = t0; j < cols; ++j) { BODY(last[j - t0], ACT) }                      \
+    }
+#define EPI_PLAIN_ROW(BODY, ACT) for (size_t j = 0; j < cols; ++j) { BODY(row[j], ACT) }
+
+/* The rows of one activation, ACT(v) being its element function of v; LOOP
+ * is EPI_BLOCK_ROW or EPI_PLAIN_ROW. */
+#define EPI_ROWS(ACT) EPI_ROWS_WITH(ACT, EPI_PLAIN_ROW)
+#define EPI_ROWS_CHEAP(ACT) EPI_ROWS_WITH(ACT, EPI_BLOCK_ROW)
+#define EPI_COL_BIAS(X, ACT) float v = (X) + col_bias[j]; row[j] = epi_canonical(ACT(v));
+#define EPI_ROW_BIAS(X, ACT) float v = (X) + bias; row[j] = epi_canonical(ACT(v));
+#define EPI_NO_BIAS(X, ACT) float v = (X); row[j] = epi_canonical(ACT(v));
+#define EPI_ROWS_WITH(ACT, LOOP)                                                             \
+    if (row_affine || residual) EPI_ROWS_FUSED(ACT, LOOP)                                         \
     for (size_t i = 0; i < rows; ++i) {                                                      \
         float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
         if (col_bias) {                                                                      \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j] + col_bias[j];                                              \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            LOOP(EPI_COL_BIAS, ACT)                                                               \
         } else if (row_bias) {                                                               \
             const float bias = row_bias[i];                                                  \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j] + bias;                                                     \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            LOOP(EPI_ROW_BIAS, ACT)                                                               \
         } else {                                                                             \
-            for (size_t j = 0; j < cols; ++j) {                                              \
-                float v = row[j];                                                            \
-                row[j] = epi_canonical(ACT(v));                                              \
-            }                                                                                \
+            LOOP(EPI_NO_BIAS, ACT)                                                                \
         }                                                                                    \
     }                                                                                        \
     return;
@@ -65,7 +87,10 @@ static inline float epi_canonical(float v)
  * no bias the add is of -0, which gives every v back unchanged (-0 + -0 is
  * -0, +0 + -0 is +0, NaN stays NaN), so one loop serves both. */
 #define EPI_AFFINE(v, a) ((((v) - (a)[0]) * (a)[1]) * (a)[2] + (a)[3])
-#define EPI_ROWS_FUSED(ACT)                                                                  \
+#define EPI_AFFINE_RESIDUAL(X, ACT) float v = EPI_AFFINE((X) + bias, aff) + res[j]; row[j] = epi_canonical(ACT(v));
+#define EPI_AFFINE_ONLY(X, ACT) float v = EPI_AFFINE((X) + bias, aff); row[j] = epi_canonical(ACT(v));
+#define EPI_RESIDUAL(X, ACT) float v = ((X) + bias) + res[j]; row[j] = epi_canonical(ACT(v));
+#define EPI_ROWS_FUSED(ACT, LOOP)                                                            \
     {                                                                                        \
         for (size_t i = 0; i < rows; ++i) {                                                  \
             float *restrict row = c + (ptrdiff_t)i * ldc;                                    \
@@ -74,23 +99,14 @@ static inline float epi_canonical(float v)
                 const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
                                       row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
                 const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = EPI_AFFINE(row[j] + bias, aff) + res[j];                       \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                LOOP(EPI_AFFINE_RESIDUAL, ACT)                                                    \
             } else if (row_affine) {                                                         \
                 const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
                                       row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = EPI_AFFINE(row[j] + bias, aff);                                \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                LOOP(EPI_AFFINE_ONLY, ACT)                                                        \
             } else {                                                                         \
                 const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                for (size_t j = 0; j < cols; ++j) {                                          \
-                    float v = (row[j] + bias) + res[j];                                      \
-                    row[j] = epi_canonical(ACT(v));                                          \
-                }                                                                            \
+                LOOP(EPI_RESIDUAL, ACT)                                                           \
             }                                                                                \
         }                                                                                    \
         return;                                                                              \
@@ -182,10 +198,10 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
         if (!row_bias && !col_bias && !row_affine && !residual && code == SB_ACT_NONE)       \
             return;                                                                          \
         switch (code) {                                                                      \
-        case SB_ACT_NONE: EPI_ROWS(EPI_NONE)                                                 \
-        case SB_ACT_RELU: EPI_ROWS(sb_act_relu)                                              \
-        case SB_ACT_RELU6: EPI_ROWS(sb_act_relu6)                                            \
-        case SB_ACT_LEAKY_RELU: EPI_ROWS(EPI_LEAKY_RELU)                                     \
+        case SB_ACT_NONE: EPI_ROWS_CHEAP(EPI_NONE)                                           \
+        case SB_ACT_RELU: EPI_ROWS_CHEAP(sb_act_relu)                                        \
+        case SB_ACT_RELU6: EPI_ROWS_CHEAP(sb_act_relu6)                                      \
+        case SB_ACT_LEAKY_RELU: EPI_ROWS_CHEAP(EPI_LEAKY_RELU)                               \
         case SB_ACT_GELU: EPI_ROWS(sb_act_gelu)                                              \
         case SB_ACT_GELU_TANH: EPI_ROWS(sb_act_gelu_tanh)                                    \
         case SB_ACT_SILU: EPI_ROWS(sb_act_silu)                                              \
