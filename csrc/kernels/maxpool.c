@@ -31,7 +31,7 @@
  * passes, with every input row read once per window width instead of once
  * per window tap.
  *
- * Small planes at unit strides take the plane route (max_pool_planes below).
+ * Small planes at strides of 1 or 2 take the plane route (max_pool_planes below).
  *
  * Work is split into chunks of whole output rows (the plane route: whole
  * planes), about 16384 outputs each: a function of the shape only, and each
@@ -221,24 +221,49 @@ static void max_pool_chunk(void *ctx, size_t chunk, int thread_index)
     if (fold_rows && fold_rows != stack_rows) sb_workspace_release(fold_rows);
 }
 
-/* The plane route: unit strides and dilations, windows that all fit in the
- * padded plane with at least one inside tap (each padding < the window), and
- * a padded plane of at most PLANE_MAX floats. The plane is stored padded
- * with NaN, which take ignores exactly as it ignores a tap outside the input;
- * then the row fold runs once over the whole padded plane as one row (the
- * outputs between its rows are computed and dropped), and so does the column
- * fold, kh rows apart. The same takes of the same taps in (ky, kx) order as
- * the fold route, in a few long vector passes where YOLO's SPPF (5 x 5 over
- * 10 x 10 or 20 x 20 planes) ran hundreds of calls on rows of 6 to 20. */
-#define PLANE_MAX 2048   /* three planes on the stack: 24 KiB */
+/* The plane route: unit dilations, strides of 1 or 2 (column stride 2 for
+ * windows of 2 or 3 columns, the row folds that exist), windows that each
+ * have at least one inside tap (each padding < the window), and a padded
+ * plane of at most PLANE_MAX floats. The plane is stored padded with NaN,
+ * which take ignores exactly as it ignores a tap outside the input, hn x wp:
+ * the rows and columns the windows cover (input rows or columns beyond them,
+ * which no window reads, are left out), wp even at column stride 2. Then the
+ * row fold runs once over the whole padded plane as one row: at column
+ * stride 2 every second column, so across[iy * wp/2 + ox] is row iy's fold
+ * at output column ox (wp even keeps the pattern from row to row); the
+ * outputs between the rows are computed and dropped. The column fold runs
+ * once too, its rows wa = wp / sw apart: best[q] folds across[q + ky * wa],
+ * and output (oy, ox) is best[oy * sh * wa + ox] (at row stride 2 every
+ * second row of best is dropped). The same takes of the same taps in
+ * (ky, kx) order as the fold route, in a few long vector passes where
+ * YOLO's SPPF (5 x 5 over 10 x 10 or 20 x 20 planes) ran hundreds of calls
+ * on rows of 6 to 20, and SqueezeNet's 3 x 3 / 2 pools over 27 x 27 planes
+ * ran rows of 13 one output at a time. */
+#define PLANE_MAX 4096   /* padded, across and best: 48 KiB of workspace */
+
+typedef struct { size_t hn, wn, wp, wa; } plane_shape;
+
+static plane_shape plane_shape_of(const max_pool_ctx *c)
+{
+    plane_shape p;
+    p.hn = (size_t)((c->oh - 1) * c->sh + c->kh);
+    p.wn = (size_t)((c->ow - 1) * c->sw + c->kw);
+    p.wp = c->sw == 2 ? (p.wn + 1) / 2 * 2 : p.wn;
+    p.wa = p.wp / (size_t)c->sw;
+    return p;
+}
 
 static int plane_route(const max_pool_ctx *c)
 {
-    const int64_t hp = c->oh + c->kh - 1, wp = c->ow + c->kw - 1;
-    return c->sh == 1 && c->sw == 1 && c->dh == 1 && c->dw == 1 && c->kw >= 2 &&
-           c->kh <= 64 && c->kw <= 64 && hp * wp <= PLANE_MAX && c->pt < c->kh &&
-           c->pl < c->kw && hp >= c->pt + c->h && hp - c->pt - c->h < c->kh &&
-           wp >= c->pl + c->w && wp - c->pl - c->w < c->kw;
+    if (c->dh != 1 || c->dw != 1 || c->sh < 1 || c->sh > 2 || c->sw < 1 || c->sw > 2 ||
+        c->kw < 2 || c->kh > 64 || c->kw > 64 || (c->sw == 2 && c->kw > 3))
+        return 0;
+    if (c->oh > PLANE_MAX || c->ow > PLANE_MAX) return 0;   /* keeps the products below small */
+    const plane_shape p = plane_shape_of(c);
+    /* the first and last windows reach inside, so every window does (the
+     * inside is contiguous and windows advance by at most their size) */
+    return p.hn * p.wp + 1 <= PLANE_MAX && c->pt < c->kh && c->pl < c->kw &&
+           (int64_t)p.hn - c->pt - c->h < c->kh && (int64_t)p.wn - c->pl - c->w < c->kw;
 }
 
 static void max_pool_planes(void *ctx, size_t chunk, int thread_index)
@@ -246,27 +271,38 @@ static void max_pool_planes(void *ctx, size_t chunk, int thread_index)
     (void)thread_index;
     const max_pool_ctx *c = (const max_pool_ctx *)ctx;
     const size_t kh = (size_t)c->kh, kw = (size_t)c->kw, oh = (size_t)c->oh, ow = (size_t)c->ow;
-    const size_t h = (size_t)c->h, w = (size_t)c->w, hp = oh + kh - 1, wp = ow + kw - 1;
-    float padded[PLANE_MAX], across[PLANE_MAX], best[PLANE_MAX];
-    for (size_t i = 0; i < hp * wp; ++i) padded[i] = canonical_nan.f;
+    const size_t h = (size_t)c->h, w = (size_t)c->w, sh = (size_t)c->sh, sw = (size_t)c->sw;
+    const plane_shape ps = plane_shape_of(c);
+    const size_t hn = ps.hn, wp = ps.wp, wa = ps.wa;
     size_t p0, p1;
     sb_step_units(&c->plan, chunk, &p0, &p1);
+    float *padded = (float *)sb_workspace_get(3 * PLANE_MAX * sizeof(float));
+    if (!padded) {   /* no memory: the same outputs row by row, on the passes */
+        for (size_t r = p0 * oh; r < p1 * oh; ++r) max_pool_row(c, r, NULL);
+        return;
+    }
+    float *across = padded + PLANE_MAX, *best = across + PLANE_MAX;
+    for (size_t i = 0; i < hn * wp + 1; ++i) padded[i] = canonical_nan.f;
+    /* the input rows and columns some window covers */
+    const size_t rows_in = hn - (size_t)c->pt < h ? hn - (size_t)c->pt : h;
+    const size_t cols_in = wp - (size_t)c->pl < w ? wp - (size_t)c->pl : w;
     for (size_t p = p0; p < p1; ++p) {
         const float *x = c->x + p * h * w;
-        for (size_t iy = 0; iy < h; ++iy)   /* the inside; the NaN border stays */
-            memcpy(padded + (iy + (size_t)c->pt) * wp + (size_t)c->pl, x + iy * w, w * sizeof(float));
-        /* across[j]: taps kx of padded[j + kx], for every j a window can start at */
-        const size_t na = hp * wp - kw + 1;
-        c->pool->hfold[kw >= 3][0](padded, across, na);
+        for (size_t iy = 0; iy < rows_in; ++iy)   /* the inside; the NaN border stays */
+            memcpy(padded + (iy + (size_t)c->pt) * wp + (size_t)c->pl, x + iy * w, cols_in * sizeof(float));
+        /* across[j]: taps kx of padded[sw * j + kx], for every j a window can start at */
+        const size_t na = sw == 1 ? hn * wp - kw + 1 : hn * wa;
+        c->pool->hfold[kw >= 3][sw - 1](padded, across, na);
         for (size_t kx = 3; kx < kw; ++kx) c->pool->pass(across, padded + kx, na);
-        /* best[oy * wp + ox]: rows ky of across, wp apart */
-        const size_t nb = (oh - 1) * wp + ow;
-        const float *rows[3] = {across, across + (kh > 1) * wp, across + (kh > 2) * 2 * wp};
+        /* best[q]: rows ky of across, wa apart */
+        const size_t nb = (oh - 1) * sh * wa + ow;
+        const float *rows[3] = {across, across + (kh > 1) * wa, across + (kh > 2) * 2 * wa};
         c->pool->vfold[(kh < 3 ? kh : 3) - 1](rows, best, nb);
-        for (size_t ky = 3; ky < kh; ++ky) c->pool->pass(best, across + ky * wp, nb);
+        for (size_t ky = 3; ky < kh; ++ky) c->pool->pass(best, across + ky * wa, nb);
         float *y = c->y + p * oh * ow;
-        for (size_t oy = 0; oy < oh; ++oy) memcpy(y + oy * ow, best + oy * wp, ow * sizeof(float));
+        for (size_t oy = 0; oy < oh; ++oy) memcpy(y + oy * ow, best + oy * sh * wa, ow * sizeof(float));
     }
+    sb_workspace_release(padded);
 }
 
 /* a * b, or 0 when it exceeds limit (a, b >= 0). */

@@ -171,8 +171,8 @@ def test_fold_route_every_form():
 def test_wide_windows_and_plane_route():
     """Windows wider than 3 columns at column stride 1 (the fold route, each
     extra column one pass; up to 8 rows in its ring) and the plane route
-    (unit strides, every padding below the window, a padded plane of at most
-    2048 floats: YOLO's SPPF, 5 x 5 with padding 2), with paddings that do
+    (every padding below the window, a padded plane of at most 4096 floats:
+    YOLO's SPPF, 5 x 5 with padding 2), with paddings that do
     and do not fit it, row strides and dilations that leave it, planes just
     under and over its size, special values and windows of only NaN, at 1
     and 2 threads."""
@@ -198,6 +198,36 @@ def test_wide_windows_and_plane_route():
         want = reference(x, 5, 1, 2)
         x = samebits.max_pool2d(x, 5, 1, 2)
         assert_bits(x, want)
+
+
+def test_strided_plane_route():
+    """The plane route at strides of 2 (rows, columns or both; 2 or 3 columns
+    at column stride 2): SqueezeNet's 3 x 3 / 2 pools over 27 x 27 and 55 x 55
+    planes, odd and even widths (the padded plane's width rounded up to even),
+    input rows and columns no window reads (floor mode), ceil mode's extra
+    windows (as a right or bottom padding), every padding below the window,
+    planes just under and over the route's 4096 floats, special values,
+    signed-zero ties and windows of only NaN, several planes per chunk, at 1
+    and 2 threads."""
+    rng = np.random.default_rng(2027)
+    shapes = [(1, 5, 27, 27), (1, 3, 55, 55), (2, 2, 13, 13), (1, 2, 28, 28), (1, 3, 8, 9),
+              (1, 2, 1, 9), (1, 2, 9, 2), (1, 1, 44, 89), (1, 1, 45, 90), (1, 1, 63, 64),
+              (1, 1, 64, 64), (1, 1, 2, 300)]
+    cases = [((3, 3), (2, 2), 0), ((3, 3), (2, 2), (0, 1, 0, 1)), ((2, 2), (2, 2), 0),
+             ((3, 2), (2, 2), (1, 0, 1, 1)), ((3, 3), (1, 2), 1), ((4, 3), (2, 1), (2, 1, 0, 2)),
+             ((5, 3), (2, 2), (2, 2, 1, 1)), ((1, 3), (2, 2), (0, 0, 2, 0)), ((3, 3), (2, 2), 1)]
+    for shape in shapes:
+        for k, st, pad in cases:
+            x = _data(rng, shape, float(rng.choice([0.0, 0.3, 0.95])))
+            if shape[2] > 4 and shape[3] > 4:
+                x[0, 0, 1:4, 1:5] = np.array([-0.0, 0.0], np.float32)[
+                    rng.integers(0, 2, size=(3, 4))]
+            try:
+                want = reference(x, k, st, pad)
+            except AssertionError:   # no output
+                continue
+            for threads in (1, 2):
+                assert_bits(samebits.max_pool2d(x, k, st, pad, threads=threads), want)
 
 
 def test_ties_and_signed_zeros():
