@@ -326,7 +326,8 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
      * packed weights (its MR is the packing's); the tile never changes a bit */
     const int splits_512 = sb_cpu_splits_512();
     desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, splits_512);
-    if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, splits_512)) {
+    if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, desc.b_form == SB_B_GATHERED,
+                                                       splits_512)) {
         /* no product plan: conv_lanes.c plans its own, over padded rows */
         call->lanes = 1, call->wide_w = 0, call->rows_ph = 0;
         memset(plan, 0, sizeof *plan);

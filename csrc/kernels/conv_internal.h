@@ -116,13 +116,14 @@ void sb_conv_describe_steps(const sb_conv_desc *d, size_t cout_g, size_t cols, s
                             size_t chunks, int threads, double est_ns, sb_plan_info *info);
 
 /* conv_lanes.c: output channels in the vector lanes, for a map whose
- * pixel-lane tiles (pixel_tile, pixel_cols columns as conv.c plans them)
- * would compute many positions they throw away; the weights packed for
- * `tile`, B read from planes of plane_floats floats stored as `rows`
- * (conv.c's stored planes, or the input itself). A function of the shape,
- * the path and splits_512 (sb_cpu_splits_512). */
+ * pixel-lane tiles (pixel_tile, pixel_cols columns as conv.c plans them;
+ * pixel_gathers: they would gather a patch matrix) would compute many
+ * positions they throw away, or gather; the weights packed for `tile`, B
+ * read from planes of plane_floats floats stored as `rows` (conv.c's stored
+ * planes, or the input itself). A function of the shape, the path and
+ * splits_512 (sb_cpu_splits_512). */
 int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size_t pixel_cols,
-                          int splits_512);
+                          int pixel_gathers, int splits_512);
 int sb_conv_lanes_run(const sb_conv_desc *d, const sb_tile *tile, const float *packed,
                       const float *planes, size_t plane_floats, const sb_padded_rows *rows);
 void sb_conv_lanes_describe(const sb_conv_desc *d, const sb_tile *tile,

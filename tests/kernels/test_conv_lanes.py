@@ -79,8 +79,11 @@ CASES += [((1, 12, 7, 7, 52, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, act, bias)
 # Whether SAMEBITS_SPLIT_512=0 takes the route too, with the 512-bit kernels
 # (lanes_wide_avx512.c: two strips a vector, up to 4 strips a call), in both
 # modes: where the pixel tile would compute more than 1.1 times the
-# positions of a layer with taps, or 1.2 times those of a pointwise layer
-WIDE = [True, True, True, True, False, True, True, True, False, False, False] + [True] * 18
+# positions of a layer with taps, or 1.2 times those of a pointwise layer,
+# and for unit-stride layers with taps and 48 or more output channels per
+# group whose pixel tiles would gather a patch matrix (rows too short to be
+# read by offsets: cases 4 and 8)
+WIDE = [True, True, True, True, True, True, True, True, True, False, False] + [True] * 18
 
 RUN = r"""
 import json, sys
