@@ -252,6 +252,14 @@ static void offsets_panel(const sb_product_run *run, const sb_product_state *sta
     const sb_operands *ops = &state->ops;
     const size_t mr = (size_t)plan->tile->mr, nr = (size_t)plan->tile->nr;
     const ptrdiff_t ldp = (ptrdiff_t)(plan->panel_strips * nr);
+    /* Wide rows that are the output rows (no column thrown away: rows of a
+     * single column, or no padding across) and a whole strip: its tiles go
+     * straight to C, whose rows hold them (whole tiles of MR rows: the rows
+     * of packed A are MR-padded, C's are not, so only whole strips of rows
+     * that exist). The rest goes through the panel and is copied. */
+    const int in_c = ops->wide_w == ops->out_w;
+    const size_t whole_cols = in_c ? (cols / nr) * nr : 0;
+    const size_t whole_rows = plan->m / mr * mr;
     for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb);
         const a_strips a = a_block_for(run, state, s, 0, plan->m, kb, kc);
@@ -261,10 +269,25 @@ static void offsets_panel(const sb_product_run *run, const sb_product_state *sta
                                cols - jj <= (size_t)plan->tile->narrow_nr;
             const sb_tile_offsets_fn kernel = narrow ? plan->narrow_offsets_kernel
                                                      : plan->offsets_kernel;
-            for (size_t ii = 0; ii < plan->m; ii += mr)
-                kernel(kc, a.block + (ii / mr) * kc * mr, ops->b + (j0 + jj), b_off,
-                       s.panel + (ptrdiff_t)ii * ldp + (ptrdiff_t)jj, ldp, kb > 0);
+            for (size_t ii = 0; ii < plan->m; ii += mr) {
+                const int to_c = jj < whole_cols && ii < whole_rows;
+                float *dst = to_c ? ops->c + (ptrdiff_t)ii * ops->ldc + (ptrdiff_t)(j0 + jj)
+                                  : s.panel + (ptrdiff_t)ii * ldp + (ptrdiff_t)jj;
+                kernel(kc, a.block + (ii / mr) * kc * mr, ops->b + (j0 + jj), b_off, dst,
+                       to_c ? ops->ldc : ldp, kb > 0);
+            }
         }
+    }
+    if (in_c) {   /* the rows and columns not in whole tiles, then the whole panel */
+        if (whole_rows < plan->m)
+            copy_tile(s.panel + (ptrdiff_t)whole_rows * ldp, ldp,
+                      ops->c + (ptrdiff_t)whole_rows * ops->ldc + (ptrdiff_t)j0, ops->ldc,
+                      plan->m - whole_rows, whole_cols);
+        if (whole_cols < cols)
+            copy_tile(s.panel + (ptrdiff_t)whole_cols, ldp, ops->c + (ptrdiff_t)(j0 + whole_cols),
+                      ops->ldc, plan->m, cols - whole_cols);
+        finish_outputs(run, ops, ops->c + (ptrdiff_t)j0, 0, j0, plan->m, cols);
+        return;
     }
     for (size_t j = j0; j < j0 + cols;) {   /* row by row: the live columns */
         const size_t x = j % ops->wide_w;
