@@ -59,15 +59,22 @@ static const float *packed_b_of(const sb_product_state *state)
  * a whole chunk after its last k-block (still in the second-level cache), not
  * each register tile: per tile, the call and each 2-vector row's loop setup
  * cost as much as the work. */
-static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
-                           size_t row, size_t col, size_t rows, size_t cols)
+static sb_epilogue_ops epilogue_at(const sb_product_run *run, const sb_operands *ops, size_t row,
+                                   size_t col, const float *residual)
 {
     const sb_epilogue_ops e = {
         .row_bias = ops->row_bias ? ops->row_bias + row : NULL,
         .col_bias = ops->col_bias ? ops->col_bias + col : NULL,
         .row_affine = ops->row_affine ? ops->row_affine + 4 * row : NULL,
-        .residual = ops->residual ? ops->residual + (c - ops->c) : NULL,
-        .activation = run->activation, .fast = !run->plan->exact};
+        .residual = residual, .activation = run->activation, .fast = !run->plan->exact};
+    return e;
+}
+
+static void finish_outputs(const sb_product_run *run, const sb_operands *ops, float *c,
+                           size_t row, size_t col, size_t rows, size_t cols)
+{
+    const sb_epilogue_ops e =
+        epilogue_at(run, ops, row, col, ops->residual ? ops->residual + (c - ops->c) : NULL);
     run->plan->gemm->epilogue(c, ops->ldc, rows, cols, &e);
 }
 
@@ -297,9 +304,7 @@ static void offsets_panel(const sb_product_run *run, const sb_product_state *sta
      * or a column bias is read at the output's place: those finish in C. */
     const int in_panel = !ops->residual && !ops->col_bias;
     if (in_panel) {
-        const sb_epilogue_ops e = {
-            .row_bias = ops->row_bias, .row_affine = ops->row_affine,
-            .activation = run->activation, .fast = !plan->exact};
+        const sb_epilogue_ops e = epilogue_at(run, ops, 0, j0, NULL);
         plan->gemm->epilogue(s.panel, ldp, plan->m, cols, &e);
     }
     for (size_t j = j0; j < j0 + cols;) {   /* row by row: the live columns */

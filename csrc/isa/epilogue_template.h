@@ -56,8 +56,8 @@ static inline float epi_canonical(float v)
         float last[16];                                                                      \
         for (size_t k = 0; k < 16; ++k) last[k] = row[t0 + k];                               \
         for (size_t j0 = 0; j0 + 16 <= cols; j0 += 16)                                       \
-            for (size_t j = j0; j < j0 + 16; ++j) { BODY(row[j], ACT) }                     \
-        for (size_t j = t0; j < cols; ++j) { BODY(last[j - t0], ACT) }                      \
+            for (size_t j = j0; j < j0 + 16; ++j) { BODY(row[j], ACT) }                      \
+        for (size_t j = t0; j < cols; ++j) { BODY(last[j - t0], ACT) }                       \
     }
 #define EPI_PLAIN_ROW(BODY, ACT) for (size_t j = 0; j < cols; ++j) { BODY(row[j], ACT) }
 
@@ -69,16 +69,16 @@ static inline float epi_canonical(float v)
 #define EPI_ROW_BIAS(X, ACT) float v = (X) + bias; row[j] = epi_canonical(ACT(v));
 #define EPI_NO_BIAS(X, ACT) float v = (X); row[j] = epi_canonical(ACT(v));
 #define EPI_ROWS_WITH(ACT, LOOP)                                                             \
-    if (row_affine || residual) EPI_ROWS_FUSED(ACT, LOOP)                                         \
+    if (row_affine || residual) EPI_ROWS_FUSED(ACT, LOOP)                                    \
     for (size_t i = 0; i < rows; ++i) {                                                      \
         float *restrict row = c + (ptrdiff_t)i * ldc;                                        \
         if (col_bias) {                                                                      \
-            LOOP(EPI_COL_BIAS, ACT)                                                               \
+            LOOP(EPI_COL_BIAS, ACT)                                                          \
         } else if (row_bias) {                                                               \
             const float bias = row_bias[i];                                                  \
-            LOOP(EPI_ROW_BIAS, ACT)                                                               \
+            LOOP(EPI_ROW_BIAS, ACT)                                                          \
         } else {                                                                             \
-            LOOP(EPI_NO_BIAS, ACT)                                                                \
+            LOOP(EPI_NO_BIAS, ACT)                                                           \
         }                                                                                    \
     }                                                                                        \
     return;
@@ -99,14 +99,14 @@ static inline float epi_canonical(float v)
                 const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
                                       row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
                 const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                LOOP(EPI_AFFINE_RESIDUAL, ACT)                                                    \
+                LOOP(EPI_AFFINE_RESIDUAL, ACT)                                               \
             } else if (row_affine) {                                                         \
                 const float aff[4] = {row_affine[4 * i], row_affine[4 * i + 1],              \
                                       row_affine[4 * i + 2], row_affine[4 * i + 3]};         \
-                LOOP(EPI_AFFINE_ONLY, ACT)                                                        \
+                LOOP(EPI_AFFINE_ONLY, ACT)                                                   \
             } else {                                                                         \
                 const float *restrict res = residual + (ptrdiff_t)i * ldc;                   \
-                LOOP(EPI_RESIDUAL, ACT)                                                           \
+                LOOP(EPI_RESIDUAL, ACT)                                                      \
             }                                                                                \
         }                                                                                    \
         return;                                                                              \
@@ -176,8 +176,8 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
  * first, then this over each row while it is in cache. */
 #define EPILOGUE_DEFINE(NAME)                                                                \
     static __attribute__((noinline)) void NAME##_swish_fast(float *row, size_t cols,         \
-                                                            const float *row_bias,          \
-                                                            const float *col_bias)          \
+                                                            const float *row_bias,           \
+                                                            const float *col_bias)           \
     {                                                                                        \
         const float bias = row_bias ? *row_bias : -0.0f;                                     \
         if (col_bias)                                                                        \
@@ -212,7 +212,7 @@ static inline void epi_sigmoid_rows(float *c, ptrdiff_t ldc, size_t rows, size_t
             /* A bias goes in the activation's pass; the fused steps run first */            \
             if (row_affine || residual) {                                                    \
                 sb_epilogue_ops before = *e;                                                 \
-                before.activation = SB_ACT_NONE;                                            \
+                before.activation = SB_ACT_NONE;                                             \
                 NAME(c, ldc, rows, cols, &before);                                           \
                 row_bias = col_bias = NULL;                                                  \
             }                                                                                \

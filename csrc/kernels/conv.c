@@ -273,7 +273,6 @@ static int reads_by_offsets(const sb_conv_desc *d, const conv_call *call, const 
            wide_rows_pay(tile, call->rows.rs, d->out_w);
 }
 
-
 /* Strides over stored phase planes (padded_rows.c: row phase ry, column
  * phase rx, rows_ph rows pws floats apart): output (oy, ox) reads tap
  * (c, ky, kx), y = ky*dh and x = kx*dw, at
@@ -326,8 +325,8 @@ static int plan_call(const sb_conv_desc *d, conv_call *call, sb_product_plan *pl
      * packed weights (its MR is the packing's); the tile never changes a bit */
     const int splits_512 = sb_cpu_splits_512();
     desc.tile = sb_conv_product_tile(d->isa->gemm, tile, d->mode, splits_512);
-    if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, desc.b_form == SB_B_GATHERED,
-                                                       splits_512)) {
+    const int gathers = desc.b_form == SB_B_GATHERED;
+    if (call->stored_rows > 0 && sb_conv_lanes_applies(d, desc.tile, desc.n, gathers, splits_512)) {
         /* no product plan: conv_lanes.c plans its own, over padded rows */
         call->lanes = 1, call->wide_w = 0, call->rows_ph = 0;
         memset(plan, 0, sizeof *plan);

@@ -93,14 +93,16 @@ int sb_conv_lanes_applies(const sb_conv_desc *d, const sb_tile *pixel_tile, size
         (size_t)sb_conv_tile(gemm, cout_g)->mr != SB_LANES_WIDTH)
         return 0;
     const int pointwise = sb_conv_is_pointwise(d);
-    const int unit_stride = d->stride_h == 1 && d->stride_w == 1;
-    if (!pointwise && cout_g >= FAST_TAPS_COUT && !wide) {   /* Zen 4's 256-bit rule */
-        if (d->mode == SB_MODE_FAST || unit_stride || d->c / d->groups <= EXACT_STEM_CIN) return 1;
+    if (!pointwise && cout_g >= FAST_TAPS_COUT) {
+        const int unit_stride = d->stride_h == 1 && d->stride_w == 1;
+        /* Zen 4's 256-bit rule */
+        if (!wide && (d->mode == SB_MODE_FAST || unit_stride || d->c / d->groups <= EXACT_STEM_CIN))
+            return 1;
+        /* Zen 5's 512-bit rule: the unit-stride layers whose pixel tiles would
+         * gather a patch matrix (rows too short to read the stored planes by
+         * offsets: 3 x 3 maps under 18 wide) */
+        if (wide && unit_stride && pixel_gathers) return 1;
     }
-    /* Zen 5's 512-bit rule: the unit-stride layers whose pixel tiles would
-     * gather a patch matrix (rows too short to read the stored planes by
-     * offsets: 3 x 3 maps under 18 wide) */
-    if (!pointwise && cout_g >= FAST_TAPS_COUT && wide && unit_stride && pixel_gathers) return 1;
     return (double)sb_tile_computed_cols(pixel_tile, pixel_cols) >
            (pointwise ? WASTE_POINTWISE : WASTE_TAPS) * (double)cols;
 }

@@ -113,24 +113,32 @@ static void put_inside(const sb_padded_rows *rows, const float *src, float *dst,
         }
 }
 
+/* Of the stored rows prow0 + [0, nrows), the input rows are [*s0, *s1) (none
+ * when the input has no columns); the others are padding rows. */
+static void inside_rows(const sb_conv_desc *d, size_t prow0, size_t nrows, size_t *s0, size_t *s1)
+{
+    const size_t top = d->pad_top;
+    *s0 = prow0 < top ? sb_min_size(top - prow0, nrows) : 0;
+    *s1 = d->h + top > prow0 ? sb_min_size(d->h + top - prow0, nrows) : 0;
+    if (*s1 < *s0 || d->w == 0) *s1 = *s0;
+}
+
 void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, size_t prow0,
                           size_t nrows, size_t slack)
 {
     const sb_conv_desc *d = rows->d;
     const size_t sw = d->stride_w, pws = rows->pws, rs = rows->rs;
+    size_t s0, s1;
+    inside_rows(d, prow0, nrows, &s0, &s1);
     if (sw == 1 && rs == d->w) {
         /* No padding across: the inside rows are the input's, one after
          * another, in one copy (rows of one float, magika's 256 x 512 x 1,
          * took a call each: 9% of the layer); rows above and below are +0. */
-        const size_t top = d->pad_top;
-        const size_t s0 = prow0 < top ? sb_min_size(top - prow0, nrows) : 0;
-        const size_t s1 = d->h + top > prow0 ? sb_min_size(d->h + top - prow0, nrows) : 0;
         memset(dst, 0, s0 * rs * sizeof(float));
-        if (s1 > s0 && rs > 0)
-            memcpy(dst + s0 * rs, d->x + (plane * d->h + (prow0 + s0 - top)) * d->w,
+        if (s1 > s0)
+            memcpy(dst + s0 * rs, d->x + (plane * d->h + (prow0 + s0 - d->pad_top)) * d->w,
                    (s1 - s0) * rs * sizeof(float));
-        const size_t done = s1 > s0 ? s1 : s0;
-        memset(dst + done * rs, 0, ((nrows - done) * rs + slack) * sizeof(float));
+        memset(dst + s1 * rs, 0, ((nrows - s1) * rs + slack) * sizeof(float));
         return;
     }
     /* Short rows (small planes): one memset for the whole block, then only the
@@ -138,8 +146,8 @@ void sb_padded_build_rows(const sb_padded_rows *rows, float *dst, size_t plane, 
     const int zeroed = rs <= SHORT_ROW;
     if (zeroed) memset(dst, 0, (nrows * rs + slack) * sizeof(float));
     for (size_t s = 0; s < nrows; ++s, dst += rs) {
-        size_t prow = prow0 + s;
-        if (prow < d->pad_top || prow - d->pad_top >= d->h || d->w == 0) {
+        const size_t prow = prow0 + s;
+        if (s < s0 || s >= s1) {
             if (!zeroed) memset(dst, 0, rs * sizeof(float));
             continue;
         }
@@ -162,9 +170,10 @@ void sb_padded_build_phase_planes(const sb_padded_rows *rows, float *dst, size_t
     const size_t phase_floats = rows_ph * pws;
     memset(dst, 0, (sh * sw * phase_floats + slack) * sizeof(float));
     /* stored rows [s0, s1) are input rows; the rest stay +0 */
-    const size_t top = d->pad_top, s0 = prow0 < top ? top - prow0 : 0;
-    const size_t s1 = d->h + top > prow0 ? (d->h + top - prow0 < nrows ? d->h + top - prow0 : nrows) : 0;
-    if (d->w == 0 || s0 >= s1) return;
+    const size_t top = d->pad_top;
+    size_t s0, s1;
+    inside_rows(d, prow0, nrows, &s0, &s1);
+    if (s0 >= s1) return;
     /* the rows of one row phase ry are consecutive in its phase planes, pws
      * apart, and sh input rows apart in the input */
     for (size_t ry = 0; ry < sh; ++ry) {
