@@ -38,10 +38,12 @@ static inline __attribute__((always_inline)) double sbt_exp_route_double(double 
     return (sb_exp_route_table[kb & 15u] * scale) * (1.0 + e);
 }
 
-/* v's float32 rounding when the rounding test proves it, else the marker. */
+/* v's float32 rounding when the rounding test proves it, else the marker.
+ * The margin is |v| 2^-41, so v may have either sign (log's route shares
+ * it; exp's and sigmoid's v are positive). */
 static inline __attribute__((always_inline)) float sbt_exp_route_round(double v, int in_range)
 {
-    double err = v * 0x1p-41;                      /* v > 0 */
+    double err = sbt_double(sbt_bits64(v) & 0x7fffffffffffffffu) * 0x1p-41;   /* |v| 2^-41 */
     float lo = (float)(v - err), hi = (float)(v + err);
     return lo == hi && in_range ? lo : sbt_float(SBT_ROUTE_UNSURE);
 }

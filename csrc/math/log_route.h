@@ -1,6 +1,6 @@
-/* The fast route of exact log (docs/exact-ops.md, "log and tanh: the fast
- * routes"). The recipe of transcendental.h, with its five listed exceptions,
- * is correctly rounded for every float32 (checked over all 2^32 inputs), so
+/* The fast route of exact log (docs/exact-ops.md, "log: the fast route").
+ * The recipe of transcendental.h, with its five listed exceptions, is
+ * correctly rounded for every float32 (checked over all 2^32 inputs), so
  * any value that provably rounds to the same float32 gives its bits. This
  * route needs no division: x (widened to binary64, where float32 subnormals
  * are normal) = 2^e z with z in [OFF, 2 OFF), OFF = 0.703125, taken from x's
@@ -44,15 +44,12 @@ static inline __attribute__((always_inline)) double sbt_log_route_double(double 
     return (e * SB_LN2_HI + sb_log_route_l[j]) + (e * SB_LN2_LO + log1p_r);
 }
 
-/* v's float32 rounding when the test proves it, else the marker: as
- * sbt_exp_route_round, for either sign (log of x < 1 is negative). */
+/* v's float32 rounding when exp's rounding test proves it (log of x < 1 is
+ * negative: the test takes either sign), else the marker. */
 static inline __attribute__((always_inline)) float sbt_log_route(float x)
 {
-    double v = sbt_log_route_double((double)x);
-    double err = sbt_double(sbt_bits64(v) & 0x7fffffffffffffffu) * 0x1p-41;
-    float lo = (float)(v - err), hi = (float)(v + err);
-    int in_range = x > 0.0f && x < sbt_float(0x7f800000u);
-    return lo == hi && in_range ? lo : sbt_float(SBT_ROUTE_UNSURE);
+    return sbt_exp_route_round(sbt_log_route_double((double)x),
+                               x > 0.0f && x < sbt_float(0x7f800000u));
 }
 
 /* log of n floats; y may be x (in place). */

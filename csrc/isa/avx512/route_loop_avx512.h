@@ -1,4 +1,4 @@
-/* The avx512 fast routes' loop (exp, sigmoid, log, tanh): sixteen elements a
+/* The avx512 fast routes' loop (exp, sigmoid, log): sixteen elements a
  * call of ROUTE16(const float *x, __mmask16 live, __mmask16 *unsure), which
  * returns the results of x[0, 16) (lanes outside `live` read as 0) and the
  * live lanes the recipe must settle, marked SBT_ROUTE_UNSURE; those then take
@@ -51,13 +51,11 @@ static inline __attribute__((always_inline)) void sbx_widen16(__m512 xf, __m512d
 }
 
 /* The lanes whose v the rounding test cannot settle, for a route whose v
- * lies within 2^11 of v's last-place units of the true value (2^-42
- * relative) and rounds to a normal float32. It reads v's bits: a
- * binary64 v that rounds to a normal float32 drops its 29 low significand
- * bits, and the route's v lies within |v| 2^-42 of the true value, under
- * 2^11 of v's units in the last place; unless those 29 bits lie within 2^13
- * units of the midpoint pattern 2^28, v and the true value round alike (the
- * scalar text's two roundings test the same, in more operations). */
+ * rounds to a normal float32 and lies within |v| 2^-42 of the true value,
+ * under 2^11 of v's units in the last place. It reads v's bits: such a v
+ * drops its 29 low significand bits, and unless those lie within 2^13 units
+ * of the midpoint pattern 2^28, v and the true value round alike (the scalar
+ * text's two roundings test the same, in more operations). */
 #define SBX_ROUTE_NEAR 0x2000
 static inline __attribute__((always_inline)) __mmask8 sbx_route_near(__m512d v)
 {
