@@ -430,6 +430,7 @@ typedef struct sb_run_args {
                                   * buffer the caller frees with sb_buffer_free */
     int64_t profile_ns, profile_calls;  /* int64_t[profile count] to add to, or 0 */
     int64_t max_threads;         /* threads for this run (0: the session's) */
+    int64_t node_ns, node_calls; /* int64_t[node count] to add to per node (sb_node_info), or 0 */
 } sb_run_args;
 SB_API int sb_session_run(sb_session *session, const sb_run_args *args);
 SB_API void sb_buffer_free(void *buffer);
@@ -440,6 +441,15 @@ SB_API const char *sb_session_profile_label(const sb_session *session, int index
 /* The nodes left to run after loading (folded ones are gone), the plans
  * made so far, and the registered operator types (sorted, one per call). */
 SB_API int sb_session_node_count(const sb_session *session);
+/* Node `index` (0 .. node count - 1, the order plans run them in): its name
+ * in the file ("" when it has none: ONNX names need not be unique), its
+ * position among the file's nodes, and its profile label's index (a fused
+ * node is the node that absorbed the others, labelled "Conv+relu"). */
+typedef struct sb_node_info {
+    int64_t name;                /* const char * */
+    int64_t file_index, label;
+} sb_node_info;
+SB_API int sb_session_node_info(const sb_session *session, int index, sb_node_info *info);
 SB_API int sb_session_plan_count(sb_session *session);
 SB_API int sb_onnx_operator_count(void);
 SB_API const char *sb_onnx_operator_name(int index);

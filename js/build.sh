@@ -82,7 +82,8 @@ for f in sb_version sb_path_count sb_path_name sb_path_supported sb_path_best sb
          sb_threads_wake_ns sb_packed_b_bytes sb_pack_b sb_conv2d_packed_bytes sb_conv2d_pack \
          sb_session_load sb_session_free sb_last_error sb_session_io_count sb_session_io_info \
          sb_session_run sb_buffer_free sb_session_profile_count sb_session_profile_label \
-         sb_session_node_count sb_session_plan_count sb_onnx_operator_count sb_onnx_operator_name; do
+         sb_session_node_count sb_session_node_info sb_session_plan_count sb_onnx_operator_count \
+         sb_onnx_operator_name; do
     exports="$exports,_$f"
 done
 

@@ -178,8 +178,20 @@ export interface RunOptions {
     /** The outputs to return (default: all). */
     outputs?: string[];
     threads?: number;
-    /** Add this run's time per operator type to `profile`. */
+    /** Add this run's time per operator type to `profile`, and per node to `nodeProfile`. */
     profile?: boolean;
+}
+
+/** One node's share of the profiled runs (Model.nodeProfile). */
+export interface NodeTime {
+    /** As in the file ("" when it has none). */
+    name: string;
+    /** Its position among the file's nodes. */
+    index: number;
+    /** Its operator type; a fused node as "Conv+relu". */
+    op: string;
+    ms: number;
+    calls: number;
 }
 
 /** An ONNX model in the C graph runtime (loadModel). */
@@ -189,6 +201,10 @@ export declare class Model {
     readonly mode: Mode;
     /** Milliseconds and node runs per operator type over the runs with {profile: true}. */
     readonly profile: Record<string, { ms: number; calls: number }>;
+    /** Each node's milliseconds and runs over the runs with {profile: true}, in run order. */
+    readonly nodeProfile: NodeTime[];
+    /** Forgets what runs with {profile: true} added to profile and nodeProfile. */
+    resetProfile(): void;
     run(feeds: Record<string, Tensor>, options?: RunOptions): Record<string, Tensor & { dtype: string }>;
     /** Frees the session; later calls are TypeErrors. */
     dispose(): void;

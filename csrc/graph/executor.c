@@ -98,16 +98,33 @@ static void bind(const sb_node *n, sb_run_state *st, sb_tval *tin, const sb_tval
     }
 }
 
+/* (a run given calls without nanoseconds still reads the clock: it is cheap) */
+static int counting(const sb_run_state *st) { return st->profile_calls || st->node_calls; }
+
+/* A node's call and nanoseconds added to the counters the run was given:
+ * per label and per node. */
+static void count_call(sb_run_state *st, const sb_node *n, int64_t ns)
+{
+    if (st->profile_calls) {
+        if (st->profile_ns) st->profile_ns[n->label] += ns;
+        st->profile_calls[n->label] += 1;
+    }
+    if (st->node_calls) {
+        ptrdiff_t k = n - st->session->graph->nodes;
+        if (st->node_ns) st->node_ns[k] += ns;
+        st->node_calls[k] += 1;
+    }
+}
+
 /* One node's op->run, its time and call added to the profile when asked. */
 static int run_node(sb_run_state *st, const sb_node *n, const sb_tval **in, sb_tval **out,
                     void *workspace, const void *prepared)
 {
     const sb_graph *g = st->session->graph;
-    if (!st->profile_ns) return sb_node_run(g, n, st->threads, prepared, in, out, workspace, 0);
+    if (!counting(st)) return sb_node_run(g, n, st->threads, prepared, in, out, workspace, 0);
     double t0 = now_ns();
     int status = sb_node_run(g, n, st->threads, prepared, in, out, workspace, 0);
-    st->profile_ns[n->label] += (int64_t)(now_ns() - t0);
-    st->profile_calls[n->label] += 1;
+    count_call(st, n, (int64_t)(now_ns() - t0));
     return status;
 }
 
@@ -149,7 +166,9 @@ static int run_dynamic(sb_plan *p, sb_run_state *st, const sb_tval **in, sb_tval
     int status;
     bind(n, st, tin, in, tout, out);
     if (n->op->eval) {   /* outputs that exist only once it has run: a subgraph's */
+        double t0 = counting(st) ? now_ns() : 0.0;
         if ((status = sb_node_eval(g, n, st->threads, in, tout, keep_heap_buffer, st))) return status;
+        if (counting(st)) count_call(st, n, (int64_t)(now_ns() - t0));
         for (int j = 0; j < n->n_out; ++j) {
             if (n->out[j] < 0) continue;
             infos[j] = tout[j].info;
@@ -232,7 +251,7 @@ int sb_plan_run(sb_plan *p, sb_run_state *st)
         const sb_graph_step *stp = &p->steps[i];
         const sb_node *n = &g->nodes[stp->node];
         if ((n->op->flags & SB_OP_VIEW) || stp->views) {   /* its outputs share its input's bytes */
-            if (st->profile_calls) st->profile_calls[n->label] += 1;
+            count_call(st, n, 0);
             continue;
         }
         bind(n, st, tin, in, tout, out);

@@ -90,7 +90,8 @@ typedef struct sb_run_state {
     void **ptr;                  /* per value: its bytes */
     sb_vinfo *infos;             /* per value: its info (as the plans say) */
     int threads;                 /* this run's thread cap */
-    int64_t *profile_ns, *profile_calls;
+    int64_t *profile_ns, *profile_calls;   /* per label, or null */
+    int64_t *node_ns, *node_calls;         /* per node, or null */
     void **heap;                 /* dynamic nodes' outputs, freed after the run */
     int n_heap, cap_heap;
     int (*finish)(struct sb_run_state *state);

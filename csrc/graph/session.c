@@ -161,6 +161,16 @@ const char *sb_session_profile_label(const sb_session *s, int index)
 
 int sb_session_node_count(const sb_session *s) { return s ? s->graph->n_nodes : 0; }
 
+int sb_session_node_info(const sb_session *s, int index, sb_node_info *info)
+{
+    if (!s || !info || index < 0 || index >= s->graph->n_nodes) return SB_ERR_ARGUMENT;
+    const sb_node *n = &s->graph->nodes[index];
+    info->name = (int64_t)(intptr_t)(n->name ? n->name : "");
+    info->file_index = n->index;
+    info->label = n->label;
+    return SB_OK;
+}
+
 int sb_session_plan_count(sb_session *s)
 {
     if (!s) return 0;
@@ -372,6 +382,9 @@ int sb_session_run(sb_session *s, const sb_run_args *a)
     st.profile_ns = (int64_t *)(intptr_t)a->profile_ns;
     st.profile_calls = (int64_t *)(intptr_t)a->profile_calls;
     if (!st.profile_calls) st.profile_ns = NULL;
+    st.node_ns = (int64_t *)(intptr_t)a->node_ns;
+    st.node_calls = (int64_t *)(intptr_t)a->node_calls;
+    if (!st.node_calls) st.node_ns = NULL;
     finish_ctx f = {a, indices, outs};
     st.finish = copy_outputs;
     st.finish_ctx = &f;

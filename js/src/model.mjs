@@ -16,8 +16,10 @@ const MAX_DIMS = 16;
 const fieldCount = name => LAYOUTS[name].reduce((n, [, length]) => n + length, 0);
 const TENSOR_FIELDS = fieldCount("sb_tensor_arg");   // dtype, rank, dims[16], data
 const IO_FIELDS = fieldCount("sb_io_info");          // name, dtype, rank, dims[16], dim_names[16]
-if (TENSOR_FIELDS !== 3 + MAX_DIMS || IO_FIELDS !== 3 + 2 * MAX_DIMS) {
-    throw new Error("samebits: abi.mjs's sb_tensor_arg / sb_io_info are not the layouts this file reads");
+const NODE_FIELDS = fieldCount("sb_node_info");      // name, file_index, label
+if (TENSOR_FIELDS !== 3 + MAX_DIMS || IO_FIELDS !== 3 + 2 * MAX_DIMS || NODE_FIELDS !== 3) {
+    throw new Error("samebits: abi.mjs's sb_tensor_arg / sb_io_info / sb_node_info are not the " +
+        "layouts this file reads");
 }
 
 function dtypeName(code) {
@@ -115,7 +117,29 @@ export class Model {
         for (let i = 0; i < m._sb_session_profile_count(this.session); i++) {
             this._labels.push(m.UTF8ToString(m._sb_session_profile_label(this.session, i)));
         }
+        this._nodes = this._nodeInfos();
         this._profile = new Map();
+        this._nodeMs = new Array(this._nodes.length).fill(0);
+        this._nodeCalls = new Array(this._nodes.length).fill(0);
+    }
+
+    // each node left to run: {name, index (its position in the file), op (its label)}
+    _nodeInfos() {
+        const m = this.module, heap = this.owner.heap;
+        const list = [];
+        try {
+            const info = heap.alloc(NODE_FIELDS * 8);
+            for (let k = 0; k < m._sb_session_node_count(this.session); k++) {
+                const status = m._sb_session_node_info(this.session, k, info);
+                if (status !== 0) throw runtimeError(m, status, "loadModel");
+                const f = new BigInt64Array(heap.buffer(), info, NODE_FIELDS);
+                list.push({ name: m.UTF8ToString(Number(f[0])), index: Number(f[1]),
+                    op: this._labels[Number(f[2])] });
+            }
+        } finally {
+            heap.release();
+        }
+        return list;
     }
 
     _ios(outputs) {
@@ -202,9 +226,12 @@ export class Model {
             const count = this._labels.length;
             const ns = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
             const calls = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
+            const nodes = this._nodes.length;
+            const nodeNs = profile ? heap.record(new Array(Math.max(1, nodes)).fill(0)) : 0;
+            const nodeCalls = profile ? heap.record(new Array(Math.max(1, nodes)).fill(0)) : 0;
             const args = heap.args("sb_run_args", { inputs: tensors, output_count: indices.length,
                 output_indices: idx, outputs: outs, profile_ns: ns, profile_calls: calls,
-                max_threads: threads });
+                max_threads: threads, node_ns: nodeNs, node_calls: nodeCalls });
             const status = m._sb_session_run(this.session, args);
             if (status !== 0) {
                 outs = 0;
@@ -234,6 +261,12 @@ export class Model {
                     entry.calls += Number(c[i]);
                     this._profile.set(label, entry);
                 });
+                const nt = new BigInt64Array(heap.buffer(), nodeNs, nodes);
+                const nc = new BigInt64Array(heap.buffer(), nodeCalls, nodes);
+                for (let k = 0; k < nodes; k++) {
+                    this._nodeMs[k] += Number(nt[k]) / 1e6;
+                    this._nodeCalls[k] += Number(nc[k]);
+                }
             }
         } finally {
             if (outs) {
@@ -277,6 +310,28 @@ export class Model {
     /** Milliseconds and node runs per operator type, added up over runs with {profile: true}. */
     get profile() {
         return Object.fromEntries(this._profile);
+    }
+
+    /**
+     * Each node's milliseconds and runs over the runs with {profile: true}, in
+     * the order the nodes run (nodes that never ran left out): [{name (as in
+     * the file, "" when it has none), index (its position in the file), op
+     * (a fused node as "Conv+relu"), ms, calls}]. A node with a subgraph (If,
+     * Loop, Scan) counts its whole subgraph.
+     */
+    get nodeProfile() {
+        const list = [];
+        this._nodes.forEach((node, k) => {
+            if (this._nodeCalls[k]) list.push({ ...node, ms: this._nodeMs[k], calls: this._nodeCalls[k] });
+        });
+        return list;
+    }
+
+    /** Forgets what runs with {profile: true} added to profile and nodeProfile. */
+    resetProfile() {
+        this._profile.clear();
+        this._nodeMs.fill(0);
+        this._nodeCalls.fill(0);
     }
 
     /** Frees the session; later calls on it are TypeErrors. */

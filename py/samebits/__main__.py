@@ -163,6 +163,8 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--runs: {args.runs} must be at least 1")
     if args.threads is not None and args.threads < 1:
         parser.error(f"--threads: {args.threads} must be at least 1")
+    if args.profile is not None and args.profile < 1:
+        parser.error(f"--profile: {args.profile} must be at least 1")
     given: dict[str, Any] = {}
     for item in args.input:
         name, sep, file = item.partition("=")
@@ -186,9 +188,12 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"input  {i.name} {feeds[i.name].dtype} {tuple(feeds[i.name].shape)} ({origin})")
     times = []
     outputs: dict[str, Any] = {}
-    for _ in range(args.runs):
+    # the profile leaves out the first run (it plans and packs) when there are more
+    profiled = args.runs - 1 if args.runs > 1 else 1
+    for k in range(args.runs):
         start = time.perf_counter()
-        outputs = session.run(feeds)
+        outputs = session.run(feeds, profile=args.profile is not None and
+                              (k > 0 or args.runs == 1))
         times.append(time.perf_counter() - start)
     for name, value in outputs.items():
         print(f"output {name} {value.dtype} {tuple(value.shape)} digest={digest(value)}")
@@ -196,7 +201,32 @@ def _cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     median = times[len(times) // 2]
     print(f"time   {median * 1e3:.3f} ms per run (median of {len(times)}, mode={args.mode}, "
           f"path={session.path}, threads={args.threads or 'default'})")
+    if args.profile is not None:
+        _print_profile(session, profiled, args.profile)
     return 0
+
+
+def _print_profile(session: Any, runs: int, top: int) -> None:
+    """Per operator type, then the `top` slowest nodes: milliseconds per run
+    (the mean over `runs` profiled runs) and their share of all nodes' time."""
+    nodes = session.node_profile
+    total = sum(t.seconds for t in nodes) or 1.0
+    by_op: dict[str, list[float]] = {}
+    for t in nodes:
+        entry = by_op.setdefault(t.op, [0.0, 0])
+        entry[0] += t.seconds
+        entry[1] += 1
+    width = max([len("operator")] + [len(op) for op in by_op])
+    print(f"profile: ms per run (mean of {runs} run{'s' if runs > 1 else ''}"
+          f"{' after the first' if runs > 1 else ''}), share of the nodes' time")
+    print(f"  {'operator':<{width}} {'ms':>9} {'share':>6} {'nodes':>5}")
+    for op, (seconds, count) in sorted(by_op.items(), key=lambda kv: -kv[1][0]):
+        print(f"  {op:<{width}} {seconds / runs * 1e3:9.3f} {seconds / total:6.1%} {count:5d}")
+    print(f"slowest {min(top, len(nodes))} of {len(nodes)} nodes:")
+    for t in sorted(nodes, key=lambda t: -t.seconds)[:top]:
+        name = t.name or "(unnamed)"
+        print(f"  {t.seconds / runs * 1e3:9.3f} ms {t.seconds / total:6.1%}  {t.op}  {name} "
+              f"(node {t.index} of the file)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--mode", choices=("exact", "fast"), default="exact")
     r.add_argument("--threads", type=int, default=None)
     r.add_argument("--runs", type=int, default=3, help="runs to time (default 3; the median)")
+    r.add_argument("--profile", type=int, nargs="?", const=10, default=None, metavar="N",
+                   help="print the time per operator type and the N slowest nodes "
+                        "(default 10): the mean of the runs after the first")
     r.set_defaults(run=_cmd_run, parser=r)
     h = sub.add_parser("hashes", help="print the hash suite's lines, one per mode, path, threads")
     h.add_argument("--modes", default="exact,fast", help="comma-separated (default exact,fast)")

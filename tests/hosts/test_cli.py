@@ -56,3 +56,25 @@ def test_digest_command(tmp_path):
                                        f"{digest(b)}  {tmp_path / 'b.npy'}"]
     missing = _run("digest", str(tmp_path / "nope.npy"))
     assert missing.returncode == 1 and "nope.npy" in missing.stderr
+
+
+def test_run_profile_prints_operators_and_slowest_nodes(tmp_path):
+    """`samebits run --profile N`: a line per operator type (times of the runs
+    after the first) and the N slowest nodes, named as in the file."""
+    pytest.importorskip("onnx")
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "graph"))
+    from test_node_profile import NODES, profiled_model
+    model = tmp_path / "profiled.onnx"
+    model.write_bytes(profiled_model())
+    out = _run("run", str(model), "--runs", "3", "--profile", "2", check=True).stdout
+    lines = out.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("profile:"))
+    assert "mean of 2 runs after the first" in lines[start]
+    ops = [line.split()[0] for line in lines[start + 2:start + 2 + len({n[2] for n in NODES})]]
+    assert sorted(ops) == sorted({op for _, _, op in NODES})
+    slowest = lines[start + 2 + len(ops)]
+    assert slowest == f"slowest 2 of {len(NODES)} nodes:"
+    named = lines[start + 3 + len(ops):]
+    assert len(named) == 2 and all(" ms " in line and "(node " in line for line in named)
+    bad = _run("run", str(model), "--profile", "0")
+    assert bad.returncode == 2 and "--profile: 0 must be at least 1" in bad.stderr

@@ -661,3 +661,39 @@ def test_float16_and_bfloat16_models_through_load_model(built: None, tmp_path: P
     assert got["half"]["a"] == want_half.view(np.uint32).tolist()
     assert got["bf16"]["a"] == want_bf16.view(np.uint32).tolist()
     assert got["bf16"]["b"] == want_bf16.view(np.uint32).tolist()
+
+
+def test_node_profile_through_load_model(built: None, tmp_path: Path) -> None:
+    """model.nodeProfile after runs with {profile: true}: the nodes the Python
+    host lists (names, positions in the file, fused labels), each run counted,
+    the If node's subgraph timed; profile is the same counters per type;
+    resetProfile forgets both."""
+    sys.path.insert(0, str(ROOT / "tests" / "graph"))
+    pytest.importorskip("onnx")
+    from test_node_profile import NODES, profiled_model
+    (tmp_path / "profiled.onnx").write_bytes(profiled_model())
+    script = tmp_path / "profile.mjs"
+    script.write_text(
+        "import { readFileSync } from 'node:fs';\n"
+        f'import * as samebits from {json.dumps((JS / "index.mjs").as_uri())};\n'
+        f"const model = await samebits.loadModel(readFileSync({json.dumps(str(tmp_path / 'profiled.onnx'))}));\n"
+        "const feeds = { x: { data: new Float32Array(50).fill(0.5), dims: [1, 2, 5, 5] },\n"
+        "                cond: { data: new Uint8Array([1]), dims: [] } };\n"
+        "const before = model.nodeProfile.length;\n"
+        "model.run(feeds, { profile: true });\n"
+        "model.run(feeds);\n"
+        "model.run(feeds, { profile: true });\n"
+        "const nodes = model.nodeProfile, profile = model.profile;\n"
+        "model.resetProfile();\n"
+        "console.log(JSON.stringify({ before, nodes, profile, after: [model.nodeProfile.length,\n"
+        "  Object.keys(model.profile).length] }));\n")
+    got = json.loads(_node(str(script), timeout=120).strip().splitlines()[-1])
+    assert got["before"] == 0 and got["after"] == [0, 0]
+    assert [(t["name"], t["index"], t["op"]) for t in got["nodes"]] == NODES
+    assert all(t["calls"] == 2 and t["ms"] >= 0 for t in got["nodes"])
+    assert next(t for t in got["nodes"] if t["op"] == "If")["ms"] > 0
+    for op, entry in got["profile"].items():
+        mine = [t for t in got["nodes"] if t["op"] == op]
+        assert entry["calls"] == sum(t["calls"] for t in mine)
+        assert entry["ms"] == pytest.approx(sum(t["ms"] for t in mine), rel=1e-9, abs=1e-12)
+    assert set(got["profile"]) == {op for _, _, op in NODES}

@@ -102,6 +102,11 @@ class IoInfo(ctypes.Structure):
     _fields_ = _fields("sb_io_info")
 
 
+class NodeInfo(ctypes.Structure):
+    """struct sb_node_info: a node left to run, its name and profile label."""
+    _fields_ = _fields("sb_node_info")
+
+
 class TensorArg(ctypes.Structure):
     """struct sb_tensor_arg: element type, shape and elements of a tensor."""
     _fields_ = _fields("sb_tensor_arg")

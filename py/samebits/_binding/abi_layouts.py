@@ -63,5 +63,8 @@ LAYOUTS: dict[str, tuple[tuple[str, int], ...]] = {
         ("dtype", 1), ("rank", 1), ("dims", 16), ("data", 1)),
     "sb_run_args": (
         ("inputs", 1), ("output_count", 1), ("output_indices", 1), ("outputs", 1),
-        ("profile_ns", 1), ("profile_calls", 1), ("max_threads", 1)),
+        ("profile_ns", 1), ("profile_calls", 1), ("max_threads", 1), ("node_ns", 1),
+        ("node_calls", 1)),
+    "sb_node_info": (
+        ("name", 1), ("file_index", 1), ("label", 1)),
 }

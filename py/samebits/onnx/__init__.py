@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Optional, Union
 
 from . import _core
-from ._core import Session, TensorInfo
+from ._core import NodeTime, Session, TensorInfo
 from ._errors import DecodeError, UnsupportedModelError
 
-__all__ = ["DecodeError", "Session", "TensorInfo", "UnsupportedModelError", "load",
+__all__ = ["DecodeError", "NodeTime", "Session", "TensorInfo", "UnsupportedModelError", "load",
            "supported_operators"]
 
 

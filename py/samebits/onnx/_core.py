@@ -66,6 +66,20 @@ class TensorInfo:
     shape: Optional[tuple[Union[int, str, None], ...]]
 
 
+@dataclass(frozen=True)
+class NodeTime:
+    """One node's share of the runs made with ``profile=True``
+    (``Session.node_profile``): its name in the file ("" when it has none;
+    ONNX does not make names unique), its position among the file's nodes,
+    its operator (a fused node as "Conv+relu", named after the node that
+    absorbed the others), the seconds it took and how many times it ran."""
+    name: str
+    index: int
+    op: str
+    seconds: float
+    calls: int
+
+
 def raise_status(library: Any, status: int, what: str) -> None:
     """The C status and the thread's message as the runner's exception."""
     if status == 0:
@@ -272,8 +286,19 @@ class Session:
         # each host thread's C argument structures, made on its first run and
         # reused (a session may run from several threads at once)
         self._per_thread = threading.local()
-        # what runs with profile=True add up (the npm package's model.profile)
+        # each node left to run: (name, position in the file, label)
+        self._nodes: list[tuple[str, int, str]] = []
+        for k in range(self._lib.sb_session_node_count(self._handle)):
+            node = _abi.NodeInfo()
+            raise_status(self._lib, self._lib.sb_session_node_info(self._handle, k,
+                                                                   ctypes.addressof(node)), "node")
+            self._nodes.append((ctypes.string_at(node.name).decode("utf-8", "replace"),
+                                int(node.file_index), self._labels[node.label]))
+        # what runs with profile=True add up (the npm package's model.profile
+        # and model.nodeProfile)
         self._profile: dict[str, tuple[float, int]] = {}
+        self._node_ns = [0] * len(self._nodes)
+        self._node_calls = [0] * len(self._nodes)
         self._profile_lock = threading.Lock()
 
     def _run_structures(self) -> "_RunStructures":
@@ -347,6 +372,25 @@ class Session:
         with self._profile_lock:
             return dict(self._profile)
 
+    @property
+    def node_profile(self) -> list[NodeTime]:
+        """Each node's seconds and runs, added up over the runs made with
+        ``profile=True``, in the order the nodes run (nodes that never ran
+        left out; the slowest first: ``sorted(s.node_profile, key=lambda t:
+        -t.seconds)``). A node with a subgraph (If, Loop, Scan) counts its
+        whole subgraph."""
+        with self._profile_lock:
+            return [NodeTime(name, index, op, self._node_ns[k] * 1e-9, self._node_calls[k])
+                    for k, (name, index, op) in enumerate(self._nodes) if self._node_calls[k]]
+
+    def reset_profile(self) -> None:
+        """Forgets what runs with ``profile=True`` added to ``profile`` and
+        ``node_profile`` (e.g. after warm-up runs)."""
+        with self._profile_lock:
+            self._profile.clear()
+            self._node_ns = [0] * len(self._nodes)
+            self._node_calls = [0] * len(self._nodes)
+
     def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
             profile: Union[bool, None, MutableMapping[str, tuple[float, int]]] = None
             ) -> dict[str, Any]:
@@ -358,8 +402,9 @@ class Session:
         memoryviews. ``outputs`` selects some of the graph outputs.
         ``profile``: ``True`` adds, per operator type (a fused node as
         "Conv+relu"), the seconds its nodes took and how many ran to
-        ``session.profile``; a dict gains the same entries instead;
-        ``None`` or ``False`` (the default) times nothing.
+        ``session.profile``, and each node's to ``session.node_profile``;
+        a dict gains the per-type entries instead; ``None`` or ``False``
+        (the default) times nothing.
         """
         if type(feeds) is not dict and not isinstance(feeds, Mapping):
             raise TypeError(f"run: feeds must be a mapping of input names to arrays, got "
@@ -412,6 +457,10 @@ class Session:
         labels = len(self._labels)
         ns = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
         calls = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
+        per_node = profile is self._profile
+        nodes = len(self._nodes)
+        node_ns = (ctypes.c_int64 * max(1, nodes))() if per_node else None
+        node_calls = (ctypes.c_int64 * max(1, nodes))() if per_node else None
         args = c.args
         args.output_count = len(wanted)
         args.output_indices = ctypes.addressof(indices)
@@ -419,6 +468,8 @@ class Session:
         args.profile_ns = ctypes.addressof(ns) if ns is not None else 0
         args.profile_calls = ctypes.addressof(calls) if calls is not None else 0
         args.max_threads = self.threads if self.threads is not None else _args.threads(None, "run")
+        args.node_ns = ctypes.addressof(node_ns) if node_ns is not None else 0
+        args.node_calls = ctypes.addressof(node_calls) if node_calls is not None else 0
         # (no use_path: the session's path was fixed at load, in sb_load_args)
         status = self._lib.sb_session_run(self._handle, c.args_address)
         raise_status(self._lib, status, "run")
@@ -440,6 +491,10 @@ class Session:
                     if calls[i]:
                         seconds, count = profile.get(label, (0.0, 0))
                         profile[label] = (seconds + ns[i] * 1e-9, count + int(calls[i]))
+                if node_ns is not None and node_calls is not None:
+                    for k in range(nodes):
+                        self._node_ns[k] += int(node_ns[k])
+                        self._node_calls[k] += int(node_calls[k])
         return out
 
 
