@@ -452,8 +452,8 @@ static void compute_row_chunk(const sb_product_run *run, const sb_product_state 
                               size_t chunk, scratch_layout s)
 {
     const sb_product_plan *plan = run->plan;
-    const size_t j0 = chunk * SB_ROW_GROUPS_PER_CHUNK * plan->row_cols;
-    const size_t j_end = sb_min_size(plan->n, (chunk + 1) * SB_ROW_GROUPS_PER_CHUNK * plan->row_cols);
+    const size_t j0 = chunk * plan->row_chunk_cols;
+    const size_t j_end = sb_min_size(plan->n, j0 + plan->row_chunk_cols);
     const int in_place = plan->b_source == SB_B_IN_PLACE;
     const size_t whole_end = !in_place ? j0 : j0 + (j_end - j0) / plan->row_cols * plan->row_cols;
     if (whole_end > j0) compute_row_in_place(run, state, j0, whole_end);

@@ -45,30 +45,52 @@ int sb_threads_for_run(int max_threads, double est_ns, size_t nchunks)
     return n;
 }
 
-/* A thread claims a run of consecutive chunks at a time: 1/(GUIDED_SHARE *
- * participants) of those left, at least one (OpenMP's guided schedule). One
- * chunk per claim made the threads take turns on neighbouring chunks: every
- * claim moved the counter's cache line between the cores, and chunks whose
+/* Each participant owns a block of consecutive chunks, the same block call
+ * after call (participant p of P: chunks [p N / P, (p + 1) N / P)), and runs
+ * it first; then it helps with the other blocks, from their front. Chunks
+ * of consecutive layers cover the same parts of a map in the same order, so
+ * a thread mostly reads what it wrote itself: with one shared counter the
+ * claims interleaved, and on a 2-vCPU Zen 5 VM MobileNetV3's 112 x 112
+ * layers ran slower at 2 threads than at 1 (16 -> 64 1x1: 182 -> 248 us),
+ * their maps moving between the cores' caches.
+ *
+ * Within a block a thread claims a run of chunks at a time: 1/GUIDED_SHARE
+ * of those left, at least one (OpenMP's guided schedule). One chunk per
+ * claim made the threads take turns on neighbouring chunks: every claim
+ * moved the counter's cache line between the cores, and chunks whose
  * outputs share cache lines at their ends (a channel-lanes convolution's
  * runs of 56 positions) wrote them from both cores: on a 2-vCPU Zen 4 VM,
  * writing a line the other core holds cost 6-25 ns more (bench/
  * cache_line_handoff.c). At most GUIDED_MAX a claim, so that a thread the
  * system pauses holds back little of the rest (uncapped, YOLOv8n's exact
- * run at 2 threads was 4% slower). The claims only decide which thread runs
- * a chunk, never what it computes. */
+ * run at 2 threads was 4% slower). Which thread runs a chunk is a matter of
+ * timing, never of what the chunk computes. */
 #define GUIDED_SHARE 8
 #define GUIDED_MAX 32
+#define MAX_PARTICIPANTS 256
 
-static void run_chunks(atomic_size_t *next, size_t nchunks, int participants, sb_chunk_fn fn,
-                       void *ctx, int thread_index)
+/* A block's next chunk, alone on its cache line. */
+typedef struct {
+    _Alignas(64) atomic_size_t next;
+} block_counter;
+
+_Static_assert(MAX_PARTICIPANTS >= MAX_WORKERS + 1, "a block for every participant");
+
+/* floor(nchunks p / participants), without the product's overflow */
+static size_t block_start(size_t nchunks, int participants, int p)
 {
-    sb_fpenv env;
-    sb_fpenv_enter(&env);
-    const size_t share = (size_t)(participants > 1 ? participants : 1) * GUIDED_SHARE;
+    const size_t n = (size_t)participants;
+    return nchunks / n * (size_t)p + nchunks % n * (size_t)p / n;
+}
+
+/* The chunks [next, end) of one block, claimed a run at a time. */
+static void run_block(atomic_size_t *next, size_t end, sb_chunk_fn fn, void *ctx,
+                      int thread_index)
+{
     size_t start = atomic_load_explicit(next, memory_order_relaxed);
     for (;;) {
-        if (start >= nchunks) break;
-        size_t count = (nchunks - start) / share;
+        if (start >= end) break;
+        size_t count = (end - start) / GUIDED_SHARE;
         if (count < 1) count = 1;
         if (count > GUIDED_MAX) count = GUIDED_MAX;
         if (!atomic_compare_exchange_weak_explicit(next, &start, start + count,
@@ -77,7 +99,29 @@ static void run_chunks(atomic_size_t *next, size_t nchunks, int participants, sb
         for (size_t chunk = start; chunk < start + count; ++chunk) fn(ctx, chunk, thread_index);
         start = atomic_load_explicit(next, memory_order_relaxed);
     }
+}
+
+/* Participant `thread_index` of `participants`: its own block, then the
+ * others' (counters[q] starts at block q's first chunk). */
+static void run_chunks(block_counter *counters, size_t nchunks, int participants, sb_chunk_fn fn,
+                       void *ctx, int thread_index)
+{
+    sb_fpenv env;
+    sb_fpenv_enter(&env);
+    for (int i = 0; i < participants; ++i) {
+        int q = (thread_index + i) % participants;
+        run_block(&counters[q].next, block_start(nchunks, participants, q + 1), fn, ctx,
+                  thread_index);
+    }
     sb_fpenv_leave(&env);
+}
+
+/* Everything by the calling thread. */
+static void run_serially(size_t nchunks, sb_chunk_fn fn, void *ctx)
+{
+    block_counter one;
+    atomic_init(&one.next, 0);
+    run_chunks(&one, nchunks, 1, fn, ctx, 0);
 }
 
 /* Pyodide loads only modules built without threads; Windows builds (untested,
@@ -99,8 +143,7 @@ double sb_threads_wake_ns(int nthreads, int repeats)
 void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
 {
     (void)nthreads;
-    atomic_size_t next = 0;
-    run_chunks(&next, nchunks, 1, fn, ctx, 0);
+    run_serially(nchunks, fn, ctx);
 }
 
 #else
@@ -113,7 +156,7 @@ typedef struct {
     sb_chunk_fn fn;
     void *ctx;
     size_t nchunks;
-    atomic_size_t next;
+    block_counter next[MAX_PARTICIPANTS];   /* per participant's block */
     int workers_wanted;      /* workers 0 .. workers_wanted-1 take part */
     atomic_int workers_running;  /* participants not yet finished */
 } parallel_job;
@@ -188,7 +231,7 @@ static void *worker_main(void *arg)
         if (id >= job.workers_wanted) continue;
         const int participants = job.workers_wanted + 1;
         pthread_mutex_unlock(&pool_lock);
-        run_chunks(&job.next, job.nchunks, participants, job.fn, job.ctx, id + 1);
+        run_chunks(job.next, job.nchunks, participants, job.fn, job.ctx, id + 1);
         pthread_mutex_lock(&pool_lock);
         if (atomic_fetch_sub(&job.workers_running, 1) == 1) pthread_cond_signal(&job_finished);
     }
@@ -233,8 +276,7 @@ static int start_workers(int wanted)
 void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
 {
     if (nthreads <= 1 || nchunks <= 1 || atomic_flag_test_and_set(&pool_busy)) {
-        atomic_size_t next = 0;
-        run_chunks(&next, nchunks, 1, fn, ctx, 0);
+        run_serially(nchunks, fn, ctx);
         return;
     }
     pthread_mutex_lock(&pool_lock);
@@ -243,14 +285,15 @@ void sb_parallel_run(int nthreads, size_t nchunks, sb_chunk_fn fn, void *ctx)
     job.fn = fn;
     job.ctx = ctx;
     job.nchunks = nchunks;
-    atomic_store(&job.next, 0);
+    for (int p = 0; p <= workers; ++p)
+        atomic_store(&job.next[p].next, block_start(nchunks, workers + 1, p));
     job.workers_wanted = workers;
     atomic_store(&job.workers_running, workers);
     ++job_generation;
     pthread_cond_broadcast(&job_posted);
     pthread_mutex_unlock(&pool_lock);
 
-    run_chunks(&job.next, nchunks, workers + 1, fn, ctx, 0);
+    run_chunks(job.next, nchunks, workers + 1, fn, ctx, 0);
 
     for (int i = 0; i < SPIN_ROUNDS && atomic_load(&job.workers_running) > 0; ++i) spin_round(i);
     pthread_mutex_lock(&pool_lock);

@@ -28,6 +28,11 @@
 /* Panel mode: a chunk is a panel of SB_PANEL_STRIPS strips and every row of
  * A. Worth it while the call has enough panels to share among threads. */
 #define MIN_PANEL_CHUNKS 8
+/* The row route: a row of n outputs in about this many chunks (whole groups
+ * of row_cols outputs, up to SB_ROW_GROUPS_PER_CHUNK), so that both cores
+ * stream B: ResNet-50's 1 x 1000 x 2048 classifier was one chunk of 16
+ * groups and ran at one thread's speed at 2. */
+#define MIN_ROW_CHUNKS 8
 /* B read by offsets: a panel's C (every row) in scratch, up to 256 KiB
  * (fewer strips per panel for more rows; one strip whatever it takes) */
 #define OFFSETS_PANEL_FLOATS 65536
@@ -239,7 +244,11 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
         /* one row of A: the row kernel streams each strip of B once (it takes
          * whole vectors of its own width: not the split CPU's 8 x 24 tile) */
         plan->route = SB_ROUTE_ROW;
-        plan->compute_chunks = sb_ceil_div(n, SB_ROW_GROUPS_PER_CHUNK * plan->row_cols);
+        const size_t groups = sb_ceil_div(n, plan->row_cols);
+        plan->row_chunk_cols = sb_max_size(1, sb_min_size(SB_ROW_GROUPS_PER_CHUNK,
+                                                          sb_ceil_div(groups, MIN_ROW_CHUNKS))) *
+                               plan->row_cols;
+        plan->compute_chunks = sb_ceil_div(n, plan->row_chunk_cols);
         plan->compute_ns = b_elements * SB_NS_PER_PACKED;
         if (desc->b_form == SB_B_PACKED) {
             plan->b_source = SB_B_PREPACKED;

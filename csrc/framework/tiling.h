@@ -54,6 +54,7 @@ typedef struct {
     size_t tiles_m, tiles_n, k_blocks;
     size_t b_strips;              /* strips of the packed layout (padded to row groups) */
     size_t row_cols;              /* outputs per row-kernel call */
+    size_t row_chunk_cols;        /* SB_ROUTE_ROW: outputs per chunk (whole row_cols groups) */
     size_t panel_strips;          /* B strips of one PANELS chunk */
     size_t column_rows;           /* rows of C per COLUMN chunk (whole MR-row strips if packed) */
     /* Per product: prepare chunks pack A (one per k-block) and/or pack B
@@ -71,7 +72,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
 
 #define SB_PACK_STRIPS 8       /* B strips per packing chunk */
 #define SB_PANEL_STRIPS 8      /* B strips per panel */
-#define SB_ROW_GROUPS_PER_CHUNK 16
+#define SB_ROW_GROUPS_PER_CHUNK 16   /* at most, per row-route chunk */
 #define SB_COLUMN_CHUNK_ROWS 64   /* rows of C per COLUMN chunk, rounded down to MR */
 #define SB_NS_PER_PACKED 0.5   /* per element packed, copied, gathered or streamed */
 

@@ -105,6 +105,29 @@ def test_one_tile_row_with_few_panels_shares_them(path, m, n, k):
         assert_same_bits(out, want, f"{path} {m}x{n}x{k} at {threads} threads")
 
 
+@pytest.mark.parametrize("path", path_params())
+@pytest.mark.parametrize("n,k,b_strides", [(1000, 2048, None), (1000, 300, (1, 300)),
+                                           (777, 96, None), (4100, 33, None), (40, 7, None)])
+def test_one_row_is_cut_into_chunks_for_the_threads(path, n, k, b_strides):
+    """The row route (m = 1: a classifier, a Gemm on one row) cuts n into
+    about 8 chunks of whole row-kernel groups, so that two threads both
+    stream B (ResNet-50's 1 x 1000 x 2048 was one chunk); every output keeps
+    its sum order: exact mode is the oracle's bits at 1 and 2 threads, B in
+    place, with a ragged last group, and packed (columns apart)."""
+    p = plan_matmul(path, 1, 2, 1, n, k, b_strides=b_strides)
+    if p["route"] != 4:
+        pytest.skip(f"{path}: one row takes route {p['route']} here, not the row kernel")
+    assert p["compute_chunks"] >= min(6, max(1, n // 256)), p   # (groups rounded up)
+    a = test_values((1, k), 1, 5)
+    b = test_values((k, n), 2, 5)
+    b_given = b if b_strides is None else np.ascontiguousarray(b.T).T
+    want = exact_oracle(a, b)
+    for threads in (1, 2):
+        out = np.empty((1, n), np.float32)
+        raw_sgemm(path, "exact", threads, a, b_given, out)
+        assert_same_bits(out, want, f"{path} 1x{n}x{k} at {threads} threads")
+
+
 def samebits_path() -> str:
     return _paths.paths()[-1]
 
