@@ -50,9 +50,9 @@ int sb_threads_for_run(int max_threads, double est_ns, size_t nchunks)
  * it first; then it helps with the other blocks, from their front. Chunks
  * of consecutive layers cover the same parts of a map in the same order, so
  * a thread mostly reads what it wrote itself: with one shared counter the
- * claims interleaved, and on a 2-vCPU Zen 5 VM MobileNetV3's 112 x 112
- * layers ran slower at 2 threads than at 1 (16 -> 64 1x1: 182 -> 248 us),
- * their maps moving between the cores' caches.
+ * claims interleaved and the maps moved between the cores' caches (on a
+ * 2-vCPU Zen 5 VM, MobileNetV3's 1x1 16 -> 64 at 112 x 112 took 98-103 us at
+ * 2 threads with one counter, 93-94 us with blocks).
  *
  * Within a block a thread claims a run of chunks at a time: 1/GUIDED_SHARE
  * of those left, at least one (OpenMP's guided schedule). One chunk per
