@@ -1,17 +1,22 @@
 /* sb_resize2d: nearest and bilinear resizing of NCHW float32 with torch's
  * interpolate rules (docs/exact-ops.md, "Resize"). Every coordinate and
  * weight is a float32 operation in a stated order, so the bits are the same
- * everywhere; threads take whole output rows. */
+ * everywhere; threads take whole output rows (nearest: runs of them). */
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/geometry.h"
 #include "framework/step.h"
+#include "kernels/nearest_rows.h"
 
 typedef struct {
     const sb_resize2d_args *a;
     float scale_h, scale_w;
+    /* nearest: f > 0 when output column ox reads input column min(ox / f,
+     * w - 1) for every ox (a whole upsampling factor), else 0 */
+    int64_t factor_w;
+    size_t rows_per_chunk;
 } resize_job;
 
 /* nearest: min(floor(o * scale), size - 1) */
@@ -38,6 +43,59 @@ static void linear_source(int64_t o, float scale, int64_t size, int align, int64
     *l1 = src - (float)i;
 }
 
+/* The whole factor f with nearest(ox) == min(ox / f, w - 1) for every
+ * output column, or 0. */
+static int64_t whole_factor(float scale, int64_t w, int64_t ow)
+{
+    int64_t f = ow / w;
+    if (f < 1) return 0;
+    for (int64_t ox = 0; ox < ow; ++ox) {
+        int64_t want = ox / f < w - 1 ? ox / f : w - 1;
+        if (nearest(ox, scale, w) != want) return 0;
+    }
+    return f;
+}
+
+/* One nearest output row from its source row: by whole columns where the
+ * factor is whole, the rest column by column. */
+static void nearest_row(const resize_job *job, const float *src, float *out)
+{
+    const sb_resize2d_args *a = job->a;
+    int64_t ox = 0;
+    if (job->factor_w > 0) {
+        const int64_t whole = sb_repeated_columns(job->factor_w, a->w, a->ow);
+        sb_repeat_columns(src, whole, job->factor_w, out);
+        ox = whole * job->factor_w;
+    }
+    for (; ox < a->ow; ++ox) out[ox] = sbt_canonical(src[nearest(ox, job->scale_w, a->w)]);
+}
+
+/* Nearest over a chunk's run of output rows: a row with the previous row's
+ * source row (in the same plane) is a copy of that row. */
+static void nearest_rows(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const resize_job *job = (const resize_job *)ctx;
+    const sb_resize2d_args *a = job->a;
+    const float *x = (const float *)(intptr_t)a->x;
+    float *y = (float *)(intptr_t)a->y;
+    const size_t total = (size_t)a->n * (size_t)a->c * (size_t)a->oh;
+    const size_t first = chunk * job->rows_per_chunk;
+    const size_t end = first + job->rows_per_chunk < total ? first + job->rows_per_chunk : total;
+    int64_t previous = -1;
+    for (size_t row = first; row < end; ++row) {
+        const int64_t oy = (int64_t)(row % (size_t)a->oh);
+        const size_t plane = row / (size_t)a->oh;
+        const int64_t sy = nearest(oy, job->scale_h, a->h);
+        float *out = y + row * (size_t)a->ow;
+        if (oy > 0 && row > first && sy == previous)
+            memcpy(out, out - a->ow, (size_t)a->ow * sizeof(float));
+        else
+            nearest_row(job, x + plane * (size_t)a->h * (size_t)a->w + sy * a->w, out);
+        previous = sy;
+    }
+}
+
 static void resize_row(void *ctx, size_t row, int thread_index)
 {
     (void)thread_index;
@@ -49,14 +107,6 @@ static void resize_row(void *ctx, size_t row, int thread_index)
     size_t plane = row / (size_t)a->oh;
     const float *in = x + plane * (size_t)a->h * (size_t)a->w;
     float *out = y + row * (size_t)a->ow;
-    if (a->mode == 0) {
-        const float *src = in + nearest(oy, job->scale_h, a->h) * a->w;
-        for (int64_t ox = 0; ox < a->ow; ++ox) {
-            float v = src[nearest(ox, job->scale_w, a->w)];
-            out[ox] = sbt_canonical(v);
-        }
-        return;
-    }
     int64_t y0, y1;
     float ly1;
     linear_source(oy, job->scale_h, a->h, (int)a->align_corners, &y0, &y1, &ly1);
@@ -97,6 +147,14 @@ int sb_resize2d(const sb_resize2d_args *a)
         return SB_ERR_ARGUMENT;
     if (rows == 0) return SB_OK;
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
+    if (a->mode == 0) {   /* runs of output rows, each a gather or a copy */
+        job.factor_w = whole_factor(job.scale_w, a->w, a->ow);
+        job.rows_per_chunk = sb_units_per_chunk((size_t)a->ow, SB_STEP_CHUNK_ITEMS);
+        sb_step_plan plan = sb_plan_step(rows, job.rows_per_chunk,
+                                         (double)rows * (double)a->ow * SB_COST_MOVE);
+        sb_run_step(&plan, a->max_threads, nearest_rows, &job);
+        return SB_OK;
+    }
     /* one unit: an output row */
     sb_step_plan plan = sb_plan_step(rows, 1, (double)rows * (double)a->ow * SB_COST_RESIZE);
     sb_run_step(&plan, a->max_threads, resize_row, &job);

@@ -364,3 +364,55 @@ def test_tf_crop_and_resize(mode, roi, axes, target):
     if mode != "nearest":   # ONNX Runtime rounds the roi coordinate in float32: 1.5000000447 -> 1.5
         got = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(["y"], {"x": finite})[0]
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _nearest_oracle(x, coord, nearest, oh, ow, sh, sw):
+    """The oracle for nearest, by index arrays (the per-element oracle above
+    is too slow for maps of many chunks): the same taps."""
+    n, c, h, w = x.shape
+    th = _taps("nearest", coord, nearest, h, oh, sh, False, -0.75)
+    tw = _taps("nearest", coord, nearest, w, ow, sw, False, -0.75)
+    rows = np.arange(h) if th is None else np.array([t[0][0] for t in th])
+    cols = np.arange(w) if tw is None else np.array([t[0][0] for t in tw])
+    return x[:, :, rows][:, :, :, cols]
+
+
+@pytest.mark.parametrize("coord,nearest", [("asymmetric", "floor"), ("half_pixel", "round_prefer_floor"),
+                                           ("pytorch_half_pixel", "round_prefer_ceil"),
+                                           ("align_corners", "floor"), ("half_pixel_symmetric", "ceil")])
+@pytest.mark.parametrize("shape,target", [
+    ((1, 16, 40, 40), [1, 16, 80, 80]),      # x2: repeated columns, every other row a copy
+    ((2, 3, 37, 70), [2, 3, 111, 141]),      # x3 rows; x2 columns and one past them
+    ((1, 5, 30, 33), [1, 5, 47, 70]),        # no whole factor
+    ((1, 4, 64, 48), [1, 4, 32, 48]),        # down, columns as they are
+    ((1, 2, 300, 3), [1, 2, 900, 12]),       # rows of 12: many rows to a chunk
+    ((2, 300, 1, 20), [2, 300, 3, 40]),      # one-row planes: a plane's first row is no copy
+])
+def test_nearest_over_maps_of_many_chunks(coord, nearest, shape, target):
+    """Nearest on maps large enough for many chunks of whole rows: rows with
+    the previous row's source row are copies of it (never across a chunk's
+    start, which another thread may not have written), whole factors repeat
+    each column, the rest goes column by column; bit for bit against the
+    oracle, NaNs canonical, on an intermediate read by a second node, every
+    path, both modes, 1 and 2 threads."""
+    n, c, h, w = shape
+    data = graph_model(
+        [helper.make_node("Neg", ["x"], ["xn"]),
+         helper.make_node("Resize", ["xn", "", "", "sz"], ["y"], mode="nearest",
+                          coordinate_transformation_mode=coord, nearest_mode=nearest),
+         helper.make_node("Neg", ["y"], ["back"])],
+        {"x": (F, list(shape))}, {"y": (F, None), "back": (F, None)},
+        inits={"sz": np.array(target, np.int64)}, opset=19)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::97] = np.nan
+    flat[5::89] = -0.0
+    flat[7::83] = np.inf
+    flat[11::79] = 1e-42
+    oh, ow = target[2], target[3]
+    want = _nearest_oracle(-x, coord, nearest, oh, ow, oh / h, ow / w)
+    for what, out in run_everywhere(data, {"x": x}):
+        _same(out["y"], want, what)
+        _same(out["back"], -want, what)
+        nan = np.isnan(out["y"])
+        assert (bits(out["y"][nan]) == 0x7FC00000).all(), what
