@@ -3,7 +3,10 @@
  * Transposes, permutes, slices and broadcasts are strides; concatenation,
  * splitting, padding and gathering are copies into or out of parts of a
  * tensor (py/samebits/_ops/movement.py). Values move untouched: the bits are
- * the input's (NaN payloads included). Threads take whole output rows. */
+ * the input's (NaN payloads included). Threads take whole output rows; a
+ * transpose (the output's rows read across the input, its next dimension
+ * along it) takes tiles of TILE_ROWS rows, each read a line of the input at
+ * a time (transposed_tile). */
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
@@ -11,12 +14,54 @@
 #include "framework/step.h"
 #include "kernels/strided_rows.h"
 #include "kernels/copy.h"
+#include "framework/transpose.h"
+
+/* Output rows per tile of the transposing route: 16 floats are a cache line
+ * of the input column they come from. */
+#define TILE_ROWS 16
 
 typedef struct {
     const sb_copy_args *a;
     size_t rows, cols;
-    sb_step_plan plan;            /* units: output rows */
+    size_t along, tiles;          /* transposing route: rows along the next dimension, tiles of them */
+    sb_step_plan plan;            /* units: output rows (transposing: tiles) */
 } copy_job;
+
+/* dst[i * cols + c] = src[c * step + i] for i < g, c < cols: the vector
+ * path's 4 x 4 shuffles on whole blocks (moves of the bits, like memcpy's),
+ * the rest word by word. */
+static void transposed_tile(uint32_t *dst, size_t cols, const uint32_t *src, ptrdiff_t step,
+                            size_t g)
+{
+    size_t c4 = 0, g4 = 0;
+#if VEC4_AVAILABLE
+    c4 = cols / 4 * 4, g4 = g / 4 * 4;
+    if (c4 && g4) sb_transpose_copy((float *)dst, cols, (const float *)src, step, c4, g4);
+#endif
+    for (size_t i = 0; i < g; ++i)
+        for (size_t c = i < g4 ? c4 : 0; c < cols; ++c)
+            dst[i * cols + c] = src[(ptrdiff_t)c * step + (ptrdiff_t)i];
+}
+
+static void transpose_chunk(void *ctx, size_t chunk, int thread_index)
+{
+    (void)thread_index;
+    const copy_job *job = (const copy_job *)ctx;
+    const sb_copy_args *a = job->a;
+    const uint32_t *x = (const uint32_t *)(intptr_t)a->x;
+    uint32_t *y = (uint32_t *)(intptr_t)a->y;
+    const ptrdiff_t xs = (ptrdiff_t)a->x_stride[a->ndim - 1];
+    size_t u0, u_end;
+    sb_step_units(&job->plan, chunk, &u0, &u_end);
+    for (size_t u = u0; u < u_end; ++u) {
+        const size_t first = u / job->tiles * job->along + u % job->tiles * TILE_ROWS;
+        const size_t g = job->along - u % job->tiles * TILE_ROWS < TILE_ROWS
+                             ? job->along - u % job->tiles * TILE_ROWS : TILE_ROWS;
+        ptrdiff_t ox, oy;
+        sb_row_offsets(first, (int)a->ndim, a->shape, a->x_stride, a->y_stride, &ox, &oy);
+        transposed_tile(y + oy, job->cols, x + ox, xs, g);
+    }
+}
 
 static void copy_chunk(void *ctx, size_t chunk, int thread_index)
 {
@@ -56,6 +101,19 @@ int sb_copy(const sb_copy_args *a)
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
     size_t cols = (size_t)a->shape[a->ndim - 1];
     copy_job job = {.a = a, .cols = cols, .rows = total / cols};
+    const int64_t last = a->ndim - 1;
+    if (a->ndim >= 2 && a->y_stride[last] == 1 && a->x_stride[last] != 1 &&
+        a->x_stride[last - 1] == 1 && a->y_stride[last - 1] == (int64_t)cols &&
+        a->shape[last - 1] > 1 && cols >= 4) {
+        /* output rows read across the input, consecutive rows along it */
+        job.along = (size_t)a->shape[last - 1];
+        job.tiles = (job.along + TILE_ROWS - 1) / TILE_ROWS;
+        job.plan = sb_plan_step(job.rows / job.along * job.tiles,
+                                sb_units_per_chunk(TILE_ROWS * cols, SB_STEP_CHUNK_ITEMS),
+                                (double)total * SB_COST_MOVE);
+        sb_run_step(&job.plan, a->max_threads, transpose_chunk, &job);
+        return SB_OK;
+    }
     job.plan = sb_plan_step(job.rows, sb_units_per_chunk(cols, SB_STEP_CHUNK_ITEMS),
                             (double)total * SB_COST_MOVE);
     sb_run_step(&job.plan, a->max_threads, copy_chunk, &job);

@@ -29,6 +29,28 @@ def test_permute_and_transpose(threads):
                           _bits(np.swapaxes(x[:, ::2], 1, -1)))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,dims", [
+    ((1, 512, 256, 1), (0, 2, 1, 3)),        # magika's transpose: whole tiles
+    ((2, 37, 21), (0, 2, 1)),                # ragged tiles and 4 x 4 blocks
+    ((1, 64, 15, 15), (0, 2, 3, 1)),         # NCHW -> NHWC
+    ((2, 9, 11, 5), (0, 3, 1, 2)),           # NHWC -> NCHW (H and W merge)
+    ((6, 3), (1, 0)),                        # rows shorter than a block
+    ((5, 35), (1, 0)),
+])
+def test_transposes_go_by_tiles(shape, dims, threads):
+    """Transposes whose output rows read across the input go by tiles of 16
+    rows (copy.c's transposing route, 4 x 4 shuffles inside): the bits move
+    untouched, NaN payloads included, whatever the raggedness; and a
+    reversed (negative-stride) input."""
+    x = _x(shape, seed=3)
+    got = samebits.permute(x, dims, threads=threads)
+    assert np.array_equal(_bits(got), _bits(np.transpose(x, dims)))
+    back = x[..., ::-1, :] if len(shape) > 2 else x[::-1]
+    got = samebits.permute(back, dims, threads=threads)
+    assert np.array_equal(_bits(got), _bits(np.transpose(back, dims)))
+
+
 def test_concatenate_and_split():
     a, b, c = _x((2, 3, 5), 1), _x((2, 1, 5), 2), _x((2, 4, 5), 3)[:, ::-1]
     for axis, arrays in ((1, [a, b, c]), (0, [a, a]), (-1, [a, a[..., :2]])):
