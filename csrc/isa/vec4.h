@@ -11,8 +11,9 @@
  * vec4_zip_hi(a, b) = {a2, b2, a3, b3}, vec4_lo64(a, b) = {a0, a1, b0, b1},
  * vec4_hi64(a, b) = {a2, a3, b2, b3}. vec4_canon(v) is v with every NaN lane
  * replaced by the canonical NaN 0x7FC00000 (a compare and a select).
- * vec4_max(a, b) is the larger lane by lane where neither is NaN; what it
- * gives for NaN and for -0 against +0 differs between ISAs, so callers
+ * vec4_max(a, b) is the larger lane by lane where neither is NaN (vec4_min
+ * the smaller); what they give for NaN and for -0 against +0 differs
+ * between ISAs, so callers
  * track NaN themselves: vec4_nan_or(flags, v) sets a lane of flags nonzero
  * where v is NaN (and keeps it set), vec4_any(flags) says if any lane is. */
 #ifndef SB_VEC4_H
@@ -40,6 +41,7 @@ typedef v128_t vec4;
 #define vec4_canon(v) \
     wasm_v128_bitselect((v), wasm_i32x4_splat(0x7fc00000), wasm_f32x4_eq((v), (v)))
 #define vec4_max(a, b) wasm_f32x4_pmax((a), (b))
+#define vec4_min(a, b) wasm_f32x4_pmin((a), (b))
 #define vec4_nan_or(flags, v) wasm_v128_or((flags), wasm_f32x4_ne((v), (v)))
 #define vec4_any(flags) wasm_v128_any_true(flags)
 #if defined(__wasm_relaxed_simd__)
@@ -80,6 +82,7 @@ typedef float32x4_t vec4;
 #define vec4_canon(v) \
     vbslq_f32(vceqq_f32((v), (v)), (v), vreinterpretq_f32_u32(vdupq_n_u32(0x7fc00000u)))
 #define vec4_max(a, b) vmaxq_f32((a), (b))
+#define vec4_min(a, b) vminq_f32((a), (b))
 #define vec4_nan_or(flags, v) \
     vreinterpretq_f32_u32(vornq_u32(vreinterpretq_u32_f32(flags), vceqq_f32((v), (v))))
 #define vec4_any(flags) (vmaxvq_u32(vreinterpretq_u32_f32(flags)) != 0)
@@ -113,6 +116,7 @@ static inline __m128 vec4_canon(__m128 v)
                      _mm_andnot_ps(nan, v));
 }
 #define vec4_max(a, b) _mm_max_ps((a), (b))
+#define vec4_min(a, b) _mm_min_ps((a), (b))
 #define vec4_nan_or(flags, v) _mm_or_ps((flags), _mm_cmpunord_ps((v), (v)))
 #define vec4_any(flags) (_mm_movemask_ps(flags) != 0)
 #define vec4_fma(acc, a, b) _mm_add_ps((acc), _mm_mul_ps((a), (b)))

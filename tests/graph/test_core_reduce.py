@@ -651,3 +651,59 @@ def test_reductions_in_a_graph():
                 {"n": (F, None), "am": (I64, None), "cs": (F, None)},
                 {"s": rand(8), "axes": ints([0, 2]), "ax": ints(1)}, opset=18)
     check(data, {"X": rand(3, 4, 8)}, rtol=1e-4, atol=1e-5)
+
+
+def _total_order_extreme(x: np.ndarray, is_max: bool) -> np.ndarray:
+    """Rows' maximum / minimum in IEEE's total order (-0 below +0), NaN
+    canonical if any: the largest (smallest) signed key of the bits, the
+    negative values' magnitude bits flipped (an oracle on integers)."""
+    b = x.view(np.int32)
+    nan = np.isnan(x).any(axis=-1)
+    key = np.where(b < 0, b ^ np.int32(0x7FFFFFFF), b)
+    pick = key.argmax(axis=-1) if is_max else key.argmin(axis=-1)
+    out = np.take_along_axis(b, pick[..., None], axis=-1)[..., 0].view(np.uint32).copy()
+    out[nan] = 0x7FC00000
+    return out
+
+
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin", "GlobalMaxPool"])
+@pytest.mark.parametrize("length", [2, 15, 16, 17, 64, 508])
+def test_extremes_in_total_order_over_long_rows(op, length):
+    """Rows long enough for vector lanes (which keep partial extremes by
+    value, however the ISA's max or min orders -0 and +0): every row of
+    zeros of mixed signs, of -0 only, of negatives with a zero, with NaN
+    payloads and infinities gives the total-order extreme's bits, at 1 and 2
+    threads, as a graph output and read by a second node."""
+    rows = 12
+    x = RNG.standard_normal((1, rows, length)).astype(np.float32)
+    x[0, 0] = 0.0
+    x[0, 0, ::3] = -0.0                                  # mixed zeros
+    x[0, 1] = -0.0                                       # -0 only
+    x[0, 2] = -np.abs(x[0, 2])
+    x[0, 2, length // 2] = 0.0                           # negatives and one +0
+    x[0, 3] = np.abs(x[0, 3])
+    x[0, 3, length - 1] = -0.0                           # positives and one -0
+    x[0, 4].view(np.uint32)[length // 3] = 0x7FA00001    # a signaling NaN payload
+    x[0, 5, 0] = np.inf
+    x[0, 6, length - 1] = -np.inf
+    x[0, 7].view(np.uint32)[:] = 0x80000001              # -subnormals
+    x[0, 8] = 0.0
+    x[0, 8, length - 1] = -0.0
+    is_max = op != "ReduceMin"
+    want = _total_order_extreme(x, is_max).reshape(rows)
+    if op == "GlobalMaxPool":
+        node = helper.make_node(op, ["x"], ["y"])
+    else:
+        node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=1)
+    data = make([node, helper.make_node("Neg", ["y"], ["n"])], {"x": (F, [1, rows, length])},
+                {"y": (F, None), "n": (F, None)},
+                inits=None if op == "GlobalMaxPool" else {"axes": np.array([-1], np.int64)},
+                opset=18)
+    for mode in ("exact", "fast"):
+        for threads in (1, 2):
+            out = so.load(data, mode=mode, threads=threads).run({"x": x})
+            got = bits(out["y"]).reshape(rows)
+            assert np.array_equal(got, want), (mode, threads, got, want)
+            neg = bits(out["n"]).reshape(rows)
+            assert np.array_equal(neg[~np.isnan(out["y"].reshape(rows))],
+                                  (want ^ 0x80000000)[~np.isnan(out["y"].reshape(rows))])

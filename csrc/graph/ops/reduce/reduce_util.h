@@ -25,6 +25,7 @@
 #include "graph/py_text.h"
 #include "framework/step.h"
 #include "isa/unary.h"
+#include "kernels/row_extreme.h"
 
 #define CANONICAL_NAN 0x7FC00000u
 #define MAX_AXES 64              /* axes given as an input: at most this many values */
@@ -158,16 +159,9 @@ static inline int k_reduce(sb_run_ctx *R, int op, int64_t outer, int64_t n, int6
     return kfail(R, sb_reduce(&a), "sb_reduce");
 }
 
-/* The bits of maximum / minimum (arith.h's sb_bin_maximum / minimum): NaN
- * if either is NaN (canonical); otherwise the larger (smaller) in IEEE's
- * total order, which puts -0 below +0 as they do. Computed on the bits, so
- * that the caller's floating-point environment plays no part. */
+/* Whether bits are a NaN's (any payload): on the bits, so that the
+ * caller's floating-point environment plays no part. */
 static inline int is_nan_bits(uint32_t b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
-
-/* The total-order key of a non-NaN value (its own inverse): negative values'
- * magnitude bits flipped, so that signed integer order is float order with
- * -0 < +0. */
-static inline uint32_t total_key(uint32_t b) { return b ^ ((uint32_t)((int32_t)b >> 31) >> 1); }
 
 /* The arg functions' order: -0 and +0 equal. */
 static inline int64_t order_key(uint32_t b)
@@ -176,7 +170,8 @@ static inline int64_t order_key(uint32_t b)
     return (b & 0x80000000u) ? -m : m;
 }
 
-/* Rows of n values folded with maximum or minimum into one value each. */
+/* Rows of n values folded with maximum or minimum into one value each
+ * (kernels/row_extreme.h). */
 typedef struct {
     const uint32_t *x;
     uint32_t *y;
@@ -199,22 +194,7 @@ static inline void fold_chunk(void *ctx, size_t chunk, int thread_index)
             job->y[r] = row[0];
             continue;
         }
-        int32_t m = (int32_t)total_key(row[0]);
-        uint32_t nan = 0;
-        if (job->is_max) {
-            for (int64_t j = 0; j < n; ++j) {
-                int32_t k = (int32_t)total_key(row[j]);
-                m = k > m ? k : m;
-                nan |= (row[j] & 0x7FFFFFFFu) > 0x7F800000u;
-            }
-        } else {
-            for (int64_t j = 0; j < n; ++j) {
-                int32_t k = (int32_t)total_key(row[j]);
-                m = k < m ? k : m;
-                nan |= (row[j] & 0x7FFFFFFFu) > 0x7F800000u;
-            }
-        }
-        job->y[r] = nan ? CANONICAL_NAN : total_key((uint32_t)m);
+        job->y[r] = sb_row_extreme((const float *)(const void *)row, (size_t)n, job->is_max);
     }
 }
 
