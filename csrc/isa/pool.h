@@ -22,10 +22,22 @@ typedef void (*sb_max_hfold_fn)(const float *row, float *h, size_t n);
  * rows[1][j], ... folded with take, a NaN result stored as 0x7FC00000. */
 typedef void (*sb_max_vfold_fn)(const float *const *rows, float *best, size_t n);
 
+/* The same three with first(b, v) = (v > b ? v : b) for take, each row
+ * fold starting from -inf (pool_template.h's pool_first): one max where
+ * take is two compares and two selects. Equal to take's fold wherever the
+ * result is above -inf; the column folds store no canonical NaN (there is
+ * none), and an output of -inf is folded again with take by the caller. */
+/* The column folds with first also say whether any output is -inf. */
+typedef int (*sb_max_first_pass_fn)(float *best, const float *src, size_t n);
+typedef int (*sb_max_first_vfold_fn)(const float *const *rows, float *best, size_t n);
+
 typedef struct sb_pool_config {
     sb_max_pass_fn pass;
     sb_max_hfold_fn hfold[2][2];   /* [KW - 2][SW - 1] */
     sb_max_vfold_fn vfold[3];      /* [K - 1] */
+    sb_max_first_pass_fn first_pass;   /* returns: any best[i] is -inf */
+    sb_max_hfold_fn first_hfold[2][2];
+    sb_max_first_vfold_fn first_vfold[3];   /* returns: any best[j] is -inf */
 } sb_pool_config;
 
 #endif

@@ -20,6 +20,16 @@ static inline float pool_take(float best, float v)
     return w <= best ? best : w;
 }
 
+/* first(best, v): v when it is greater than best, else best (a NaN v, or
+ * one equal to best, changes nothing). best never NaN: the first tap enters
+ * as first(-inf, tap). From -inf it gives take's result wherever that is
+ * above -inf (the first of the largest non-NaN taps); a window whose taps
+ * are all NaN, or whose largest is -inf, gives -inf, and the caller folds
+ * those outputs again with take (kernels/maxpool.c). One max instruction
+ * on x86 (maxps is exactly this select), a compare and a select elsewhere. */
+static inline float pool_first(float best, float v) { return v > best ? v : best; }
+static inline float pool_first_tap(float v) { return pool_first(-__builtin_inff(), v); }
+
 static inline float pool_canonical(float m)
 {
     union { uint32_t u; float f; } nan = {0x7fc00000u};
@@ -51,9 +61,85 @@ static inline float pool_canonical(float m)
         for (size_t j = 0; j < n; ++j) { ONE(j) }                                            \
     }
 
-/* Unit column stride: tap kx of output j is row[j + kx]. */
+/* Unit column stride: tap kx of output j is row[j + kx]. The take folds,
+ * then the first folds (pool_first). */
 #define POOL_H2S1(j) h[j] = pool_take(row[j], row[j + 1]);
 #define POOL_H3S1(j) h[j] = pool_take(pool_take(row[j], row[j + 1]), row[j + 2]);
+#define POOL_F2S1(j) h[j] = pool_first(pool_first_tap(row[j]), row[j + 1]);
+#define POOL_F3S1(j) h[j] = pool_first(pool_first(pool_first_tap(row[j]), row[j + 1]), row[j + 2]);
+
+/* The first folds over blocks of 16 written with vector types: as scalar
+ * selects in a block GCC 12 turned each into a scalar max instruction,
+ * which its block vectorizer then left alone. Rows shorter than 16 run one
+ * output at a time. */
+typedef float pool_f16 __attribute__((vector_size(64)));
+typedef int32_t pool_i16 __attribute__((vector_size(64)));
+/* (macros, not functions: a function taking or giving a 64-byte vector
+ * has an ABI that depends on the flags, and GCC warns of it) */
+#define POOL_NINF16                                                                          \
+    ((pool_f16){-__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), \
+                -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), \
+                -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), \
+                -__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff()})
+#define pool_vfirst(best, v)                                                                 \
+    ({                                                                                       \
+        pool_f16 b_ = (best), v_ = (v);                                                      \
+        pool_i16 gt_ = v_ > b_;                                                              \
+        (pool_f16)((gt_ & (pool_i16)v_) | (~gt_ & (pool_i16)b_));                            \
+    })
+#define pool_vload(p)                                                                        \
+    ({                                                                                       \
+        pool_f16 l_;                                                                         \
+        memcpy(&l_, (p), sizeof l_);                                                         \
+        l_;                                                                                  \
+    })
+#define pool_vfirst_tap(v) pool_vfirst(POOL_NINF16, (v))
+#define POOL_VF2S1(j0, B, ARG)                                                               \
+    {                                                                                        \
+        pool_f16 v = pool_vfirst(pool_vfirst_tap(pool_vload(row + j0)), pool_vload(row + j0 + 1)); \
+        memcpy(h + j0, &v, sizeof v);                                                        \
+    }
+#define POOL_VF3S1(j0, B, ARG)                                                               \
+    {                                                                                        \
+        pool_f16 v = pool_vfirst(pool_vfirst(pool_vfirst_tap(pool_vload(row + j0)),          \
+                                             pool_vload(row + j0 + 1)),                      \
+                                 pool_vload(row + j0 + 2));                                  \
+        memcpy(h + j0, &v, sizeof v);                                                        \
+    }
+/* The column folds' blocks: each output also or-ed into `ninf` where it
+ * is -inf (for the caller's second fold with take). */
+#define POOL_VSTORE_FLAG(j0, v)                                                              \
+    {                                                                                        \
+        pool_f16 s_ = (v);                                                                   \
+        ninf |= s_ == POOL_NINF16;                                                           \
+        memcpy(best + j0, &s_, sizeof s_);                                                   \
+    }
+#define POOL_VW1(j0, B, ARG) POOL_VSTORE_FLAG(j0, pool_vload(r0 + j0))
+#define POOL_VW2(j0, B, ARG) POOL_VSTORE_FLAG(j0, pool_vfirst(pool_vload(r0 + j0), pool_vload(r1 + j0)))
+#define POOL_VW3(j0, B, ARG)                                                                 \
+    POOL_VSTORE_FLAG(j0, pool_vfirst(pool_vfirst(pool_vload(r0 + j0), pool_vload(r1 + j0)),  \
+                                     pool_vload(r2 + j0)))
+#define POOL_VPASS(j0, B, ARG) POOL_VSTORE_FLAG(j0, pool_vfirst(pool_vload(best + j0), pool_vload(src + j0)))
+#define POOL_FIRST_BLOCKS(VBLOCK, ONE)                                                       \
+    if (n >= 16) {                                                                           \
+        POOL_RUN(16, VBLOCK, 0)                                                              \
+    } else {                                                                                 \
+        for (size_t j = 0; j < n; ++j) { ONE(j) }                                            \
+    }
+/* A column fold's body: its blocks, then whether any output is -inf. */
+#define POOL_FIRST_COLUMN(VBLOCK, ONE)                                                       \
+    pool_i16 ninf = {0};                                                                     \
+    int ninf_short = 0;                                                                      \
+    if (n >= 16) {                                                                           \
+        POOL_RUN(16, VBLOCK, 0)                                                              \
+    } else {                                                                                 \
+        for (size_t j = 0; j < n; ++j) {                                                     \
+            ONE(j)                                                                           \
+            ninf_short |= best[j] == -__builtin_inff();                                      \
+        }                                                                                    \
+    }                                                                                        \
+    for (int l_ = 0; l_ < 16; ++l_) ninf_short |= ninf[l_] != 0;                             \
+    return ninf_short;
 
 /* Column stride 2: tap kx of output j is row[2j + kx]. A block of 16
  * outputs loads its 32 (or 33) columns as whole vectors and takes the even
@@ -62,7 +148,9 @@ static inline float pool_canonical(float m)
  * strided reads, GCC 12 built the third tap from scalar inserts.) The fold
  * then reads the three as contiguous lanes. */
 typedef float pool_v16 __attribute__((vector_size(64)));
-#define POOL_S2_BLOCK16(j0, B, KW)                                                           \
+#define POOL_S2_BLOCK16(j0, B, KW) POOL_S2_BLOCK16_WITH(j0, KW, pool_take, )
+#define POOL_S2_FIRST16(j0, B, KW) POOL_S2_BLOCK16_WITH(j0, KW, pool_first, pool_first_tap)
+#define POOL_S2_BLOCK16_WITH(j0, KW, FOLD, START)                                            \
     {                                                                                        \
         pool_v16 lo, hi;                                                                     \
         memcpy(&lo, row + 2 * j0, sizeof lo);                                                \
@@ -81,33 +169,43 @@ typedef float pool_v16 __attribute__((vector_size(64)));
             memcpy(tap2, &nx, sizeof nx);                                                    \
         }                                                                                    \
         for (size_t t = 0; t < 16; ++t) {                                                    \
-            float m = pool_take(tap0[t], tap1[t]);                                           \
-            h[j0 + t] = KW == 3 ? pool_take(m, tap2[t]) : m;                                 \
+            float m = FOLD(START(tap0[t]), tap1[t]);                                         \
+            h[j0 + t] = KW == 3 ? FOLD(m, tap2[t]) : m;                                      \
         }                                                                                    \
     }
 /* Blocks of 16 outputs; rows shorter than 16 one output at a time (in
  * blocks of 8, or copied into a block's room, they ran slower: the next
  * read of outputs written by two overlapping stores, or of the copy, waits
  * for the stores to reach the cache). */
-#define POOL_S2(KW)                                                                          \
+#define POOL_S2(KW, BLOCK, FOLD, START)                                                      \
     if (n >= 16) {                                                                           \
-        POOL_RUN(16, POOL_S2_BLOCK16, KW)                                                    \
+        POOL_RUN(16, BLOCK, KW)                                                              \
         return;                                                                              \
     }                                                                                        \
     for (size_t j = 0; j < n; ++j) {                                                         \
-        float m = pool_take(row[2 * j], row[2 * j + 1]);                                     \
-        h[j] = KW == 3 ? pool_take(m, row[2 * j + 2]) : m;                                   \
+        float m = FOLD(START(row[2 * j]), row[2 * j + 1]);                                   \
+        h[j] = KW == 3 ? FOLD(m, row[2 * j + 2]) : m;                                        \
     }
 #define POOL_HFOLD_S2(isa, name, KW)                                                         \
     static void sb_max_##name##_##isa(const float *row, float *h, size_t n)                  \
     {                                                                                        \
-        POOL_S2(KW)                                                                          \
+        POOL_S2(KW, POOL_S2_BLOCK16, pool_take, )                                            \
+    }
+#define POOL_FIRST_S2(isa, name, KW)                                                         \
+    static void sb_max_##name##_##isa(const float *row, float *h, size_t n)                  \
+    {                                                                                        \
+        POOL_S2(KW, POOL_S2_FIRST16, pool_first, pool_first_tap)                             \
     }
 
 /* The column folds. */
 #define POOL_V1(j) best[j] = pool_canonical(r0[j]);
 #define POOL_V2(j) best[j] = pool_canonical(pool_take(r0[j], r1[j]));
 #define POOL_V3(j) best[j] = pool_canonical(pool_take(pool_take(r0[j], r1[j]), r2[j]));
+/* Rows of first folds hold no NaN: no canonical store. */
+#define POOL_W1(j) best[j] = r0[j];
+#define POOL_W2(j) best[j] = pool_first(r0[j], r1[j]);
+#define POOL_W3(j) best[j] = pool_first(pool_first(r0[j], r1[j]), r2[j]);
+#define POOL_P1(j) best[j] = pool_first(best[j], src[j]);
 
 #define POOL_HFOLD(isa, name, ONE)                                                           \
     static void sb_max_##name##_##isa(const float *restrict row, float *restrict h, size_t n)\
@@ -139,9 +237,42 @@ typedef float pool_v16 __attribute__((vector_size(64)));
         const float *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2];  \
         POOL_BLOCKS(POOL_V3)                                                                 \
     }                                                                                        \
+    static int sb_max_first_pass_##isa(float *restrict best, const float *restrict src,      \
+                                       size_t n)                                             \
+    {                                                                                        \
+        POOL_FIRST_COLUMN(POOL_VPASS, POOL_P1)                                               \
+    }                                                                                        \
+    static void sb_max_f2s1_##isa(const float *restrict row, float *restrict h, size_t n)    \
+    {                                                                                        \
+        POOL_FIRST_BLOCKS(POOL_VF2S1, POOL_F2S1)                                             \
+    }                                                                                        \
+    POOL_FIRST_S2(isa, f2s2, 2)                                                              \
+    static void sb_max_f3s1_##isa(const float *restrict row, float *restrict h, size_t n)    \
+    {                                                                                        \
+        POOL_FIRST_BLOCKS(POOL_VF3S1, POOL_F3S1)                                             \
+    }                                                                                        \
+    POOL_FIRST_S2(isa, f3s2, 3)                                                              \
+    static int sb_max_w1_##isa(const float *const *rows, float *restrict best, size_t n)     \
+    {                                                                                        \
+        const float *restrict r0 = rows[0];                                                  \
+        POOL_FIRST_COLUMN(POOL_VW1, POOL_W1)                                                 \
+    }                                                                                        \
+    static int sb_max_w2_##isa(const float *const *rows, float *restrict best, size_t n)     \
+    {                                                                                        \
+        const float *restrict r0 = rows[0], *restrict r1 = rows[1];                          \
+        POOL_FIRST_COLUMN(POOL_VW2, POOL_W2)                                                 \
+    }                                                                                        \
+    static int sb_max_w3_##isa(const float *const *rows, float *restrict best, size_t n)     \
+    {                                                                                        \
+        const float *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2];  \
+        POOL_FIRST_COLUMN(POOL_VW3, POOL_W3)                                                 \
+    }                                                                                        \
     const sb_pool_config sb_pool_config_##isa = {                                            \
         sb_max_pass_##isa,                                                                   \
         {{sb_max_h2s1_##isa, sb_max_h2s2_##isa}, {sb_max_h3s1_##isa, sb_max_h3s2_##isa}},    \
-        {sb_max_v1_##isa, sb_max_v2_##isa, sb_max_v3_##isa}};
+        {sb_max_v1_##isa, sb_max_v2_##isa, sb_max_v3_##isa},                                 \
+        sb_max_first_pass_##isa,                                                             \
+        {{sb_max_f2s1_##isa, sb_max_f2s2_##isa}, {sb_max_f3s1_##isa, sb_max_f3s2_##isa}},    \
+        {sb_max_w1_##isa, sb_max_w2_##isa, sb_max_w3_##isa}};
 
 #endif

@@ -33,10 +33,17 @@
  *
  * Small planes at strides of 1 or 2 take the plane route (max_pool_planes below).
  *
+ * Both routes fold with first (v > b ? v : b, from -inf; isa/pool.h) where
+ * the rule says take: one max instruction on x86 where take is four. The
+ * two give the same output wherever first's is above -inf; an output row
+ * holding -inf (a window of NaN taps only, or whose largest tap is -inf) is
+ * computed again on the passes, with take.
+ *
  * Work is split into chunks of whole output rows (the plane route: whole
  * planes), about 16384 outputs each: a function of the shape only, and each
  * output is written by one chunk. */
 #include <float.h>
+#include <math.h>
 #include <string.h>
 #include "samebits.h"
 #include "framework/geometry.h"
@@ -44,6 +51,7 @@
 #include "framework/step.h"
 #include "isa/isa.h"
 #include "isa/pool_template.h"
+#include "kernels/strided_copy.h"
 
 #define STACK_KW 64                      /* column tables up to this width live on the stack */
 #define STACK_FOLD_W 512                 /* fold rows up to this width live on the stack */
@@ -289,18 +297,25 @@ static void max_pool_planes(void *ctx, size_t chunk, int thread_index)
     for (size_t p = p0; p < p1; ++p) {
         const float *x = c->x + p * h * w;
         for (size_t iy = 0; iy < rows_in; ++iy)   /* the inside; the NaN border stays */
-            memcpy(padded + (iy + (size_t)c->pt) * wp + (size_t)c->pl, x + iy * w, cols_in * sizeof(float));
+            copy_short(padded + (iy + (size_t)c->pt) * wp + (size_t)c->pl, x + iy * w, cols_in);
         /* across[j]: taps kx of padded[sw * j + kx], for every j a window can start at */
         const size_t na = sw == 1 ? hn * wp - kw + 1 : hn * wa;
-        c->pool->hfold[kw >= 3][sw - 1](padded, across, na);
-        for (size_t kx = 3; kx < kw; ++kx) c->pool->pass(across, padded + kx, na);
+        c->pool->first_hfold[kw >= 3][sw - 1](padded, across, na);
+        for (size_t kx = 3; kx < kw; ++kx) (void)c->pool->first_pass(across, padded + kx, na);
         /* best[q]: rows ky of across, wa apart */
         const size_t nb = (oh - 1) * sh * wa + ow;
         const float *rows[3] = {across, across + (kh > 1) * wa, across + (kh > 2) * 2 * wa};
-        c->pool->vfold[(kh < 3 ? kh : 3) - 1](rows, best, nb);
-        for (size_t ky = 3; ky < kh; ++ky) c->pool->pass(best, across + ky * wa, nb);
+        int ninf = c->pool->first_vfold[(kh < 3 ? kh : 3) - 1](rows, best, nb);
+        for (size_t ky = 3; ky < kh; ++ky) ninf = c->pool->first_pass(best, across + ky * wa, nb);
         float *y = c->y + p * oh * ow;
-        for (size_t oy = 0; oy < oh; ++oy) memcpy(y + oy * ow, best + oy * sh * wa, ow * sizeof(float));
+        for (size_t oy = 0; oy < oh; ++oy) copy_short(y + oy * ow, best + oy * sh * wa, ow);
+        if (ninf)   /* (best's dropped rows may be the -inf ones: each output row looked at) */
+            for (size_t oy = 0; oy < oh; ++oy)
+                for (size_t ox = 0; ox < ow; ++ox)
+                    if (y[oy * ow + ox] == -INFINITY) {
+                        max_pool_row(c, p * oh + oy, NULL);   /* with take */
+                        break;
+                    }
     }
     sb_workspace_release(padded);
 }

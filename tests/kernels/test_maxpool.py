@@ -543,3 +543,36 @@ def test_wasm_build_gives_the_same_bits(tmp_path):
     scope: dict = {}
     exec(_WASM_SNIPPET, scope)
     assert run.stdout.strip().splitlines() == scope["pool_digests"]().splitlines()
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 111, 111), (1, 4, 55, 55), (2, 3, 27, 27), (1, 2, 20, 20),
+                                   (1, 2, 9, 40)])
+@pytest.mark.parametrize("k,st,pad", [((3, 3), (2, 2), 0), ((3, 3), (1, 1), 1), ((2, 2), (2, 2), 0),
+                                      ((5, 5), (1, 1), 2), ((3, 3), (2, 2), 1)])
+def test_windows_of_nan_or_minus_infinity_between_ordinary_ones(shape, k, st, pad):
+    """The plane route folds with first (from -inf, one max instruction)
+    and folds a row again with take where it holds -inf: windows of only NaN
+    taps (canonical NaN), of -inf and NaN (-inf), of -0 and +0 in either
+    order, scattered among ordinary windows on the plane route (and on the
+    fold route, 111 x 111, which takes), every path, 1 and 2 threads,
+    against the reference rule."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32)
+    n, c, h, w = shape
+    for _ in range(12):   # blocks of NaN, -inf with NaN, and signed zeros
+        y0, x0 = int(rng.integers(0, h - 4)), int(rng.integers(0, w - 4))
+        kind = int(rng.integers(0, 3))
+        block = x[0, int(rng.integers(0, c)), y0:y0 + 5, x0:x0 + 5]
+        if kind == 0:
+            block[:] = np.nan
+        elif kind == 1:
+            block[:] = np.where(rng.random(block.shape) < 0.5, np.nan, -np.inf)
+        else:
+            block[:] = np.where(rng.random(block.shape) < 0.5, -0.0, 0.0)
+    x.reshape(-1).view(np.uint32)[::53] = 0xFFC00001   # NaN payloads
+    want = reference(x, k, st, pad)
+    for path in samebits.paths():
+        for threads in (1, 2):
+            with samebits.use_path(path):
+                got = samebits.max_pool2d(x, k, st, pad, threads=threads)
+            assert_bits(got, want)
