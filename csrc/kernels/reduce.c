@@ -13,6 +13,7 @@
 #include "framework/checked.h"
 #include "framework/step.h"
 #include "isa/vec4.h"
+#include "kernels/row_extreme.h"
 
 #define BLOCK 256                 /* columns i per unit of work */
 #define ROWS 16                   /* rows per chunk along the last axis */
@@ -146,36 +147,11 @@ static float row_sum_lanes(const float *x, size_t n, const float *mean)
     return total;
 }
 
-/* The largest value of a row, NaN if any is NaN, plus +0. The maximum does
- * not depend on the order of comparison (a NaN anywhere gives NaN; -0 against
- * +0 is settled by the final + 0), so vector lanes keep partial maxima. */
+/* The largest value of a row, NaN if any is NaN, plus +0 (a zero maximum is
+ * +0, whatever the signs of the row's zeros). */
 static float row_max(const float *x, size_t n)
 {
-    float m = x[0];
-    int nan = 0;
-    size_t j = 0;
-#if VEC4_AVAILABLE
-    vec4 m0 = vec4_splat(m), m1 = m0, m2 = m0, m3 = m0, flags = vec4_zero();
-    for (; j + 16 <= n; j += 16) {
-        vec4 v0 = vec4_load(x + j), v1 = vec4_load(x + j + 4);
-        vec4 v2 = vec4_load(x + j + 8), v3 = vec4_load(x + j + 12);
-        m0 = vec4_max(m0, v0); m1 = vec4_max(m1, v1);
-        m2 = vec4_max(m2, v2); m3 = vec4_max(m3, v3);
-        flags = vec4_nan_or(vec4_nan_or(flags, v0), v1);
-        flags = vec4_nan_or(vec4_nan_or(flags, v2), v3);
-    }
-    float lanes[16];
-    vec4_store(lanes, m0); vec4_store(lanes + 4, m1);
-    vec4_store(lanes + 8, m2); vec4_store(lanes + 12, m3);
-    for (size_t l = 0; l < 16; ++l) m = lanes[l] > m ? lanes[l] : m;
-    nan = vec4_any(flags);
-#endif
-    for (; j < n; ++j) {
-        float v = x[j];
-        m = v > m ? v : m;
-        nan |= v != v;
-    }
-    return (nan ? sbt_float(SB_CANONICAL_NAN_BITS) : m) + 0.0f;
+    return sbt_float(sb_row_extreme(x, n, 1)) + 0.0f;
 }
 
 static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t rows, int log_form)
