@@ -24,23 +24,62 @@ typedef struct {
     const sb_copy_args *a;
     size_t rows, cols;
     size_t along, tiles;          /* transposing route: rows along the next dimension, tiles of them */
+    int through_block;            /* ... its tiles' rows would share cache sets */
     sb_step_plan plan;            /* units: output rows (transposing: tiles) */
 } copy_job;
 
-/* dst[i * cols + c] = src[c * step + i] for i < g, c < cols: the vector
+/* Output columns per pass of a tile whose rows would share cache sets: its
+ * rows are then written through a block of TILE_ROWS x TILE_COLS in
+ * scratch, whole lines at a time. Written straight, 16 output rows 8 KiB
+ * apart (a (2048, 64) -> (64, 2048) transpose) filled 16 bytes at a time 16
+ * lines of one first-level set, more than it has ways: 74 us where the
+ * straight (512, 256) one took 20 (which the block slows to 26-37). */
+#define TILE_COLS 64
+#define SET_SPAN 4096          /* bytes after which the first-level sets repeat (48 KiB, 12 ways) */
+#define SET_WAYS_SAFE 8        /* rows of a tile in one set that still leave room */
+
+/* Whether TILE_ROWS output rows of `cols` words would put more than
+ * SET_WAYS_SAFE of their lines in one first-level set. */
+static int rows_share_sets(size_t cols)
+{
+    unsigned char count[SET_SPAN / 64] = {0};
+    const size_t stride = cols * sizeof(uint32_t) % SET_SPAN;
+    for (size_t i = 0; i < TILE_ROWS; ++i)
+        if (++count[i * stride % SET_SPAN / 64] > SET_WAYS_SAFE) return 1;
+    return 0;
+}
+
+/* dst[i * dst_step + c] = src[c * step + i] for i < g, c < cols: the vector
  * path's 4 x 4 shuffles on whole blocks (moves of the bits, like memcpy's),
  * the rest word by word. */
-static void transposed_tile(uint32_t *dst, size_t cols, const uint32_t *src, ptrdiff_t step,
-                            size_t g)
+static void transpose_words(uint32_t *dst, size_t dst_step, const uint32_t *src, ptrdiff_t step,
+                            size_t g, size_t cols)
 {
     size_t c4 = 0, g4 = 0;
 #if VEC4_AVAILABLE
     c4 = cols / 4 * 4, g4 = g / 4 * 4;
-    if (c4 && g4) sb_transpose_copy((float *)dst, cols, (const float *)src, step, c4, g4);
+    if (c4 && g4) sb_transpose_copy((float *)dst, dst_step, (const float *)src, step, c4, g4);
 #endif
     for (size_t i = 0; i < g; ++i)
         for (size_t c = i < g4 ? c4 : 0; c < cols; ++c)
-            dst[i * cols + c] = src[(ptrdiff_t)c * step + (ptrdiff_t)i];
+            dst[i * dst_step + c] = src[(ptrdiff_t)c * step + (ptrdiff_t)i];
+}
+
+/* dst[i * cols + c] = src[c * step + i] for i < g <= TILE_ROWS, c < cols;
+ * through_block: by blocks of TILE_COLS columns (rows_share_sets). */
+static void transposed_tile(uint32_t *dst, size_t cols, const uint32_t *src, ptrdiff_t step,
+                            size_t g, int through_block)
+{
+    if (!through_block) {
+        transpose_words(dst, cols, src, step, g, cols);
+        return;
+    }
+    uint32_t block[TILE_ROWS * TILE_COLS];
+    for (size_t c0 = 0; c0 < cols; c0 += TILE_COLS) {
+        const size_t n = cols - c0 < TILE_COLS ? cols - c0 : TILE_COLS;
+        transpose_words(block, TILE_COLS, src + (ptrdiff_t)c0 * step, step, g, n);
+        for (size_t i = 0; i < g; ++i) memcpy(dst + i * cols + c0, block + i * TILE_COLS, n * sizeof *dst);
+    }
 }
 
 static void transpose_chunk(void *ctx, size_t chunk, int thread_index)
@@ -59,7 +98,7 @@ static void transpose_chunk(void *ctx, size_t chunk, int thread_index)
                              ? job->along - u % job->tiles * TILE_ROWS : TILE_ROWS;
         ptrdiff_t ox, oy;
         sb_row_offsets(first, (int)a->ndim, a->shape, a->x_stride, a->y_stride, &ox, &oy);
-        transposed_tile(y + oy, job->cols, x + ox, xs, g);
+        transposed_tile(y + oy, job->cols, x + ox, xs, g, job->through_block);
     }
 }
 
@@ -108,6 +147,7 @@ int sb_copy(const sb_copy_args *a)
         /* output rows read across the input, consecutive rows along it */
         job.along = (size_t)a->shape[last - 1];
         job.tiles = (job.along + TILE_ROWS - 1) / TILE_ROWS;
+        job.through_block = rows_share_sets(cols);
         job.plan = sb_plan_step(job.rows / job.along * job.tiles,
                                 sb_units_per_chunk(TILE_ROWS * cols, SB_STEP_CHUNK_ITEMS),
                                 (double)total * SB_COST_MOVE);

@@ -37,10 +37,13 @@ def test_permute_and_transpose(threads):
     ((2, 9, 11, 5), (0, 3, 1, 2)),           # NHWC -> NCHW (H and W merge)
     ((6, 3), (1, 0)),                        # rows shorter than a block
     ((5, 35), (1, 0)),
+    ((1, 2048, 64), (0, 2, 1)),              # output rows 8 KiB apart: through the block
+    ((2, 1025, 21), (0, 2, 1)),              # ... with ragged columns and tiles
 ])
 def test_transposes_go_by_tiles(shape, dims, threads):
     """Transposes whose output rows read across the input go by tiles of 16
-    rows (copy.c's transposing route, 4 x 4 shuffles inside): the bits move
+    rows (copy.c's transposing route, 4 x 4 shuffles inside; through a block
+    in scratch where the tile's rows would share cache sets): the bits move
     untouched, NaN payloads included, whatever the raggedness; and a
     reversed (negative-stride) input."""
     x = _x(shape, seed=3)
