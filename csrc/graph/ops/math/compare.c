@@ -7,6 +7,8 @@
 #include "graph/op.h"
 #include "isa/unary.h"
 #include "graph/ops/math/math_util.h"
+#include "framework/step.h"
+#include "kernels/strided_rows.h"
 
 enum { CMP_EQ, CMP_LT, CMP_GT, CMP_LE, CMP_GE, LOG_AND, LOG_OR, LOG_XOR, LOG_NOT };
 
@@ -107,36 +109,59 @@ typedef uint32_t cmp_half;
     default: CMP_LOOP(T, >=) break;                                                  \
     }
 
-static int cmp_typed(int kind, const sb_tval *a, const sb_tval *b, sb_tval *y)
+/* One typed comparison's walk: rows of `inner` outputs, threads taking runs
+ * of whole rows (each row's operands found from its index). */
+typedef struct {
+    int kind, dt, rank;
+    int64_t shape[SB_MAX_RANK], sa[SB_MAX_RANK], sb[SB_MAX_RANK];
+    int64_t inner, xa, xb, size;
+    const sb_tval *a, *b;
+    sb_tval *y;
+    sb_step_plan plan;            /* units: output rows */
+} cmp_job;
+
+static void cmp_rows(void *ctx, size_t chunk, int thread_index)
 {
-    int dt = a->info.dtype;
-    if (dt != b->info.dtype || (dt != SB_DT_FLOAT && dt != SB_DT_INT32 && dt != SB_DT_INT64))
-        return 0;
-    int64_t shape[SB_MAX_RANK], sa[SB_MAX_RANK], sbb[SB_MAX_RANK], sy[SB_MAX_RANK];
-    memcpy(shape, y->info.dims, sizeof shape);
-    sb_broadcast_strides(&a->info, &y->info, sa);
-    sb_broadcast_strides(&b->info, &y->info, sbb);
-    sb_c_strides(&y->info, sy);
-    int64_t *st[3] = {sa, sbb, sy};
-    int rank = sb_merge_walk(y->info.rank, shape, 3, st);
-    int64_t inner = shape[rank - 1], xa = sa[rank - 1], xb = sbb[rank - 1];
-    int64_t total = sb_vinfo_numel(&y->info), size = sb_dtype_size(dt);
-    int64_t idx[SB_MAX_RANK] = {0}, oa = 0, ob = 0;
-    for (int64_t row = 0; row * inner < total; ++row) {
-        const uint8_t *pa = (const uint8_t *)a->data + oa * size;
-        const uint8_t *pb = (const uint8_t *)b->data + ob * size;
-        uint8_t *out = (uint8_t *)y->data + row * inner;
+    (void)thread_index;
+    const cmp_job *job = ctx;
+    const int kind = job->kind, dt = job->dt;
+    const int64_t inner = job->inner, xa = job->xa, xb = job->xb;
+    size_t first, end;
+    sb_step_units(&job->plan, chunk, &first, &end);
+    for (size_t row = first; row < end; ++row) {
+        ptrdiff_t oa, ob;
+        sb_row_offsets(row, job->rank, job->shape, job->sa, job->sb, &oa, &ob);
+        const uint8_t *pa = (const uint8_t *)job->a->data + oa * job->size;
+        const uint8_t *pb = (const uint8_t *)job->b->data + ob * job->size;
+        uint8_t *out = (uint8_t *)job->y->data + (int64_t)row * inner;
         if (dt == SB_DT_FLOAT) { CMP_KINDS(float) }   /* IEEE (in the kernels' environment) */
         else if (dt == SB_DT_INT32) { CMP_KINDS(int32_t) }
         else if (kind == CMP_EQ) { CMP_EQ64 }
         else { CMP_KINDS(int64_t) }
-        for (int d = rank - 2; d >= 0; --d) {   /* the next row */
-            oa += sa[d], ob += sbb[d];
-            if (++idx[d] < shape[d]) break;
-            oa -= sa[d] * shape[d], ob -= sbb[d] * shape[d];
-            idx[d] = 0;
-        }
     }
+}
+
+static int cmp_typed(int kind, const sb_tval *a, const sb_tval *b, sb_tval *y, int threads)
+{
+    int dt = a->info.dtype;
+    if (dt != b->info.dtype || (dt != SB_DT_FLOAT && dt != SB_DT_INT32 && dt != SB_DT_INT64))
+        return 0;
+    cmp_job job = {.kind = kind, .dt = dt, .a = a, .b = b, .y = y};
+    int64_t sy[SB_MAX_RANK];
+    memcpy(job.shape, y->info.dims, sizeof job.shape);
+    sb_broadcast_strides(&a->info, &y->info, job.sa);
+    sb_broadcast_strides(&b->info, &y->info, job.sb);
+    sb_c_strides(&y->info, sy);
+    int64_t *st[3] = {job.sa, job.sb, sy};
+    job.rank = sb_merge_walk(y->info.rank, job.shape, 3, st);
+    job.inner = job.shape[job.rank - 1];
+    job.xa = job.sa[job.rank - 1], job.xb = job.sb[job.rank - 1];
+    job.size = sb_dtype_size(dt);
+    const int64_t total = sb_vinfo_numel(&y->info);
+    job.plan = sb_plan_step((size_t)(total / job.inner),
+                            sb_units_per_chunk((size_t)job.inner, SB_STEP_CHUNK_ITEMS),
+                            (double)total * SB_COST_MOVE);
+    sb_run_step(&job.plan, threads, cmp_rows, &job);
     return 1;
 }
 
@@ -162,13 +187,12 @@ static int cmp_run(sb_run_ctx *R)
         }
         return SB_OK;
     }
-    /* float comparisons in the kernels' floating-point environment: a
-     * caller's denormals-are-zero must not make a subnormal equal to 0 */
+    /* float comparisons in the kernels' floating-point environment (every
+     * thread of sb_run_step enters it): a caller's denormals-are-zero must
+     * not make a subnormal equal to 0 */
+    if (n > 0 && cmp_typed(s->kind, a, b, y, R->threads)) return SB_OK;
     sb_fpenv env;
     sb_fpenv_enter(&env);
-    int done = n > 0 && cmp_typed(s->kind, a, b, y);
-    sb_fpenv_leave(&env);
-    if (done) return SB_OK;
     if (a->info.dtype == SB_DT_FLOAT) {   /* IEEE: NaN compares false, -0 == +0 */
         for (int64_t i = 0; i < n; ++i, bwalk_next(&w)) {
             float p = float_at(a, w.off[0]), q = float_at(b, w.off[1]);
@@ -182,8 +206,10 @@ static int cmp_run(sb_run_ctx *R)
             }
             out[i] = (uint8_t)r;
         }
+        sb_fpenv_leave(&env);
         return SB_OK;
     }
+    sb_fpenv_leave(&env);
     int sa = sb_dtype_is_signed(a->info.dtype), sbs = sb_dtype_is_signed(b->info.dtype);
     for (int64_t i = 0; i < n; ++i, bwalk_next(&w))
         out[i] = (uint8_t)cmp_of(s->kind, int_cmp(sb_int_at(a, w.off[0]), sa,
