@@ -26,8 +26,8 @@ typedef void (*sb_max_vfold_fn)(const float *const *rows, float *best, size_t n)
  * fold starting from -inf (pool_template.h's pool_first): one max where
  * take is two compares and two selects. Equal to take's fold wherever the
  * result is above -inf; the column folds store no canonical NaN (there is
- * none), and an output of -inf is folded again with take by the caller. */
-/* The column folds with first also say whether any output is -inf. */
+ * none) and say whether any output is -inf, which the caller folds again
+ * with take. */
 typedef int (*sb_max_first_pass_fn)(float *best, const float *src, size_t n);
 typedef int (*sb_max_first_vfold_fn)(const float *const *rows, float *best, size_t n);
 

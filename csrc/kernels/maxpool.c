@@ -33,11 +33,13 @@
  *
  * Small planes at strides of 1 or 2 take the plane route (max_pool_planes below).
  *
- * Both routes fold with first (v > b ? v : b, from -inf; isa/pool.h) where
- * the rule says take: one max instruction on x86 where take is four. The
- * two give the same output wherever first's is above -inf; an output row
- * holding -inf (a window of NaN taps only, or whose largest tap is -inf) is
- * computed again on the passes, with take.
+ * The plane route folds with first (v > b ? v : b, from -inf; isa/pool.h)
+ * where the rule says take: one max instruction on x86 where take is four.
+ * The two give the same output wherever first's is above -inf; an output
+ * row holding -inf (a window of NaN taps only, or whose largest tap is
+ * -inf) is computed again on the passes, with take. The fold route keeps
+ * take (with first, SqueezeNet's 64 x 111 x 111 pool ran no faster alone
+ * and 7-20% slower in the network).
  *
  * Work is split into chunks of whole output rows (the plane route: whole
  * planes), about 16384 outputs each: a function of the shape only, and each
