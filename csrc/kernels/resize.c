@@ -7,16 +7,15 @@
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/geometry.h"
+#include "framework/memory.h"
 #include "framework/step.h"
 #include "kernels/nearest_rows.h"
 
 typedef struct {
     const sb_resize2d_args *a;
     float scale_h, scale_w;
-    /* nearest: f > 0 when output column ox reads input column min(ox / f,
-     * w - 1) for every ox (a whole upsampling factor), else 0 */
-    int64_t factor_w;
-    size_t rows_per_chunk;
+    sb_nearest_map map;          /* nearest: the source of each output row and column */
+    sb_step_plan plan;           /* nearest: units are output rows */
 } resize_job;
 
 /* nearest: min(floor(o * scale), size - 1) */
@@ -43,57 +42,14 @@ static void linear_source(int64_t o, float scale, int64_t size, int align, int64
     *l1 = src - (float)i;
 }
 
-/* The whole factor f with nearest(ox) == min(ox / f, w - 1) for every
- * output column, or 0. */
-static int64_t whole_factor(float scale, int64_t w, int64_t ow)
-{
-    int64_t f = ow / w;
-    if (f < 1) return 0;
-    for (int64_t ox = 0; ox < ow; ++ox) {
-        int64_t want = ox / f < w - 1 ? ox / f : w - 1;
-        if (nearest(ox, scale, w) != want) return 0;
-    }
-    return f;
-}
-
-/* One nearest output row from its source row: by whole columns where the
- * factor is whole, the rest column by column. */
-static void nearest_row(const resize_job *job, const float *src, float *out)
-{
-    const sb_resize2d_args *a = job->a;
-    int64_t ox = 0;
-    if (job->factor_w > 0) {
-        const int64_t whole = sb_repeated_columns(job->factor_w, a->w, a->ow);
-        sb_repeat_columns(src, whole, job->factor_w, out);
-        ox = whole * job->factor_w;
-    }
-    for (; ox < a->ow; ++ox) out[ox] = sbt_canonical(src[nearest(ox, job->scale_w, a->w)]);
-}
-
-/* Nearest over a chunk's run of output rows: a row with the previous row's
- * source row (in the same plane) is a copy of that row. */
-static void nearest_rows(void *ctx, size_t chunk, int thread_index)
+/* Nearest over a chunk's run of output rows (nearest_rows.h). */
+static void nearest_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const resize_job *job = (const resize_job *)ctx;
-    const sb_resize2d_args *a = job->a;
-    const float *x = (const float *)(intptr_t)a->x;
-    float *y = (float *)(intptr_t)a->y;
-    const size_t total = (size_t)a->n * (size_t)a->c * (size_t)a->oh;
-    const size_t first = chunk * job->rows_per_chunk;
-    const size_t end = first + job->rows_per_chunk < total ? first + job->rows_per_chunk : total;
-    int64_t previous = -1;
-    for (size_t row = first; row < end; ++row) {
-        const int64_t oy = (int64_t)(row % (size_t)a->oh);
-        const size_t plane = row / (size_t)a->oh;
-        const int64_t sy = nearest(oy, job->scale_h, a->h);
-        float *out = y + row * (size_t)a->ow;
-        if (oy > 0 && row > first && sy == previous)
-            memcpy(out, out - a->ow, (size_t)a->ow * sizeof(float));
-        else
-            nearest_row(job, x + plane * (size_t)a->h * (size_t)a->w + sy * a->w, out);
-        previous = sy;
-    }
+    size_t first, end;
+    sb_step_units(&job->plan, chunk, &first, &end);
+    sb_nearest_rows(&job->map, first, end);
 }
 
 static void resize_row(void *ctx, size_t row, int thread_index)
@@ -148,11 +104,17 @@ int sb_resize2d(const sb_resize2d_args *a)
     if (rows == 0) return SB_OK;
     if (!a->x || !a->y) return SB_ERR_ARGUMENT;
     if (a->mode == 0) {   /* runs of output rows, each a gather or a copy */
-        job.factor_w = whole_factor(job.scale_w, a->w, a->ow);
-        job.rows_per_chunk = sb_units_per_chunk((size_t)a->ow, SB_STEP_CHUNK_ITEMS);
-        sb_step_plan plan = sb_plan_step(rows, job.rows_per_chunk,
-                                         (double)rows * (double)a->ow * SB_COST_MOVE);
-        sb_run_step(&plan, a->max_threads, nearest_rows, &job);
+        int64_t *idx = sb_alloc_aligned((size_t)(a->oh + a->ow) * sizeof *idx);
+        if (!idx) return SB_ERR_NO_MEMORY;
+        for (int64_t oy = 0; oy < a->oh; ++oy) idx[oy] = nearest(oy, job.scale_h, a->h);
+        for (int64_t ox = 0; ox < a->ow; ++ox) idx[a->oh + ox] = nearest(ox, job.scale_w, a->w);
+        job.map = (sb_nearest_map){(const float *)(intptr_t)a->x, (float *)(intptr_t)a->y, a->h,
+                                   a->w, a->oh, a->ow, idx, idx + a->oh,
+                                   sb_whole_factor(idx + a->oh, a->w, a->ow)};
+        job.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)a->ow, SB_STEP_CHUNK_ITEMS),
+                                (double)rows * (double)a->ow * SB_COST_MOVE);
+        sb_run_step(&job.plan, a->max_threads, nearest_chunk, &job);
+        sb_free_aligned(idx);
         return SB_OK;
     }
     /* one unit: an output row */

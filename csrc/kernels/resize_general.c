@@ -138,10 +138,8 @@ static int axis_taps(const sb_resize_general_args *a, int64_t L, int64_t O, doub
 typedef struct {
     const sb_resize_general_args *a;
     const taps *th, *tw;         /* null: the axis is left as it is */
-    /* nearest: f > 0 when output column ox reads input column min(ox / f,
-     * w - 1) for every ox, else 0; rows per chunk */
-    int64_t factor_w;
-    size_t rows_per_chunk;
+    sb_nearest_map map;          /* nearest: the source of each output row and column */
+    sb_step_plan plan;           /* nearest: units are output rows */
 } job;
 
 /* The H pass at (row taps, column ix) in float64. */
@@ -192,52 +190,15 @@ static void resize_row(void *ctx, size_t row, int thread_index)
 }
 
 /* Nearest (no extrapolation: no tf_crop_and_resize) over a chunk's run of
- * output rows: each the source row's columns, a row with the previous row's
- * source row (in the same plane) a copy of it. The value is the input float
- * itself, as resize_row's float64 round trip gives it. */
-static void nearest_rows(void *ctx, size_t chunk, int thread_index)
+ * output rows (nearest_rows.h): the value is the input float itself, as
+ * resize_row's float64 round trip gives it. */
+static void nearest_chunk(void *ctx, size_t chunk, int thread_index)
 {
     (void)thread_index;
     const job *j = ctx;
-    const sb_resize_general_args *a = j->a;
-    const size_t total = (size_t)a->planes * (size_t)a->oh;
-    const size_t first = chunk * j->rows_per_chunk;
-    const size_t end = first + j->rows_per_chunk < total ? first + j->rows_per_chunk : total;
-    const int64_t *cols = j->tw ? j->tw->idx : NULL;
-    int64_t previous = -1;
-    for (size_t row = first; row < end; ++row) {
-        const int64_t oy = (int64_t)(row % (size_t)a->oh);
-        const size_t plane = row / (size_t)a->oh;
-        const int64_t sy = j->th ? j->th->idx[oy] : oy;
-        float *out = a->y + row * (size_t)a->ow;
-        if (oy > 0 && row > first && sy == previous) {
-            memcpy(out, out - a->ow, (size_t)a->ow * sizeof(float));
-        } else {
-            const float *src = a->x + plane * (size_t)a->h * (size_t)a->w + sy * a->w;
-            int64_t ox = 0;
-            if (!cols) {
-                sb_repeat_columns(src, a->ow, 1, out);
-                ox = a->ow;
-            } else if (j->factor_w > 0) {
-                const int64_t whole = sb_repeated_columns(j->factor_w, a->w, a->ow);
-                sb_repeat_columns(src, whole, j->factor_w, out);
-                ox = whole * j->factor_w;
-            }
-            for (; ox < a->ow; ++ox) out[ox] = sbt_canonical(src[cols[ox]]);
-        }
-        previous = sy;
-    }
-}
-
-/* The whole factor f with idx[ox] == min(ox / f, w - 1) for every output
- * column, or 0. */
-static int64_t whole_factor(const int64_t *idx, int64_t w, int64_t ow)
-{
-    int64_t f = ow / w;
-    if (f < 1) return 0;
-    for (int64_t ox = 0; ox < ow; ++ox)
-        if (idx[ox] != (ox / f < w - 1 ? ox / f : w - 1)) return 0;
-    return f;
+    size_t first, end;
+    sb_step_units(&j->plan, chunk, &first, &end);
+    sb_nearest_rows(&j->map, first, end);
 }
 
 /* One axis's table: idx, c, outside, each 8-byte aligned. */
@@ -275,16 +236,17 @@ int sb_resize_general(const sb_resize_general_args *a, void *scratch)
     if (nh < 1 || nw < 1) return SB_ERR_ARGUMENT;
     taps th, tw;
     table_at(table_at(scratch, a->oh, nh, &th), a->ow, nw, &tw);
-    job j = {a, NULL, NULL, 0, 1};
+    job j = {.a = a};
     if (axis_taps(a, a->h, a->oh, a->scale_h, a->roi_h, &th)) j.th = &th;
     if (axis_taps(a, a->w, a->ow, a->scale_w, a->roi_w, &tw)) j.tw = &tw;
     size_t rows = (size_t)a->planes * (size_t)a->oh;
     if (a->kind == SB_RK_NEAREST && a->coord != SB_RC_TF_CROP_AND_RESIZE) {
-        if (j.tw) j.factor_w = whole_factor(tw.idx, a->w, a->ow);
-        j.rows_per_chunk = sb_units_per_chunk((size_t)a->ow, SB_STEP_CHUNK_ITEMS);
-        sb_step_plan plan = sb_plan_step(rows, j.rows_per_chunk,
-                                         (double)rows * (double)a->ow * SB_COST_MOVE);
-        sb_run_step(&plan, a->max_threads, nearest_rows, &j);
+        const int64_t *rows_idx = j.th ? th.idx : NULL, *cols_idx = j.tw ? tw.idx : NULL;
+        j.map = (sb_nearest_map){a->x, a->y, a->h, a->w, a->oh, a->ow, rows_idx, cols_idx,
+                                 sb_whole_factor(cols_idx, a->w, a->ow)};
+        j.plan = sb_plan_step(rows, sb_units_per_chunk((size_t)a->ow, SB_STEP_CHUNK_ITEMS),
+                              (double)rows * (double)a->ow * SB_COST_MOVE);
+        sb_run_step(&j.plan, a->max_threads, nearest_chunk, &j);
         return SB_OK;
     }
     double per = (double)(j.th ? nh : 1) * (double)(j.tw ? nw : 1);
