@@ -398,6 +398,7 @@ int sb_plan_selfcheck(void)
         const int dw_lanes = !!dw->lanes_exact + !!dw->lanes_fast + !!dw->lanes_gather +
                              !!dw->lanes_scatter;
         bad += dw_lanes != 0 && dw_lanes != 4;
+        bad += !dw->stride2_exact != !dw->stride2_fast;   /* both or neither */
         for (int mode = 0; mode < 2; ++mode)
             bad += tile_violations(gemm, gemm->product_tile[mode], gemm->lanes);
         for (int i = 0; i < 4 && gemm->other_tiles[i]; ++i)

@@ -130,6 +130,7 @@ typedef struct sb_dwconv_config {
     sb_dw_lanes_fn lanes_exact, lanes_fast;
     sb_dw_lanes_gather_fn lanes_gather;
     sb_dw_lanes_scatter_fn lanes_scatter;
+    sb_dw_stride2_fn stride2_exact, stride2_fast;   /* null: the path has none */
 } sb_dwconv_config;
 
 /* Elementwise functions of one input (unary.h). */

@@ -193,6 +193,24 @@ typedef void (*sb_dw_lanes_gather_fn)(const float *in, size_t channels, size_t p
 typedef void (*sb_dw_lanes_scatter_fn)(const float *src, size_t pixels, size_t channels,
                                        float *out, size_t plane_step);
 
+/* Depthwise planes at stride 2 (both directions, no dilation) read in place
+ * (kernels/depthwise.c's stride-2 route): output rows [oy0, oy0 + rows) of an
+ * ow-wide plane, output (oy, ox) the sum over taps (ky, kx), ky < kh and
+ * kx < kw (both <= SB_DW_STRIDE2_MAX_K), in increasing ky*kw + kx, of
+ * wts[ky*kw + kx] * x(2*oy - pad_top + ky, 2*ox - pad_left + kx), x being the
+ * h x w plane at `in` and +0 outside it, from +0, with the depthwise kernel's
+ * operations; NaN canonical; stored at out + (oy - oy0)*ow + ox. pad_left <=
+ * 2*SB_DW_STRIDE2_MARGIN. Reads only floats of the plane; scratch holds
+ * SB_DW_STRIDE2_SCRATCH(kh, ow) floats, 64-byte aligned (the input rows in
+ * use, split by column parity, and a row of +0). */
+#define SB_DW_STRIDE2_MAX_K 16
+#define SB_DW_STRIDE2_MARGIN 16
+#define SB_DW_STRIDE2_PITCH(ow) (16 * (((ow) + 15) / 16 + 2))
+#define SB_DW_STRIDE2_SCRATCH(kh, ow) (2 * ((kh) + 3) * SB_DW_STRIDE2_PITCH(ow))
+typedef void (*sb_dw_stride2_fn)(const float *in, size_t h, size_t w, size_t kh, size_t kw,
+                                 size_t pad_top, size_t pad_left, const float *wts, size_t oy0,
+                                 size_t rows, size_t ow, float *out, float *scratch);
+
 /* Rows split by column parity (padded_rows.c, for a column step of 2): for
  * r < rows, row r of in (at in + r*in_step) to even + r*out_step and odd +
  * r*out_step: even[t] = in[2t] and odd[t] = in[2t + 1] for 2t + 1 < len, and

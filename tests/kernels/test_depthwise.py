@@ -323,6 +323,62 @@ def test_channels_in_lanes(path: str, layer) -> None:
     assert narrow.b_source != "per panel", narrow
 
 
+# Stride 2 read in place (depthwise.c's stride-2 route, dw_stride2_avx512.c;
+# output rows of 48 or more): input rows split by column parity into a ring
+# of rows, two output rows and up to four vector columns at a time. Rows of
+# 3 to 6 vector columns, whole and ragged, an odd number of output rows (the
+# last alone), kernels 1x1 to 7x7 and rectangular, padding on one side, wider
+# than the kernel and at the route's limit (32 columns), rows made only of
+# padding, a channel multiplier, two images, planes in bands of rows (a band
+# starts mid-plane), and the narrowest maps either side of the route's.
+# (n, c, cout, h, w, kh, kw, padding)
+STRIDE2_LAYERS = [
+    (1, 64, 64, 112, 112, 3, 3, (1, 1, 1, 1)),      # MobileNetV3's layer
+    (1, 9, 9, 20, 100, 5, 5, (2, 2, 2, 2)),         # 5x5, 50 wide
+    (2, 5, 10, 15, 129, 3, 3, (1, 0, 1, 0)),        # multiplier 2, pads on one side, 7 rows
+    (1, 3, 3, 7, 130, 7, 7, (3, 3, 3, 3)),          # 7x7, 65 wide
+    (1, 4, 4, 9, 200, 2, 4, (0, 1, 1, 2)),          # even kernel, 100 wide
+    (1, 3, 3, 6, 133, 1, 1, (0, 0, 0, 0)),          # 1x1
+    (1, 2, 2, 5, 110, 3, 5, (4, 4, 9, 9)),          # padding wider than the kernel
+    (1, 2, 2, 4, 100, 3, 3, (0, 0, 1, 40)),         # outputs reading only right padding
+    (1, 2, 2, 4, 100, 3, 3, (0, 0, 32, 1)),         # the route's widest left padding
+    (1, 2, 2, 4, 100, 3, 3, (0, 0, 33, 1)),         # one more: another route
+    (1, 2, 2, 1, 99, 3, 3, (2, 2, 1, 1)),           # one input row
+    (1, 2, 2, 700, 130, 3, 3, (1, 1, 1, 1)),        # bands of rows
+    (1, 4, 4, 9, 96, 3, 3, (1, 1, 1, 1)),           # 48 wide: the route's narrowest
+    (1, 4, 4, 9, 94, 3, 3, (1, 1, 1, 1)),           # 47 wide: another route
+]
+
+
+@pytest.mark.parametrize("layer", STRIDE2_LAYERS, ids=lambda l: "n{}c{}o{}h{}w{}k{}x{}".format(*l))
+def test_stride2_in_place(path: str, layer) -> None:
+    """Exact against the naive loop and the numpy oracle at 1 and 2 threads
+    (special values in the input, the weights and the bias); fast mode the
+    same at 1 and 2 threads and bit for bit avx2's (whose routes store padded
+    rows: the same fused operations in the same order); on avx512 the plan
+    reads the planes in place within the route's limits."""
+    n, c, cout, h, w, kh, kw, pads = layer
+    x = test_values((n, c, h, w), c + h + w, 8)
+    case = dict(x=x, w=test_values((cout, 1, kh, kw), cout + kw, 3),
+                bias=test_values((cout,), 9), stride=(2, 2), padding=pads, dilation=(1, 1),
+                activation="relu6")
+    want = naive(case)
+    if h * w < 20000:
+        assert_same_bits(want, oracle(case), "naive vs oracle")
+    for threads in (1, 2):
+        assert_same_bits(run(case, path, "exact", threads), want, f"{path} exact t{threads}")
+    fast = run(case, path, "fast", 1)
+    assert_same_bits(run(case, path, "fast", 2), fast, f"{path} fast t2")
+    if path == "avx512" and "avx2" in _paths.paths():
+        assert_same_bits(fast, run(case, "avx2", "fast", 1), "avx512 fast vs avx2")
+    with samebits.use_path(path):
+        plan = samebits.explain(samebits.conv2d, x, case["w"], stride=2, padding=pads,
+                                groups=c)
+    ow = (w + pads[2] + pads[3] - kw) // 2 + 1
+    in_place = path == "avx512" and not _avx512_emulated() and pads[2] <= 32 and ow >= 48
+    assert (plan.b_source == "in place") == in_place, plan
+
+
 def _avx512_emulated() -> bool:
     """The avx512 path runs on a CPU without AVX-512F only in the
     SB_EMULATE_AVX512 test build (make avx512-emulated), which has no

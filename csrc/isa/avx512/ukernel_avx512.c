@@ -227,6 +227,13 @@ void sb_dw_lanes_gather_avx512(const float *in, size_t channels, size_t plane_st
                                size_t row_step, size_t cols, float *dst, size_t dst_row);
 void sb_dw_lanes_scatter_avx512(const float *src, size_t pixels, size_t channels, float *out,
                                 size_t plane_step);
+/* dw_stride2_avx512.c: stride-2 planes read in place */
+void sb_dw_stride2_avx512_exact(const float *in, size_t h, size_t w, size_t kh, size_t kw,
+                                size_t pad_top, size_t pad_left, const float *wts, size_t oy0,
+                                size_t rows, size_t ow, float *out, float *scratch);
+void sb_dw_stride2_avx512_fast(const float *in, size_t h, size_t w, size_t kh, size_t kw,
+                               size_t pad_top, size_t pad_left, const float *wts, size_t oy0,
+                               size_t rows, size_t ow, float *out, float *scratch);
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .flat_exact = sb_dw_flat_avx512_exact,
                                         .flat_fast = sb_dw_flat_avx512_fast,
@@ -239,7 +246,9 @@ static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(avx512),
                                         .lanes_exact = sb_dw_lanes_avx512_exact,
                                         .lanes_fast = sb_dw_lanes_avx512_fast,
                                         .lanes_gather = sb_dw_lanes_gather_avx512,
-                                        .lanes_scatter = sb_dw_lanes_scatter_avx512};
+                                        .lanes_scatter = sb_dw_lanes_scatter_avx512,
+                                        .stride2_exact = sb_dw_stride2_avx512_exact,
+                                        .stride2_fast = sb_dw_stride2_avx512_fast};
 #endif
 
 const sb_isa sb_isa_avx512 = {
