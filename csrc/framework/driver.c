@@ -123,7 +123,10 @@ void sb_describe_products(const sb_product_run *run, int path, sb_plan_info *inf
     info->mr = plan->tile->mr, info->nr = plan->tile->nr;
     info->mc = (int64_t)plan->mc, info->nc = (int64_t)plan->nc;
     info->products = (int64_t)plan->count;
-    info->m = (int64_t)plan->m, info->n = (int64_t)plan->n, info->k = (int64_t)plan->k;
+    /* (a swapped plan holds the transposed product's shape) */
+    info->m = (int64_t)(plan->swapped ? plan->n : plan->m);
+    info->n = (int64_t)(plan->swapped ? plan->m : plan->n);
+    info->k = (int64_t)plan->k;
     info->pack_a = plan->pack_a;
     info->a_in_place = plan->direct_a;
     if (plan->route == SB_ROUTE_EMPTY) return;

@@ -463,6 +463,27 @@ static void compute_row_chunk(const sb_product_run *run, const sb_product_state 
         for (size_t j = whole_end; j < j_end; j += plan->row_cols) compute_row_group(run, state, j, s);
 }
 
+/* Columns [j0, j0 + cols) of C for the transposed product (plan->swapped):
+ * rows j0 .. of C^T = B^T A^T, the kernel reading B's columns in place as
+ * the rows of its matrix and A's rows as its vectors, into y (C^T's column
+ * i, which is C's row i, at y + i*cols); then C's rows and their epilogue. */
+static void compute_swapped_column_chunk(const sb_product_run *run, const sb_operands *ops,
+                                         size_t j0, size_t cols, float *y)
+{
+    const sb_product_plan *plan = run->plan;
+    const size_t m = plan->n;   /* the call's rows */
+    for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
+        const size_t kc = k_block_depth(plan->k, kb), p0 = kb * SB_KC;
+        plan->column_direct(cols, kc, m, ops->b + (ptrdiff_t)j0 * ops->b_col + (ptrdiff_t)p0,
+                            ops->b_col, ops->a + (ptrdiff_t)p0 * ops->a_col, ops->a_col,
+                            ops->a_row, y, (ptrdiff_t)cols, kb > 0);
+    }
+    for (size_t i = 0; i < m; ++i)
+        memcpy(ops->c + (ptrdiff_t)i * ops->ldc + (ptrdiff_t)j0, y + i * cols,
+               cols * sizeof(float));
+    finish_outputs(run, ops, ops->c + j0, 0, j0, m, cols);
+}
+
 /* Rows [i0, i0 + rows) of a matrix times n <= SB_COLUMNS_MAX columns: the
  * path's kernel over A's rows in place, or per k-block the chunk's rows of A
  * packed into MR-row strips (the first-level cache's) and the few-column
@@ -478,6 +499,10 @@ static void compute_column_chunk(const sb_product_run *run, const sb_product_sta
     const size_t rows = sb_min_size(plan->m - i0, plan->column_rows);
     const float *packed_b = packed_b_of(state);
     float *y = s.panel;   /* column j at y + j*rows */
+    if (plan->swapped) {
+        compute_swapped_column_chunk(run, ops, i0, rows, y);
+        return;
+    }
     for (size_t kb = 0; kb < plan->k_blocks; ++kb) {
         const size_t kc = k_block_depth(plan->k, kb), p0 = kb * SB_KC;
         /* row p of the k-block's B: in the plain matrix, or in the first

@@ -157,6 +157,18 @@ static const sb_tile *product_tile(const sb_gemm_config *gemm, int mode, const s
     return best;
 }
 
+/* Whether the product is run transposed on the column route (below): a
+ * plain A of at most SB_COLUMNS_MAX rows, a plain B of several columns
+ * whose columns are contiguous and rows are not, and a path whose
+ * few-column kernel reads its A in place. */
+static int swap_to_columns(const sb_gemm_config *gemm, int exact, const sb_product_desc *desc)
+{
+    const sb_column_direct_fn direct = exact ? gemm->column_direct_exact
+                                             : gemm->column_direct_fast;
+    return direct && !desc->a_packed && desc->b_form == SB_B_MATRIX && desc->m <= SB_COLUMNS_MAX &&
+           desc->n > 1 && desc->b_row == 1 && desc->b_col != 1;
+}
+
 int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc *desc,
                     sb_product_plan *plan)
 {
@@ -240,6 +252,26 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
             return SB_ERR_NO_MEMORY;
         plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel_floats);
         plan->compute_ns = macs / tile->muladds_per_ns;
+    } else if (swap_to_columns(gemm, plan->exact, desc)) {
+        /* A few rows times a B whose columns are contiguous (torch's linear
+         * weights, a transposed view): the row and tile routes would pack
+         * all of B, a transpose through memory (nine tenths of a 1 x 2048
+         * x 1000 linear layer). C^T = B^T A^T instead: B's columns are rows
+         * the few-column kernel reads in place, A's rows its vectors, and
+         * every output takes the same products in the same order, so the
+         * same bits. */
+        plan->route = SB_ROUTE_COLUMN;
+        plan->b_source = SB_B_IN_PLACE;
+        plan->swapped = 1;
+        plan->m = n, plan->n = m;
+        plan->column_kernel = plan->exact ? gemm->column_exact : gemm->column_fast;
+        plan->column_direct = plan->exact ? gemm->column_direct_exact : gemm->column_direct_fast;
+        plan->column_rows = SB_COLUMN_CHUNK_ROWS;
+        plan->compute_chunks = sb_ceil_div(n, plan->column_rows);
+        plan->scratch_floats =
+            scratch_floats(gemm, tile, plan->mc, plan->column_rows * SB_COLUMNS_MAX);
+        plan->compute_ns = (double)n * (double)k * (double)count * SB_NS_PER_PACKED +
+                           macs / tile->muladds_per_ns;
     } else if (m == 1 && tile->nr % gemm->lanes == 0) {
         /* one row of A: the row kernel streams each strip of B once (it takes
          * whole vectors of its own width: not the split CPU's 8 x 24 tile) */

@@ -49,6 +49,12 @@ typedef struct {
     sb_row_kernel_fn row_kernel;
     sb_column_kernel_fn column_kernel;         /* SB_ROUTE_COLUMN: over A packed per k-block, */
     sb_column_direct_fn column_direct;         /* or over A read in place (null: not) */
+    /* SB_ROUTE_COLUMN over the transposed product C^T = B^T A^T: A has a few
+     * rows and B's columns are contiguous, so B's columns are the rows the
+     * kernel reads in place and A's rows its few vectors. m, n below are
+     * the transposed product's (the call's n, m); the executor writes C and
+     * finishes it in the call's orientation. */
+    int swapped;
     size_t m, n, k, count;
     size_t mc, nc;                /* cache tile (rows, columns) of one TILES chunk */
     size_t tiles_m, tiles_n, k_blocks;

@@ -106,3 +106,91 @@ def test_batched_matrix_times_vector():
     got = samebits.matmul(a, b, mode="exact")
     for i in range(3):
         assert_same_bits(got[i], exact_oracle(a[i], b[i]), f"product {i}")
+
+
+# A few rows times a B whose columns are contiguous (torch's linear weights,
+# a transposed view): run transposed on the column route, B's columns read in
+# place as rows. Columns around the 64-row chunks and the kernels' 8-row
+# blocks; A's rows 1 to 4 (5 is not swapped).
+SWAPPED_COLS = [2, 7, 8, 9, 63, 64, 65, 130, 1000]
+COLUMN_DIRECT_PATHS = ("avx2", "avx512", "vec4", "neon")   # the kernel that reads A in place
+
+
+def swapped_operands(m: int, k: int, n: int, seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, A, B) with B's columns contiguous: B = W.T for a row-major W,
+    plain or with padded rows; A contiguous, column-major, strided or with
+    special values."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    padded_w = np.zeros((n, k + 3), np.float32)
+    padded_w[:, 1:k + 1] = w
+    wide_a = np.zeros((m, 2 * k), np.float32)
+    wide_a[:, ::2] = a
+    return [
+        ("W.T", a, w.T),
+        ("W rows padded", a, padded_w[:, 1:k + 1].T),
+        ("A column-major", np.asfortranarray(a), w.T),
+        ("A columns strided", wide_a[:, ::2], w.T),
+        ("special values", test_values((m, k), seed, 4), test_values((n, k), seed + 1, 3).T),
+    ]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+@pytest.mark.parametrize("n", SWAPPED_COLS)
+def test_few_rows_times_transposed_b(path, m, n):
+    """Exact against the numpy oracle, both modes bit for bit against the same
+    product with B made row-major (the row or tile route) and against B
+    prepacked, at 1 and 2 threads; on paths with the in-place kernel the plan
+    is the column route (scalar and sme have none: they pack B as before)."""
+    for k in (1, 9, 257, 600):
+        for name, a, b in swapped_operands(m, k, n, m * 100 + n + k):
+            what = f"path {path} {m}x{k}x{n} {name}"
+            plain = np.ascontiguousarray(b)
+            with samebits.use_path(path):
+                assert_same_bits(samebits.matmul(a, b, mode="exact", threads=1),
+                                 exact_oracle(a, plain), what)
+                for mode in ("exact", "fast"):
+                    want = samebits.matmul(a, plain, mode=mode, threads=1)
+                    assert_same_bits(samebits.matmul(a, samebits.pack(plain), mode=mode),
+                                     want, what + f" {mode} prepacked")
+                    for threads in (1, 2):
+                        assert_same_bits(samebits.matmul(a, b, mode=mode, threads=threads),
+                                         want, what + f" {mode} {threads} threads")
+                plan = samebits.explain(samebits.matmul, a, b)
+            assert (plan.m, plan.n, plan.k) == (m, n, k), plan
+            # (k == 1: B's rows are contiguous too, and read in place as they are)
+            if path in COLUMN_DIRECT_PATHS and k > 1:
+                assert plan.route == "column", plan
+
+
+def test_linear_on_a_few_rows_reads_its_weights_in_place(path):
+    """samebits.linear on 1 to 4 rows with weights as torch stores them: the
+    column route over the weights in place, the bias and activation after
+    the sums in C's own orientation, into an out with padded rows; the bits
+    of the prepacked weights' and of the oracle."""
+    k, n = 300, 77
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    bias = np.linspace(-1, 1, n, dtype=np.float32)
+    with samebits.use_path(path):
+        packed = samebits.pack_linear(w)
+    for m in (1, 3, 4, 5):
+        x = test_values((m, k), m, 3)
+        with samebits.use_path(path):
+            for mode in ("exact", "fast"):
+                for act in (None, "relu", "silu"):
+                    for threads in (1, 2):
+                        holder = np.full((m, n + 4), np.nan, np.float32)
+                        got = samebits.linear(x, w, bias, activation=act, mode=mode,
+                                              threads=threads, out=holder[:, 2:n + 2])
+                        want = samebits.linear(x, packed, bias, activation=act, mode=mode)
+                        assert_same_bits(got, want, f"{path} m={m} {mode} {act} t{threads}")
+                        assert np.isnan(holder[:, :2]).all() and np.isnan(holder[:, n + 2:]).all()
+            plan = samebits.explain(samebits.linear, x, w, bias)
+        with np.errstate(all="ignore"):
+            want = np.add(exact_oracle(x, np.ascontiguousarray(w.T)), bias, dtype=np.float32)
+        want.view(np.uint32)[np.isnan(want)] = 0x7FC00000
+        assert_same_bits(samebits.linear(x, w, bias, mode="exact"), want, f"m={m} oracle")
+        if path in COLUMN_DIRECT_PATHS:
+            assert (plan.route == "column") == (m <= 4), plan

@@ -82,8 +82,17 @@ def test_routes_follow_the_shape():
     assert plan_matmul(path, 1, 2, 64, 64, 64)["a_in_place"] == 1   # small: no packing
     packed = plan_matmul(path, 1, 2, 1024, 1024, 1024, packed=True)
     assert packed["b_source"] == 1 and packed["prepare_chunks"] == 0
+    # B's columns contiguous, its rows apart (linear's weights): on paths that
+    # read A in place the transposed product on the column route, B in place;
+    # elsewhere the row kernel over B packed whole
     transposed = plan_matmul(path, 1, 2, 1, 300, 70, b_strides=(1, 70))
-    assert transposed["route"] == 4 and transposed["b_source"] == 2   # columns apart: packed
+    assert (transposed["m"], transposed["n"], transposed["k"]) == (1, 300, 70)
+    if path in ("scalar", "sme"):
+        assert transposed["route"] == 4 and transposed["b_source"] == 2
+    else:
+        assert transposed["route"] == 5 and transposed["b_source"] == 3
+    apart = plan_matmul(path, 1, 2, 1, 300, 70, b_strides=(2, 140))   # neither contiguous
+    assert apart["route"] == 4 and apart["b_source"] == 2             # packed
     tiny = plan_matmul(path, 1, 4, 16, 16, 16)
     assert tiny["threads"] == 1                                     # not worth a wake-up
 
