@@ -41,6 +41,12 @@ inter-op thread and `threads` intra-op threads. torch runs the graph with
 torch.set_num_threads(threads). Before timing, every library's output is
 checked against samebits exact mode.
 
+With --isolated, the small, networks and published parts run each library
+in a process of its own (bench/_cell_worker.py), driven in the same
+interleaved rounds: two runtimes' thread pools in one process share its
+cores (ONNX Runtime's intra-op threads spin after each call), which at 2
+threads slowed the in-process cells by up to a tenth. torch is left out there.
+
 Timing: in each round every cell runs once, in turn (a cell of less than
 0.3 s repeats until 0.3 s have passed and is averaged); with several threads
 each cell starts after 0.3 s idle, so that other libraries' spinning worker
@@ -145,6 +151,51 @@ def cells_for(data: bytes, feeds: dict, threads: int, model) -> tuple[list, dict
     return cells, outputs, notes
 
 
+class RemoteCell:
+    """One library's session in a process of its own (bench/_cell_worker.py):
+    calling it runs the model once there, .time(seconds) is mean_time there."""
+
+    def __init__(self, library: str, model: Path, feeds: Path, threads: int, tmp: Path):
+        self.output_file = tmp / f"{library.replace(' ', '_')}.npy"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve().parent / "_cell_worker.py"), library,
+             str(model), str(feeds), str(threads), str(self.output_file)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"{library}: the worker process failed to start")
+
+    def output(self) -> np.ndarray:
+        return np.load(self.output_file)
+
+    def time(self, seconds: float) -> float:
+        self.proc.stdin.write(f"time {seconds}\n")
+        self.proc.stdin.flush()
+        return float(json.loads(self.proc.stdout.readline()))
+
+    def __call__(self) -> None:
+        self.time(0.0)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def isolated_cells(data: bytes, feeds: dict, threads: int, tmp: Path
+                   ) -> tuple[list, dict, dict]:
+    """cells_for with every library in its own process (RemoteCell): the
+    samebits modes and ONNX Runtime; torch is left out."""
+    model, feeds_file = tmp / "model.onnx", tmp / "feeds.npz"
+    model.write_bytes(data)
+    np.savez(feeds_file, **feeds)
+    cells, outputs = [], {}
+    for library in ("samebits exact", "samebits fast", "onnxruntime"):
+        cell = RemoteCell(library, model, feeds_file, threads, tmp)
+        outputs[library] = cell.output()
+        cells.append((library, cell))
+    nodes = {mode: so.load(data, mode=mode, threads=1).node_count for mode in ("exact", "fast")}
+    return cells, outputs, {"samebits nodes": nodes, "isolated": True}
+
+
 def check(outputs: dict) -> list[str]:
     ref = outputs["samebits exact"].astype(np.float64)
     scale = float(np.abs(ref).max())
@@ -167,7 +218,8 @@ def interleaved(cells: list, threads: int, rounds: int, seconds: float) -> dict:
         for lib, fn in cells:
             if threads > 1:
                 time.sleep(SETTLE_SECONDS)
-            times[lib].append(mean_time(fn, seconds))
+            times[lib].append(fn.time(seconds) if isinstance(fn, RemoteCell)
+                              else mean_time(fn, seconds))
     return times
 
 
@@ -301,10 +353,16 @@ def measure_networks(args, networks, batches, group: str) -> tuple[list, dict, l
         for batch in batches:
             feeds = published_feeds if group == "published" else reference.inputs(network, batch)
             for threads in args.threads:
-                cells, outputs, notes = cells_for(data, feeds, threads, model)
-                problems += [f"{network} b{batch} t{threads}: {p}" for p in check(outputs)]
-                rounds = 1 if network == "whisper_small_encoder" and batch > 1 else args.rounds
-                times = interleaved(cells, threads, rounds, args.seconds)
+                with tempfile.TemporaryDirectory() as tmp:
+                    cells, outputs, notes = (isolated_cells(data, feeds, threads, Path(tmp))
+                                             if args.isolated else
+                                             cells_for(data, feeds, threads, model))
+                    problems += [f"{network} b{batch} t{threads}: {p}" for p in check(outputs)]
+                    rounds = 1 if network == "whisper_small_encoder" and batch > 1 else args.rounds
+                    times = interleaved(cells, threads, rounds, args.seconds)
+                    for _, cell in cells:
+                        if isinstance(cell, RemoteCell):
+                            cell.close()
                 sizes[network]["samebits_nodes"] = notes.get("samebits nodes")
                 row = {"network": network, "batch": batch, "threads": threads,
                        "rounds": rounds, "times": times, "notes": notes,
@@ -450,7 +508,8 @@ def measure_memory(args) -> tuple[dict, list[str]]:
 def measure(args) -> dict:
     ticks, load = _machine.cpu_ticks(), _machine.load_sample()
     data: dict = {"rows": [], "small_rows": [], "profiles": {}, "problems": [], "sizes": {},
-                  "threads": args.threads, "rounds": args.rounds, "min_seconds": args.seconds}
+                  "threads": args.threads, "rounds": args.rounds, "min_seconds": args.seconds,
+                  "isolated": args.isolated}
     if "chain" in args.parts:
         data["chain"] = measure_chain(args)
         data["problems"] += data["chain"].pop("problems")
@@ -629,6 +688,8 @@ def write(data: dict, out_dir: Path | None) -> str:
              "faster), median [lowest-highest] of the per-round ratios. Targets (issue 39): fast "
              ">= 1.0x ONNX Runtime on every network, geometric mean >= 1.2x; exact >= 0.9x "
              "(geometric mean)."
+             + (" Each library ran in a process of its own (--isolated)." if data.get("isolated")
+                else "")
              + _machine.load_note(data.get("stolen_share"), data.get("others_share"))]
     if data["rows"]:
         lines += ["", "## Reference networks", "",
@@ -715,6 +776,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true",
                         help="batch 1, 1 thread, 1 short round; writes nothing unless --out")
+    parser.add_argument("--isolated", action="store_true",
+                        help="the small, networks and published parts with each library in "
+                             "a process of its own (bench/_cell_worker.py; no torch)")
     parser.add_argument("--out", type=Path, default=None,
                         help="results folder (default bench/results; none with --quick)")
     args = parser.parse_args()
