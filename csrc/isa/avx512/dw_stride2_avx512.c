@@ -19,7 +19,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
-#include "framework/checked.h"
 #include "isa/avx512/zmm_step.h"
 
 /* Sums in flight at once: up to 4 vector columns of 2 output rows, so that
@@ -103,7 +102,7 @@ stride2_rows(const int R, const float *const *row, const ptrdiff_t *tap, size_t 
     for (; ox0 + 16 * COLUMNS_AT_ONCE <= ow; ox0 += 16 * COLUMNS_AT_ONCE)
         stride2_block(R, COLUMNS_AT_ONCE, row, tap, kh, kw, wts, ox0, out + ox0, ow,
                       16 * COLUMNS_AT_ONCE, fused);
-    switch (sb_ceil_div(ow - ox0, 16)) {   /* the last 1 to 63 columns */
+    switch ((ow - ox0 + 15) / 16) {   /* the last 1 to 63 columns */
     case 4: stride2_block(R, 4, row, tap, kh, kw, wts, ox0, out + ox0, ow, ow - ox0, fused); break;
     case 3: stride2_block(R, 3, row, tap, kh, kw, wts, ox0, out + ox0, ow, ow - ox0, fused); break;
     case 2: stride2_block(R, 2, row, tap, kh, kw, wts, ox0, out + ox0, ow, ow - ox0, fused); break;
@@ -133,7 +132,7 @@ dw_stride2(const float *in, size_t h, size_t w, size_t kh, size_t kw, size_t pad
     /* the columns the taps can reach (kx - pad_left < 16: element j < 16*ceil(ow/16) + 8)
      * and the elements split_row writes from them */
     const size_t cols = w < 2 * (pitch - SB_DW_STRIDE2_MARGIN) ? w : 2 * (pitch - SB_DW_STRIDE2_MARGIN);
-    const size_t end = SB_DW_STRIDE2_MARGIN + 16 * sb_ceil_div(cols, 32);
+    const size_t end = SB_DW_STRIDE2_MARGIN + 16 * ((cols + 31) / 32);
     memset(zeros, 0, 2 * pitch * sizeof(float));
     for (size_t k = 0; k < 2 * slots; ++k) {
         memset(scratch + k * pitch, 0, SB_DW_STRIDE2_MARGIN * sizeof(float));
