@@ -50,7 +50,10 @@ void sb_pack_b_strips(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrd
 /* sb_pack_b_strips' result, for panels: a row-major B is read row by row
  * across all the strips (a few whole cache lines per row, which the
  * prefetchers follow when B's rows are far apart). Packing all of B strip by
- * strip measured faster for tall products, whose B rows are close together. */
+ * strip measured faster for tall products, whose B rows are close together.
+ * A B whose columns are contiguous (linear's weights) is transposed strip by
+ * strip there: read element by element across its columns it took 3 ns a
+ * float (8 x 2048 x 1000: 2.5 ms, 0.3 ms after). */
 void sb_pack_b_rows(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
                     size_t n, size_t p0, size_t kc, size_t strip0, size_t strip_end, float *dst)
 {
@@ -58,6 +61,10 @@ void sb_pack_b_rows(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdif
     const size_t j_begin = strip0 * nr;
     const size_t j_live = n > j_begin ? sb_min_size(n - j_begin, (strip_end - strip0) * nr) : 0;
     const size_t whole = j_live / nr;   /* strips with every column inside B */
+    if (b_row == 1 && b_col != 1) {   /* B's columns contiguous: transposed strip by strip */
+        sb_pack_b_strips(tile, b, b_row, b_col, n, p0, kc, strip0, strip_end, dst);
+        return;
+    }
     if (b_col == 1) {
         for (size_t p = 0; p < kc; ++p) {
             const float *src = b + (ptrdiff_t)(p0 + p) * b_row + (ptrdiff_t)j_begin;

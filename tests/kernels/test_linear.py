@@ -127,3 +127,34 @@ def test_explain_shows_one_folded_product():
     plan = samebits.explain(samebits.linear, x, weight, mode="exact")
     assert plan.products == 1 and (plan.m, plan.n, plan.k) == (1024, 3072, 768)
     assert plan.op == "linear" and plan.mode == "exact" and "linear (exact)" in str(plan)
+
+
+@pytest.mark.parametrize("rows", [5, 8, 16, 33])
+def test_more_rows_pack_the_weights_by_transposes(path, rows):
+    """5 or more rows on unpacked weights (as torch stores them): their panels
+    or tiles pack B = weight.T, whose columns are contiguous, by blocked
+    transposes (pack.c). Exact mode against the oracle; both modes the bits of
+    the prepacked weights and of the weights made row-major for matmul, at 1
+    and 2 threads; weights with padded rows and ragged last strips. The
+    first two shapes take the panels (B per panel), the others the tiles (B
+    packed whole)."""
+    for k, n in ((256, 512), (300, 530), (7, 9), (600, 33), (70, 777)):
+        x = test_values((rows, k), rows + k, 4)
+        padded = np.zeros((n, k + 3), np.float32)
+        padded[:, 2:k + 2] = test_values((n, k), n + k, 4)
+        for weight in (np.ascontiguousarray(padded[:, 2:k + 2]), padded[:, 2:k + 2]):
+            what = f"path {path} {rows}x{k}x{n} rows {weight.strides[0] // 4} apart"
+            with samebits.use_path(path):
+                assert_same_bits(samebits.linear(x, weight, mode="exact"),
+                                 linear_oracle(x, weight), what)
+                packed = samebits.pack_linear(weight)
+                plain = np.ascontiguousarray(weight.T)
+                for mode in ("exact", "fast"):
+                    want = samebits.linear(x, packed, mode=mode, threads=1)
+                    assert_same_bits(samebits.matmul(x, plain, mode=mode, threads=1), want,
+                                     what + f" {mode} matmul")
+                    for threads in (1, 2):
+                        assert_same_bits(samebits.linear(x, weight, mode=mode, threads=threads),
+                                         want, what + f" {mode} {threads} threads")
+                route = samebits.explain(samebits.linear, x, weight).route
+            assert route == ("panels" if n in (512, 530) else "tiles"), (what, route)
