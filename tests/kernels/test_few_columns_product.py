@@ -113,7 +113,7 @@ def test_batched_matrix_times_vector():
 # place as rows. Columns around the 64-row chunks and the kernels' 8-row
 # blocks; A's rows 1 to 4 (5 is not swapped).
 SWAPPED_COLS = [2, 7, 8, 9, 63, 64, 65, 130, 1000]
-COLUMN_DIRECT_PATHS = ("avx2", "avx512", "vec4", "neon")   # the kernel that reads A in place
+COLUMN_DIRECT_PATHS = ("avx2", "avx512", "vec4", "neon", "sme")   # the kernel reading A in place
 
 
 def swapped_operands(m: int, k: int, n: int, seed: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -142,7 +142,7 @@ def test_few_rows_times_transposed_b(path, m, n):
     """Exact against the numpy oracle, both modes bit for bit against the same
     product with B made row-major (the row or tile route) and against B
     prepacked, at 1 and 2 threads; on paths with the in-place kernel the plan
-    is the column route (scalar and sme have none: they pack B as before)."""
+    is the column route (scalar has none: it packs B as before)."""
     for k in (1, 9, 257, 600):
         for name, a, b in swapped_operands(m, k, n, m * 100 + n + k):
             what = f"path {path} {m}x{k}x{n} {name}"

@@ -171,11 +171,24 @@ static int sme_supported(void)
     return 1;
 }
 
+/* The neon path's few-column kernel over A read in place (ukernel_neon.c,
+ * outside streaming mode): the few-column kernel's operations and order, so
+ * this path's bits; with it, a few rows times a B whose columns are
+ * contiguous run transposed (framework/tiling.c) instead of packing B. */
+void sb_column_direct_neon_exact(size_t rows, size_t kc, size_t cols, const float *a,
+                                 ptrdiff_t a_row, const float *x, ptrdiff_t x_step,
+                                 ptrdiff_t x_col, float *y, ptrdiff_t y_col, int accumulate);
+void sb_column_direct_neon_fast(size_t rows, size_t kc, size_t cols, const float *a,
+                                ptrdiff_t a_row, const float *x, ptrdiff_t x_step,
+                                ptrdiff_t x_col, float *y, ptrdiff_t y_col, int accumulate);
+
 static const sb_gemm_config gemm = {
     .product_tile = {&tile_2vl, &tile_2vl},
     .lanes = UKR_LANES, .max_mr = SME_MAX_MR, .max_nr = UKR_TILE_MAX_NV * UKR_LANES,
     .row_strips = UKR_ROW_STRIPS, .row_exact = sb_row_sme_exact, .row_fast = sb_row_sme_fast,
     .column_exact = columns_exact, .column_fast = columns_fast, .epilogue = sb_epilogue_sme,
+    .column_direct_exact = sb_column_direct_neon_exact,
+    .column_direct_fast = sb_column_direct_neon_fast,
 };
 static const sb_dwconv_config dwconv = {UKR_DWCONV_KERNELS(sme)};
 
