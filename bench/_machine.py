@@ -37,8 +37,10 @@ def stolen_share(start: tuple[int, int] | None, end: tuple[int, int] | None) -> 
 
 def load_sample() -> tuple[float, float, float] | None:
     """(CPU seconds elapsed on all cores, of them busy, of them used by this
-    process) so far, or None where /proc/stat is missing: the difference of
-    two readings tells how much CPU other processes took during a run."""
+    process and its finished children) so far, or None where /proc/stat is
+    missing: the difference of two readings tells how much CPU other
+    processes took during a run. (Children count as this process: the
+    benchmarks' own workers, bench_models --isolated, once they have ended.)"""
     try:
         fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
     except (OSError, ValueError):
@@ -47,7 +49,8 @@ def load_sample() -> tuple[float, float, float] | None:
     total = sum(fields[:8])
     idle = fields[3] + fields[4] + (fields[7] if len(fields) > 7 else 0)   # idle, iowait, steal
     own = os.times()
-    return total / hz, (total - idle) / hz, own.user + own.system
+    return total / hz, (total - idle) / hz, (own.user + own.system + own.children_user +
+                                             own.children_system)
 
 
 def others_share(start: tuple[float, float, float] | None,
