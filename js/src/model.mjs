@@ -117,21 +117,26 @@ export class Model {
         for (let i = 0; i < m._sb_session_profile_count(this.session); i++) {
             this._labels.push(m.UTF8ToString(m._sb_session_profile_label(this.session, i)));
         }
-        this._nodes = this._nodeInfos();
+        // the nodes left to run; their names and labels are read by the first
+        // run with {profile: true} (one call per node, which every load paid
+        // before)
+        this._nodeCount = m._sb_session_node_count(this.session);
+        this._nodes = null;
         this._profile = new Map();
-        this._nodeMs = new Array(this._nodes.length).fill(0);
-        this._nodeCalls = new Array(this._nodes.length).fill(0);
+        this._nodeMs = new Array(this._nodeCount).fill(0);
+        this._nodeCalls = new Array(this._nodeCount).fill(0);
     }
 
-    // each node left to run: {name, index (its position in the file), op (its label)}
-    _nodeInfos() {
+    // each node left to run: {name, index (its position in the file), op (its
+    // label)}; `what` names the call for an error
+    _nodeInfos(what) {
         const m = this.module, heap = this.owner.heap;
         const list = [];
         try {
             const info = heap.alloc(NODE_FIELDS * 8);
-            for (let k = 0; k < m._sb_session_node_count(this.session); k++) {
+            for (let k = 0; k < this._nodeCount; k++) {
                 const status = m._sb_session_node_info(this.session, k, info);
-                if (status !== 0) throw runtimeError(m, status, "loadModel");
+                if (status !== 0) throw runtimeError(m, status, what);
                 const f = new BigInt64Array(heap.buffer(), info, NODE_FIELDS);
                 list.push({ name: m.UTF8ToString(Number(f[0])), index: Number(f[1]),
                     op: this._labels[Number(f[2])] });
@@ -226,7 +231,7 @@ export class Model {
             const count = this._labels.length;
             const ns = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
             const calls = profile ? heap.record(new Array(Math.max(1, count)).fill(0)) : 0;
-            const nodes = this._nodes.length;
+            const nodes = this._nodeCount;
             const nodeNs = profile ? heap.record(new Array(Math.max(1, nodes)).fill(0)) : 0;
             const nodeCalls = profile ? heap.record(new Array(Math.max(1, nodes)).fill(0)) : 0;
             const args = heap.args("sb_run_args", { inputs: tensors, output_count: indices.length,
@@ -277,6 +282,7 @@ export class Model {
             }
             heap.release();
         }
+        if (profile && this._nodes === null) this._nodes = this._nodeInfos(what);
         return result;
     }
 
@@ -321,7 +327,7 @@ export class Model {
      */
     get nodeProfile() {
         const list = [];
-        this._nodes.forEach((node, k) => {
+        (this._nodes || []).forEach((node, k) => {
             if (this._nodeCalls[k]) list.push({ ...node, ms: this._nodeMs[k], calls: this._nodeCalls[k] });
         });
         return list;

