@@ -57,14 +57,14 @@ void sb_pack_b_strips(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrd
 void sb_pack_b_rows(const sb_tile *tile, const float *b, ptrdiff_t b_row, ptrdiff_t b_col,
                     size_t n, size_t p0, size_t kc, size_t strip0, size_t strip_end, float *dst)
 {
-    const size_t nr = (size_t)tile->nr, strip_floats = kc * nr;
-    const size_t j_begin = strip0 * nr;
-    const size_t j_live = n > j_begin ? sb_min_size(n - j_begin, (strip_end - strip0) * nr) : 0;
-    const size_t whole = j_live / nr;   /* strips with every column inside B */
     if (b_row == 1 && b_col != 1) {   /* B's columns contiguous: transposed strip by strip */
         sb_pack_b_strips(tile, b, b_row, b_col, n, p0, kc, strip0, strip_end, dst);
         return;
     }
+    const size_t nr = (size_t)tile->nr, strip_floats = kc * nr;
+    const size_t j_begin = strip0 * nr;
+    const size_t j_live = n > j_begin ? sb_min_size(n - j_begin, (strip_end - strip0) * nr) : 0;
+    const size_t whole = j_live / nr;   /* strips with every column inside B */
     if (b_col == 1) {
         for (size_t p = 0; p < kc; ++p) {
             const float *src = b + (ptrdiff_t)(p0 + p) * b_row + (ptrdiff_t)j_begin;

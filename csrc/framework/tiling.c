@@ -160,11 +160,9 @@ static const sb_tile *product_tile(const sb_gemm_config *gemm, int mode, const s
 /* Whether the product is run transposed on the column route (below): a
  * plain A of at most SB_COLUMNS_MAX rows, a plain B of several columns
  * whose columns are contiguous and rows are not, and a path whose
- * few-column kernel reads its A in place. */
-static int swap_to_columns(const sb_gemm_config *gemm, int exact, const sb_product_desc *desc)
+ * few-column kernel reads its A in place (direct: that kernel, or null). */
+static int swap_to_columns(sb_column_direct_fn direct, const sb_product_desc *desc)
 {
-    const sb_column_direct_fn direct = exact ? gemm->column_direct_exact
-                                             : gemm->column_direct_fast;
     return direct && !desc->a_packed && desc->b_form == SB_B_MATRIX && desc->m <= SB_COLUMNS_MAX &&
            desc->n > 1 && desc->b_row == 1 && desc->b_col != 1;
 }
@@ -222,11 +220,11 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
     const double macs = (double)m * (double)n * (double)k * (double)count;
     const double b_elements = (double)n * (double)k * (double)count;
     const size_t b_groups = sb_ceil_div(plan->b_strips, SB_PACK_STRIPS);
-    /* a few columns over A's rows in place (A's columns contiguous) */
-    const sb_column_direct_fn column_direct =
-        desc->a_col != 1 ? NULL
-        : plan->exact    ? gemm->column_direct_exact
-                         : gemm->column_direct_fast;
+    /* the path's few-column kernel over rows read in place (null: none), and
+     * whether it can read A's (A's columns contiguous) */
+    const sb_column_direct_fn direct_kernel = plan->exact ? gemm->column_direct_exact
+                                                          : gemm->column_direct_fast;
+    const sb_column_direct_fn column_direct = desc->a_col == 1 ? direct_kernel : NULL;
 
     if (desc->b_form == SB_B_OFFSETS) {
         /* B read in place by offsets: panels of strips, every row of packed
@@ -252,7 +250,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
             return SB_ERR_NO_MEMORY;
         plan->scratch_floats = scratch_floats(gemm, tile, plan->mc, panel_floats);
         plan->compute_ns = macs / tile->muladds_per_ns;
-    } else if (swap_to_columns(gemm, plan->exact, desc)) {
+    } else if (swap_to_columns(direct_kernel, desc)) {
         /* A few rows times a B whose columns are contiguous (torch's linear
          * weights, a transposed view): the row and tile routes would pack
          * all of B, a transpose through memory (nine tenths of a 1 x 2048
@@ -264,8 +262,7 @@ int sb_plan_product(const sb_gemm_config *gemm, int mode, const sb_product_desc 
         plan->b_source = SB_B_IN_PLACE;
         plan->swapped = 1;
         plan->m = n, plan->n = m;
-        plan->column_kernel = plan->exact ? gemm->column_exact : gemm->column_fast;
-        plan->column_direct = plan->exact ? gemm->column_direct_exact : gemm->column_direct_fast;
+        plan->column_direct = direct_kernel;   /* over B's columns: no packed kernel */
         plan->column_rows = SB_COLUMN_CHUNK_ROWS;
         plan->compute_chunks = sb_ceil_div(n, plan->column_rows);
         plan->scratch_floats =

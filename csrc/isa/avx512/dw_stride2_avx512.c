@@ -1,13 +1,14 @@
 /* avx512 path: depthwise planes at stride 2 read in place (sb_dw_stride2_fn,
  * kernels.h; kernels/depthwise.c's stride-2 route).
  *
- * Output positions are in the lanes. The 16 inputs one tap needs for 16
- * neighbouring outputs lie two floats apart: two loads of 16 and one
- * two-source permute pick them out, the loads masked to the plane's columns
- * (+0 outside, never read), so the plane is read where it is: no padded
- * copy split by column phase (the pitched route) and no transposes into
- * channel lanes and back (the lanes route, whose transposes were half of
- * MobileNetV3's 3 x 3 / 2 layer at 112 x 112).
+ * Output positions are in the lanes. The inputs one tap needs for 16
+ * neighbouring outputs lie two floats apart, so each input row the chunk
+ * needs is split once by column parity (the path's split_stride2) into a
+ * ring of rows in scratch, +0 around them; a tap of 16 outputs is then one
+ * load of a half. The plane itself is read in place: no padded copy of the
+ * band split by row and column phase (the pitched route) and no transposes
+ * into channel lanes and back (the lanes route, whose transposes were half
+ * of MobileNetV3's 3 x 3 / 2 layer at 112 x 112).
  *
  * Each output sums its taps in increasing (ky, kx) from +0, one multiply and
  * one add each (one fused multiply-add in fast mode), padding taps
@@ -27,32 +28,9 @@
 #define COLUMNS_AT_ONCE 4
 #define ROWS_AT_ONCE 2
 
-/* Input row `row` (w floats) split by column parity: even[j] = x[2j] and
- * odd[j] = x[2j + 1] for 0 <= j < 16*ceil(w/32), +0 past the row. The
- * elements before and after those, +0 in every row, are written once per
- * call (dw_stride2). Whole vectors where the 32 floats are inside the row,
- * masked loads for the last. */
-static void split_row(const float *row, size_t w, float *even, float *odd)
-{
-    const __m512i pick_even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                                                26, 28, 30);
-    const __m512i pick_odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
-                                               27, 29, 31);
-    size_t x = 0;
-    for (; x + 32 <= w; x += 32, even += 16, odd += 16) {
-        const __m512 lo = _mm512_loadu_ps(row + x), hi = _mm512_loadu_ps(row + x + 16);
-        _mm512_store_ps(even, _mm512_permutex2var_ps(lo, pick_even, hi));
-        _mm512_store_ps(odd, _mm512_permutex2var_ps(lo, pick_odd, hi));
-    }
-    if (x < w) {
-        const size_t left = w - x;   /* 1 to 31 */
-        const uint32_t m = (uint32_t)(((uint64_t)1 << left) - 1);
-        const __m512 lo = _mm512_maskz_loadu_ps((__mmask16)m, row + x);
-        const __m512 hi = _mm512_maskz_loadu_ps((__mmask16)(m >> 16), row + x + 16);
-        _mm512_store_ps(even, _mm512_permutex2var_ps(lo, pick_even, hi));
-        _mm512_store_ps(odd, _mm512_permutex2var_ps(lo, pick_odd, hi));
-    }
-}
+/* dw_flat_avx512.c: rows split by column parity (sb_split_stride2_fn) */
+void sb_split_stride2_avx512(float *even, float *odd, const float *in, size_t len, size_t rows,
+                             ptrdiff_t in_step, ptrdiff_t out_step);
 
 /* G vector columns (16*G outputs from ox0) of R output rows: for output
  * row i, tap (ky, kx) reads stored row row[i*kh + ky] (split by parity: the
@@ -126,17 +104,22 @@ dw_stride2(const float *in, size_t h, size_t w, size_t kh, size_t kw, size_t pad
         tap[kx] = s + (d - 2 * s ? (ptrdiff_t)pitch : 0);
     }
     for (size_t k = 0; k < slots; ++k) held[k] = PTRDIFF_MIN;
-    /* +0 everywhere the rows never write: all of the slot of the rows
-     * outside the plane, and before and after every row's elements */
+    /* the columns the taps can reach (kx - pad_left < 16: element j <
+     * 16*ceil(ow/16) + 8), of which a row's split writes even elements
+     * [0, ceil(cols/2)) and odd ones [0, cols/2) */
+    const size_t half = pitch - SB_DW_STRIDE2_MARGIN;
+    const size_t cols = w < 2 * half ? w : 2 * half;
+    const size_t evens = SB_DW_STRIDE2_MARGIN + (cols + 1) / 2, odds = SB_DW_STRIDE2_MARGIN + cols / 2;
+    /* +0 everywhere the rows never write, once: all of the slot of the
+     * rows outside the plane, and before and after every row's elements */
     float *zeros = scratch + 2 * slots * pitch;
-    /* the columns the taps can reach (kx - pad_left < 16: element j < 16*ceil(ow/16) + 8)
-     * and the elements split_row writes from them */
-    const size_t cols = w < 2 * (pitch - SB_DW_STRIDE2_MARGIN) ? w : 2 * (pitch - SB_DW_STRIDE2_MARGIN);
-    const size_t end = SB_DW_STRIDE2_MARGIN + 16 * ((cols + 31) / 32);
     memset(zeros, 0, 2 * pitch * sizeof(float));
-    for (size_t k = 0; k < 2 * slots; ++k) {
-        memset(scratch + k * pitch, 0, SB_DW_STRIDE2_MARGIN * sizeof(float));
-        memset(scratch + k * pitch + end, 0, (pitch - end) * sizeof(float));
+    for (size_t k = 0; k < slots; ++k) {
+        float *even = scratch + 2 * k * pitch, *odd = even + pitch;
+        memset(even, 0, SB_DW_STRIDE2_MARGIN * sizeof(float));
+        memset(even + evens, 0, (pitch - evens) * sizeof(float));
+        memset(odd, 0, SB_DW_STRIDE2_MARGIN * sizeof(float));
+        memset(odd + odds, 0, (pitch - odds) * sizeof(float));
     }
     for (size_t r = 0; r < rows;) {
         const int R = rows - r >= ROWS_AT_ONCE ? ROWS_AT_ONCE : 1;
@@ -150,8 +133,9 @@ dw_stride2(const float *in, size_t h, size_t w, size_t kh, size_t kw, size_t pad
                     const size_t k = (size_t)iy % slots;
                     slot = scratch + 2 * k * pitch;
                     if (held[k] != iy) {
-                        split_row(in + iy * (ptrdiff_t)w, cols, slot + SB_DW_STRIDE2_MARGIN,
-                                  slot + pitch + SB_DW_STRIDE2_MARGIN);
+                        sb_split_stride2_avx512(slot + SB_DW_STRIDE2_MARGIN,
+                                                slot + pitch + SB_DW_STRIDE2_MARGIN,
+                                                in + iy * (ptrdiff_t)w, cols, 1, 0, 0);
                         held[k] = iy;
                     }
                 }
