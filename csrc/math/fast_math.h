@@ -36,7 +36,14 @@ static inline float sbf_exp_core(float t)   /* t in [-104, 89], or NaN (then NaN
     p = SBF_FMA(p, r, 1.0f);
     p = SBF_FMA(p, r, 1.0f);
     int32_t ki = (int32_t)(sbt_bits32(shifted) - sbt_bits32(shifter));
-    int32_t k1 = ki / 2, k2 = ki - k1;
+    /* k1 = floor(k / 2) by an arithmetic shift, not k / 2: WebAssembly SIMD
+     * has no lane-wise division, and clang (emscripten 3.1.6) made the
+     * vector k / 2 four scalar divisions, lane by lane. Either split gives
+     * the same bits: k1 and k2 lie in [-75, 64] for k in [-150, 128], so
+     * p * s1 is exact and normal and the second product rounds once (all
+     * 2^32 inputs of exp, sigmoid, tanh and erf compared on every native
+     * path). */
+    int32_t k1 = ki >> 1, k2 = ki - k1;
     float s1 = sbt_float((uint32_t)(k1 + 127) << 23), s2 = sbt_float((uint32_t)(k2 + 127) << 23);
     return (p * s1) * s2;
 }
