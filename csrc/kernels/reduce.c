@@ -93,6 +93,17 @@ static void softmax_block(const float *x, float *y, size_t n, size_t inner, size
  * row while ROWS rows advance together, so that the adds of different rows
  * overlap instead of waiting on one another. */
 
+/* yr[j] = EXPR of xv = xr[j], for j < n, where yr may be xr: in place, a
+ * loop over yr alone, since clang's vectorizer runs a two-pointer loop
+ * scalar when the pointers are equal (unary_template.h's UNARY_EACH). */
+#define ROW_MAP(xr, yr, n, EXPR)                                                             \
+    do {                                                                                     \
+        if ((const float *)(yr) == (xr))                                                     \
+            for (size_t j = 0; j < (n); ++j) { const float xv = (yr)[j]; (yr)[j] = (EXPR); } \
+        else                                                                                 \
+            for (size_t j = 0; j < (n); ++j) { const float xv = (xr)[j]; (yr)[j] = (EXPR); } \
+    } while (0)
+
 /* acc[r] = the sum of x[r * n + j] over j, in increasing j from +0. */
 static void row_sums(const float *x, size_t rows, size_t n, float *acc)
 {
@@ -163,7 +174,7 @@ static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t
         const float *xr = x + r * n;
         float *yr = y + r * n;
         float mr = m[r];
-        for (size_t j = 0; j < n; ++j) yr[j] = xr[j] - mr;
+        ROW_MAP(xr, yr, n, xv - mr);
         job->unary(SB_OP_EXP, 0.0f, yr, yr, n);          /* e = exp(x - m) */
     }
     if (job->args->mode == SB_MODE_FAST)
@@ -207,13 +218,13 @@ static void layer_norm_rows(const reduce_job *job, const float *x, float *y, siz
         float mr = mean[r];
         const float *w = job->weight, *b = job->bias;
         if (w && b)
-            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j] + b[j]);
+            ROW_MAP(xr, yr, n, sbt_canonical(((xv - mr) * rr) * w[j] + b[j]));
         else if (w)
-            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) * w[j]);
+            ROW_MAP(xr, yr, n, sbt_canonical(((xv - mr) * rr) * w[j]));
         else if (b)
-            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical(((xr[j] - mr) * rr) + b[j]);
+            ROW_MAP(xr, yr, n, sbt_canonical(((xv - mr) * rr) + b[j]));
         else
-            for (size_t j = 0; j < n; ++j) yr[j] = sbt_canonical((xr[j] - mr) * rr);
+            ROW_MAP(xr, yr, n, sbt_canonical((xv - mr) * rr));
     }
 }
 
