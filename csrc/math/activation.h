@@ -46,9 +46,18 @@ static inline float sbt_relu6_of_x_plus_3(float x)
 
 static inline float sb_act_hardsigmoid(float x) { return sbt_canonical(sbt_relu6_of_x_plus_3(x) / 6.0f); }
 
+/* x * relu6(x + 3) / 6, the upper clamp written `6 > t ? t : 6`: NaN goes
+ * to 6 there, where `t > 6 ? 6 : t` keeps it, but x * 6 is NaN again, so
+ * the bits are the same; the form clang cannot read as IEEE minimum, which
+ * WebAssembly's f32x4.min would be (about eight x86 instructions under V8,
+ * against one for the f32x4.pmin it emits here). hardsigmoid keeps
+ * sbt_relu6_of_x_plus_3: there the NaN would be lost. */
 static inline float sb_act_hardswish(float x)
 {
-    return sbt_canonical((x * sbt_relu6_of_x_plus_3(x)) / 6.0f);
+    float t = x + 3.0f;
+    t = t < 0.0f ? 0.0f : t;
+    t = 6.0f > t ? t : 6.0f;
+    return sbt_canonical((x * t) / 6.0f);
 }
 
 /* ONNX's HardSigmoid, max(0, min(1, alpha * x + beta)): one float32
@@ -79,7 +88,7 @@ static inline float sb_act_hardswish_onnx(float x)
     float t = x * SB_ONNX_ONE_SIXTH;
     t = t + 0.5f;
     t = 0.0f > t ? 0.0f : t;
-    t = t > 1.0f ? 1.0f : t;
+    t = 1.0f > t ? t : 1.0f;   /* NaN to 1, then x * 1 is NaN: as sb_act_hardswish */
     return sbt_canonical(x * t);
 }
 

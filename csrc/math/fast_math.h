@@ -48,11 +48,22 @@ static inline float sbf_exp_core(float t)   /* t in [-104, 89], or NaN (then NaN
     return (p * s1) * s2;
 }
 
+/* The clamps to [lo, hi] send NaN to a bound (the callers put NaN back at
+ * the end), so that no compiler may read them as IEEE minimum and maximum:
+ * `x < lo ? lo : x` is maximum(x, lo) (NaN in, NaN out), which clang
+ * emitted as WebAssembly's f32x4.max, and V8 lowers that to about eight
+ * x86 instructions to get NaN and signed zeros right; `hi > t ? t : hi` is
+ * f32x4.pmin there (one minps) and the lower clamp a compare and a select.
+ * Finite inputs clamp exactly as before, so the results are the same bits. */
+static inline float sbf_clamp(float x, float lo, float hi)
+{
+    float t = lo < x ? x : lo;
+    return hi > t ? t : hi;
+}
+
 static inline float sb_fast_exp(float x)
 {
-    float t = x < -104.0f ? -104.0f : x;
-    t = t > 89.0f ? 89.0f : t;
-    return sbt_nan_in_nan_out(x, sbf_exp_core(t));
+    return sbt_nan_in_nan_out(x, sbf_exp_core(sbf_clamp(x, -104.0f, 89.0f)));
 }
 
 /* With e = e^-|x| (the fast exp, once): 1 / (1 + e) for x >= 0 and
@@ -64,7 +75,7 @@ static inline float sb_fast_sigmoid(float x)
     /* sb_fast_exp of -|x| <= 0, less the steps that cannot act there (the
      * upper clamp; its NaN test, which the one below repeats): same bits */
     float t = -__builtin_fabsf(x);
-    float e = sbf_exp_core(t < -104.0f ? -104.0f : t);
+    float e = sbf_exp_core(-104.0f < t ? t : -104.0f);   /* sbf_clamp's lower half */
     float y = (x < 0.0f ? e : 1.0f) / (1.0f + e);
     return sbt_nan_in_nan_out(x, y);
 }
