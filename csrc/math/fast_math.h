@@ -21,7 +21,7 @@
  * with 13 bits so that k * LN2_HI is exact without FMA), a degree-6
  * polynomial (Chebyshev, coefficients rounded to float32) for e^r, then
  * 2^k applied in two exact halves so that subnormal results round once. */
-static inline float sbf_exp_core(float t)   /* t in [-104, 89], or NaN (then NaN) */
+static inline float sbf_exp_core(float t)   /* t in [-104, 89] (sbf_clamp) */
 {
     const float shifter = 0x1.8p23f;
     float shifted = SBF_FMA(t, 0x1.715476p+0f, shifter);
