@@ -19,10 +19,17 @@
 #include "samebits.h"
 
 typedef int (*unary_fn)(const sb_unary_args *);
+/* Each name beside its code, so that a code added or moved in samebits.h
+ * cannot shift the names onto other functions (a code without a name is
+ * never run: main skips it). */
 static const char *const names[SB_OP_COUNT] = {
-    "exp", "log", "tanh", "erf", "sigmoid", "relu", "relu6", "leaky_relu", "gelu", "gelu_tanh",
-    "silu", "hardswish", "hardsigmoid", "sqrt", "hardswish_onnx", "hardsigmoid_onnx", "elu",
-    "softplus", "mish", "sin", "cos"};
+    [SB_OP_EXP] = "exp", [SB_OP_LOG] = "log", [SB_OP_TANH] = "tanh", [SB_OP_ERF] = "erf",
+    [SB_OP_SIGMOID] = "sigmoid", [SB_OP_RELU] = "relu", [SB_OP_RELU6] = "relu6",
+    [SB_OP_LEAKY_RELU] = "leaky_relu", [SB_OP_GELU] = "gelu", [SB_OP_GELU_TANH] = "gelu_tanh",
+    [SB_OP_SILU] = "silu", [SB_OP_HARDSWISH] = "hardswish", [SB_OP_HARDSIGMOID] = "hardsigmoid",
+    [SB_OP_SQRT] = "sqrt", [SB_OP_HARDSWISH_ONNX] = "hardswish_onnx",
+    [SB_OP_HARDSIGMOID_ONNX] = "hardsigmoid_onnx", [SB_OP_ELU] = "elu",
+    [SB_OP_SOFTPLUS] = "softplus", [SB_OP_MISH] = "mish", [SB_OP_SIN] = "sin", [SB_OP_COS] = "cos"};
 
 static void *open_library(const char *file)
 {
@@ -50,11 +57,25 @@ int main(int argc, char **argv)
     const int mode = atoi(argv[3]);
     char list[1024];
     snprintf(list, sizeof list, ",%s,", argv[4]);
+    /* a misspelt name would otherwise compare nothing and pass */
+    int listed = 1, known = 0;
+    for (const char *c = argv[4]; *c; ++c) listed += *c == ',';
+    for (int op = 0; op < SB_OP_COUNT; ++op) {
+        char key[40];
+        snprintf(key, sizeof key, ",%s,", names[op] ? names[op] : "");
+        known += names[op] && strstr(list, key) != NULL;
+    }
+    if (known != listed) {
+        fprintf(stderr, "FUNCTIONS: %d of the %d names are not sb_unary operations\n",
+                listed - known, listed);
+        return 2;
+    }
     const size_t block = (size_t)1 << 22;
     uint32_t *x = malloc(block * 4), *ya = malloc(block * 4), *yb = malloc(block * 4);
     if (!x || !ya || !yb) return 2;
     int any = 0;
     for (int op = 0; op < SB_OP_COUNT; ++op) {
+        if (!names[op]) continue;
         char key[40];
         snprintf(key, sizeof key, ",%s,", names[op]);
         if (!strstr(list, key)) continue;
