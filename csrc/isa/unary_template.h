@@ -85,6 +85,38 @@
     else for (size_t j = 0; j < n; ++j) y[j] = fn(a[(ptrdiff_t)j * sa], b[(ptrdiff_t)j * sb]); \
     break;
 
+/* Pow's row: an exponent shared by the row (sb == 0, a[] contiguous) takes
+ * only the step of pow it needs (arith.h: the same bits as sb_bin_pow): an
+ * integer of magnitude below 2^24 sb_bin_pow_integer, whose rounds are a
+ * compile-time count for the common small exponents so that the loop
+ * vectorizes, any other sb_bin_pow_noninteger. */
+#define POW_INTEGER_ROW(BITS)                                                                \
+    if (y == a) for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_integer(y[j], bv, nv, BITS); \
+    else for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_integer(a[j], bv, nv, BITS);       \
+    break;
+#define POW_ROW_LOOP                                                                         \
+    if (sa == 1 && sb == 0 && sb_pow_integer_bits(b[0]) >= 0) {                              \
+        const float bv = b[0];                                                               \
+        const int bits = sb_pow_integer_bits(bv);                                            \
+        const uint32_t nv = (uint32_t)(int32_t)sbt_float(sbt_bits32(bv) & 0x7fffffffu);      \
+        switch (bits) {                                                                      \
+        case 0: POW_INTEGER_ROW(0)                                                           \
+        case 1: POW_INTEGER_ROW(1)                                                           \
+        case 2: POW_INTEGER_ROW(2)                                                           \
+        case 3: POW_INTEGER_ROW(3)                                                           \
+        case 4: POW_INTEGER_ROW(4)                                                           \
+        default: POW_INTEGER_ROW(bits)                                                       \
+        }                                                                                    \
+        break;                                                                               \
+    }                                                                                        \
+    if (sa == 1 && sb == 0) {                                                                \
+        const float bv = b[0];                                                               \
+        if (y == a) for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(y[j], bv);   \
+        else for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(a[j], bv);          \
+        break;                                                                               \
+    }                                                                                        \
+    BINARY_ROW_LOOP(sb_bin_pow)
+
 #define UNARY_DEFINE(isa)                                                                  \
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
     {                                                                                      \
@@ -134,7 +166,7 @@
         case SB_BIN_DIV: BINARY_ROW_LOOP(sb_bin_div)                                       \
         case SB_BIN_MAXIMUM: BINARY_ROW_LOOP(sb_bin_maximum)                               \
         case SB_BIN_MINIMUM: BINARY_ROW_LOOP(sb_bin_minimum)                               \
-        case SB_BIN_POW: BINARY_ROW_LOOP(sb_bin_pow)                                       \
+        case SB_BIN_POW: POW_ROW_LOOP                                                      \
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \

@@ -261,6 +261,50 @@ def test_pow_matches_the_documented_algorithm():
     assert diff.size == 0, [(x[i], y[i], got[i], want[i]) for i in diff[:5]]
 
 
+# One exponent for the whole row (a number, or a broadcast (1,) array): the
+# row kernel takes only the step of pow the exponent needs, with the integer
+# rounds a compile-time count below 2^4 (isa/unary_template.h, POW_ROW_LOOP).
+# Every class: zero, each unrolled bit length, the counted loop, the largest
+# small integers, 2^24 and past it, non-integers, infinities, NaN.
+ONE_EXPONENT = [0.0, -0.0, 1, -1, 2, -2, 3, -3, 4, 5, 7, -7, 8, 15, 16, 31, 255, -1000,
+                16777215, -16777215, 16777216, 3e10, 0.5, -0.5, 2.5, -1.5, 1e-30,
+                np.inf, -np.inf, np.nan]
+_ONE_EXPONENT_BASES = np.concatenate([_values(300, 21), np.array(
+    [2.0, -2.0, 0.5, -0.5, 1.0000001, -0.9999999, 3e38, -3e38, 1e-38, -1e-45, 1e-20, -1e-20,
+     65504.0, -65504.0, 0.1, -3.0, 1e19, -1e19], np.float32)])[:317]   # odd: a vector tail
+_ONE_EXPONENT_WANT: dict = {}
+
+
+def _one_exponent_want(e: float) -> np.ndarray:
+    key = np.float32(e).tobytes()
+    if key not in _ONE_EXPONENT_WANT:
+        x = _ONE_EXPONENT_BASES
+        with np.errstate(all="ignore"):
+            _ONE_EXPONENT_WANT[key] = _pow_oracle(x, np.full(x.size, e, F32))
+    return _ONE_EXPONENT_WANT[key]
+
+
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+def test_pow_with_one_exponent_gives_the_documented_bits(path):
+    """A row with one exponent: the documented pow's bits for every exponent
+    class, special and subnormal bases, a ragged vector tail, in place and
+    out of place, a number or a broadcast array, both modes, 1 and 2
+    threads."""
+    _path_or_skip(path)
+    x = _ONE_EXPONENT_BASES
+    with samebits.use_path(path):
+        for e in ONE_EXPONENT:
+            want = _bits(_one_exponent_want(e))
+            for threads, mode in ((1, "exact"), (2, "fast")):
+                got = samebits.pow(x, float(e), mode=mode, threads=threads)
+                assert np.array_equal(_bits(got), want), (e, threads, mode)
+                got = samebits.pow(x, np.array([e], F32), mode=mode, threads=threads)
+                assert np.array_equal(_bits(got), want), (e, threads, mode, "array")
+                a = x.copy()
+                assert samebits.pow(a, float(e), out=a, mode=mode, threads=threads) is a
+                assert np.array_equal(_bits(a), want), (e, threads, mode, "in place")
+
+
 @pytest.mark.parametrize("x,y,want", [
     (np.nan, 0.0, 1.0), (1.0, np.nan, 1.0), (-1.0, np.inf, 1.0), (0.5, np.inf, 0.0),
     (2.0, -np.inf, 0.0), (-0.0, -3.0, -np.inf), (-0.0, -2.0, np.inf), (0.0, -0.5, np.inf),
