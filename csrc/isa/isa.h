@@ -137,6 +137,9 @@ typedef struct sb_dwconv_config {
 typedef struct sb_unary_config {
     sb_unary_kernel_fn exact, fast;
     sb_binary_row_fn binary_row;  /* both modes: the operations are exact */
+    /* fast mode's softmax of one contiguous row of n >= 1 (the path's own;
+     * null: kernels/reduce.c's generic passes) */
+    void (*softmax_row_fast)(const float *x, float *y, size_t n);
 } sb_unary_config;
 
 /* What a CPU runs: detection, whether fast mode fuses, and a config per

@@ -117,6 +117,21 @@
     }                                                                                        \
     BINARY_ROW_LOOP(sb_bin_pow)
 
+/* Fast softmax's rows, where the path has its own (SB_PATH_SOFTMAX_ROW_FAST:
+ * isa/avx512/softmax_row_avx512.h); null otherwise, and kernels/reduce.c
+ * runs its generic passes. */
+#if defined(SB_PATH_SOFTMAX_ROW_FAST)
+#define UNARY_SOFTMAX_ROW(isa)                                                             \
+    static void sb_softmax_row_##isa##_fast(const float *x, float *y, size_t n)            \
+    {                                                                                      \
+        SB_PATH_SOFTMAX_ROW_FAST(x, y, n);                                                 \
+    }
+#define UNARY_SOFTMAX_ROW_ENTRY(isa) .softmax_row_fast = sb_softmax_row_##isa##_fast,
+#else
+#define UNARY_SOFTMAX_ROW(isa)
+#define UNARY_SOFTMAX_ROW_ENTRY(isa)
+#endif
+
 #define UNARY_DEFINE(isa)                                                                  \
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
     {                                                                                      \
@@ -170,9 +185,10 @@
         default: break;                                                                    \
         }                                                                                  \
     }                                                                                      \
+    UNARY_SOFTMAX_ROW(isa)                                                                 \
     const sb_unary_config sb_unary_config_##isa = {                                        \
         .exact = sb_unary_##isa##_exact, .fast = sb_unary_##isa##_fast,                    \
-        .binary_row = sb_binary_row_##isa,                                                 \
+        .binary_row = sb_binary_row_##isa, UNARY_SOFTMAX_ROW_ENTRY(isa)                    \
     };
 
 #endif

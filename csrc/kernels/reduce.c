@@ -24,6 +24,8 @@ typedef struct {
     const sb_reduce_args *args;
     sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) of the mode */
     sb_unary_kernel_fn exact;     /* its exact one: columns use the exact exp in both modes */
+    /* fast softmax's rows at the path's width (math/softmax_row.h), null in exact mode */
+    void (*softmax_row_fast)(const float *x, float *y, size_t n);
     size_t outer, n, inner, blocks;
     sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */
     const float *x, *weight, *bias;
@@ -168,6 +170,10 @@ static float row_max(const float *x, size_t n)
 static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t rows, int log_form)
 {
     size_t n = job->n;
+    if (!log_form && job->softmax_row_fast) {
+        for (size_t r = 0; r < rows; ++r) job->softmax_row_fast(x + r * n, y + r * n, n);
+        return;
+    }
     float m[ROWS], s[ROWS];
     for (size_t r = 0; r < rows; ++r) {
         m[r] = row_max(x + r * n, n);
@@ -306,6 +312,7 @@ int sb_reduce(const sb_reduce_args *args)
     const sb_isa *isa = sb_isa_supported((int)args->path);
     job.unary = args->mode == SB_MODE_FAST ? isa->unary->fast : isa->unary->exact;
     job.exact = isa->unary->exact;
+    job.softmax_row_fast = args->mode == SB_MODE_FAST ? isa->unary->softmax_row_fast : NULL;
     double est_ns =
         (double)total * (args->op >= SB_RED_SOFTMAX ? SB_COST_SOFTMAX : SB_COST_REDUCE);
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */

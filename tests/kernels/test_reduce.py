@@ -181,6 +181,50 @@ def test_fast_softmax_and_layer_norm_along_rows(path, n):
     assert np.allclose(lsm[ok], np.log(want[ok]), rtol=2e-6, atol=2e-6)
 
 
+def _fast_softmax_oracle(x: np.ndarray) -> np.ndarray:
+    """docs/exact-ops.md's fast softmax along rows, step by step: m = the
+    largest value (NaN if any is NaN) plus +0; e = the path's fast exp of
+    x - m (samebits.exp, tested on its own); the lane sum; e * (1 / s)."""
+    n = x.shape[-1]
+    rows = x.reshape(-1, n)
+    out = np.empty_like(rows)
+    for r, row in enumerate(rows):
+        m = F32(np.nan) if np.isnan(row).any() else F32(row.max() + F32(0))
+        with np.errstate(all="ignore"):
+            e = samebits.exp((row - m).astype(F32), mode="fast", threads=1)
+            out[r] = _canonical((e * (F32(1) / _lane_sum(e))).astype(F32))
+    return out.reshape(x.shape)
+
+
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+def test_fast_softmax_is_the_documented_steps(path):
+    """Fast softmax along rows, bit for bit against the documented steps
+    (avx512 runs its own row kernel, other paths reduce.c's passes): every
+    tail length of the 16-lane sum, rows with NaN, +-inf, all -inf, zeros of
+    both signs and huge values, in place and out of place, 1 and 2 threads."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(31)
+    with samebits.use_path(path):
+        for n in (1, 2, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 65, 128, 129, 200, 768):
+            x = (rng.standard_normal((10, n)) * 4).astype(F32)
+            x[1, n // 2] = np.nan
+            x[2, 0] = np.inf
+            x[3, :] = -np.inf
+            x[4, :] = 0.0
+            x[4, ::2] = -0.0
+            x[5, -1] = -np.inf
+            x[6] = (rng.standard_normal(n) * 60).astype(F32)   # exp underflows to 0 and subnormals
+            x[7, :] = -0.0
+            x[8, max(n - 17, 0)] = np.nan   # a NaN a later block's lane could overwrite
+            want = _bits(_fast_softmax_oracle(x))
+            for threads in (1, 2):
+                got = samebits.softmax(x, -1, mode="fast", threads=threads)
+                assert np.array_equal(_bits(got), want), (n, threads)
+                y = x.copy()
+                assert samebits.softmax(y, -1, mode="fast", threads=threads, out=y) is y
+                assert np.array_equal(_bits(y), want), (n, threads, "in place")
+
+
 def test_buffers_without_numpy():
     x = array.array("f", [1.0, 2.0, 3.0, 4.0])
     total = samebits.sum(x)

@@ -10,6 +10,8 @@
 #define SB_PATH_SIGMOID_N(x, y, n) sbx_exp_route_n(x, y, n, 1)
 #include "isa/avx512/log_route_avx512.h"
 #define SB_PATH_LOG_N(x, y, n) sbx_log_route_n(x, y, n)
+#include "isa/avx512/softmax_row_avx512.h"
+#define SB_PATH_SOFTMAX_ROW_FAST sbx_softmax_row_fast
 #endif
 #include "isa/unary_template.h"
 
