@@ -54,7 +54,12 @@ static inline float sbx_row_max(const float *x, size_t n)
         const __mmask16 live = n - j >= 16 ? (__mmask16)0xffff : sbx_first_lanes(n - j);
         m0 = _mm512_mask_max_ps(m0, live, m0, _mm512_maskz_loadu_ps(live, x + j));
     }
-    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+    __m512 m = _mm512_max_ps(m0, m1);   /* then across the lanes, by halves */
+    m = _mm512_max_ps(m, _mm512_shuffle_f32x4(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm512_max_ps(m, _mm512_shuffle_f32x4(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm512_max_ps(m, _mm512_permute_ps(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm512_max_ps(m, _mm512_permute_ps(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm512_cvtss_f32(m);
 }
 
 static inline void sbx_softmax_row_fast(const float *x, float *y, size_t n)
