@@ -95,11 +95,16 @@
     else for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_integer(a[j], bv, nv, BITS);       \
     break;
 #define POW_ROW_LOOP                                                                         \
-    if (sa == 1 && sb == 0 && sb_pow_integer_bits(b[0]) >= 0) {                              \
+    if (sa == 1 && sb == 0) {                                                                \
         const float bv = b[0];                                                               \
         const int bits = sb_pow_integer_bits(bv);                                            \
-        const uint32_t nv = (uint32_t)(int32_t)sbt_float(sbt_bits32(bv) & 0x7fffffffu);      \
+        const uint32_t nv =                                                                  \
+            bits > 0 ? (uint32_t)(int32_t)sbt_float(sbt_bits32(bv) & 0x7fffffffu) : 0u;     \
         switch (bits) {                                                                      \
+        case -1:                                                                             \
+            if (y == a) for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(y[j], bv); \
+            else for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(a[j], bv);      \
+            break;                                                                           \
         case 0: POW_INTEGER_ROW(0)                                                           \
         case 1: POW_INTEGER_ROW(1)                                                           \
         case 2: POW_INTEGER_ROW(2)                                                           \
@@ -107,12 +112,6 @@
         case 4: POW_INTEGER_ROW(4)                                                           \
         default: POW_INTEGER_ROW(bits)                                                       \
         }                                                                                    \
-        break;                                                                               \
-    }                                                                                        \
-    if (sa == 1 && sb == 0) {                                                                \
-        const float bv = b[0];                                                               \
-        if (y == a) for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(y[j], bv);   \
-        else for (size_t j = 0; j < n; ++j) y[j] = sb_bin_pow_noninteger(a[j], bv);          \
         break;                                                                               \
     }                                                                                        \
     BINARY_ROW_LOOP(sb_bin_pow)

@@ -25,7 +25,8 @@ typedef struct {
     sb_unary_kernel_fn unary;     /* the path's elementwise kernel (exp) of the mode */
     sb_unary_kernel_fn exact;     /* its exact one: columns use the exact exp in both modes */
     sb_binary_row_fn binary_row;  /* the path's rows of a binary operation (arith.h) */
-    /* fast softmax's rows at the path's width (math/softmax_row.h), null in exact mode */
+    /* fast softmax's rows, the path's own (isa/avx512/softmax_row_avx512.h); null in
+     * exact mode and on paths without one */
     void (*softmax_row_fast)(const float *x, float *y, size_t n);
     size_t outer, n, inner, blocks;
     sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */

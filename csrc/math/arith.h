@@ -113,8 +113,8 @@ static inline float sb_bin_pow_noninteger(float x, float y)
  * n = |y| < 2^bits (bits <= 24): step 1 in `bits` rounds (the same r, see
  * sbt_pow_integer_bits) and no step 2, whose result step 1 discards. A row
  * with one such exponent (x^2, x^3: a variance, an STFT's magnitude, GELU's
- * cube) takes this instead of both steps for every element (20 ns an
- * element). */
+ * cube) takes this instead of both steps for every element (60 ns an
+ * element on avx512). */
 static inline float sb_bin_pow_integer(float x, float y, uint32_t n, int bits)
 {
     double r_int = sbt_pow_integer_bits((double)x, n, bits);
