@@ -50,7 +50,20 @@ static inline double sbt_pow_integer_bits(double x, uint32_t n, int bits)
     return r;
 }
 
-static inline double sbt_pow_integer(double x, uint32_t n) { return sbt_pow_integer_bits(x, n, 24); }
+/* Whether ay = |y| is an integer below 2^24, the exponents of step 1 (every
+ * float32 of magnitude >= 2^24 is an even integer). NaN is not: the
+ * comparison fails before the conversion. */
+static inline int sbt_pow_small_integer(float ay)
+{
+    return ay < 16777216.0f && (float)(int32_t)ay == ay;
+}
+
+/* pow's step 1: X^n in `bits` rounds, then one divide for a negative y. */
+static inline double sbt_pow_step1(double X, float y, uint32_t n, int bits)
+{
+    const double r = sbt_pow_integer_bits(X, n, bits);
+    return y < 0.0f ? 1.0 / r : r;
+}
 
 /* pow's step 3 (docs/exact-ops.md): C99's special cases over r, the result
  * of step 1 (small_integer, with n = |y| and r_int its binary64 value) or
@@ -89,14 +102,11 @@ static inline float sb_bin_pow(float x, float y)
 {
     double X = (double)x, Y = (double)y;
     float ax = sbt_float(sbt_bits32(x) & 0x7fffffffu), ay = sbt_float(sbt_bits32(y) & 0x7fffffffu);
-    /* y an integer below 2^24 in magnitude: repeated products (then one
-     * divide for a negative y). Every float32 of magnitude >= 2^24 is an
-     * even integer. */
-    int small_integer = ay < 16777216.0f && (float)(int32_t)ay == ay;
+    /* y an integer below 2^24 in magnitude: step 1, all 24 rounds (a
+     * vector's lanes may hold different exponents); otherwise step 2 */
+    int small_integer = sbt_pow_small_integer(ay);
     uint32_t n = small_integer ? (uint32_t)(int32_t)ay : 0u;
-    double r_int = sbt_pow_integer(X, n);
-    r_int = y < 0.0f ? 1.0 / r_int : r_int;
-    /* otherwise step 2 */
+    double r_int = sbt_pow_step1(X, y, n, 24);
     float r = (float)(small_integer ? r_int : sbt_pow_general(ax, Y));
     return sbt_pow_special(x, y, r, small_integer, n, r_int);
 }
@@ -117,8 +127,7 @@ static inline float sb_bin_pow_noninteger(float x, float y)
  * element on avx512). */
 static inline float sb_bin_pow_integer(float x, float y, uint32_t n, int bits)
 {
-    double r_int = sbt_pow_integer_bits((double)x, n, bits);
-    r_int = y < 0.0f ? 1.0 / r_int : r_int;
+    const double r_int = sbt_pow_step1((double)x, y, n, bits);
     return sbt_pow_special(x, y, (float)r_int, 1, n, r_int);
 }
 
@@ -127,7 +136,7 @@ static inline float sb_bin_pow_integer(float x, float y, uint32_t n, int bits)
 static inline int sb_pow_integer_bits(float y)
 {
     float ay = sbt_float(sbt_bits32(y) & 0x7fffffffu);
-    if (!(ay < 16777216.0f) || (float)(int32_t)ay != ay) return -1;
+    if (!sbt_pow_small_integer(ay)) return -1;
     int bits = 0;
     for (uint32_t n = (uint32_t)(int32_t)ay; n; n >>= 1) ++bits;
     return bits;
