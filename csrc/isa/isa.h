@@ -140,6 +140,10 @@ typedef struct sb_unary_config {
     /* fast mode's softmax of one contiguous row of n >= 1 (the path's own;
      * null: kernels/reduce.c's generic passes) */
     void (*softmax_row_fast)(const float *x, float *y, size_t n);
+    /* the serial sums of rows (1 to 16) of n floats, n apart, from +0 in
+     * increasing j; with mean, of (x - mean[r])^2 (the path's own; null:
+     * kernels/reduce.c's generic loops) */
+    void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
 } sb_unary_config;
 
 /* What a CPU runs: detection, whether fast mode fuses, and a config per

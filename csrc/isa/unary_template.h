@@ -131,6 +131,21 @@
 #define UNARY_SOFTMAX_ROW_ENTRY(isa)
 #endif
 
+/* Serial row sums, where the path has its own (SB_PATH_ROW_SUMS:
+ * isa/avx512/row_sums_avx512.h); null otherwise. */
+#if defined(SB_PATH_ROW_SUMS)
+#define UNARY_ROW_SUMS(isa)                                                                \
+    static void sb_row_sums_##isa(const float *x, size_t rows, size_t n, const float *mean, \
+                                  float *acc)                                              \
+    {                                                                                      \
+        SB_PATH_ROW_SUMS(x, rows, n, mean, acc);                                           \
+    }
+#define UNARY_ROW_SUMS_ENTRY(isa) .row_sums = sb_row_sums_##isa,
+#else
+#define UNARY_ROW_SUMS(isa)
+#define UNARY_ROW_SUMS_ENTRY(isa)
+#endif
+
 #define UNARY_DEFINE(isa)                                                                  \
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \
     {                                                                                      \
@@ -185,9 +200,11 @@
         }                                                                                  \
     }                                                                                      \
     UNARY_SOFTMAX_ROW(isa)                                                                 \
+    UNARY_ROW_SUMS(isa)                                                                    \
     const sb_unary_config sb_unary_config_##isa = {                                        \
         .exact = sb_unary_##isa##_exact, .fast = sb_unary_##isa##_fast,                    \
         .binary_row = sb_binary_row_##isa, UNARY_SOFTMAX_ROW_ENTRY(isa)                    \
+        UNARY_ROW_SUMS_ENTRY(isa)                                                          \
     };
 
 #endif

@@ -28,6 +28,9 @@ typedef struct {
     /* fast softmax's rows, the path's own (isa/avx512/softmax_row_avx512.h); null in
      * exact mode and on paths without one */
     void (*softmax_row_fast)(const float *x, float *y, size_t n);
+    /* the serial row sums, the path's own (isa/avx512/row_sums_avx512.h: the
+     * same bits); null on paths without one */
+    void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
     size_t outer, n, inner, blocks;
     sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */
     const float *x, *weight, *bias;
@@ -109,16 +112,25 @@ static void softmax_block(const float *x, float *y, size_t n, size_t inner, size
     } while (0)
 
 /* acc[r] = the sum of x[r * n + j] over j, in increasing j from +0. */
-static void row_sums(const float *x, size_t rows, size_t n, float *acc)
+static void row_sums(const reduce_job *job, const float *x, size_t rows, size_t n, float *acc)
 {
+    if (job->row_sums) {
+        job->row_sums(x, rows, n, NULL, acc);
+        return;
+    }
     for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
     for (size_t j = 0; j < n; ++j)
         for (size_t r = 0; r < rows; ++r) acc[r] = acc[r] + x[r * n + j];
 }
 
 /* acc[r] = the sum of (x[r * n + j] - mean[r])^2 over j, likewise. */
-static void row_square_sums(const float *x, size_t rows, size_t n, const float *mean, float *acc)
+static void row_square_sums(const reduce_job *job, const float *x, size_t rows, size_t n,
+                            const float *mean, float *acc)
 {
+    if (job->row_sums) {
+        job->row_sums(x, rows, n, mean, acc);
+        return;
+    }
     for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
     for (size_t j = 0; j < n; ++j)
         for (size_t r = 0; r < rows; ++r) {
@@ -188,7 +200,7 @@ static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t
     if (job->args->mode == SB_MODE_FAST)
         for (size_t r = 0; r < rows; ++r) s[r] = row_sum_lanes(y + r * n, n, NULL);
     else
-        row_sums(y, rows, n, s);
+        row_sums(job, y, rows, n, s);
     for (size_t r = 0; r < rows; ++r) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
@@ -217,9 +229,9 @@ static void layer_norm_rows(const reduce_job *job, const float *x, float *y, siz
         for (size_t r = 0; r < rows; ++r) mean[r] = row_sum_lanes(x + r * n, n, NULL) / count;
         for (size_t r = 0; r < rows; ++r) acc[r] = row_sum_lanes(x + r * n, n, mean + r);
     } else {
-        row_sums(x, rows, n, acc);
+        row_sums(job, x, rows, n, acc);
         for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
-        row_square_sums(x, rows, n, mean, acc);
+        row_square_sums(job, x, rows, n, mean, acc);
     }
     for (size_t r = 0; r < rows; ++r) {
         float rr = 1.0f / __builtin_sqrtf(acc[r] / count + job->eps);
@@ -249,7 +261,7 @@ static void rows_chunk(void *ctx, size_t chunk, int thread_index)
     int op = (int)job->args->op;
     if (op == SB_RED_SUM || op == SB_RED_MEAN) {
         float acc[ROWS];
-        row_sums(x, rows, job->n, acc);
+        row_sums(job, x, rows, job->n, acc);
         float count = (float)job->n;
         for (size_t r = 0; r < rows; ++r)
             job->y[row0 + r] = sbt_canonical(op == SB_RED_MEAN ? acc[r] / count : acc[r]);
@@ -318,6 +330,7 @@ int sb_reduce(const sb_reduce_args *args)
     job.exact = isa->unary->exact;
     job.binary_row = isa->unary->binary_row;
     job.softmax_row_fast = args->mode == SB_MODE_FAST ? isa->unary->softmax_row_fast : NULL;
+    job.row_sums = isa->unary->row_sums;
     double est_ns =
         (double)total * (args->op >= SB_RED_SOFTMAX ? SB_COST_SOFTMAX : SB_COST_REDUCE);
     if (job.inner == 1 && job.n > 0) {          /* along the last axis: row groups */

@@ -12,6 +12,8 @@
 #define SB_PATH_LOG_N(x, y, n) sbx_log_route_n(x, y, n)
 #include "isa/avx512/softmax_row_avx512.h"
 #define SB_PATH_SOFTMAX_ROW_FAST sbx_softmax_row_fast
+#include "isa/avx512/row_sums_avx512.h"
+#define SB_PATH_ROW_SUMS sbx_row_sums
 #endif
 #include "isa/unary_template.h"
 
