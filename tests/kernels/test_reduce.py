@@ -121,6 +121,38 @@ def test_layer_norm(shape, k, affine):
     assert got.shape == x.shape and np.isfinite(close).all()
 
 
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+def test_exact_row_sums_every_path(path):
+    """Along the last axis the sums run in groups of up to 16 rows (avx512
+    and avx2 transpose 16 or 8 rows x columns in registers): row counts and
+    lengths around the group and vector sizes, special values, 1 and 2
+    threads, against the serial oracles."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(11)
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-41, -1e-41, 3e38], F32)
+    with samebits.use_path(path), np.errstate(all="ignore"):   # the oracles meet inf and NaN
+        for rows in (1, 5, 8, 9, 16, 17, 40):
+            for n in (1, 7, 8, 9, 15, 16, 17, 33, 196):
+                x = (rng.standard_normal((rows, n)) * 8).astype(F32)
+                if (rows * n) % 3 == 0:
+                    idx = rng.integers(0, x.size, size=max(1, x.size // 40))
+                    x.flat[idx] = rng.choice(specials, size=idx.size)
+                w = rng.standard_normal(n).astype(F32)
+                b = rng.standard_normal(n).astype(F32)
+                for threads in (1, 2):
+                    got = samebits.sum(x, -1, mode="exact", threads=threads)
+                    assert np.array_equal(_bits(got), _bits(_canonical(seq_sum(x, 1)))), (rows, n)
+                    want = _canonical(seq_sum(x, 1) / F32(n))
+                    got = samebits.mean(x, -1, mode="exact", threads=threads)
+                    assert np.array_equal(_bits(got), _bits(want)), (rows, n)
+                    got = samebits.layer_norm(x, n, w, b, 1e-5, mode="exact", threads=threads)
+                    assert np.array_equal(_bits(got), _bits(layer_norm_oracle(x, 1, w, b, 1e-5))), (rows, n)
+                    for log in (False, True):
+                        fn = samebits.log_softmax if log else samebits.softmax
+                        got = fn(x, -1, mode="exact", threads=threads)
+                        assert np.array_equal(_bits(got), _bits(softmax_oracle(x, 1, log))), (rows, n, log)
+
+
 def test_layer_norm_nan_and_bias_only():
     x = _tensor((4, 50), 6)
     b = np.arange(50, dtype=np.float32)
