@@ -2,19 +2,28 @@
  * float32 (N, C, spatial...) tensors (docs/exact-ops.md, "Normalization").
  * Every step is a float32 operation in a stated order; group statistics are
  * sums in increasing index from +0 over the group's values in C order.
- * Threads take whole (n, c) planes (batch) or whole (n, group) slices. */
+ * Threads take whole (n, c) planes (batch) or blocks of whole (n, group)
+ * slices, whose statistics run side by side (group_block). */
 #include <stdint.h>
 #include <string.h>
 #include "samebits.h"
 #include "math/activation.h"
 #include "framework/checked.h"
 #include "framework/step.h"
+#include "isa/isa.h"
 
 enum { NORM_BATCH = 0, NORM_GROUP = 1, NORM_COUNT };
 
+/* Group slices whose statistics run together: the path's row sums take up
+ * to 16 rows (isa.h), one a lane, where a slice alone is one serial chain
+ * of adds (InstanceNormalization over 64 x 112 x 112: 1.1 ms). */
+#define SLICE_BLOCK 16
+
 typedef struct {
     const sb_norm_args *a;
-    size_t c, spatial, groups, per_group;
+    /* the path's serial row sums (null: this file's loops) */
+    void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
+    size_t c, spatial, groups, per_group, slices, per_block;
     const float *x, *mean, *var, *weight, *bias;
     float *y;
     float eps;
@@ -49,28 +58,47 @@ static void batch_plane(void *ctx, size_t plane, int thread_index)
               job->weight ? job->weight + ch : NULL, job->bias ? job->bias + ch : NULL);
 }
 
-static void group_slice(void *ctx, size_t slice, int thread_index)
+/* Slices [s0, s0 + rows) of a block: each slice's sum over its values in
+ * C order from +0, mean = sum / count, the sum of (x - mean)^2 likewise,
+ * r = 1 / sqrt(that / count + eps); then its channels normalized. */
+static void group_block(void *ctx, size_t block, int thread_index)
 {
     (void)thread_index;
     const norm_job *job = (const norm_job *)ctx;
-    size_t count = job->per_group * job->spatial;
-    const float *x = job->x + slice * count;
-    float *y = job->y + slice * count;
-    float n = (float)count;
-    float sum = 0.0f;
-    for (size_t j = 0; j < count; ++j) sum = sum + x[j];
-    float mean = sum / n;
-    float sq = 0.0f;
-    for (size_t j = 0; j < count; ++j) {
-        float d = x[j] - mean;
-        sq = sq + d * d;
+    const size_t count = job->per_group * job->spatial, s0 = block * job->per_block;
+    const size_t rows = job->slices - s0 < job->per_block ? job->slices - s0 : job->per_block;
+    const float *x = job->x + s0 * count;
+    const float n = (float)count;
+    float mean[SLICE_BLOCK], sq[SLICE_BLOCK];
+    if (job->row_sums) {
+        job->row_sums(x, rows, count, NULL, mean);
+        for (size_t r = 0; r < rows; ++r) mean[r] = mean[r] / n;
+        job->row_sums(x, rows, count, mean, sq);
+    } else {
+        for (size_t r = 0; r < rows; ++r) {
+            const float *xs = x + r * count;
+            float sum = 0.0f;
+            for (size_t j = 0; j < count; ++j) sum = sum + xs[j];
+            mean[r] = sum / n;
+            float q = 0.0f;
+            for (size_t j = 0; j < count; ++j) {
+                float d = xs[j] - mean[r];
+                q = q + d * d;
+            }
+            sq[r] = q;
+        }
     }
-    float r = 1.0f / __builtin_sqrtf(sq / n + job->eps);
-    size_t first = (slice % job->groups) * job->per_group;
-    for (size_t k = 0; k < job->per_group; ++k) {
-        size_t ch = first + k;
-        normalize(x + k * job->spatial, y + k * job->spatial, job->spatial, mean, r,
-                  job->weight ? job->weight + ch : NULL, job->bias ? job->bias + ch : NULL);
+    for (size_t r = 0; r < rows; ++r) {
+        const size_t slice = s0 + r;
+        const float rr = 1.0f / __builtin_sqrtf(sq[r] / n + job->eps);
+        const size_t first = (slice % job->groups) * job->per_group;
+        const float *xs = x + r * count;
+        float *ys = job->y + slice * count;
+        for (size_t k = 0; k < job->per_group; ++k) {
+            size_t ch = first + k;
+            normalize(xs + k * job->spatial, ys + k * job->spatial, job->spatial, mean[r], rr,
+                      job->weight ? job->weight + ch : NULL, job->bias ? job->bias + ch : NULL);
+        }
     }
 }
 
@@ -107,9 +135,16 @@ int sb_norm(const sb_norm_args *a)
     } else {                     /* one unit: the channels of one group of one image */
         job.groups = (size_t)a->groups;
         job.per_group = job.c / job.groups;
-        size_t slices = (size_t)a->n * job.groups;
-        sb_step_plan plan = sb_plan_step(slices, 1, (double)total * SB_COST_GROUP_NORM);
-        sb_run_step(&plan, a->max_threads, group_slice, &job);
+        job.slices = (size_t)a->n * job.groups;
+        job.row_sums = sb_isa_supported((int)a->path)->unary->row_sums;
+        /* blocks of up to SLICE_BLOCK slices, at least four blocks where
+         * there are four slices (a function of the shape only) */
+        job.per_block = sb_ceil_div(job.slices, 4);
+        job.per_block = job.per_block < 1 ? 1 : job.per_block > SLICE_BLOCK ? SLICE_BLOCK
+                                                                             : job.per_block;
+        sb_step_plan plan = sb_plan_step(sb_ceil_div(job.slices, job.per_block), 1,
+                                         (double)total * SB_COST_GROUP_NORM);
+        sb_run_step(&plan, a->max_threads, group_block, &job);
     }
     return SB_OK;
 }

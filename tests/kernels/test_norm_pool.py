@@ -11,6 +11,8 @@ import samebits
 
 from reduce_reference import adaptive_oracle, avg_pool_oracle, seq_sum
 from conftest import bits as _bits
+from conftest import path_or_skip as _path_or_skip
+from samebits._binding import paths as _paths
 from elementwise_reference import canonical as _canonical
 
 F32 = np.float32
@@ -74,6 +76,40 @@ def test_group_norm(shape, groups, affine):
     for threads in (1, 2):
         got = samebits.group_norm(x, groups, w, b, mode="exact", threads=threads)
         assert np.array_equal(_bits(got), _bits(want))
+
+
+def _group_norm_oracle(x, groups, w, b):
+    n, c = x.shape[:2]
+    g = x.reshape(n, groups, -1)
+    count = F32(g.shape[2])
+    mean = seq_sum(g, 2, keepdims=True) / count
+    d = g - mean
+    r = F32(1) / np.sqrt(seq_sum(d * d, 2, keepdims=True) / count + F32(1e-5))
+    cs = (1, c) + (1,) * (x.ndim - 2)
+    return _affine(d.reshape(x.shape), np.broadcast_to(r, g.shape).reshape(x.shape), w, b, cs)
+
+
+@pytest.mark.parametrize("path", _paths.ALL_PATHS)
+def test_group_norm_every_path(path):
+    """The slices' statistics run in blocks of up to 16 (the path's row
+    sums): slice counts around the blocks (InstanceNormalization is one group
+    per channel), odd lengths, special values, both modes, 1 and 2 threads."""
+    _path_or_skip(path)
+    rng = np.random.default_rng(9)
+    with samebits.use_path(path), np.errstate(all="ignore"):
+        for shape, groups in [((1, 64, 13, 11), 64), ((2, 48, 7, 7), 16), ((1, 17, 4, 4), 17),
+                              ((1, 3, 5), 3), ((2, 6, 5, 5), 3), ((1, 40, 33), 40),
+                              ((1, 4, 9), 1), ((3, 8, 2, 2), 8)]:
+            x = (rng.standard_normal(shape) * 3).astype(F32)
+            x.flat[rng.integers(0, x.size, size=3)] = [np.nan, np.inf, -0.0]
+            c = shape[1]
+            w = rng.standard_normal(c).astype(F32)
+            b = rng.standard_normal(c).astype(F32)
+            want = _bits(_group_norm_oracle(x, groups, w, b))
+            for mode in ("exact", "fast"):
+                for threads in (1, 2):
+                    got = samebits.group_norm(x, groups, w, b, mode=mode, threads=threads)
+                    assert np.array_equal(_bits(got), want), (shape, groups, mode, threads)
 
 
 # ---- pooling ---------------------------------------------------------------
