@@ -141,8 +141,8 @@ typedef struct sb_unary_config {
      * null: kernels/reduce.c's generic passes) */
     void (*softmax_row_fast)(const float *x, float *y, size_t n);
     /* the serial sums of rows (1 to 16) of n floats, n apart, from +0 in
-     * increasing j; with mean, of (x - mean[r])^2 (the path's own; null:
-     * kernels/reduce.c's generic loops) */
+     * increasing j; with mean, of (x - mean[r])^2 (every path has them:
+     * unary_template.h) */
     void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
 } sb_unary_config;
 

@@ -131,9 +131,28 @@
 #define UNARY_SOFTMAX_ROW_ENTRY(isa)
 #endif
 
-/* Serial row sums, where the path has its own (SB_PATH_ROW_SUMS:
- * isa/avx512/row_sums_avx512.h); null otherwise. */
-#if defined(SB_PATH_ROW_SUMS)
+/* Serial row sums (sb_unary_config.row_sums): the path's own
+ * (SB_PATH_ROW_SUMS: register transposes, isa/avx512/row_sums_avx512.h and
+ * its twins), else this loop, where the rows advance together and each
+ * row's adds keep their order. */
+#if !defined(SB_PATH_ROW_SUMS)
+static inline void sb_row_sums_serial(const float *x, size_t rows, size_t n, const float *mean,
+                                      float *acc)
+{
+    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
+    if (mean) {
+        for (size_t j = 0; j < n; ++j)
+            for (size_t r = 0; r < rows; ++r) {
+                const float d = x[r * n + j] - mean[r];
+                acc[r] = acc[r] + d * d;
+            }
+    } else {
+        for (size_t j = 0; j < n; ++j)
+            for (size_t r = 0; r < rows; ++r) acc[r] = acc[r] + x[r * n + j];
+    }
+}
+#define SB_PATH_ROW_SUMS sb_row_sums_serial
+#endif
 #define UNARY_ROW_SUMS(isa)                                                                \
     static void sb_row_sums_##isa(const float *x, size_t rows, size_t n, const float *mean, \
                                   float *acc)                                              \
@@ -141,10 +160,6 @@
         SB_PATH_ROW_SUMS(x, rows, n, mean, acc);                                           \
     }
 #define UNARY_ROW_SUMS_ENTRY(isa) .row_sums = sb_row_sums_##isa,
-#else
-#define UNARY_ROW_SUMS(isa)
-#define UNARY_ROW_SUMS_ENTRY(isa)
-#endif
 
 #define UNARY_DEFINE(isa)                                                                  \
     void sb_unary_##isa##_exact(int op, float param, const float *x, float *y, size_t n)   \

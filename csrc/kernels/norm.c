@@ -21,7 +21,7 @@ enum { NORM_BATCH = 0, NORM_GROUP = 1, NORM_COUNT };
 
 typedef struct {
     const sb_norm_args *a;
-    /* the path's serial row sums (null: this file's loops) */
+    /* the path's serial row sums (isa/unary_template.h) */
     void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
     size_t c, spatial, groups, per_group, slices, per_block;
     const float *x, *mean, *var, *weight, *bias;
@@ -70,24 +70,9 @@ static void group_block(void *ctx, size_t block, int thread_index)
     const float *x = job->x + s0 * count;
     const float n = (float)count;
     float mean[SLICE_BLOCK], sq[SLICE_BLOCK];
-    if (job->row_sums) {
-        job->row_sums(x, rows, count, NULL, mean);
-        for (size_t r = 0; r < rows; ++r) mean[r] = mean[r] / n;
-        job->row_sums(x, rows, count, mean, sq);
-    } else {
-        for (size_t r = 0; r < rows; ++r) {
-            const float *xs = x + r * count;
-            float sum = 0.0f;
-            for (size_t j = 0; j < count; ++j) sum = sum + xs[j];
-            mean[r] = sum / n;
-            float q = 0.0f;
-            for (size_t j = 0; j < count; ++j) {
-                float d = xs[j] - mean[r];
-                q = q + d * d;
-            }
-            sq[r] = q;
-        }
-    }
+    job->row_sums(x, rows, count, NULL, mean);
+    for (size_t r = 0; r < rows; ++r) mean[r] = mean[r] / n;
+    job->row_sums(x, rows, count, mean, sq);
     for (size_t r = 0; r < rows; ++r) {
         const size_t slice = s0 + r;
         const float rr = 1.0f / __builtin_sqrtf(sq[r] / n + job->eps);

@@ -28,8 +28,7 @@ typedef struct {
     /* fast softmax's rows, the path's own (isa/avx512/softmax_row_avx512.h); null in
      * exact mode and on paths without one */
     void (*softmax_row_fast)(const float *x, float *y, size_t n);
-    /* the serial row sums, the path's own (isa/avx512/row_sums_avx512.h: the
-     * same bits); null on paths without one */
+    /* the path's serial row sums (isa/unary_template.h) */
     void (*row_sums)(const float *x, size_t rows, size_t n, const float *mean, float *acc);
     size_t outer, n, inner, blocks;
     sb_step_plan plan;            /* units: rows (ROWS a chunk), or (o, column block) pairs */
@@ -111,34 +110,6 @@ static void softmax_block(const float *x, float *y, size_t n, size_t inner, size
             for (size_t j = 0; j < (n); ++j) { const float xv = (xr)[j]; (yr)[j] = (EXPR); } \
     } while (0)
 
-/* acc[r] = the sum of x[r * n + j] over j, in increasing j from +0. */
-static void row_sums(const reduce_job *job, const float *x, size_t rows, size_t n, float *acc)
-{
-    if (job->row_sums) {
-        job->row_sums(x, rows, n, NULL, acc);
-        return;
-    }
-    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
-    for (size_t j = 0; j < n; ++j)
-        for (size_t r = 0; r < rows; ++r) acc[r] = acc[r] + x[r * n + j];
-}
-
-/* acc[r] = the sum of (x[r * n + j] - mean[r])^2 over j, likewise. */
-static void row_square_sums(const reduce_job *job, const float *x, size_t rows, size_t n,
-                            const float *mean, float *acc)
-{
-    if (job->row_sums) {
-        job->row_sums(x, rows, n, mean, acc);
-        return;
-    }
-    for (size_t r = 0; r < rows; ++r) acc[r] = 0.0f;
-    for (size_t j = 0; j < n; ++j)
-        for (size_t r = 0; r < rows; ++r) {
-            float d = x[r * n + j] - mean[r];
-            acc[r] = acc[r] + d * d;
-        }
-}
-
 /* Fast mode's row sums: 16 partial sums (lane l takes j = l, l + 16, ...),
  * added pairwise in a fixed pattern, then the tail in increasing j. A fixed
  * order, so the bits never depend on the thread count; not exact mode's
@@ -200,7 +171,7 @@ static void softmax_rows(const reduce_job *job, const float *x, float *y, size_t
     if (job->args->mode == SB_MODE_FAST)
         for (size_t r = 0; r < rows; ++r) s[r] = row_sum_lanes(y + r * n, n, NULL);
     else
-        row_sums(job, y, rows, n, s);
+        job->row_sums(y, rows, n, NULL, s);
     for (size_t r = 0; r < rows; ++r) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
@@ -229,9 +200,9 @@ static void layer_norm_rows(const reduce_job *job, const float *x, float *y, siz
         for (size_t r = 0; r < rows; ++r) mean[r] = row_sum_lanes(x + r * n, n, NULL) / count;
         for (size_t r = 0; r < rows; ++r) acc[r] = row_sum_lanes(x + r * n, n, mean + r);
     } else {
-        row_sums(job, x, rows, n, acc);
+        job->row_sums(x, rows, n, NULL, acc);   /* serial, each row from +0 */
         for (size_t r = 0; r < rows; ++r) mean[r] = acc[r] / count;
-        row_square_sums(job, x, rows, n, mean, acc);
+        job->row_sums(x, rows, n, mean, acc);   /* of (x - mean)^2 */
     }
     for (size_t r = 0; r < rows; ++r) {
         float rr = 1.0f / __builtin_sqrtf(acc[r] / count + job->eps);
@@ -261,7 +232,7 @@ static void rows_chunk(void *ctx, size_t chunk, int thread_index)
     int op = (int)job->args->op;
     if (op == SB_RED_SUM || op == SB_RED_MEAN) {
         float acc[ROWS];
-        row_sums(job, x, rows, job->n, acc);
+        job->row_sums(x, rows, job->n, NULL, acc);
         float count = (float)job->n;
         for (size_t r = 0; r < rows; ++r)
             job->y[row0 + r] = sbt_canonical(op == SB_RED_MEAN ? acc[r] / count : acc[r]);
