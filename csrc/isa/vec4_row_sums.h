@@ -1,12 +1,12 @@
-/* The serial row sums of kernels/reduce.c at 4 lanes (vec4.h: SSE2, NEON,
+/* The serial row sums (kernels/reduce.c, kernels/norm.c) at 4 lanes (vec4.h: SSE2, NEON,
  * wasm SIMD128), as the avx512 and avx2 paths' (isa/avx512/row_sums_avx512.h):
  * 4 rows x 4 columns loaded as 4 vectors and transposed in registers, so that
  * vector t holds column j + t of 4 rows, and the adds take t = 0, 1, 2, 3 in
  * order; the last n mod 4 columns one row at a time, in order, after them.
  * Each row's sum is its terms in increasing j from +0, one float32 add each
- * (with `mean`, d * d, d = x_j - mean[r], unfused): the same bits as
- * reduce.c's generic loops, which gather element j of each row a float at a
- * time. Rows past `rows` read row 0 again and are never stored. */
+ * (with `mean`, d * d, d = x_j - mean[r], unfused): the same bits as the
+ * generic loop (unary_template.h's sb_row_sums_serial), which gathers element
+ * j of each row a float at a time. Rows past `rows` read row 0 again and are never stored. */
 #ifndef SB_VEC4_ROW_SUMS_H
 #define SB_VEC4_ROW_SUMS_H
 #include <stddef.h>

@@ -1,10 +1,11 @@
-/* avx2 path: the serial row sums of kernels/reduce.c, as the avx512 path's
+/* avx2 path: the serial row sums (kernels/reduce.c, kernels/norm.c), as the avx512 path's
  * (isa/avx512/row_sums_avx512.h) at 8 lanes: 8 rows x 8 columns loaded as 8
  * vectors and transposed in registers, so that vector t holds column j + t
  * of every row, and the adds take t = 0, 1, ..., 7 in order. Each row's sum
  * is its terms in increasing j from +0, one float32 add each (with `mean`,
- * d * d, d = x_j - mean[r], unfused): the same bits as reduce.c's generic
- * loops, which gather element j of each row a float at a time. Rows past
+ * d * d, d = x_j - mean[r], unfused): the same bits as the generic loop
+ * (unary_template.h's sb_row_sums_serial), which gathers element j of each
+ * row a float at a time. Rows past
  * `rows` and columns past n are loaded as +0 and never added to a stored
  * sum. */
 #ifndef SB_ISA_AVX2_ROW_SUMS_H

@@ -1,10 +1,12 @@
-/* avx512 path: the serial row sums of kernels/reduce.c (docs/exact-ops.md,
- * "Reductions"), up to 16 contiguous rows at once, one row a lane.
+/* avx512 path: the serial row sums (kernels/reduce.c, kernels/norm.c;
+ * docs/exact-ops.md, "Reductions"), up to 16 contiguous rows at once, one row
+ * a lane.
  *
  * Each row's sum runs over j = 0, 1, ..., n-1 from +0, one float32 add per
  * term; with `mean`, the terms are d * d, d = x_j - mean[r] (one rounded
- * subtract, multiply and add each, never fused). reduce.c's generic loop
- * gathers element j of each row into 4-lane vectors one float at a time
+ * subtract, multiply and add each, never fused). The generic loop
+ * (unary_template.h's sb_row_sums_serial) gathers element j of each row into
+ * vectors one float at a time
  * (GlobalAveragePool over MobileNetV3's 672 x 14 x 14 map: 38 us, against
  * 9 us for ONNX Runtime's blocked layout). Here 16 rows x 16 columns are
  * loaded as 16 vectors and transposed in registers, so that vector t holds
