@@ -1,7 +1,8 @@
 """Exact elementwise functions of every float32 input, on every path this
 machine runs, against the written recipe (docs/exact-ops.md): a path's own
 route (the fast routes of sin, cos, exp, sigmoid and log; avx512's Erf and
-Gelu, with their table lookup as register permutes) must give the recipe's
+Gelu, with their table lookup as register permutes, and avx2's, as
+transposes) must give the recipe's
 bits for all 2^32 inputs.
 
     python bench/exhaustive_identical.py [--functions sin,cos,erf,gelu] [--paths scalar,avx2]

@@ -173,16 +173,16 @@ static inline float sb_exact_log(float x)
 
 /* erf(a) in binary64 for a >= 0 (+inf included; NaN gives garbage that the
  * caller selects away). Also used on binary64 arguments (gelu): u = a - c is
- * exact there too, since a and c are within a factor of 2 (Sterbenz). */
+ * exact there too, since a and c are within a factor of 2 (Sterbenz).
+ *
+ * The recipe's two ranges share one Horner loop: sb_erf_table's column 14 is
+ * ERF_A with zeros above c8, so for a < 1/2 the loop in t = a^2 takes +0 * t
+ * + 0 = +0 three times, then c8, then exactly A's steps; multiplying by a
+ * (by 1 for a piece, which is exact) ends it. The same operations on the
+ * same values as evaluating both ranges and keeping one, at half the cost. */
 static inline double sbt_erf_abs_double(double a)
 {
-    /* a < 1/2: a A(a^2) */
-    double z = a * a;
-    const double *c = sb_erf_small;
-    double q = c[8];
-    q = q * z + c[7]; q = q * z + c[6]; q = q * z + c[5]; q = q * z + c[4];
-    q = q * z + c[3]; q = q * z + c[2]; q = q * z + c[1]; q = q * z + c[0];
-    double small = a * q;
+    int small = a < 0.5;
     /* 1/2 <= a < 4: piece j = floor(4a) - 2, in u = a - (5/8 + j/4) */
     double ac = a >= 0.5 ? a : 0.5;   /* keeps j in [0, 13], NaN included */
     ac = ac <= 3.9375 ? ac : 3.9375;
@@ -195,15 +195,18 @@ static inline double sbt_erf_abs_double(double a)
     k = k > v ? k - 1.0 : k;
     int64_t j = (int64_t)(sbt_bits64(k + shifter) & 0xffu) - 2;
     double u = a - (0.625 + 0.25 * (k - 2.0));
-    const double *b = sb_erf_pieces;
-    double w = b[11 * SB_ERF_PIECES + j];
-    w = w * u + b[10 * SB_ERF_PIECES + j]; w = w * u + b[9 * SB_ERF_PIECES + j];
-    w = w * u + b[8 * SB_ERF_PIECES + j];  w = w * u + b[7 * SB_ERF_PIECES + j];
-    w = w * u + b[6 * SB_ERF_PIECES + j];  w = w * u + b[5 * SB_ERF_PIECES + j];
-    w = w * u + b[4 * SB_ERF_PIECES + j];  w = w * u + b[3 * SB_ERF_PIECES + j];
-    w = w * u + b[2 * SB_ERF_PIECES + j];  w = w * u + b[1 * SB_ERF_PIECES + j];
-    w = w * u + b[j];
-    double r = a < 0.5 ? small : w;
+    /* a < 1/2: a A(a^2), A in column SB_ERF_SMALL_COLUMN */
+    double t = small ? a * a : u;
+    j = small ? SB_ERF_SMALL_COLUMN : j;
+    const double *b = sb_erf_table;
+    double w = b[11 * SB_ERF_COLUMNS + j];
+    w = w * t + b[10 * SB_ERF_COLUMNS + j]; w = w * t + b[9 * SB_ERF_COLUMNS + j];
+    w = w * t + b[8 * SB_ERF_COLUMNS + j];  w = w * t + b[7 * SB_ERF_COLUMNS + j];
+    w = w * t + b[6 * SB_ERF_COLUMNS + j];  w = w * t + b[5 * SB_ERF_COLUMNS + j];
+    w = w * t + b[4 * SB_ERF_COLUMNS + j];  w = w * t + b[3 * SB_ERF_COLUMNS + j];
+    w = w * t + b[2 * SB_ERF_COLUMNS + j];  w = w * t + b[1 * SB_ERF_COLUMNS + j];
+    w = w * t + b[j];
+    double r = w * (small ? a : 1.0);
     return a >= 4.0 ? 1.0 : r;
 }
 

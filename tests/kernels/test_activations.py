@@ -58,6 +58,21 @@ def test_standalone_matches_the_documented_composition(name, path, threads):
                             f"got {_bits(got)[diff[0]]:#010x}, want {_bits(want)[diff[0]]:#010x}")
 
 
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", list(ref.ACTIVATIONS))
+def test_standalone_short_lengths(name, path):
+    """Every length 0-40 from three starting points: vector steps and the
+    elements left after them."""
+    _path_or_skip(path)
+    with samebits.use_path(path):
+        for start in (0, 7, X.size - 60):
+            for n in range(41):
+                part = np.ascontiguousarray(X[start:start + n])
+                got = _call(name, part, mode="exact", threads=1)
+                want = ref.ACTIVATIONS[name](part)
+                assert np.array_equal(_bits(got), _bits(want)), (name, path, start, n)
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.2, -0.5, 0.0, 3.0])
 def test_leaky_relu_slopes(slope):
     got = samebits.leaky_relu(X, slope, mode="exact")

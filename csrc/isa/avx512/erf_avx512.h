@@ -17,24 +17,26 @@
 #include "math/activation.h"
 #include "math/transcendental.h"
 
-/* Row i of sb_erf_pieces (its 14 pieces) as two registers: pieces 0-7 and
- * 8-13 (the last two lanes 0, never selected). */
+/* Row i of sb_erf_table's 14 pieces as two registers: pieces 0-7 and 8-13
+ * (the last two lanes 0, never selected). This kernel evaluates A (column
+ * SB_ERF_SMALL_COLUMN) apart, as the recipe reads. */
 typedef struct { __m512d lo, hi; } sbx_erf_row;
 
 static inline sbx_erf_row sbx_erf_row_load(int i)
 {
-    const double *row = sb_erf_pieces + i * SB_ERF_PIECES;
+    const double *row = sb_erf_table + i * SB_ERF_COLUMNS;
     sbx_erf_row r = { _mm512_loadu_pd(row), _mm512_maskz_loadu_pd(0x3f, row + 8) };
     return r;
 }
 
 /* sbt_erf_abs_double of eight lanes a >= 0 (NaN: garbage the caller selects away). */
-static inline __m512d sbx_erf_abs(__m512d a, const sbx_erf_row rows[SB_ERF_PIECE_TERMS])
+static inline __m512d sbx_erf_abs(__m512d a, const sbx_erf_row rows[SB_ERF_TERMS])
 {
     __m512d z = _mm512_mul_pd(a, a);
-    const double *c = sb_erf_small;
-    __m512d q = _mm512_set1_pd(c[8]);
-    for (int i = 7; i >= 0; --i) q = _mm512_add_pd(_mm512_mul_pd(q, z), _mm512_set1_pd(c[i]));
+    const double *c = sb_erf_table + SB_ERF_SMALL_COLUMN;     /* A's c_i at c[i * SB_ERF_COLUMNS] */
+    __m512d q = _mm512_set1_pd(c[8 * SB_ERF_COLUMNS]);
+    for (int i = 7; i >= 0; --i)
+        q = _mm512_add_pd(_mm512_mul_pd(q, z), _mm512_set1_pd(c[i * SB_ERF_COLUMNS]));
     __m512d small = _mm512_mul_pd(a, q);
 
     const __m512d half = _mm512_set1_pd(0.5), shifter = _mm512_set1_pd(0x1.8p52);
@@ -83,7 +85,7 @@ static inline __m512 sbx_nan_in_nan_out(__m512 x, __m512 y)
 }
 
 /* sb_exact_erf of 16 floats */
-static inline __m512 sbx_exact_erf16(__m512 x, const sbx_erf_row rows[SB_ERF_PIECE_TERMS])
+static inline __m512 sbx_exact_erf16(__m512 x, const sbx_erf_row rows[SB_ERF_TERMS])
 {
     const __m512i sign_bit = _mm512_set1_epi32((int)0x80000000u);
     __m512i bits = _mm512_castps_si512(x);
@@ -94,7 +96,7 @@ static inline __m512 sbx_exact_erf16(__m512 x, const sbx_erf_row rows[SB_ERF_PIE
 }
 
 /* sb_act_gelu's binary64 part of eight lanes: (v/2 ... ) before the rounding */
-static inline __m512d sbx_gelu_pd(__m512d v, const sbx_erf_row rows[SB_ERF_PIECE_TERMS])
+static inline __m512d sbx_gelu_pd(__m512d v, const sbx_erf_row rows[SB_ERF_TERMS])
 {
     const __m512i sign_bit = _mm512_set1_epi64((long long)0x8000000000000000u);
     __m512d a = _mm512_mul_pd(v, _mm512_set1_pd(SB_INV_SQRT2));
@@ -108,7 +110,7 @@ static inline __m512d sbx_gelu_pd(__m512d v, const sbx_erf_row rows[SB_ERF_PIECE
 }
 
 /* sb_act_gelu of 16 floats */
-static inline __m512 sbx_gelu16(__m512 x, const sbx_erf_row rows[SB_ERF_PIECE_TERMS])
+static inline __m512 sbx_gelu16(__m512 x, const sbx_erf_row rows[SB_ERF_TERMS])
 {
     __m512 y = sbx_to_float(sbx_gelu_pd(sbx_low_pd(x), rows), sbx_gelu_pd(sbx_high_pd(x), rows));
     __mmask16 minus_inf = _mm512_cmp_ps_mask(x, _mm512_castsi512_ps(_mm512_set1_epi32((int)0xff800000u)), _CMP_EQ_OQ);
@@ -119,8 +121,8 @@ static inline __m512 sbx_gelu16(__m512 x, const sbx_erf_row rows[SB_ERF_PIECE_TE
 /* y[i] = erf (want_gelu 0) or gelu (1) of x[i], i < n; y may be x. */
 static inline void sbx_erf_gelu_n(const float *x, float *y, size_t n, int want_gelu)
 {
-    sbx_erf_row rows[SB_ERF_PIECE_TERMS];
-    for (int i = 0; i < SB_ERF_PIECE_TERMS; ++i) rows[i] = sbx_erf_row_load(i);
+    sbx_erf_row rows[SB_ERF_TERMS];
+    for (int i = 0; i < SB_ERF_TERMS; ++i) rows[i] = sbx_erf_row_load(i);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1u);
         __m512 v = _mm512_maskz_loadu_ps(m, x + i);
