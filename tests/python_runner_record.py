@@ -12,6 +12,12 @@ runners agreed on every case:
         {"fast_path": the fast-mode path of the recording machine,
          "outcomes": {case key: outcome}}
 
+Fast-mode bits may move on purpose (fast mode promises no bits across
+machines; docs/hash-suite.md). The recorded fast outcomes such a change moved
+on the recording path are listed, with the change and how they were
+verified, in tests/data/python_runner_superseded.json, and are checked as
+fast cases are on the other paths.
+
 A case key is a digest of the model's bytes, the feeds (names, dtypes,
 shapes, bytes) and the mode. An outcome is the digest of the outputs (their
 dtypes, shapes and bytes). Exact mode's bits are the same on every path, so
@@ -36,7 +42,9 @@ from pathlib import Path
 import numpy as np
 
 RECORD = Path(__file__).parent / "data" / "python_runner.json"
+SUPERSEDED = Path(__file__).parent / "data" / "python_runner_superseded.json"
 _recorded: dict = {}
+_superseded: set[str] = set()
 
 
 def _fast_path() -> str:
@@ -70,6 +78,8 @@ def outputs_digest(outputs) -> str:
 def _load() -> dict:
     if not _recorded:
         _recorded.update(json.loads(RECORD.read_text()))
+        _superseded.update(json.loads(SUPERSEDED.read_text())["fast_keys"])
+        assert _superseded <= _recorded["outcomes"].keys(), "a superseded key is not recorded"
     return _recorded
 
 
@@ -83,7 +93,7 @@ def check(data: bytes, feeds: dict, mode: str, got) -> None:
     assert want is not None, (
         "no outcome of the Python runner is recorded for this model and these feeds "
         f"({mode}): a new case needs an independent reference")
-    if mode == "fast" and record["fast_path"] != _fast_path():
+    if mode == "fast" and (record["fast_path"] != _fast_path() or key in _superseded):
         import samebits.onnx as so
         exact = list(so.load(data, mode="exact").run(feeds).values())
         for g, e in zip(got, exact):
