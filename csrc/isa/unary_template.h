@@ -3,9 +3,9 @@
  * the scalar text of transcendental.h; a vector path's compiler runs several
  * elements side by side, one per lane, with the same operations, so every
  * path gives the same bits. The scalar path is built with vectorization off.
- * The one exception, avx512's Erf and Gelu (SB_PATH_ERF_N below), writes the
- * same operations with intrinsics, checked against the scalar text for all
- * 2^32 inputs (bench/exhaustive_identical.py).
+ * The exceptions, avx512's and avx2's Erf and Gelu (SB_PATH_ERF_N below),
+ * write the same operations with intrinsics, checked against the scalar text
+ * for all 2^32 inputs (bench/exhaustive_identical.py).
  *
  * Fast mode has its own exp, sigmoid, tanh, log and erf (fast_math.h:
  * float32, fused where the path fuses); its activations are the exact ones. */
@@ -37,7 +37,8 @@
     } while (0)
 
 /* A path may give Erf and Gelu its own code of the same operations
- * (isa/avx512/erf_avx512.h: the scalar text's table lookup vectorizes badly);
+ * (isa/avx512/erf_avx512.h, isa/avx2/erf_avx2.h: the scalar text's table
+ * lookup vectorizes badly);
  * by default they run the scalar text a lane per element. Likewise exp's and
  * sigmoid's fast route (math/exp_route.h; isa/avx512/exp_route_avx512.h),
  * and log's (math/log_route.h), which the avx512 and scalar paths take: on

@@ -14,7 +14,6 @@
 
 #include <immintrin.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 #include "math/activation.h"
 #include "math/transcendental.h"
